@@ -1,0 +1,162 @@
+"""Animation clips: keyframe channels sampled by the C kernel in one call.
+
+The math is glTF 2.0 section 3.11 "Animations" (samplers) and Appendix C "Interpolation":
+STEP holds the previous key; LINEAR lerps translations and scales and slerps rotations on the
+shortest path; CUBICSPLINE is the cubic Hermite spline with in/out tangents scaled by the key
+interval, rotations normalized afterwards.  Before the first key a channel holds its first value,
+after the last key its last value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _core
+
+INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
+PATHS = {"translation": 3, "rotation": 4, "scale": 3}
+
+
+@dataclass
+class Channel:
+    """Keyframes of one node property.
+
+    Attributes
+    ----------
+    node : int
+        Index of the animated node (joint).
+    path : {"translation", "rotation", "scale"}
+    times : float array (K,)
+        Key times in seconds, strictly increasing.
+    values : float array (K, C) or (3 K, C) for CUBICSPLINE
+        C = 3 for translation and scale, 4 for rotation (x, y, z, w).  CUBICSPLINE stores, per
+        key, the in-tangent, the value and the out-tangent (glTF 2.0 Appendix C).
+    interpolation : {"STEP", "LINEAR", "CUBICSPLINE"}
+    """
+
+    node: int
+    path: str
+    times: np.ndarray
+    values: np.ndarray
+    interpolation: str = "LINEAR"
+
+    def __post_init__(self):
+        if self.path not in PATHS:
+            raise ValueError(f"channel path must be one of {sorted(PATHS)}, got {self.path!r}")
+        if self.interpolation not in INTERPOLATIONS:
+            raise ValueError(
+                f"channel interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}")
+        times = np.asarray(self.times)
+        values = np.asarray(self.values)
+        if times.ndim != 1 or times.size == 0:
+            raise ValueError(f"channel times must have shape (K,) with K >= 1, got {times.shape}")
+        if not np.all(np.isfinite(times)) or np.any(np.diff(times) <= 0):
+            raise ValueError("channel times must be finite and strictly increasing")
+        per_key = 3 if self.interpolation == "CUBICSPLINE" else 1
+        expected = (per_key * times.size, PATHS[self.path])
+        if values.shape != expected:
+            raise ValueError(f"{self.path} channel values must have shape {expected} for "
+                             f"{times.size} {self.interpolation} keys, got {values.shape}")
+
+
+class Clip:
+    """A named set of channels, sampled all at once.
+
+    Parameters
+    ----------
+    name : str or None
+    channels : sequence of Channel
+    dtype : float32 or float64
+        Precision of the packed keys and of every sample.
+    unsupported : sequence of str
+        Descriptions of channels the source held but skinkit does not play (morph weights).
+    """
+
+    def __init__(self, name: Optional[str], channels: Sequence[Channel], dtype=np.float64,
+                 unsupported: Sequence[str] = ()):
+        self.name = name
+        self.channels: List[Channel] = list(channels)
+        self.unsupported = list(unsupported)
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.float32, np.float64):
+            raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
+        c = self.channels
+        self.duration = float(max((ch.times[-1] for ch in c), default=0.0))
+        self._key_times = np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(self.dtype)
+        self._values = np.concatenate(
+            [np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(self.dtype)
+        self._nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
+        self._key_offset = np.concatenate([[0], np.cumsum(self._nkeys)[:-1]]).astype(np.int64)
+        sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
+        self._value_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self._ncomp = np.array([PATHS[ch.path] for ch in c], dtype=np.int32)
+        self._interp = np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c],
+                                dtype=np.int32)
+        self._rotation = np.array([ch.path == "rotation" for ch in c], dtype=np.int32)
+        self._nodes = np.array([ch.node for ch in c], dtype=np.int64)
+
+    @property
+    def interpolations(self) -> List[str]:
+        """The distinct interpolations used by the channels, in first-use order."""
+        return list(dict.fromkeys(ch.interpolation for ch in self.channels))
+
+    def __repr__(self) -> str:
+        return (f"Clip(name={self.name!r}, duration={self.duration:g} s, "
+                f"channels={len(self.channels)}, interpolations={self.interpolations})")
+
+    def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False):
+        """Sample every channel at ``times``, on top of a rest pose.
+
+        Parameters
+        ----------
+        times : float or array (T,)
+            Seconds.  With ``loop``, times are wrapped into [0, duration) first.
+        rest : (translations (N, 3), rotations (N, 4), scales (N, 3))
+            Local TRS of every node; nodes without a channel keep these values.
+        loop : bool
+
+        Returns
+        -------
+        translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3)
+            In the clip's dtype; ``...`` is the shape of ``times`` (() for a scalar).
+
+        Raises
+        ------
+        ValueError
+            If a channel targets a node outside the rest pose, or a time is not finite.
+        """
+        t = np.asarray(times, dtype=self.dtype)
+        shape = t.shape
+        t = np.ascontiguousarray(t.reshape(-1))
+        if not np.all(np.isfinite(t)):
+            raise ValueError("times must be finite")
+        if loop and self.duration > 0:
+            t = np.mod(t, self.dtype.type(self.duration))
+        rest_t, rest_r, rest_s = (np.asarray(a) for a in rest)
+        n = rest_t.shape[0]
+        if rest_t.shape != (n, 3) or rest_r.shape != (n, 4) or rest_s.shape != (n, 3):
+            raise ValueError("rest must be translations (N, 3), rotations (N, 4), scales (N, 3); "
+                             f"got {rest_t.shape}, {rest_r.shape}, {rest_s.shape}")
+        if self._nodes.size and (self._nodes.min() < 0 or self._nodes.max() >= n):
+            raise ValueError(f"clip {self.name!r} animates node {int(self._nodes.max())}, "
+                             f"but the rest pose has {n} nodes")
+        T = t.size
+        buf = np.empty(10 * n * T, dtype=self.dtype)
+        tr = buf[:3 * n * T].reshape(T, n, 3)
+        ro = buf[3 * n * T:7 * n * T].reshape(T, n, 4)
+        sc = buf[7 * n * T:].reshape(T, n, 3)
+        tr[...] = rest_t
+        ro[...] = rest_r
+        sc[...] = rest_s
+        base = np.array([0, 3 * n * T, 7 * n * T], dtype=np.int64)
+        path_index = np.array([("translation", "rotation", "scale").index(ch.path)
+                               for ch in self.channels], dtype=np.int64)
+        out_offset = base[path_index] + self._nodes * self._ncomp
+        out_stride = n * self._ncomp.astype(np.int64)
+        _core.sample_channels(self._key_times, self._key_offset, self._nkeys, self._values,
+                              self._value_offset, self._ncomp, self._interp, self._rotation,
+                              out_offset, out_stride, t, buf)
+        return (tr.reshape(shape + (n, 3)), ro.reshape(shape + (n, 4)),
+                sc.reshape(shape + (n, 3)))

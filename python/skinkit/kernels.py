@@ -1,0 +1,274 @@
+"""The kernels: quaternions, forward kinematics, skinning.  Thin wrappers over ``skinkit._core``.
+
+Conventions (all functions)
+---------------------------
+- Quaternions are (x, y, z, w), Hamilton product, as glTF and SciPy.  Matrices are row-major
+  NumPy arrays that act on column vectors (v' = M @ v).
+- Leading batch dimensions ``...`` broadcast against each other as in NumPy.
+- dtype: float32 inputs give float32 results computed in float32; float64 gives float64; mixed
+  float32/float64 gives float64; integer inputs are converted to float64.  bool, complex,
+  float16 and object arrays raise TypeError.
+- Any memory layout is accepted (non-contiguous, Fortran order, byte-swapped, read-only).
+- ``out=`` takes a C-contiguous, writeable array of exactly the result's shape and dtype that does
+  not overlap an input; otherwise ValueError (TypeError for a wrong dtype).
+- The GIL is released while a kernel runs.
+- NaN and Inf propagate to the result; they never crash.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "quat_multiply", "quat_conjugate", "quat_inverse", "quat_normalize", "quat_rotate",
+    "quat_to_matrix", "quat_from_matrix", "quat_from_axis_angle", "slerp",
+    "forward_kinematics", "rigid_forward_kinematics", "skinning_matrices",
+    "inverse_bind_matrices", "linear_blend_skinning", "normalize_weights", "limit_influences",
+]
+
+
+def quat_multiply(a, b, out=None):
+    """Hamilton product ``a * b`` (apply b, then a).
+
+    a, b : (..., 4) quaternions (x, y, z, w).  Returns (..., 4).
+    """
+    return _core.quat_multiply(a, b, out)
+
+
+def quat_conjugate(q, out=None):
+    """Conjugate (-x, -y, -z, w); the inverse of a unit quaternion.  (..., 4) -> (..., 4)."""
+    return _core.quat_conjugate(q, out)
+
+
+def quat_inverse(q, out=None):
+    """Inverse ``conj(q) / |q|^2`` of any non-zero quaternion.  (..., 4) -> (..., 4).
+
+    A zero quaternion gives non-finite values.
+    """
+    return _core.quat_inverse(q, out)
+
+
+def quat_normalize(q, out=None):
+    """Unit quaternion ``q / |q|``; a zero quaternion gives the identity (0, 0, 0, 1).
+
+    (..., 4) -> (..., 4).
+    """
+    return _core.quat_normalize(q, out)
+
+
+def quat_rotate(q, v, out=None):
+    """Rotate vectors: ``q v q*`` for unit quaternions q (..., 4) and vectors v (..., 3) -> (..., 3)."""
+    return _core.quat_rotate(q, v, out)
+
+
+def quat_to_matrix(q, out=None):
+    """Rotation matrix of a unit quaternion, (..., 4) -> (..., 3, 3) (``R @ v`` rotates v).
+
+    The quaternion is used as given (not normalized), as glTF engines do.
+    """
+    return _core.quat_to_matrix(q, out)
+
+
+def quat_from_matrix(m, out=None):
+    """Unit quaternion with w >= 0 of a rotation matrix, (..., 3, 3) -> (..., 4).
+
+    Shepperd's method (J. Guidance and Control 1(3), 1978): branches on the largest of
+    w^2, x^2, y^2, z^2 for accuracy at every angle.
+    """
+    return _core.quat_from_matrix(m, out)
+
+
+def quat_from_axis_angle(rotvec, out=None):
+    """Unit quaternion of a rotation vector (axis times angle in radians), (..., 3) -> (..., 4).
+
+    This is how SMPL and SciPy's ``Rotation.from_rotvec`` give rotations; accurate near zero
+    (uses sin(a/2)/a by series for small angles).
+    """
+    return _core.quat_from_axis_angle(rotvec, out)
+
+
+def slerp(q0, q1, t, out=None):
+    """Spherical linear interpolation on the shortest path.
+
+    Parameters
+    ----------
+    q0, q1 : (..., 4) unit quaternions.
+    t : (...) interpolation parameter, 0 gives q0, 1 gives q1 (or -q1 when q0 . q1 < 0).
+
+    Returns
+    -------
+    (..., 4): ``q0 (q0^-1 q1')^t`` with ``q1' = sign(q0 . q1) q1`` (Shoemake 1985).  The angle
+    is taken as 2 atan2(|q0 - q1'|, |q0 + q1'|) and the weights as sin(s a)/sin(a) computed through
+    sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
+    """
+    return _core.slerp(q0, q1, t, out)
+
+
+def forward_kinematics(parents, rotations, translations, scales=None, out=None):
+    """World transforms from local TRS: ``M_i = M_parent(i) @ T(t_i) @ R(q_i) @ S(s_i)``.
+
+    Parameters
+    ----------
+    parents : integer array (J,)
+        Parent of each joint, -1 for a root; any order (a topological order is computed once per
+        call).
+    rotations : (..., J, 4) local rotations (x, y, z, w), used as given (unit expected).
+    translations : (..., J, 3) local translations.
+    scales : (..., J, 3) local scales, or None for 1.
+
+    Returns
+    -------
+    (..., J, 4, 4) world (model-space) matrices; the batch shape is the broadcast of the inputs'.
+
+    Raises
+    ------
+    ValueError
+        A parent index out of range, a joint that is its own parent, or a cycle (the message
+        names the joint); shapes that do not match.
+    TypeError
+        parents not an integer array, or a float argument of an unsupported dtype.
+
+    Notes
+    -----
+    glTF 2.0 section 3.5.3 "Transformations": a node's matrix is T * R * S, a child's world
+    matrix is the parent's world matrix times its local matrix.
+    """
+    return _core.forward_kinematics(parents, rotations, translations, scales, out)
+
+
+def rigid_forward_kinematics(parents, rest_positions, rotations, out=None):
+    """Joint-centred rigid FK, as libigl's ``forward_kinematics``.
+
+    Each joint i rotates by ``q_i`` about its rest position ``x_i``, relative to its parent p:
+    ``Q_i = Q_p q_i`` and ``t_i = t_p + Q_p x_i - Q_i x_i`` (roots: ``Q_i = q_i``,
+    ``t_i = x_i - q_i x_i``), so that a rest-pose point v attached to joint i moves to
+    ``Q_i v + t_i``.
+
+    Parameters
+    ----------
+    parents : integer array (J,), -1 for roots, any order.
+    rest_positions : (..., J, 3) rest positions of the joints (model space).
+    rotations : (..., J, 4) relative rotations (x, y, z, w).
+    out : optional tuple (rotations_out, translations_out).
+
+    Returns
+    -------
+    rotations (..., J, 4), translations (..., J, 3)
+
+    Raises
+    ------
+    ValueError, TypeError as ``forward_kinematics``.
+
+    Notes
+    -----
+    The closed form t_i = -Q_i x_i + Q_p x_i - Q_p x_p + x_p of the seed article ("Implementing
+    forward kinematics for linear blend skinning") equals this only when p is a root; this
+    function follows libigl's recursion, which is right at every depth.
+    """
+    if out is None:
+        out = (None, None)
+    return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out[0], out[1])
+
+
+def skinning_matrices(world, inverse_bind, out=None):
+    """Skinning matrices ``world_j @ inverse_bind_j``: (..., J, 4, 4) x (..., J, 4, 4) -> (..., J, 4, 4).
+
+    glTF 2.0 section 3.7.3 "Skins": the joint matrix is the joint's world transform times its
+    inverse bind matrix.
+    """
+    return _core.skinning_matrices(world, inverse_bind, out)
+
+
+def inverse_bind_matrices(world, out=None):
+    """Inverse of each bind-pose world matrix, (..., J, 4, 4) -> (..., J, 4, 4).
+
+    General 4x4 inverse by cofactors, as three.js's ``Skeleton.calculateInverses``.
+
+    Raises
+    ------
+    ValueError
+        A singular matrix (the message gives its flat index).
+    """
+    return _core.inverse_bind_matrices(world, out)
+
+
+def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, out=None):
+    """Linear blend skinning: ``v'_i = sum_k w_ik M_{j_ik} v_i`` (Magnenat-Thalmann 1988;
+    glTF 2.0 section 3.7.3 "Skins").
+
+    Parameters
+    ----------
+    vertices : (..., V, 3) rest (bind-pose) positions.
+    joints : (V, K) uint8, uint16 or int32 joint indices (other integer types are range-checked
+        and converted to int32); any K, e.g. glTF's JOINTS_0 and JOINTS_1 side by side.
+        -1 marks an unused slot.
+    weights : (V, K) weights, used as given (see ``normalize_weights``).
+    skinning_matrices : (..., J, 4, 4) from ``skinning_matrices``.
+    normals : (..., V, 3) or None.  Normals are transformed by the cofactor matrix of each vertex's
+        blended 3x3 (the inverse transpose up to a positive factor, so they stay perpendicular to
+        the surface under non-uniform scale) and renormalized; a degenerate result stays zero.
+    out : optional (..., V, 3) array, or a pair of them when normals are given.
+
+    Returns
+    -------
+    positions (..., V, 3), or (positions, normals) when normals are given.
+
+    Raises
+    ------
+    ValueError
+        A joint index < -1 or >= J (the message gives the vertex and slot), shapes that do not
+        match.
+    """
+    j = np.asarray(joints)
+    if j.dtype.kind in "iu" and j.dtype not in (np.uint8, np.uint16, np.int32):
+        if j.size and (j.min() < -1 or j.max() > np.iinfo(np.int32).max):
+            raise ValueError(f"joints: index {int(j.min()) if j.min() < -1 else int(j.max())} "
+                             "is out of range")
+        j = j.astype(np.int32)
+    if normals is None:
+        return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, None, out, None)
+    o_pos, o_nrm = (None, None) if out is None else out
+    return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, normals,
+                                       o_pos, o_nrm)
+
+
+def normalize_weights(weights):
+    """Scale each row of ``weights`` (V, K) to sum to 1 (L1, as glTF requires and three.js does).
+
+    Rows that sum to 0 are left as zeros.  Returns a new float array of the same dtype
+    (float64 for integer input).
+    """
+    w = np.asarray(weights)
+    if w.dtype.kind not in "f":
+        w = w.astype(np.float64)
+    s = np.sum(w, axis=-1, keepdims=True)
+    return np.divide(w, s, out=np.zeros_like(w), where=s != 0)
+
+
+def limit_influences(joints, weights, k):
+    """Keep the ``k`` largest influences of each vertex and renormalize, as exporters do for
+    4-influence renderers.
+
+    Parameters
+    ----------
+    joints : (V, K) integer array.  weights : (V, K) float array.  k : int >= 1.
+
+    Returns
+    -------
+    joints (V, k) same dtype, weights (V, k) renormalized; when K < k the rows are padded with
+    joint 0 and weight 0.  Ties keep the earlier slot.
+    """
+    j = np.asarray(joints)
+    w = np.asarray(weights)
+    if j.shape != w.shape or j.ndim != 2:
+        raise ValueError(f"joints and weights must both be (V, K); got {j.shape} and {w.shape}")
+    if int(k) < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    k = int(k)
+    if j.shape[1] < k:
+        pad = ((0, 0), (0, k - j.shape[1]))
+        j, w = np.pad(j, pad), np.pad(w, pad)
+    order = np.argsort(-w, axis=1, kind="stable")[:, :k]
+    return (np.take_along_axis(j, order, axis=1),
+            normalize_weights(np.take_along_axis(w, order, axis=1)))

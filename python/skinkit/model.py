@@ -1,0 +1,99 @@
+"""The data model: a skeleton (node hierarchy with rest TRS), skins, skinned primitives, clips.
+
+Plain NumPy arrays in, plain NumPy arrays out; nothing here knows about file formats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import numpy as np
+
+from .clip import Clip
+
+
+@dataclass
+class Skeleton:
+    """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
+
+    Attributes
+    ----------
+    names : list of str or None, length N
+    parents : int32 array (N,), -1 for roots, any order.
+    translations : float array (N, 3), rest local translation (file units).
+    rotations : float array (N, 4), rest local rotation, unit quaternion (x, y, z, w).
+    scales : float array (N, 3), rest local scale.
+    """
+
+    names: List[Optional[str]]
+    parents: np.ndarray
+    translations: np.ndarray
+    rotations: np.ndarray
+    scales: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return len(self.parents)
+
+
+@dataclass
+class Skin:
+    """A glTF skin: the nodes used as joints and their inverse bind matrices.
+
+    Attributes
+    ----------
+    name : str or None
+    joints : int32 array (J,), node index of each joint (glTF ``skin.joints``).
+    inverse_bind_matrices : float array (J, 4, 4), row-major, column-vector convention;
+        identity when the file gives none.
+    skeleton : int or None, the node named by ``skin.skeleton``.
+    """
+
+    name: Optional[str]
+    joints: np.ndarray
+    inverse_bind_matrices: np.ndarray
+    skeleton: Optional[int] = None
+
+
+@dataclass
+class SkinnedPrimitive:
+    """One skinned mesh primitive (glTF ``meshes[mesh].primitives[index]`` on node ``node``).
+
+    Attributes
+    ----------
+    node, mesh, index, skin : int
+        The node that instantiates the mesh, the mesh, the primitive index within the mesh and
+        the skin (index into ``Model.skins``).
+    positions : float array (V, 3), bind-pose POSITION.
+    normals : float array (V, 3) or None, NORMAL.
+    joints : uint8/uint16/int32 array (V, K), every JOINTS_n set side by side (K = 4 n);
+        values index ``skin.joints``.
+    weights : float array (V, K), every WEIGHTS_n set side by side, normalized integers decoded.
+    faces : int array (F, 3) or None, triangle vertex indices (mode 4 primitives).
+    """
+
+    node: int
+    mesh: int
+    index: int
+    skin: int
+    positions: np.ndarray
+    normals: Optional[np.ndarray]
+    joints: np.ndarray
+    weights: np.ndarray
+    faces: Optional[np.ndarray] = None
+
+    @property
+    def key(self) -> str:
+        """``"<node>_<primitive>"``, the suffix of this primitive's arrays in ``skinkit pose`` output."""
+        return f"{self.node}_{self.index}"
+
+
+@dataclass
+class Model:
+    """A posable model: skeleton, skins, skinned primitives and clips."""
+
+    skeleton: Skeleton
+    skins: List[Skin] = field(default_factory=list)
+    primitives: List[SkinnedPrimitive] = field(default_factory=list)
+    clips: List[Clip] = field(default_factory=list)
+    name: Optional[str] = None

@@ -1,0 +1,132 @@
+/*
+ * skinkit.h -- the only public header of the skinkit C kernel library.
+ *
+ * C99, no Python.  Every kernel exists in a float (suffix _f) and a double
+ * (suffix _d) version compiled from one source.  Conventions:
+ *   - quaternions are (x, y, z, w), Hamilton product;
+ *   - 4x4 and 3x3 matrices are row-major and act on column vectors (v' = M v);
+ *   - a kernel processes n "items" (a pose, a quaternion, ...); every array
+ *     argument is followed by its item stride in elements (0 broadcasts one
+ *     item to all n), the data inside one item is contiguous;
+ *   - kernels never allocate and never abort: they return SK_OK (0) or a
+ *     negative status; *bad (when given) receives the offending index.
+ */
+#ifndef SKINKIT_H
+#define SKINKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define SK_RESTRICT
+#else
+#define SK_RESTRICT restrict
+#endif
+
+enum sk_status {
+    SK_OK = 0,
+    SK_ERR_PARENT_RANGE = -1,  /* parents[bad] is < -1 or >= J             */
+    SK_ERR_PARENT_SELF = -2,   /* parents[bad] == bad                        */
+    SK_ERR_PARENT_CYCLE = -3,  /* joint bad lies on a cycle                  */
+    SK_ERR_JOINT_INDEX = -4,   /* influence bad (flat v*K+k) is < -1 or >= J */
+    SK_ERR_SINGULAR = -5,      /* matrix of item bad is singular             */
+    SK_ERR_KEYS = -6           /* channel bad has no keys                    */
+};
+
+/* joint index types accepted by linear blend skinning */
+enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
+
+/* glTF 2.0 animation sampler interpolations */
+enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
+
+#define SK_DECLARE(T, S)                                                          \
+/* --- quaternions (quat.c): out may not alias inputs --- */                      \
+void sk_quat_multiply_##S(size_t n, const T *a, ptrdiff_t sa, const T *b,         \
+                          ptrdiff_t sb, T *SK_RESTRICT out, ptrdiff_t so);        \
+void sk_quat_conjugate_##S(size_t n, const T *q, ptrdiff_t sq,                    \
+                           T *SK_RESTRICT out, ptrdiff_t so);                     \
+/* q* / |q|^2; a zero quaternion gives non-finite values */                       \
+void sk_quat_inverse_##S(size_t n, const T *q, ptrdiff_t sq,                      \
+                         T *SK_RESTRICT out, ptrdiff_t so);                       \
+/* q / |q|; a zero quaternion gives the identity (0, 0, 0, 1) */                  \
+void sk_quat_normalize_##S(size_t n, const T *q, ptrdiff_t sq,                    \
+                           T *SK_RESTRICT out, ptrdiff_t so);                     \
+/* v' = q v q* for a unit q (3-vectors) */                                        \
+void sk_quat_rotate_##S(size_t n, const T *q, ptrdiff_t sq, const T *v,           \
+                        ptrdiff_t sv, T *SK_RESTRICT out, ptrdiff_t so);          \
+/* unit q -> 3x3 rotation matrix (row-major) */                                   \
+void sk_quat_to_matrix_##S(size_t n, const T *q, ptrdiff_t sq,                    \
+                           T *SK_RESTRICT out, ptrdiff_t so);                     \
+/* 3x3 rotation matrix -> unit q with w >= 0 (Shepperd's method) */               \
+void sk_quat_from_matrix_##S(size_t n, const T *m, ptrdiff_t sm,                  \
+                             T *SK_RESTRICT out, ptrdiff_t so);                   \
+/* rotation vector (axis * angle in radians) -> unit q */                         \
+void sk_quat_from_rotvec_##S(size_t n, const T *r, ptrdiff_t sr,                  \
+                             T *SK_RESTRICT out, ptrdiff_t so);                   \
+/* shortest-path slerp of unit q0, q1 at parameter t (scalar per item) */         \
+void sk_slerp_##S(size_t n, const T *q0, ptrdiff_t s0, const T *q1, ptrdiff_t s1, \
+                  const T *t, ptrdiff_t st, T *SK_RESTRICT out, ptrdiff_t so);    \
+                                                                                  \
+/* --- matrices (mat.c) --- */                                                    \
+/* out_j = a_j b_j for J 4x4 matrices per item */                                 \
+void sk_matmul4_##S(size_t n, size_t J, const T *a, ptrdiff_t sa, const T *b,     \
+                    ptrdiff_t sb, T *SK_RESTRICT out, ptrdiff_t so);              \
+/* general 4x4 inverse of n matrices; SK_ERR_SINGULAR with *bad = item */         \
+int sk_invert4_##S(size_t n, const T *m, ptrdiff_t sm, T *SK_RESTRICT out,        \
+                   ptrdiff_t so, size_t *bad);                                    \
+                                                                                  \
+/* --- forward kinematics (fk.c); order from sk_topological_order --- */          \
+/* world_i = world_parent(i) . T(t_i) . R(q_i) . S(s_i); scale may be NULL */      \
+void sk_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,        \
+                               const int32_t *order, const T *rot, ptrdiff_t sr,  \
+                               const T *trans, ptrdiff_t st, const T *scale,      \
+                               ptrdiff_t ss, T *SK_RESTRICT world, ptrdiff_t sw); \
+/* libigl forward_kinematics: Q_i = Q_p q_i, t_i = t_p + Q_p x_i - Q_i x_i */     \
+void sk_rigid_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,  \
+                                     const int32_t *order, const T *rest,         \
+                                     ptrdiff_t sx, const T *rot, ptrdiff_t sr,    \
+                                     T *SK_RESTRICT out_rot, ptrdiff_t sor,       \
+                                     T *SK_RESTRICT out_trans, ptrdiff_t sot);    \
+                                                                                  \
+/* --- linear blend skinning (lbs.c) --- */                                       \
+/* V vertices with K influences; joints of type itype (enum sk_index_type),      \
+   index -1 (I32 only) = no influence; normals/out_nrm may be NULL.              \
+   Status SK_ERR_JOINT_INDEX with *bad = flat influence index. */                 \
+int sk_linear_blend_skinning_##S(size_t n, size_t V, size_t K, size_t J,          \
+                                 const T *verts, ptrdiff_t sv, const void *joints, \
+                                 int itype, const T *weights, const T *mats,      \
+                                 ptrdiff_t sm, const T *normals, ptrdiff_t sn,    \
+                                 T *SK_RESTRICT out_pos, ptrdiff_t sp,            \
+                                 T *SK_RESTRICT out_nrm, ptrdiff_t so,            \
+                                 size_t *bad);                                    \
+                                                                                  \
+/* --- clip sampling (sample.c) --- */                                            \
+/* Samples channels at ntimes times.  Channel c has nkeys[c] keys at             \
+   key_times + key_offset[c], values at values + value_offset[c] (ncomp[c]        \
+   components per key; 3 per key for CUBICSPLINE: in-tangent, value,             \
+   out-tangent), interpolation interp[c], rotation[c] != 0 for quaternions.      \
+   Result of channel c at time i goes to out[out_offset[c] + i*out_stride[c]].  \
+   Key search is amortised O(1) for sorted times, binary otherwise.  SK_ERR_KEYS \
+   with *bad = channel when a channel has no keys. */                            \
+int sk_sample_channels_##S(size_t nchannels, const T *key_times,                  \
+                           const int64_t *key_offset, const int64_t *nkeys,       \
+                           const T *values, const int64_t *value_offset,          \
+                           const int32_t *ncomp, const int32_t *interp,           \
+                           const int32_t *rotation, const int64_t *out_offset,    \
+                           const int64_t *out_stride, size_t ntimes,              \
+                           const T *times, T *SK_RESTRICT out, size_t *bad);
+
+SK_DECLARE(float, f)
+SK_DECLARE(double, d)
+#undef SK_DECLARE
+
+/* Topological order of a joint forest: order[] lists every joint after its
+   parent.  Returns SK_OK, or SK_ERR_PARENT_* with *bad = the joint. */
+int sk_topological_order(size_t J, const int32_t *parents, int32_t *SK_RESTRICT order,
+                         int32_t *SK_RESTRICT scratch, size_t *bad);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKINKIT_H */
