@@ -97,3 +97,37 @@ class Model:
     primitives: List[SkinnedPrimitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
+
+    # -- posing: thin delegations to skinkit.pose ------------------------------------------------
+
+    def clip(self, name_or_index) -> Clip:
+        """The clip with this name or index (see ``skinkit.pose.resolve_clip``).
+
+        Raises
+        ------
+        ValueError
+            No such clip; the message lists the available ones.
+        """
+        from .pose import resolve_clip
+
+        if name_or_index is None:
+            raise ValueError("a clip name or index is required")
+        return resolve_clip(self, name_or_index)
+
+    def local_pose(self, clip=None, times=None, loop: bool = False):
+        """Local TRS of every node, (T, N, 3), (T, N, 4), (T, N, 3); see ``skinkit.pose.local_pose``."""
+        from .pose import local_pose
+
+        return local_pose(self, clip, times, loop)
+
+    def world_matrices(self, clip=None, times=None, loop: bool = False) -> np.ndarray:
+        """World matrices of every node, (T, N, 4, 4); see ``skinkit.pose.world_matrices``."""
+        from .pose import world_matrices
+
+        return world_matrices(self, clip, times, loop)
+
+    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False):
+        """Skinned positions per primitive key, (T, V, 3) each; see ``skinkit.pose.pose``."""
+        from .pose import pose
+
+        return pose(self, clip, times, loop, normals)

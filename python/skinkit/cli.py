@@ -1,0 +1,258 @@
+"""The ``skinkit`` command: pose a model to an .npz file, or describe a model.
+
+Usage::
+
+    skinkit pose [MODEL] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F] [--loop]
+                 [--dtype float64|float32] [--normals] --out FILE.npz
+    skinkit info [MODEL]
+
+Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
+2 usage error, 1 a model or input file that cannot be read or posed (one line
+``skinkit: error: ...`` on stderr; ``--debug`` shows the traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+
+PROG = "skinkit"
+MODEL_SUFFIXES = (".glb", ".gltf")
+
+
+class CliError(Exception):
+    """An input problem reported as ``skinkit: error: <message>`` with exit status 1."""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    def add_debug(p, default):
+        # a separate action per parser: the sub-command's must not reset the main one's value
+        p.add_argument("--debug", action="store_true", default=default,
+                       help="show the full traceback of an error")
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Fast, batchable skeletal animation: pose glTF models with C kernels.")
+    add_debug(parser, False)
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser(
+        "pose", help="pose a model over time, write positions to an .npz",
+        description="Sample a clip, run forward kinematics and linear blend skinning, and write "
+                    "`times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for every skinned "
+                    "primitive to an .npz file (written atomically).")
+    p.add_argument("model", nargs="?", metavar="MODEL",
+                   help="a .glb or .gltf file (default: the built-in skinned cylinder)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--clip", metavar="NAME|INDEX",
+                       help="clip to play, by name or index (default: the first clip)")
+    which.add_argument("--rest", action="store_true",
+                       help="pose the default (rest) TRS of every node; times = [0.0]")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--times", type=float, nargs="+", metavar="T",
+                      help="times in seconds")
+    when.add_argument("--fps", type=float, metavar="F",
+                      help="frames per second covering the whole clip, both ends included "
+                           "(default 30)")
+    p.add_argument("--loop", action="store_true",
+                   help="wrap times into [0, duration) before sampling")
+    p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                   help="precision of the computation and of the output (default float64)")
+    p.add_argument("--normals", action="store_true",
+                   help="also write skinned `normals_<node>_<primitive>` (T, V, 3)")
+    p.add_argument("--out", required=True, metavar="FILE.npz", help="output file")
+    add_debug(p, argparse.SUPPRESS)
+    p.set_defaults(func=_cmd_pose, parser=p)
+
+    i = sub.add_parser("info", help="describe a model",
+                       description="Print the skeleton, skins, skinned primitives and clips.")
+    add_debug(i, argparse.SUPPRESS)
+    i.add_argument("model", nargs="?", metavar="MODEL",
+                   help="a .glb or .gltf file (default: the built-in skinned cylinder)")
+    i.set_defaults(func=_cmd_info, parser=i)
+    return parser
+
+
+def _load(path: Optional[str], dtype):
+    """The model at ``path`` (glTF), or the default model when ``path`` is None."""
+    if path is None:
+        from .default_model import default_model
+        return default_model(dtype=dtype), "default model"
+    p = Path(path)
+    if p.suffix.lower() not in MODEL_SUFFIXES:
+        raise CliError(f"{path}: unsupported model format {p.suffix or '(no suffix)'!r}; "
+                       f"expected one of {', '.join(MODEL_SUFFIXES)}")
+    from .gltf import load_gltf
+    model = load_gltf(path, dtype=dtype)
+    return model, p.name
+
+
+def _error_types():
+    types = [CliError, ValueError, OSError]
+    try:
+        from .gltf import GltfError
+    except ImportError:  # pragma: no cover - the loader ships with the package
+        pass
+    else:
+        types.append(GltfError)
+    return tuple(types)
+
+
+def _write_npz_atomic(out: str, arrays) -> None:
+    """Write ``arrays`` to ``out`` through a temporary file in the same folder and os.replace."""
+    folder = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out):
+        raise CliError(f"cannot write {out}: it is a directory")
+    try:
+        tmp = tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".npz",
+                                          prefix=".skinkit-")
+    except OSError as exc:
+        raise CliError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    try:
+        with tmp:
+            np.savez(tmp, **arrays)
+        umask = os.umask(0)  # NamedTemporaryFile makes 0600; give the usual 0666 & ~umask
+        os.umask(umask)
+        os.chmod(tmp.name, 0o666 & ~umask)
+        os.replace(tmp.name, out)
+    except BaseException:
+        try:
+            os.unlink(tmp.name)
+        except OSError:
+            pass
+        raise
+
+
+def _cmd_pose(args) -> int:
+    from .pose import frame_times, pose, resolve_clip
+
+    start = time.perf_counter()
+    dtype = np.dtype(args.dtype)
+    if args.rest and (args.times is not None or args.fps is not None):
+        args.parser.error("--rest poses one frame at time 0; do not combine it with "
+                          "--times or --fps")
+    model, label = _load(args.model, dtype)
+
+    clip = None
+    if args.clip is not None:
+        clip = _clip_by_name_or_index(model, args.clip)
+    elif not args.rest and model.clips:
+        clip = model.clips[0]
+    if args.rest or clip is None:
+        clip = None
+        times = np.zeros(1) if args.times is None else np.asarray(args.times, dtype=np.float64)
+    elif args.times is not None:
+        times = np.asarray(args.times, dtype=np.float64)
+    else:
+        times = frame_times(clip, 30.0 if args.fps is None else args.fps)
+    clip = resolve_clip(model, clip)
+
+    result = pose(model, clip, times, loop=args.loop, normals=args.normals)
+    arrays = {"times": np.asarray(times, dtype=dtype)}
+    nverts = 0
+    for key, value in result.items():
+        positions, normals = value if args.normals else (value, None)
+        arrays[f"positions_{key}"] = positions
+        nverts += positions.shape[1]
+        if normals is not None:
+            arrays[f"normals_{key}"] = normals
+    _write_npz_atomic(args.out, arrays)
+
+    elapsed = time.perf_counter() - start
+    if clip is None:
+        what = "rest pose" + ("" if args.rest or args.clip else " (the model has no clips)")
+    else:
+        what = f"clip {model.clips.index(clip) if clip in model.clips else '?'} {clip.name!r}"
+    print(f"{PROG}: {label}: {what}, {len(times)} frame{'s' * (len(times) != 1)}, "
+          f"{len(result)} skinned primitive{'s' * (len(result) != 1)} ({nverts} vertices), "
+          f"{elapsed:.3f} s -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def _clip_by_name_or_index(model, text: str):
+    """A clip by exact name first, then by integer index."""
+    for c in model.clips:
+        if c.name == text:
+            return c
+    try:
+        index = int(text)
+    except ValueError:
+        index = None
+    from .pose import resolve_clip
+    return resolve_clip(model, text if index is None else index)
+
+
+def _cmd_info(args) -> int:
+    model, label = _load(args.model, np.float64)
+    sk = model.skeleton
+    out = []
+    out.append(f"model: {label}" + (f" ({model.name})" if model.name and model.name != label
+                                     else ""))
+    out.append(f"skeleton: {sk.count} nodes")
+    out.append(f"  {'index':>5}  {'parent':>6}  name")
+    for idx in range(sk.count):
+        name = sk.names[idx] if sk.names is not None and idx < len(sk.names) else None
+        out.append(f"  {idx:>5}  {int(sk.parents[idx]):>6}  {name if name is not None else '-'}")
+    out.append(f"skins: {len(model.skins)}")
+    for idx, skin in enumerate(model.skins):
+        root = "" if skin.skeleton is None else f", skeleton node {skin.skeleton}"
+        out.append(f"  {idx}: {skin.name if skin.name is not None else '-'}: "
+                   f"{len(skin.joints)} joints{root}")
+    out.append(f"skinned primitives: {len(model.primitives)}")
+    for prim in model.primitives:
+        k = prim.joints.shape[1] if np.ndim(prim.joints) == 2 else 0
+        extra = "" if prim.normals is not None else ", no normals"
+        out.append(f"  {prim.key}: node {prim.node}, mesh {prim.mesh}, primitive {prim.index}, "
+                   f"{len(prim.positions)} vertices, {k} influences per vertex, "
+                   f"skin {prim.skin}{extra}")
+    out.append(f"clips: {len(model.clips)}")
+    for idx, clip in enumerate(model.clips):
+        unsupported = (f", unsupported: {'; '.join(clip.unsupported)}" if clip.unsupported
+                       else "")
+        out.append(f"  {idx}: {clip.name if clip.name is not None else '-'}: "
+                   f"{clip.duration:g} s, {len(clip.channels)} channels, "
+                   f"{'/'.join(clip.interpolations) or '-'}{unsupported}")
+    print("\n".join(out))
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the ``skinkit`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 for an input or model error (one line on stderr).  Usage errors raise
+        SystemExit(2) through argparse, as for any argparse program.
+    """
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except _error_types() as exc:
+        if args.debug:
+            traceback.print_exc()
+        message = str(exc) or type(exc).__name__
+        if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+            message = f"{exc.filename}: {exc.strerror}"
+        print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
