@@ -1,0 +1,120 @@
+/* fk.c -- forward kinematics over a joint forest given in any order. */
+#ifndef SK_DOUBLE
+#define SK_DOUBLE 0
+#include "fk.c"
+#undef SK_DOUBLE
+#define SK_DOUBLE 1
+#include "fk.c"
+
+/* Emits each joint after its parent in O(J): walk up from every unvisited joint, marking the
+ * chain "open" (1), until a finished joint (2) or a root; then emit the chain root-first.
+ * Meeting an open joint means a cycle.  scratch holds J states. */
+int sk_topological_order(size_t J, const int32_t *parents, int32_t *restrict order,
+                         int32_t *restrict scratch, size_t *bad)
+{
+    for (size_t i = 0; i < J; i++) {
+        int32_t p = parents[i];
+        if (p < -1 || (p >= 0 && (size_t)p >= J)) {
+            *bad = i;
+            return SK_ERR_PARENT_RANGE;
+        }
+        if (p >= 0 && (size_t)p == i) {
+            *bad = i;
+            return SK_ERR_PARENT_SELF;
+        }
+        scratch[i] = 0;
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < J; i++) {
+        size_t len = 0;
+        int32_t j = (int32_t)i;
+        while (j >= 0 && scratch[j] == 0) {
+            scratch[j] = 1;
+            j = parents[j];
+            len++;
+        }
+        if (j >= 0 && scratch[j] == 1) {
+            *bad = (size_t)j;
+            return SK_ERR_PARENT_CYCLE;
+        }
+        j = (int32_t)i;
+        for (size_t k = len; k-- > 0;) {
+            order[pos + k] = j;
+            scratch[j] = 2;
+            j = parents[j];
+        }
+        pos += len;
+    }
+    return SK_OK;
+}
+#else
+#include "real.h"
+#include "qmath.h"
+
+/* world (rows 0..2 of a 4x4, last row 0 0 0 1) = parent * (T R S) */
+void FN(sk_forward_kinematics)(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                               const T *rot, ptrdiff_t sr, const T *trans, ptrdiff_t st,
+                               const T *scale, ptrdiff_t ss, T *restrict world, ptrdiff_t sw)
+{
+    for (size_t i = 0; i < n; i++) {
+        const T *q = rot + i * sr, *t = trans + i * st, *s = scale ? scale + i * ss : NULL;
+        T *w = world + i * sw;
+        for (size_t k = 0; k < J; k++) {
+            size_t j = (size_t)order[k];
+            T l[12];
+            FN(qmat)(q + 4 * j, l, 4);
+            if (s)
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++)
+                        l[4 * r + c] *= s[3 * j + c];
+            l[3] = t[3 * j]; l[7] = t[3 * j + 1]; l[11] = t[3 * j + 2];
+            T *o = w + 16 * j;
+            int32_t p = parents[j];
+            if (p < 0) {
+                for (int e = 0; e < 12; e++)
+                    o[e] = l[e];
+            } else {
+                const T *m = w + 16 * (size_t)p;
+                for (int r = 0; r < 3; r++) {
+                    const T *mr = m + 4 * r;
+                    for (int c = 0; c < 4; c++)
+                        o[4 * r + c] = mr[0] * l[c] + mr[1] * l[4 + c] + mr[2] * l[8 + c];
+                    o[4 * r + 3] += mr[3];
+                }
+            }
+            o[12] = 0; o[13] = 0; o[14] = 0; o[15] = 1;
+        }
+    }
+}
+
+/* libigl forward_kinematics: Q_i = Q_p q_i, t_i = t_p + Q_p x_i - Q_i x_i */
+void FN(sk_rigid_forward_kinematics)(size_t n, size_t J, const int32_t *parents,
+                                     const int32_t *order, const T *rest, ptrdiff_t sx,
+                                     const T *rot, ptrdiff_t sr, T *restrict out_rot,
+                                     ptrdiff_t sor, T *restrict out_trans, ptrdiff_t sot)
+{
+    for (size_t i = 0; i < n; i++) {
+        const T *x = rest + i * sx, *q = rot + i * sr;
+        T *Q = out_rot + i * sor, *t = out_trans + i * sot;
+        for (size_t k = 0; k < J; k++) {
+            size_t j = (size_t)order[k];
+            int32_t p = parents[j];
+            T a[3], b[3];
+            if (p < 0) {
+                for (int e = 0; e < 4; e++)
+                    Q[4 * j + e] = q[4 * j + e];
+                FN(qrot)(Q + 4 * j, x + 3 * j, b);
+                for (int e = 0; e < 3; e++)
+                    t[3 * j + e] = x[3 * j + e] - b[e];
+            } else {
+                const T *Qp = Q + 4 * (size_t)p;
+                FN(qmul)(Qp, q + 4 * j, Q + 4 * j);
+                FN(qrot)(Qp, x + 3 * j, a);
+                FN(qrot)(Q + 4 * j, x + 3 * j, b);
+                for (int e = 0; e < 3; e++)
+                    t[3 * j + e] = t[3 * (size_t)p + e] + a[e] - b[e];
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,31 @@
+/* real.h -- precision template: included by each kernel body with SK_DOUBLE 0 or 1.
+ * Defines T (the real type), FN(name) (name_f or name_d) and the math functions of T,
+ * so that one source gives the float and the double kernels (as PyWavelets' templates). */
+#include <math.h>
+#include <float.h>
+#include "skinkit.h"
+
+#undef T
+#undef FN
+#undef SQRT
+#undef SIN
+#undef COS
+#undef ATAN2
+#undef EPS
+#if SK_DOUBLE
+#define T double
+#define FN(name) name##_d
+#define SQRT sqrt
+#define SIN sin
+#define COS cos
+#define ATAN2 atan2
+#define EPS DBL_EPSILON
+#else
+#define T float
+#define FN(name) name##_f
+#define SQRT sqrtf
+#define SIN sinf
+#define COS cosf
+#define ATAN2 atan2f
+#define EPS FLT_EPSILON
+#endif
