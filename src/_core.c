@@ -44,6 +44,7 @@ typedef struct {
     const int32_t *parents, *order;
     const void *joints;
     int itype;
+    const char *first; /* first byte of the input, to report a flat index */
     size_t bad;
 } ctx_t;
 
@@ -633,7 +634,8 @@ static int loop_invert(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
                         : sk_invert4_f(c->J, F(p[0]) + i * s[0], 16, (float *)p[1] + i * s[1],
                                        16, &bad);
         if (st != SK_OK) {
-            c->bad = bad;
+            size_t item = (size_t)(p[0] - c->first) / (size_t)(c->dbl ? 8 : 4) + i * (size_t)s[0];
+            c->bad = item / 16 + bad;
             return st;
         }
     }
@@ -675,8 +677,11 @@ static PyObject *py_inverse_bind_matrices(PyObject *self, PyObject *args)
         return NULL;
     }
     ctx.J = (size_t)c.sym[0];
+    ctx.first = PyArray_BYTES(c.op[0].arr);
     if (run(&c, loop_invert, &ctx) != SK_OK) {
-        PyErr_Format(PyExc_ValueError, "world: matrix of joint %zu is singular", ctx.bad);
+        PyErr_Format(PyExc_ValueError,
+                     "world: matrix %zu (joint %zu, counting matrices in C order over the batch) "
+                     "is singular", ctx.bad, ctx.J ? ctx.bad % ctx.J : 0);
         call_free(&c);
         return NULL;
     }
