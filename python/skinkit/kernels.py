@@ -222,9 +222,11 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
     """
     j = np.asarray(joints)
     if j.dtype.kind in "iu" and j.dtype not in (np.uint8, np.uint16, np.int32):
-        if j.size and (j.min() < -1 or j.max() > np.iinfo(np.int32).max):
-            raise ValueError(f"joints: index {int(j.min()) if j.min() < -1 else int(j.max())} "
-                             "is out of range")
+        bad = (j < -1) | (j > np.iinfo(np.int32).max)
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"joints[{', '.join(map(str, where))}] = {j[where]} is out of range "
+                             "(expected -1 for no influence or 0..J-1)")
         j = j.astype(np.int32)
     if normals is None:
         return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, None, out, None)
