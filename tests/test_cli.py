@@ -1,0 +1,314 @@
+"""The ``skinkit`` command, the default model and the pose helpers (skinkit.pose)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from skinkit import kernels
+from skinkit.cli import main
+from skinkit.default_model import default_model
+from skinkit.pose import frame_times, local_pose, pose, world_matrices
+
+
+def run(argv, capsys):
+    """main(argv) -> (exit status, stdout, stderr); SystemExit (argparse) gives its code."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(err):
+    assert err.startswith("skinkit: error: "), err
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert "Traceback" not in err
+
+
+# --- the default model -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_default_model_geometry(dtype):
+    m = default_model(dtype)
+    (prim,) = m.primitives
+    (skin,) = m.skins
+    assert prim.positions.dtype == dtype and prim.weights.dtype == dtype
+    assert prim.positions.shape == (136, 3) and prim.faces.shape == (256, 3)
+    assert prim.joints.shape == prim.weights.shape == (136, 2)
+    p = prim.positions.astype(np.float64)
+    np.testing.assert_allclose(np.hypot(p[:, 0], p[:, 2]), 0.5, rtol=1e-6)
+    assert p[:, 1].min() == 0 and p[:, 1].max() == 8
+    np.testing.assert_allclose(prim.weights.sum(axis=1), 1, rtol=1e-6)
+    assert prim.weights.min() >= 0
+    assert prim.joints.max() < len(skin.joints) and set(np.unique(prim.joints)) == {0, 1, 2, 3}
+    assert prim.faces.min() == 0 and prim.faces.max() == len(p) - 1
+    # outward normals and counter-clockwise (outward) winding
+    radial = p * [1, 0, 1]
+    n = prim.normals.astype(np.float64)
+    np.testing.assert_allclose(np.linalg.norm(n, axis=1), 1, rtol=1e-6)
+    assert np.all(np.einsum("ij,ij->i", n, radial) > 0)
+    a, b, c = (p[prim.faces[:, i]] for i in range(3))
+    face_n = np.cross(b - a, c - a)
+    centre = (a + b + c) / 3 * [1, 0, 1]
+    assert np.all(np.einsum("ij,ij->i", face_n, centre) > 0)
+    # weights blend by height: the lower joint of a vertex sits at or below it
+    bone = 8 / 3
+    lower = prim.joints[:, 0].astype(int)
+    assert np.all(lower * bone <= p[:, 1] + 1e-6) and np.all(p[:, 1] <= (lower + 1) * bone + 1e-6)
+    assert m.skeleton.names == ["cylinder", "bone0", "bone1", "bone2", "bone3"]
+    assert [c.name for c in m.clips] == ["bend"]
+    assert m.clips[0].duration == 2.0 and m.clips[0].interpolations == ["LINEAR"]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_default_model_rest_pose_is_bind_pose(dtype):
+    m = default_model(dtype)
+    prim = m.primitives[0]
+    world = world_matrices(m)
+    skin = m.skins[0]
+    mats = kernels.skinning_matrices(world[:, skin.joints], skin.inverse_bind_matrices)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(mats, np.broadcast_to(np.eye(4), mats.shape), atol=tol)
+    (pos, nrm) = pose(m, normals=True)["0_0"]
+    assert pos.shape == (1, 136, 3) and pos.dtype == dtype
+    np.testing.assert_allclose(pos[0], prim.positions, atol=tol * 8)
+    np.testing.assert_allclose(nrm[0], prim.normals, atol=tol * 8)
+
+
+def test_default_model_bend_clip():
+    m = default_model()
+    rest = m.primitives[0].positions
+    pos = m.pose("bend", times=[0.0, 0.5, 1.0, 1.5, 2.0])["0_0"]
+    np.testing.assert_allclose(pos[[0, 2, 4]], np.broadcast_to(rest, (3,) + rest.shape),
+                               atol=1e-12)
+    top = rest[:, 1] == 8
+    assert np.all(pos[1, top, 0] < -4) and np.all(pos[3, top, 0] > 4)  # swings left, then right
+    # every bone keeps its length: the root stays at the origin, vertices stay near their bones
+    looped = m.pose("bend", times=[2.5, 3.5], loop=True)["0_0"]
+    np.testing.assert_allclose(looped, pos[[1, 3]], atol=1e-12)
+
+
+def test_local_pose_and_model_methods():
+    m = default_model()
+    t, r, s = local_pose(m, times=[0, 1, 2])
+    assert t.shape == (3, 5, 3) and r.shape == (3, 5, 4) and s.shape == (3, 5, 3)
+    np.testing.assert_array_equal(t[2], m.skeleton.translations)
+    assert m.clip("bend") is m.clips[0] and m.clip(0) is m.clips[0] and m.clip(-1) is m.clips[0]
+    with pytest.raises(ValueError, match="bend"):
+        m.clip("walk")
+    with pytest.raises(ValueError, match="bend"):
+        m.clip(1)
+    with pytest.raises(TypeError):
+        m.clip(1.5)
+    w = m.world_matrices("bend", [0.25, 0.75])
+    assert w.shape == (2, 5, 4, 4)
+    np.testing.assert_array_equal(w, world_matrices(m, m.clips[0], [0.25, 0.75]))
+    a = m.pose(0, [0.25, 0.75])["0_0"]
+    np.testing.assert_array_equal(a, pose(m, "bend", np.array([0.25, 0.75]))["0_0"])
+    # default times for a clip: the whole clip at 30 fps; a scalar time gives T = 1
+    assert m.pose("bend")["0_0"].shape == (61, 136, 3)
+    assert m.pose("bend", 0.3)["0_0"].shape == (1, 136, 3)
+    with pytest.raises(ValueError):
+        m.pose("bend", [0.0, np.nan])
+
+
+def test_frame_times():
+    m = default_model()
+    t = frame_times(m.clips[0])
+    assert len(t) == 61 and t[0] == 0 and t[-1] == 2.0
+    np.testing.assert_allclose(np.diff(t), 1 / 30)
+    assert len(frame_times(2.0, 499.5)) == 1000
+    np.testing.assert_array_equal(frame_times(0.0), [0.0])
+    t = frame_times(0.1, 30)  # 3 frames, then the end of the clip
+    np.testing.assert_allclose(t, [0, 1 / 30, 2 / 30, 0.1])
+    t = frame_times(1.05, 10)
+    assert len(t) == 12 and t[-1] == 1.05 and t[-2] == pytest.approx(1.0)
+    for bad in (0, -1, np.inf, np.nan):
+        with pytest.raises(ValueError):
+            frame_times(1.0, bad)
+    with pytest.raises(ValueError):
+        frame_times(-1.0)
+
+
+# --- skinkit pose ---------------------------------------------------------------------------------
+
+def test_pose_default_model(tmp_path, capsys):
+    out = tmp_path / "out.npz"
+    code, _, err = run(["pose", "--out", out], capsys)
+    assert code == 0, err
+    assert "default model" in err and "61 frames" in err
+    with np.load(out) as d:
+        assert sorted(d.files) == ["positions_0_0", "times"]
+        assert d["times"].shape == (61,) and d["times"].dtype == np.float64
+        assert d["positions_0_0"].shape == (61, 136, 3)
+        assert d["positions_0_0"].dtype == np.float64
+        np.testing.assert_array_equal(d["times"], frame_times(2.0, 30))
+        expected = default_model().pose("bend", d["times"])["0_0"]
+        np.testing.assert_array_equal(d["positions_0_0"], expected)
+    assert sorted(os.listdir(tmp_path)) == ["out.npz"]  # no temporary file left behind
+
+
+def test_pose_rest(tmp_path, capsys):
+    out = tmp_path / "rest.npz"
+    code, _, err = run(["pose", "--rest", "--out", out], capsys)
+    assert code == 0, err
+    with np.load(out) as d:
+        np.testing.assert_array_equal(d["times"], [0.0])
+        np.testing.assert_allclose(d["positions_0_0"][0], default_model().primitives[0].positions,
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("args, frames", [
+    (["--times", "0", "0.5", "1.25"], 3),
+    (["--times", "7"], 1),
+    (["--fps", "10"], 21),
+    (["--fps", "3"], 7),
+    (["--fps", "499.5"], 1000),
+    ([], 61),
+])
+def test_pose_times_and_fps(tmp_path, capsys, args, frames):
+    out = tmp_path / "p.npz"
+    code, _, err = run(["pose", *args, "--out", out], capsys)
+    assert code == 0, err
+    with np.load(out) as d:
+        assert d["times"].shape == (frames,)
+        assert d["positions_0_0"].shape == (frames, 136, 3)
+        if "--times" in args:
+            np.testing.assert_array_equal(d["times"], [float(a) for a in args[1:]])
+        else:
+            assert d["times"][0] == 0 and d["times"][-1] == 2.0
+
+
+def test_pose_options(tmp_path, capsys):
+    a, b, c, d32 = (tmp_path / f"{n}.npz" for n in "abcd")
+    assert run(["pose", "--clip", "bend", "--times", "0.3", "2.3", "--out", a], capsys)[0] == 0
+    assert run(["pose", "--clip", "0", "--times", "0.3", "2.3", "--loop", "--normals",
+                "--out", b], capsys)[0] == 0
+    assert run(["pose", "--times", "0.3", "--dtype", "float32", "--out", d32], capsys)[0] == 0
+    with np.load(a) as da, np.load(b) as db, np.load(d32) as dd:
+        assert sorted(db.files) == ["normals_0_0", "positions_0_0", "times"]
+        np.testing.assert_allclose(db["positions_0_0"][1], da["positions_0_0"][0], atol=1e-12)
+        assert not np.allclose(da["positions_0_0"][1], da["positions_0_0"][0])  # no loop: clamped
+        np.testing.assert_allclose(np.linalg.norm(db["normals_0_0"], axis=-1), 1, rtol=1e-12)
+        assert dd["positions_0_0"].dtype == np.float32 and dd["times"].dtype == np.float32
+        np.testing.assert_allclose(dd["positions_0_0"][0], da["positions_0_0"][0], atol=1e-5)
+
+
+def test_info_default_model(capsys):
+    code, out, err = run(["info"], capsys)
+    assert code == 0, err
+    for word in ("cylinder", "bone0", "bone1", "bone2", "bone3", "chain", "bend", "136 vertices",
+                 "2 influences", "LINEAR", "4 channels"):
+        assert word in out, (word, out)
+
+
+@pytest.mark.parametrize("argv", [
+    [],
+    ["frobnicate"],
+    ["pose"],                                        # --out is required
+    ["pose", "--rest", "--clip", "0", "--out", "x.npz"],
+    ["pose", "--rest", "--fps", "10", "--out", "x.npz"],
+    ["pose", "--times", "0", "--fps", "10", "--out", "x.npz"],
+    ["pose", "--times", "abc", "--out", "x.npz"],
+    ["pose", "--fps", "--out", "x.npz"],
+    ["info", "a.glb", "b.glb"],
+])
+def test_usage_errors_exit_2(tmp_path, capsys, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(argv, capsys)
+    assert code == 2
+    assert "usage:" in err and "Traceback" not in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_missing_model_exits_1(tmp_path, capsys):
+    out = tmp_path / "out.npz"
+    for cmd in (["pose", tmp_path / "missing.glb", "--out", out], ["info", tmp_path / "nope.gltf"]):
+        code, _, err = run(cmd, capsys)
+        assert code == 1
+        assert_one_line_error(err)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name, content", [
+    ("garbage.glb", b"this is not a glb file at all"),
+    ("truncated.glb", b"glTF\x02\x00\x00\x00\xff\x00\x00\x00"),
+    ("broken.gltf", b'{"asset": {"version": "2.0"}, "nodes": [ {'),
+    ("empty.gltf", b""),
+    ("model.obj", b"v 0 0 0\n"),
+])
+def test_corrupt_model_exits_1(tmp_path, capsys, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    for cmd in (["pose", path, "--out", tmp_path / "o.npz"], ["info", path]):
+        code, _, err = run(cmd, capsys)
+        assert code == 1, err
+        assert_one_line_error(err)
+    assert sorted(os.listdir(tmp_path)) == [name]
+
+
+def test_debug_shows_traceback(tmp_path, capsys):
+    for argv in (["--debug", "pose", "--clip", "walk", "--out", tmp_path / "o.npz"],
+                 ["pose", "--debug", "--clip", "walk", "--out", tmp_path / "o.npz"]):
+        code, _, err = run(argv, capsys)
+        assert code == 1
+        assert "Traceback" in err and err.rstrip().splitlines()[-1].startswith("skinkit: error:")
+
+
+@pytest.mark.parametrize("argv", [
+    ["pose", "--clip", "walk"],                      # unknown clip
+    ["pose", "--clip", "3"],                         # index out of range
+    ["pose", "--fps", "0"],
+    ["pose", "--times", "nan"],
+    ["pose", "MISSING.glb"],
+])
+def test_failed_pose_leaves_existing_output_untouched(tmp_path, capsys, argv):
+    out = tmp_path / "out.npz"
+    out.write_bytes(b"precious")
+    argv = [a.replace("MISSING", str(tmp_path / "missing")) for a in argv]
+    code, _, err = run([*argv, "--out", out], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    if "walk" in argv:
+        assert "bend" in err  # lists the available clips
+    assert out.read_bytes() == b"precious"
+    assert sorted(os.listdir(tmp_path)) == ["out.npz"]
+
+
+def test_unwritable_output_exits_1(tmp_path, capsys):
+    code, _, err = run(["pose", "--out", tmp_path / "no" / "such" / "dir.npz"], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    code, _, err = run(["pose", "--out", tmp_path], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert os.listdir(tmp_path) == []
+
+
+def test_successful_pose_replaces_existing_output(tmp_path, capsys):
+    out = tmp_path / "out.npz"
+    out.write_bytes(b"old")
+    assert run(["pose", "--rest", "--out", out], capsys)[0] == 0
+    with np.load(out) as d:
+        assert d["positions_0_0"].shape == (1, 136, 3)
+    assert sorted(os.listdir(tmp_path)) == ["out.npz"]
+
+
+def test_python_dash_m(tmp_path):
+    """The installed command line as a user runs it: ``python -m skinkit``."""
+    out = tmp_path / "o.npz"
+    r = subprocess.run([sys.executable, "-m", "skinkit", "pose", "--times", "0", "1", "--out",
+                        str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with np.load(out) as d:
+        assert d["positions_0_0"].shape == (2, 136, 3)
+    r = subprocess.run([sys.executable, "-m", "skinkit", "info", str(tmp_path / "missing.glb")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert_one_line_error(r.stderr)
+    r = subprocess.run([sys.executable, "-m", "skinkit", "pose", "--bogus"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2
