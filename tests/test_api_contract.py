@@ -1,0 +1,385 @@
+"""The conventions every public kernel shares (module docstring of skinkit.kernels), table-driven:
+dtypes, shapes and broadcasting, memory layouts, ``out=``, NaN propagation.
+
+Each row of ``SPECS`` says how to build valid arguments for one kernel (with any batch shape and
+dtype), what the result's core shape is, and how the NumPy reference computes it.
+"""
+import re
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
+
+import numpy as np
+import pytest
+
+import skinkit as sk
+import reference as ref
+
+J, V, K = 3, 5, 2
+PARENTS = np.array([1, -1, 1, 0], dtype=np.int32)[:J]       # joint 0's parent comes after it
+JOINTS = np.array([[0, 2], [1, -1], [2, 0], [0, 1], [-1, 2]], dtype=np.int32)
+
+
+# --------------------------------------------------------------------------- value generators
+# gen(rng, shape, integer) -> float64 array of the full shape (batch + core); integer=True gives
+# integer values (valid for the kernel, e.g. invertible matrices).
+
+
+def g_quat(rng, shape, integer):
+    if integer:
+        q = rng.integers(-2, 3, size=shape).astype(np.float64)
+        q[..., 3] += 3
+        return q
+    return ref.random_quats(rng, shape[:-1])
+
+
+def g_vec(rng, shape, integer):
+    return (rng.integers(-3, 4, size=shape).astype(np.float64) if integer
+            else rng.normal(size=shape))
+
+
+def g_scale(rng, shape, integer):
+    return (rng.integers(1, 3, size=shape).astype(np.float64) if integer
+            else rng.uniform(0.5, 2.0, size=shape))
+
+
+def g_rotmat(rng, shape, integer):
+    if integer:
+        return np.broadcast_to([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+                               shape).copy()
+    return ref.quat_to_matrix(ref.random_quats(rng, shape[:-2]))
+
+
+def g_affine(rng, shape, integer):
+    if integer:   # strictly diagonally dominant, so invertible
+        return 5 * np.eye(4) + rng.integers(-1, 2, size=shape)
+    return ref.random_affine(rng, shape[:-2])
+
+
+def g_t(rng, shape, integer):
+    return (rng.integers(0, 2, size=shape).astype(np.float64) if integer
+            else rng.uniform(0, 1, size=shape))
+
+
+def g_weights(rng, shape, integer):
+    return (rng.integers(0, 3, size=shape).astype(np.float64) if integer
+            else rng.uniform(0.1, 1.0, size=shape))
+
+
+@dataclass
+class Arg:
+    name: str
+    gen: Optional[Callable] = None       # None: a fixed index array (parents, joints)
+    core: Tuple[int, ...] = ()
+    batch: bool = True                   # takes the leading batch dimensions
+    free_last: bool = False              # last size not fixed by the kernel (K of weights)
+    fixed: Optional[np.ndarray] = None
+
+    @property
+    def is_float(self):
+        return self.gen is not None
+
+
+@dataclass
+class Spec:
+    name: str
+    args: List[Arg]
+    outs: List[Tuple[int, ...]]           # core shapes of the results
+    reference: Callable                   # (kwargs of float64/int arrays) -> tuple of results
+    out_pair: bool = False                # out= is a tuple (one array per result)
+
+    @property
+    def fn(self):
+        return getattr(sk, self.name.split("+")[0])
+
+    def make(self, rng, batch=(), dtype=np.float64, integer=False):
+        kw = {}
+        for a in self.args:
+            if a.is_float:
+                shape = (tuple(batch) if a.batch else ()) + a.core
+                kw[a.name] = a.gen(rng, shape, integer).astype(dtype)
+            else:
+                kw[a.name] = a.fixed.copy()
+        return kw
+
+    def call(self, kw, out=None):
+        res = self.fn(**kw) if out is None else self.fn(**kw, out=out)
+        return tuple(res) if len(self.outs) > 1 else (res,)
+
+    def expected(self, kw):
+        res = self.reference(kw)
+        return tuple(res) if len(self.outs) > 1 else (res,)
+
+    def float_args(self):
+        return [a for a in self.args if a.is_float]
+
+    def batch_args(self):
+        return [a for a in self.args if a.is_float and a.batch]
+
+
+def _lbs_ref(kw):
+    return ref.linear_blend_skinning(kw["vertices"], kw["joints"], kw["weights"],
+                                     kw["skinning_matrices"], kw.get("normals"))
+
+
+QUAT, VEC3 = (4,), (3,)
+SPECS = [
+    Spec("quat_multiply", [Arg("a", g_quat, QUAT), Arg("b", g_quat, QUAT)], [QUAT],
+         lambda kw: ref.quat_multiply(kw["a"], kw["b"])),
+    Spec("quat_conjugate", [Arg("q", g_quat, QUAT)], [QUAT],
+         lambda kw: ref.quat_conjugate(kw["q"])),
+    Spec("quat_inverse", [Arg("q", g_quat, QUAT)], [QUAT], lambda kw: ref.quat_inverse(kw["q"])),
+    Spec("quat_normalize", [Arg("q", g_quat, QUAT)], [QUAT],
+         lambda kw: ref.quat_normalize(kw["q"])),
+    Spec("quat_rotate", [Arg("q", g_quat, QUAT), Arg("v", g_vec, VEC3)], [VEC3],
+         lambda kw: ref.quat_rotate(kw["q"], kw["v"])),
+    Spec("quat_to_matrix", [Arg("q", g_quat, QUAT)], [(3, 3)],
+         lambda kw: ref.quat_to_matrix(kw["q"])),
+    Spec("quat_from_matrix", [Arg("m", g_rotmat, (3, 3))], [QUAT],
+         lambda kw: ref.quat_from_matrix(kw["m"])),
+    Spec("quat_from_axis_angle", [Arg("rotvec", g_vec, VEC3)], [QUAT],
+         lambda kw: ref.quat_from_axis_angle(kw["rotvec"])),
+    Spec("slerp", [Arg("q0", g_quat, QUAT), Arg("q1", g_quat, QUAT), Arg("t", g_t, ())], [QUAT],
+         lambda kw: ref.slerp(kw["q0"], kw["q1"], kw["t"])),
+    Spec("forward_kinematics",
+         [Arg("parents", fixed=PARENTS), Arg("rotations", g_quat, (J, 4)),
+          Arg("translations", g_vec, (J, 3)), Arg("scales", g_scale, (J, 3))], [(J, 4, 4)],
+         lambda kw: ref.forward_kinematics(kw["parents"], kw["rotations"], kw["translations"],
+                                           kw["scales"])),
+    Spec("rigid_forward_kinematics",
+         [Arg("parents", fixed=PARENTS), Arg("rest_positions", g_vec, (J, 3)),
+          Arg("rotations", g_quat, (J, 4))], [(J, 4), (J, 3)],
+         lambda kw: ref.rigid_forward_kinematics(kw["parents"], kw["rest_positions"],
+                                                 kw["rotations"]), out_pair=True),
+    Spec("skinning_matrices",
+         [Arg("world", g_affine, (J, 4, 4)), Arg("inverse_bind", g_affine, (J, 4, 4))],
+         [(J, 4, 4)], lambda kw: ref.skinning_matrices(kw["world"], kw["inverse_bind"])),
+    Spec("inverse_bind_matrices", [Arg("world", g_affine, (J, 4, 4))], [(J, 4, 4)],
+         lambda kw: ref.inverse_bind_matrices(kw["world"])),
+    Spec("linear_blend_skinning",
+         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
+          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
+          Arg("skinning_matrices", g_affine, (J, 4, 4))], [(V, 3)], _lbs_ref),
+    Spec("linear_blend_skinning+normals",
+         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
+          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
+          Arg("skinning_matrices", g_affine, (J, 4, 4)), Arg("normals", g_vec, (V, 3))],
+         [(V, 3), (V, 3)], _lbs_ref, out_pair=True),
+]
+IDS = [s.name for s in SPECS]
+
+
+def test_every_public_kernel_is_in_the_table():
+    assert {s.name.split("+")[0] for s in SPECS} | {"normalize_weights", "limit_influences"} \
+        == set(sk.kernels.__all__)
+
+
+def spec_arg_params(select):
+    return [pytest.param(s, a, id=f"{s.name}-{a.name}") for s in SPECS for a in select(s)]
+
+
+def check_results(spec, got, kw, scale=10):
+    expected = spec.expected(kw)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        ref.assert_close(g, e, scale=scale)
+
+
+# --------------------------------------------------------------------------- dtypes
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_integer_inputs_become_float64(spec):
+    rng = ref.rng_for("int", spec.name)
+    kw_int = spec.make(rng, (2,), np.int64, integer=True)
+    kw_f = {k: (v.astype(np.float64) if k in {a.name for a in spec.float_args()} else v)
+            for k, v in kw_int.items()}
+    got = spec.call(kw_int)
+    for g, e in zip(got, spec.call(kw_f)):
+        assert g.dtype == np.float64
+        np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if len(s.float_args()) > 1],
+                         ids=[s.name for s in SPECS if len(s.float_args()) > 1])
+def test_mixed_float32_float64_gives_float64(spec):
+    rng = ref.rng_for("mixed", spec.name)
+    kw = spec.make(rng, (2,), np.float64)
+    # not a rotation quaternion: float32 rounding would make it non-unit, and the kernels (as
+    # documented) assume unit rotations where the reference does not
+    pick = [a for a in spec.float_args() if a.gen is not g_quat] or spec.float_args()
+    kw[pick[-1].name] = kw[pick[-1].name].astype(np.float32)
+    got = spec.call(kw)
+    assert all(g.dtype == np.float64 for g in got)
+    check_results(spec, got, kw)
+
+
+BAD_DTYPES = {
+    "bool": lambda a: a != 0,
+    "complex": lambda a: a.astype(np.complex128),
+    "float16": lambda a: a.astype(np.float16),
+    "object": lambda a: a.astype(object),
+    "str": lambda a: a.astype(str),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_DTYPES))
+@pytest.mark.parametrize("spec, arg", spec_arg_params(Spec.float_args))
+def test_unsupported_dtype_is_a_type_error(spec, arg, bad):
+    kw = spec.make(ref.rng_for("bad", spec.name), (2,))
+    kw[arg.name] = BAD_DTYPES[bad](kw[arg.name])
+    with pytest.raises(TypeError):
+        spec.call(kw)
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def with_core_args(spec):
+    return [a for a in spec.float_args() if a.core and not a.free_last]
+
+
+@pytest.mark.parametrize("spec, arg", spec_arg_params(with_core_args))
+def test_wrong_last_dimension(spec, arg):
+    kw = spec.make(ref.rng_for("lastdim", spec.name), (2,))
+    a = kw[arg.name]
+    bad = np.ones(a.shape[:-1] + (a.shape[-1] + 1,), a.dtype)
+    kw[arg.name] = bad
+    with pytest.raises(ValueError) as info:
+        spec.call(kw)
+    msg = str(info.value)
+    assert re.search(rf"\b{arg.name}\b", msg), msg
+    assert str(bad.shape) in msg, msg
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_empty_batch(spec):
+    kw = spec.make(ref.rng_for("empty", spec.name), (0,))
+    got = spec.call(kw)
+    assert [g.shape for g in got] == [(0,) + o for o in spec.outs]
+    assert all(g.dtype == np.float64 for g in got)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if len(s.batch_args()) > 1],
+                         ids=[s.name for s in SPECS if len(s.batch_args()) > 1])
+def test_non_broadcastable_batch(spec):
+    rng = ref.rng_for("nobcast", spec.name)
+    kw = spec.make(rng, (2,))
+    second = spec.batch_args()[1]
+    kw[second.name] = spec.make(rng, (3,))[second.name]
+    with pytest.raises(ValueError):
+        spec.call(kw)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_batch_broadcasting(spec):
+    """(2, 1) against (3,) gives (2, 3) for every pair of batched arguments."""
+    rng = ref.rng_for("bcast", spec.name)
+    kw = spec.make(rng, (2, 1))
+    for a in spec.batch_args()[1:]:
+        kw[a.name] = spec.make(rng, (3,))[a.name]
+    got = spec.call(kw)
+    batch = (2, 3) if len(spec.batch_args()) > 1 else (2, 1)
+    assert [g.shape for g in got] == [batch + o for o in spec.outs]
+    check_results(spec, got, kw)
+
+
+# --------------------------------------------------------------------------- memory layouts
+
+
+def all_array_args(spec):
+    return spec.args
+
+
+@pytest.mark.parametrize("layout", ["strided", "fortran", "byteswapped", "readonly",
+                                    "transposed"])
+@pytest.mark.parametrize("dtype", ref.DTYPES)
+@pytest.mark.parametrize("spec, arg", spec_arg_params(all_array_args))
+def test_any_memory_layout(spec, arg, dtype, layout):
+    kw = spec.make(ref.rng_for("layout", spec.name), (2, 3), dtype)
+    variants = ref.layouts(kw[arg.name])
+    if layout not in variants:          # 1-d: "transposed" is the array itself
+        variants[layout] = kw[arg.name]
+    kw[arg.name] = variants[layout]
+    got = spec.call(kw)
+    assert all(g.dtype == dtype for g in got)
+    check_results(spec, got, kw)
+
+
+# --------------------------------------------------------------------------- out=
+
+
+def make_out(spec, shape_batch, dtype):
+    return [np.empty(shape_batch + o, dtype) for o in spec.outs]
+
+
+def pass_out(spec, outs):
+    return tuple(outs) if spec.out_pair else outs[0]
+
+
+@pytest.mark.parametrize("dtype", ref.DTYPES)
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_out(spec, dtype):
+    kw = spec.make(ref.rng_for("out", spec.name), (2, 3), dtype)
+    outs = make_out(spec, (2, 3), dtype)
+    got = spec.call(kw, pass_out(spec, outs))
+    assert all(g is o for g, o in zip(got, outs))
+    check_results(spec, got, kw)
+
+
+BAD_OUTS = {
+    "shape": lambda o: np.empty((1,) + o.shape, o.dtype),
+    "core-shape": lambda o: np.empty(o.shape[:-1] + (o.shape[-1] + 1,), o.dtype),
+    "broadcastable-shape": lambda o: np.empty((1,) + o.shape[1:], o.dtype),
+    "non-contiguous": lambda o: np.empty(o.shape[:-1] + (2 * o.shape[-1],), o.dtype)[..., ::2],
+    "fortran": lambda o: np.asfortranarray(np.empty(o.shape, o.dtype)),
+    "read-only": lambda o: np.lib.stride_tricks.as_strided(np.empty(o.shape, o.dtype),
+                                                           writeable=False),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_OUTS))
+@pytest.mark.parametrize("spec, which", [pytest.param(s, i, id=f"{s.name}-out{i}")
+                                         for s in SPECS for i in range(len(s.outs))])
+def test_bad_out_is_a_value_error(spec, which, bad):
+    kw = spec.make(ref.rng_for("badout", spec.name), (2, 3))
+    outs = make_out(spec, (2, 3), np.float64)
+    outs[which] = BAD_OUTS[bad](outs[which])
+    with pytest.raises(ValueError):
+        spec.call(kw, pass_out(spec, outs))
+
+
+@pytest.mark.parametrize("out_dtype", [np.float32, np.int64, np.complex128])
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_out_of_wrong_dtype_is_a_type_error(spec, out_dtype):
+    kw = spec.make(ref.rng_for("dtypeout", spec.name), (2, 3))
+    outs = make_out(spec, (2, 3), np.float64)
+    outs[-1] = outs[-1].astype(out_dtype)
+    with pytest.raises(TypeError):
+        spec.call(kw, pass_out(spec, outs))
+
+
+@pytest.mark.parametrize("spec, arg", spec_arg_params(Spec.float_args))
+def test_out_overlapping_an_input_is_a_value_error(spec, arg):
+    kw = spec.make(ref.rng_for("overlap", spec.name), (2, 3))
+    outs = make_out(spec, (2, 3), np.float64)
+    a = kw[arg.name]
+    buf = np.zeros(max(a.size, outs[0].size))
+    view = buf[:a.size].reshape(a.shape)
+    view[...] = a
+    kw[arg.name] = view
+    outs[0] = buf[:outs[0].size].reshape(outs[0].shape)
+    with pytest.raises(ValueError):
+        spec.call(kw, pass_out(spec, outs))
+
+
+# --------------------------------------------------------------------------- NaN
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_nan_propagates(spec):
+    kw = spec.make(ref.rng_for("nan", spec.name), (2,))
+    first = spec.float_args()[0].name
+    kw[first][(0,) * kw[first].ndim] = np.nan
+    got = spec.call(kw)
+    assert any(np.isnan(g).any() for g in got)
+    assert all(np.isfinite(g[1:]).all() for g in got if spec.float_args()[0].batch)

@@ -1,0 +1,215 @@
+"""Clip.sample (the C channel sampler) vs the glTF 2.0 Appendix C reference."""
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation, Slerp
+
+from skinkit import Channel, Clip
+import reference as ref
+
+DTYPES = ref.DTYPES
+INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
+N = 4                                               # nodes in the rest pose
+KEY_TIMES = np.array([0.1, 0.4, 0.5, 1.2, 2.0])
+
+
+def rest_pose(rng):
+    return (rng.normal(size=(N, 3)), ref.random_quats(rng, (N,)),
+            rng.uniform(0.5, 2.0, size=(N, 3)))
+
+
+def key_values(rng, path, interpolation, times=KEY_TIMES):
+    """Key values; rotations are unit quaternions whose consecutive dots alternate in sign."""
+    K = times.size
+    if path == "rotation":
+        v = ref.random_quats(rng, (K,))
+        v *= np.sign(np.sum(v[:1] * v, axis=1))[:, None] * (-1.0) ** np.arange(K)[:, None]
+    else:
+        v = rng.normal(size=(K, 3))
+        if path == "scale":
+            v = np.abs(v) + 0.5
+    if interpolation != "CUBICSPLINE":
+        return v
+    tangents = rng.normal(size=(K, 2, v.shape[1]))
+    return np.concatenate([tangents[:, :1], v[:, None], tangents[:, 1:]], axis=1).reshape(-1,
+                                                                                          v.shape[1])
+
+
+def sample_times(times=KEY_TIMES):
+    """Before the first key, at every key, between keys, after the last key."""
+    mids = (times[:-1] + times[1:]) / 2
+    thirds = times[:-1] + (times[1:] - times[:-1]) / 3
+    return np.concatenate([[-1.0, 0.0, times[0] - 1e-9], times, mids, thirds,
+                           [times[-1] + 1e-9, times[-1] + 0.5, 100.0]])
+
+
+def check(clip, channels, times, rest, dtype, loop=False):
+    got = clip.sample(times, rest, loop=loop)
+    t = np.asarray(times).astype(dtype)                     # the clip samples in its own dtype
+    if loop:
+        t = np.mod(t, np.dtype(dtype).type(clip.duration))
+    keyed = [Channel(c.node, c.path, c.times.astype(dtype), c.values.astype(dtype),
+                     c.interpolation) for c in channels]
+    expected = ref.sample_clip(keyed, t, rest)
+    for g, e in zip(got, expected):
+        assert g.dtype == dtype and g.shape == np.shape(times) + e.shape[np.ndim(times):]
+        ref.assert_close(g, e, scale=10)
+    return got
+
+
+@pytest.mark.parametrize("path", ["translation", "rotation", "scale"])
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_channel(dtype, interpolation, path):
+    rng = ref.rng_for("channel", interpolation, path)
+    rest = rest_pose(rng)
+    ch = Channel(2, path, KEY_TIMES, key_values(rng, path, interpolation), interpolation)
+    got = check(Clip("c", [ch], dtype=dtype), [ch], sample_times(), rest, dtype)
+    # the other nodes and the other properties keep the rest pose
+    index = ("translation", "rotation", "scale").index(path)
+    for which, (g, r) in enumerate(zip(got, rest)):
+        nodes = [0, 1, 3] if which == index else [0, 1, 2, 3]
+        np.testing.assert_array_equal(g[:, nodes], np.broadcast_to(r[nodes].astype(dtype),
+                                                                   g[:, nodes].shape))
+
+
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+def test_keys_and_clamping(interpolation):
+    """Exact values where the spec leaves no room: at keys, before the first, after the last."""
+    rng = ref.rng_for("keys", interpolation)
+    values = key_values(rng, "translation", interpolation)
+    v = values[1::3] if interpolation == "CUBICSPLINE" else values
+    clip = Clip(None, [Channel(0, "translation", KEY_TIMES, values, interpolation)])
+    rest = rest_pose(rng)
+    tr = clip.sample(np.concatenate([KEY_TIMES, [-5.0, 0.0, 2.5, 1e6]]), rest)[0][:, 0]
+    np.testing.assert_allclose(tr[:5], v, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(tr[5:], v[[0, 0, -1, -1]], rtol=1e-14, atol=1e-14)
+    if interpolation == "STEP":     # the previous key is held up to the next key
+        t = KEY_TIMES[1:] - 1e-9
+        np.testing.assert_array_equal(clip.sample(t, rest)[0][:, 0], v[:-1])
+
+
+def test_several_channels_and_nodes_without_channels():
+    rng = ref.rng_for("several")
+    rest = rest_pose(rng)
+    channels = [
+        Channel(0, "rotation", KEY_TIMES, key_values(rng, "rotation", "LINEAR"), "LINEAR"),
+        Channel(3, "translation", KEY_TIMES[:3],
+                key_values(rng, "translation", "CUBICSPLINE", KEY_TIMES[:3]), "CUBICSPLINE"),
+        Channel(3, "rotation", KEY_TIMES[1:], key_values(rng, "rotation", "CUBICSPLINE",
+                                                         KEY_TIMES[1:]), "CUBICSPLINE"),
+        Channel(0, "scale", KEY_TIMES[:2], key_values(rng, "scale", "STEP", KEY_TIMES[:2]),
+                "STEP"),
+    ]
+    clip = Clip("mix", channels)
+    assert clip.duration == 2.0
+    tr, ro, sc = check(clip, channels, sample_times(), rest, np.float64)
+    for node in (1, 2):
+        assert np.all(tr[:, node] == rest[0][node]) and np.all(ro[:, node] == rest[1][node])
+        assert np.all(sc[:, node] == rest[2][node])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_time_shapes(dtype):
+    rng = ref.rng_for("shapes")
+    rest = rest_pose(rng)
+    ch = Channel(1, "rotation", KEY_TIMES, key_values(rng, "rotation", "LINEAR"), "LINEAR")
+    clip = Clip("c", [ch], dtype=dtype)
+    for times in (0.7, np.float64(0.7), np.array([0.2, 0.3]), np.linspace(0, 2, 6).reshape(2, 3),
+                  np.zeros(0)):
+        tr, ro, sc = check(clip, [ch], times, rest, dtype)
+        shape = np.shape(times)
+        assert tr.shape == shape + (N, 3) and ro.shape == shape + (N, 4)
+        assert sc.shape == shape + (N, 3)
+
+
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+def test_random_order_times(interpolation):
+    rng = ref.rng_for("order", interpolation)
+    rest = rest_pose(rng)
+    channels = [Channel(n, p, KEY_TIMES, key_values(rng, p, interpolation), interpolation)
+                for n, p in ((0, "translation"), (1, "rotation"), (2, "scale"))]
+    clip = Clip("c", channels)
+    times = np.sort(rng.uniform(-0.5, 2.5, size=200))
+    perm = rng.permutation(times.size)
+    for a, b in zip(clip.sample(times, rest), clip.sample(times[perm], rest)):
+        np.testing.assert_array_equal(a[perm], b)
+    check(clip, channels, times[perm], rest, np.float64)
+
+
+@pytest.mark.parametrize("path", ["translation", "rotation"])
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+def test_single_key(interpolation, path):
+    rng = ref.rng_for("single", interpolation, path)
+    times = np.array([0.5])
+    values = key_values(rng, path, interpolation, times)
+    clip = Clip("one", [Channel(0, path, times, values, interpolation)])
+    out = clip.sample(np.array([-1.0, 0.0, 0.5, 0.7, 3.0]), rest_pose(rng))
+    value = values[1] if interpolation == "CUBICSPLINE" else values[0]
+    got = out[0 if path == "translation" else 1][:, 0]
+    np.testing.assert_allclose(got, np.broadcast_to(value, got.shape), rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+def test_loop(dtype, interpolation):
+    rng = ref.rng_for("loop", interpolation)
+    rest = rest_pose(rng)
+    channels = [Channel(0, "translation", KEY_TIMES, key_values(rng, "translation",
+                                                                interpolation), interpolation),
+                Channel(1, "rotation", KEY_TIMES[:3], key_values(rng, "rotation", interpolation,
+                                                                 KEY_TIMES[:3]), interpolation)]
+    clip = Clip("loop", channels, dtype=dtype)
+    times = np.array([-3.3, -0.25, 0.0, 0.3, 1.9, 2.0, 2.3, 4.45, 13.7])
+    check(clip, channels, times, rest, dtype, loop=True)
+    # looping differs from clamping past the end: 2.3 plays like 0.3, not like 2.0
+    looped = clip.sample(np.array([2.3, 0.3]), rest, loop=True)[0][:, 0]
+    ref.assert_close(looped[0], looped[1], scale=10)
+    assert not np.allclose(clip.sample(2.3, rest)[0][0], looped[0])
+
+
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+def test_float32_clip_keeps_float32(interpolation):
+    rng = ref.rng_for("f32", interpolation)
+    rest = rest_pose(rng)                  # float64 rest pose, float64 times
+    ch = Channel(0, "rotation", KEY_TIMES, key_values(rng, "rotation", interpolation),
+                 interpolation)
+    out = Clip("c", [ch], dtype=np.float32).sample(np.linspace(0, 2, 7), rest)
+    assert all(a.dtype == np.float32 for a in out)
+
+
+def test_linear_rotation_takes_the_shortest_path():
+    rng = ref.rng_for("short")
+    q0 = ref.random_quats(rng)
+    q1 = -ref.quat_multiply(q0, [np.sin(0.3), 0.0, 0.0, np.cos(0.3)])   # 0.6 rad, negative dot
+    assert q0 @ q1 < 0
+    clip = Clip("s", [Channel(0, "rotation", np.array([0.0, 1.0]), np.stack([q0, q1]))])
+    t = np.linspace(0, 1, 11)[:-1]       # at t = 1 the last key itself, q1, is returned
+    got = clip.sample(t, rest_pose(rng))[1][:, 0]
+    expected = ref.quat_multiply(q0, np.stack([[np.sin(0.3 * s), 0, 0, np.cos(0.3 * s)]
+                                               for s in t]))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    scipy = Slerp([0.0, 1.0], Rotation.from_quat(np.stack([q0, q1])))(t).as_quat()
+    ref.assert_quat_close(got, scipy)
+    np.testing.assert_array_equal(clip.sample(1.0, rest_pose(rng))[1][0], q1)
+
+
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+def test_translation_vs_independent_interpolators(interpolation):
+    """Cross-check without the reference: STEP = searchsorted, LINEAR = np.interp, CUBICSPLINE
+    with equal in/out tangents = SciPy's CubicHermiteSpline (glTF tangents are d/dt)."""
+    from scipy.interpolate import CubicHermiteSpline
+    rng = ref.rng_for("independent", interpolation)
+    v = rng.normal(size=(KEY_TIMES.size, 3))
+    d = rng.normal(size=(KEY_TIMES.size, 3))
+    values = (np.stack([d, v, d], axis=1).reshape(-1, 3) if interpolation == "CUBICSPLINE"
+              else v)
+    clip = Clip("c", [Channel(0, "translation", KEY_TIMES, values, interpolation)])
+    t = np.linspace(KEY_TIMES[0], KEY_TIMES[-1], 57)
+    got = clip.sample(t, rest_pose(rng))[0][:, 0]
+    if interpolation == "STEP":
+        expected = v[np.searchsorted(KEY_TIMES, t, side="right") - 1]
+    elif interpolation == "LINEAR":
+        expected = np.stack([np.interp(t, KEY_TIMES, v[:, c]) for c in range(3)], axis=1)
+    else:
+        expected = CubicHermiteSpline(KEY_TIMES, v, d)(t)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
