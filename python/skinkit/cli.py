@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import traceback
+import zipfile
 from pathlib import Path
 from typing import List, Optional
 
@@ -108,8 +109,13 @@ def _error_types():
     return tuple(types)
 
 
-def _write_npz_atomic(out: str, arrays) -> None:
-    """Write ``arrays`` to ``out`` through a temporary file in the same folder and os.replace."""
+CHUNK_BYTES = 16 << 20  # memory for one block of frames while streaming the output
+
+
+def _write_npz_atomic(out: str, write) -> None:
+    """Call ``write(zipfile)`` on a new .npz in a temporary file in the output's folder, then
+    move it over ``out`` with os.replace; the temporary file is removed on any failure, so an
+    existing ``out`` is either replaced whole or left untouched."""
     folder = os.path.dirname(os.path.abspath(out))
     if os.path.isdir(out):
         raise CliError(f"cannot write {out}: it is a directory")
@@ -120,7 +126,8 @@ def _write_npz_atomic(out: str, arrays) -> None:
         raise CliError(f"cannot write {out}: {exc.strerror or exc}") from exc
     try:
         with tmp:
-            np.savez(tmp, **arrays)
+            with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+                write(z)
         umask = os.umask(0)  # NamedTemporaryFile makes 0600; give the usual 0666 & ~umask
         os.umask(umask)
         os.chmod(tmp.name, 0o666 & ~umask)
@@ -133,8 +140,77 @@ def _write_npz_atomic(out: str, arrays) -> None:
         raise
 
 
+def _npy_entry(z: zipfile.ZipFile, name: str, shape, dtype):
+    """Open the member ``name``.npy of an .npz for writing and write its .npy header (the layout
+    ``np.savez`` writes: stored, C order); the caller writes the data."""
+    f = z.open(name + ".npy", "w", force_zip64=True)
+    np.lib.format.write_array_header_1_0(f, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                             "fortran_order": False, "shape": tuple(shape)})
+    return f
+
+
+def _all_skin_matrices(model, clip, times, loop):
+    """Skinning matrices (T, J, 4, 4) per skin, sampling and FK in blocks of frames so that the
+    world matrices of all nodes never take more than about CHUNK_BYTES."""
+    from .pose import skin_matrices, world_matrices
+
+    T = len(times)
+    step = max(1, CHUNK_BYTES // (model.skeleton.count * 16 * 8))
+    if step >= T:
+        return skin_matrices(model, world_matrices(model, clip, times, loop))
+    mats = None
+    for i in range(0, T, step):
+        m = skin_matrices(model, world_matrices(model, clip, times[i:i + step], loop))
+        if mats is None:
+            mats = {k: np.empty((T,) + v.shape[1:], v.dtype) for k, v in m.items()}
+        for k, v in m.items():
+            mats[k][i:i + len(v)] = v
+    return mats
+
+
+def _stream_skinning(z, name, prim, mats, normals: bool) -> None:
+    """Skin ``prim`` with ``mats`` (T, J, 4, 4) in blocks of frames and write the positions (or
+    normals) (T, V, 3) to the member ``name``: the output is never held whole in memory."""
+    from .kernels import linear_blend_skinning
+
+    T, V = mats.shape[0], len(prim.positions)
+
+    def block(m, out=None):
+        if normals:
+            return linear_blend_skinning(prim.positions, prim.joints, prim.weights, m,
+                                         normals=prim.normals, out=out)[1]
+        return linear_blend_skinning(prim.positions, prim.joints, prim.weights, m, out=out)
+
+    step = max(1, CHUNK_BYTES // max(1, V * 3 * 8))
+    first = block(mats[:step])
+    with _npy_entry(z, name, (T, V, 3), first.dtype) as f:
+        f.write(memoryview(np.ascontiguousarray(first)).cast("B"))
+        if T <= step:
+            return
+        pos = np.empty_like(first)
+        nrm = np.empty_like(first) if normals else None
+        for i in range(step, T, step):
+            n = min(step, T - i)
+            out = (pos[:n], nrm[:n]) if normals else pos[:n]
+            block(mats[i:i + n], out)
+            f.write(memoryview(nrm[:n] if normals else pos[:n]).cast("B"))
+
+
+def _write_pose(z, model, clip, times, loop, normals, dtype):
+    """The ``skinkit pose`` output: ``times`` and, per skinned primitive,
+    ``positions_<node>_<primitive>`` (and ``normals_...``)."""
+    t = np.asarray(times, dtype=dtype)
+    with _npy_entry(z, "times", t.shape, t.dtype) as f:
+        f.write(memoryview(np.ascontiguousarray(t)).cast("B"))
+    mats = _all_skin_matrices(model, clip, times, loop)
+    for prim in model.primitives:
+        _stream_skinning(z, f"positions_{prim.key}", prim, mats[prim.skin], False)
+        if normals and prim.normals is not None:
+            _stream_skinning(z, f"normals_{prim.key}", prim, mats[prim.skin], True)
+
+
 def _cmd_pose(args) -> int:
-    from .pose import frame_times, pose, resolve_clip
+    from .pose import frame_times, resolve_clip
 
     start = time.perf_counter()
     dtype = np.dtype(args.dtype)
@@ -156,25 +232,22 @@ def _cmd_pose(args) -> int:
     else:
         times = frame_times(clip, 30.0 if args.fps is None else args.fps)
     clip = resolve_clip(model, clip)
+    if not np.all(np.isfinite(times)):
+        raise CliError("times must be finite")
 
-    result = pose(model, clip, times, loop=args.loop, normals=args.normals)
-    arrays = {"times": np.asarray(times, dtype=dtype)}
-    nverts = 0
-    for key, value in result.items():
-        positions, normals = value if args.normals else (value, None)
-        arrays[f"positions_{key}"] = positions
-        nverts += positions.shape[1]
-        if normals is not None:
-            arrays[f"normals_{key}"] = normals
-    _write_npz_atomic(args.out, arrays)
+    _write_npz_atomic(args.out, lambda z: _write_pose(z, model, clip, times, args.loop,
+                                                     args.normals, dtype))
 
     elapsed = time.perf_counter() - start
+    nverts = sum(len(p.positions) for p in model.primitives)
+    nprim = len(model.primitives)
     if clip is None:
         what = "rest pose" + ("" if args.rest or args.clip else " (the model has no clips)")
     else:
-        what = f"clip {model.clips.index(clip) if clip in model.clips else '?'} {clip.name!r}"
+        index = next(i for i, c in enumerate(model.clips) if c is clip)
+        what = f"clip {index}" + (f" {clip.name!r}" if clip.name is not None else " (unnamed)")
     print(f"{PROG}: {label}: {what}, {len(times)} frame{'s' * (len(times) != 1)}, "
-          f"{len(result)} skinned primitive{'s' * (len(result) != 1)} ({nverts} vertices), "
+          f"{nprim} skinned primitive{'s' * (nprim != 1)} ({nverts} vertices), "
           f"{elapsed:.3f} s -> {args.out}", file=sys.stderr)
     return 0
 

@@ -21,7 +21,8 @@ import numpy as np
 from . import kernels
 from .clip import Clip
 
-__all__ = ["resolve_clip", "local_pose", "world_matrices", "pose", "frame_times"]
+__all__ = ["resolve_clip", "local_pose", "world_matrices", "skin_matrices", "pose",
+           "frame_times"]
 
 ClipLike = Union[Clip, int, str, None]
 
@@ -196,21 +197,42 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     used as the model stores them.
     """
     world = world_matrices(model, clip, times, loop)
-    mats = {}
+    mats = skin_matrices(model, world)
     out = {}
     for prim in model.primitives:
-        m = mats.get(prim.skin)
-        if m is None:
-            skin = model.skins[prim.skin]
-            m = kernels.skinning_matrices(world[:, np.asarray(skin.joints)],
-                                          skin.inverse_bind_matrices)
-            mats[prim.skin] = m
+        m = mats[prim.skin]
         if normals and prim.normals is not None:
             out[prim.key] = kernels.linear_blend_skinning(prim.positions, prim.joints,
                                                           prim.weights, m, normals=prim.normals)
         else:
             p = kernels.linear_blend_skinning(prim.positions, prim.joints, prim.weights, m)
             out[prim.key] = (p, None) if normals else p
+    return out
+
+
+def skin_matrices(model, world, skins=None) -> Dict[int, np.ndarray]:
+    """Skinning matrices of the skins used by the model's primitives.
+
+    Parameters
+    ----------
+    model : Model
+    world : array (T, N, 4, 4), from ``world_matrices``.
+    skins : iterable of int, optional
+        Skin indices (default: those of ``model.primitives``).
+
+    Returns
+    -------
+    dict
+        skin index -> array (T, J, 4, 4), ``world[:, skin.joints] @ skin.inverse_bind_matrices``
+        (glTF 2.0 section 3.7.3 "Skins"); one ``kernels.skinning_matrices`` call per skin.
+    """
+    if skins is None:
+        skins = dict.fromkeys(p.skin for p in model.primitives)
+    out = {}
+    for i in skins:
+        skin = model.skins[i]
+        out[i] = kernels.skinning_matrices(world[:, np.asarray(skin.joints)],
+                                           skin.inverse_bind_matrices)
     return out
 
 
