@@ -51,6 +51,15 @@ def test_forward_kinematics_chain_out_of_order(dtype):
         ref.assert_close(got[i], local if p < 0 else got[p].astype(np.float64) @ local, scale=4)
 
 
+def test_forward_kinematics_uses_rotations_as_given():
+    """Not normalised: a non-unit quaternion gives the engines' matrix of the raw components."""
+    q = np.array([[0.2, -0.4, 0.6, 1.5], [0.0, 0.0, 0.0, 2.0]])
+    t = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, 0.0]])
+    got = sk.forward_kinematics(np.array([-1, 0]), q, t)
+    ref.assert_close(got, ref.forward_kinematics([-1, 0], q, t))
+    assert not np.allclose(got[0, :3, :3], ref.quat_to_matrix(ref.quat_normalize(q[0])))
+
+
 def test_forward_kinematics_scales_none_means_one():
     rng = ref.rng_for("ones")
     parents = ref.random_tree(rng, J, depth=4)
@@ -75,6 +84,38 @@ def test_forward_kinematics_broadcasts(dtype):
     got = sk.forward_kinematics(parents, r, t, s)
     assert got.shape == (2, 4, J, 4, 4) and got.dtype == dtype
     ref.assert_close(got, ref.forward_kinematics(parents, r, t, s), scale=4)
+
+
+def test_forward_kinematics_deep_chain():
+    """600 joints in one chain, listed in random order (no recursion-depth or O(J^2) traps)."""
+    rng = ref.rng_for("deep")
+    n = 600
+    parents = ref.chain_parents(n, rng)
+    q = ref.random_quats(rng, (n,))
+    t = rng.normal(size=(n, 3)) * 0.01
+    got = sk.forward_kinematics(parents, q, t)
+    order = [int(np.flatnonzero(parents == -1)[0])]
+    child = {int(p): i for i, p in enumerate(parents) if p >= 0}
+    while order[-1] in child:
+        order.append(child[order[-1]])
+    m = np.eye(4)
+    for i in order:                                  # iterative: walk down the chain
+        m = m @ ref.trs_matrix(t[i], q[i])
+        np.testing.assert_allclose(got[i], m, rtol=1e-10, atol=1e-10)
+    Q, tr = sk.rigid_forward_kinematics(parents, t, q)
+    assert np.all(np.isfinite(Q)) and np.all(np.isfinite(tr))
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_forward_kinematics_tiny_skeletons(n):
+    rng = ref.rng_for("tiny", n)
+    parents = np.full(n, -1, dtype=np.int32)
+    q, t, s = pose(rng, (2,), n, np.float64)
+    got = sk.forward_kinematics(parents, q, t, s)
+    assert got.shape == (2, n, 4, 4)
+    ref.assert_close(got, ref.forward_kinematics(parents, q, t, s))
+    Q, tr = sk.rigid_forward_kinematics(parents, t, q)
+    assert Q.shape == (2, n, 4) and tr.shape == (2, n, 3)
 
 
 @pytest.mark.parametrize("ptype", [list, np.int32, np.int64, np.int16])
@@ -239,6 +280,19 @@ def test_inverse_bind_matrices(dtype, batch):
     got = sk.inverse_bind_matrices(m)
     assert got.dtype == dtype and got.shape == batch + (J, 4, 4)
     ref.assert_close(got, ref.inverse_bind_matrices(m), scale=10)
+    ref.assert_close(m.astype(np.float64) @ got, np.broadcast_to(np.eye(4), m.shape), dtype=dtype,
+                     scale=10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_inverse_bind_matrices_tiny_scale_is_not_singular(dtype):
+    """A joint scaled down uniformly (det 1e-18 in float64, 1e-9 in float32) is well conditioned:
+    no absolute determinant threshold may call it singular."""
+    s = 1e-6 if dtype == np.float64 else 1e-3
+    m = ref.random_affine(ref.rng_for("tinyscale"), (J,))
+    m[:, :3, :3] *= s
+    m = m.astype(dtype)
+    got = sk.inverse_bind_matrices(m)
     ref.assert_close(m.astype(np.float64) @ got, np.broadcast_to(np.eye(4), m.shape), dtype=dtype,
                      scale=10)
 

@@ -170,6 +170,17 @@ def test_from_axis_angle(dtype, batch):
     ref.assert_close(got.reshape(-1, 4), Rotation.from_rotvec(r.reshape(-1, 3)).as_quat())
 
 
+def test_from_axis_angle_beyond_half_turn():
+    """Angles past pi (w < 0) and several turns: the exp map, as SciPy's from_rotvec."""
+    rng = ref.rng_for("bigangle")
+    axes = rng.normal(size=(6, 3))
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    r = axes * np.array([np.pi, 4.0, 2 * np.pi, 7.5, 13.0, 50.0])[:, None]
+    got = sk.quat_from_axis_angle(r)
+    np.testing.assert_allclose(got, Rotation.from_rotvec(r).as_quat(), rtol=1e-12, atol=1e-12)
+    ref.assert_close(got, ref.quat_from_axis_angle(r))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("size", [0.0, 1e-30, 1e-12, 1e-6, 1e-4])
 def test_from_axis_angle_near_zero(dtype, size):

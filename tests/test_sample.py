@@ -133,6 +133,11 @@ def test_random_order_times(interpolation):
     perm = rng.permutation(times.size)
     for a, b in zip(clip.sample(times, rest), clip.sample(times[perm], rest)):
         np.testing.assert_array_equal(a[perm], b)
+    for a, b in zip(clip.sample(times, rest), clip.sample(times[::-1], rest)):
+        np.testing.assert_array_equal(a[::-1], b)           # descending
+    twice = np.repeat(times[::7], 2)                          # repeated times
+    for a, b in zip(clip.sample(times[::7], rest), clip.sample(twice, rest)):
+        np.testing.assert_array_equal(np.repeat(a, 2, axis=0), b)
     check(clip, channels, times[perm], rest, np.float64)
 
 
