@@ -52,6 +52,7 @@ _HARMLESS_EXTENSION_PREFIXES = ("KHR_mesh_quantization", "KHR_materials_", "KHR_
                                 "EXT_texture_", "KHR_lights_punctual")
 
 _MISSING = object()
+_FLOAT_MAX = float(np.finfo(np.float64).max)  # abs(x) <= this is False for NaN and inf too
 
 
 class GltfError(ValueError):
@@ -91,6 +92,11 @@ def load_gltf(path, dtype=np.float64) -> Model:
         The file or one of its buffer files cannot be read.
     TypeError
         ``dtype`` is not float32 or float64.
+
+    Notes
+    -----
+    Morph targets are not supported: ``primitive.targets`` are ignored and ``weights`` channels
+    are listed in ``Clip.unsupported`` instead of becoming channels.
     """
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
@@ -141,7 +147,7 @@ def _parse_json(raw) -> dict:
     try:
         doc = json.loads(bytes(raw).decode("utf-8"))
     except (ValueError, RecursionError) as e:
-        raise GltfError(f"$: not UTF-8 JSON ({e})") from None
+        raise GltfError(f"$: invalid UTF-8 JSON ({e})") from None
     if not isinstance(doc, dict):
         raise GltfError(f"$: the glTF JSON must be an object, got {type(doc).__name__}")
     asset = doc.get("asset")
@@ -198,8 +204,7 @@ def _numbers(obj: dict, key: str, path: str, n: int, default) -> np.ndarray:
     """``obj[key]`` as a float64 array of ``n`` finite numbers; ``default`` if absent."""
     value = obj.get(key, default)
     if (not isinstance(value, (list, tuple)) or len(value) != n
-            or not all(type(x) in (int, float) for x in value)
-            or not np.all(np.isfinite(np.array(value, dtype=np.float64)))):
+            or not all(type(x) in (int, float) and abs(x) <= _FLOAT_MAX for x in value)):
         raise GltfError(f"{_join(path, key)}: expected {n} finite numbers")
     return np.array(value, dtype=np.float64)
 
@@ -396,7 +401,7 @@ class _Reader:
 
     def _sparse(self, acc: dict, path: str, count: int, kind: str, dtype: np.dtype,
                 out: np.ndarray) -> None:
-        """Write the sparse substitutions of an accessor into ``out`` (glTF 2.0 "Sparse Accessors")."""
+        """Write an accessor's sparse substitutions into ``out`` (glTF 2.0 "Sparse Accessors")."""
         path = f"{path}.sparse"
         sparse = _dict(acc["sparse"], path)
         n = _int(sparse, "count", path, lo=1, hi=count + 1)
@@ -423,7 +428,7 @@ class _Reader:
         if ctype not in _COMPONENTS:
             raise GltfError(f"{path}.componentType: {ctype} is not a glTF component type")
         kind = acc.get("type")
-        if kind not in _TYPES:
+        if not isinstance(kind, str) or kind not in _TYPES:
             raise GltfError(f"{path}.type: {kind!r:.40} is not one of {sorted(_TYPES)}")
         normalized = acc.get("normalized", False)
         if type(normalized) is not bool or (normalized and ctype in (5125, 5126)):
