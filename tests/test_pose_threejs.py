@@ -41,10 +41,11 @@ WORST = {}
 _models = {}
 
 
-def load(model_file):
-    if model_file not in _models:
-        _models[model_file] = load_gltf(GLTF / model_file)
-    return _models[model_file]
+def load(model_file, dtype=np.float64):
+    key = (model_file, np.dtype(dtype).name)
+    if key not in _models:
+        _models[key] = load_gltf(GLTF / model_file, dtype=dtype)
+    return _models[key]
 
 
 def read_record(model, record):
@@ -99,7 +100,8 @@ def tolerances(model, header, record, extent):
 
 
 def extent_of(header, array):
-    pts = np.concatenate([array(sm["positions"]).reshape(-1, 3) for sm in header["skinned_meshes"]])
+    pts = np.concatenate([array(sm["positions"]).reshape(-1, 3)
+                          for sm in header["skinned_meshes"]])
     return float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
 
 
@@ -113,13 +115,16 @@ def summary():
     if not WORST:
         return
     lines = ["", "worst error vs three.js (max vertex distance; extent = bbox diagonal)",
-             f"{'model':<22}{'record':<7}{'extent':>10}{'positions':>12}{'/extent':>10}"
-             f"{'world':>11}{'cli':>11}"]
+             f"{'model':<22}{'record':<7}{'extent':>8}{'positions':>11}{'/extent':>9}"
+             f"{'float32':>10}{'world*':>10}{'cli':>10}",
+             "(world*: worst of the 3x3 part and the translation / extent)"]
+    nan = float("nan")
     for (name, rec), v in sorted(WORST.items()):
-        lines.append(f"{name:<22}{rec:<7}{v.get('extent', float('nan')):>10.4g}"
-                     f"{v.get('positions', float('nan')):>12.3g}"
-                     f"{v.get('positions', float('nan')) / v.get('extent', float('nan')):>10.2g}"
-                     f"{v.get('world', float('nan')):>11.3g}{v.get('cli', float('nan')):>11.3g}")
+        lines.append(f"{name:<22}{rec:<7}{v.get('extent', nan):>8.4g}"
+                     f"{v.get('positions', nan):>11.3g}"
+                     f"{v.get('positions', nan) / v.get('extent', nan):>9.2g}"
+                     f"{v.get('positions_f32', nan):>10.3g}"
+                     f"{v.get('world', nan):>10.3g}{v.get('cli', nan):>10.3g}")
     print("\n".join(lines))
     path = os.environ.get("SKINKIT_THREEJS_SUMMARY")
     if path:
@@ -140,21 +145,27 @@ def check_positions(model, record, header, array, result, what):
         err = np.linalg.norm(got - ref, axis=-1).max(axis=-1)  # (T,)
         worst = max(worst, float(err.max()))
         bad = np.nonzero(err > tol)[0]
-        assert bad.size == 0, (
-            f"{model['dir']} {record['record']} {what} {key}: error {err[bad]} > tolerance "
-            f"{tol[bad]} at times {np.asarray(header['times'])[bad] if header['times'] else 'rest'}")
+        when = np.asarray(header["times"])[bad]
+        assert bad.size == 0, (f"{model['dir']} {record['record']} {what} {key}: error "
+                               f"{err[bad]} > tolerance {tol[bad]} at times {when}")
     return extent, worst
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("model, record", CASES, ids=CASE_IDS)
-def test_positions_match_threejs(model, record):
-    m = load(model["model_file"])
+def test_positions_match_threejs(model, record, dtype):
+    m = load(model["model_file"], dtype)
     header, array = read_record(model, record)
     clip, times = pose_args(header, record)
     result = pose(m, clip, times)
     assert len(result) == len(header["skinned_meshes"])
-    extent, worst = check_positions(model, record, header, array, result, "pose()")
-    note(model, record, extent=extent, positions=worst)
+    assert all(v.dtype == dtype for v in result.values())
+    extent, worst = check_positions(model, record, header, array, result,
+                                    f"pose() {dtype.__name__}")
+    if dtype == np.float64:
+        note(model, record, extent=extent, positions=worst)
+    else:
+        note(model, record, positions_f32=worst)
 
 
 @pytest.mark.parametrize("model, record", CASES, ids=CASE_IDS)
@@ -191,7 +202,6 @@ def test_cli_pose_matches_threejs(model, tmp_path, capsys):
     """``skinkit pose MODEL --times ...`` (and ``--rest``) writes the same positions."""
     m = load(model["model_file"])
     path = str(GLTF / model["model_file"])
-    worst = 0.0
     for record in model["records"]:
         header, array = read_record(model, record)
         out = tmp_path / f"{record['record']}.npz"
@@ -213,7 +223,6 @@ def test_cli_pose_matches_threejs(model, tmp_path, capsys):
             np.testing.assert_array_equal(result[k], expected[k])
         _, w = check_positions(model, record, header, array, result, "skinkit pose")
         note(model, record, cli=w)
-        worst = max(worst, w)
 
 
 ALL_GLTF = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))

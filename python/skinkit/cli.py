@@ -265,6 +265,10 @@ def _clip_by_name_or_index(model, text: str):
     return resolve_clip(model, text if index is None else index)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def _cmd_info(args) -> int:
     model, label = _load(args.model, np.float64)
     sk = model.skeleton
@@ -280,20 +284,20 @@ def _cmd_info(args) -> int:
     for idx, skin in enumerate(model.skins):
         root = "" if skin.skeleton is None else f", skeleton node {skin.skeleton}"
         out.append(f"  {idx}: {skin.name if skin.name is not None else '-'}: "
-                   f"{len(skin.joints)} joints{root}")
+                   f"{_plural(len(skin.joints), 'joint')}{root}")
     out.append(f"skinned primitives: {len(model.primitives)}")
     for prim in model.primitives:
         k = prim.joints.shape[1] if np.ndim(prim.joints) == 2 else 0
         extra = "" if prim.normals is not None else ", no normals"
         out.append(f"  {prim.key}: node {prim.node}, mesh {prim.mesh}, primitive {prim.index}, "
-                   f"{len(prim.positions)} vertices, {k} influences per vertex, "
+                   f"{len(prim.positions)} vertices, {_plural(k, 'influence')} per vertex, "
                    f"skin {prim.skin}{extra}")
     out.append(f"clips: {len(model.clips)}")
     for idx, clip in enumerate(model.clips):
         unsupported = (f", unsupported: {'; '.join(clip.unsupported)}" if clip.unsupported
                        else "")
         out.append(f"  {idx}: {clip.name if clip.name is not None else '-'}: "
-                   f"{clip.duration:g} s, {len(clip.channels)} channels, "
+                   f"{clip.duration:g} s, {_plural(len(clip.channels), 'channel')}, "
                    f"{'/'.join(clip.interpolations) or '-'}{unsupported}")
     print("\n".join(out))
     return 0
@@ -317,6 +321,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # the reader of our output went away (``skinkit info | head``): stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
     except _error_types() as exc:
         if args.debug:
             traceback.print_exc()
