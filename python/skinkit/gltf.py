@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from .clip import INTERPOLATIONS, PATHS, Channel, Clip
+from .kernels import quat_from_matrix
 from .model import Model, Skeleton, Skin, SkinnedPrimitive
 
 # The container is parsed here with json + struct rather than a glTF library: those open whatever
@@ -216,26 +217,6 @@ def _normalize(a: np.ndarray) -> np.ndarray:
     return np.maximum(f, -1.0) if info.min < 0 else f
 
 
-def _quaternion(r: np.ndarray) -> np.ndarray:
-    """Rotation matrix (3, 3) to unit quaternion (x, y, z, w) with w >= 0 (Shepperd's method)."""
-    trace = np.trace(r)
-    if trace > 0:
-        s = 2.0 * np.sqrt(trace + 1.0)
-        q = [(r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s, s / 4]
-    elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
-        s = 2.0 * np.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
-        q = [s / 4, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s, (r[2, 1] - r[1, 2]) / s]
-    elif r[1, 1] > r[2, 2]:
-        s = 2.0 * np.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
-        q = [(r[0, 1] + r[1, 0]) / s, s / 4, (r[1, 2] + r[2, 1]) / s, (r[0, 2] - r[2, 0]) / s]
-    else:
-        s = 2.0 * np.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
-        q = [(r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, s / 4, (r[1, 0] - r[0, 1]) / s]
-    q = np.array(q)
-    q /= np.linalg.norm(q)
-    return -q if q[3] < 0 else q
-
-
 def _decompose(values: np.ndarray, path: str):
     """Split a ``node.matrix`` (16 numbers, column-major) into translation, rotation, scale.
 
@@ -253,7 +234,7 @@ def _decompose(values: np.ndarray, path: str):
     u, _, vt = np.linalg.svd(a / np.where(scale == 0, 1.0, scale))
     if np.linalg.det(u @ vt) < 0:
         u[:, -1] = -u[:, -1]
-    return m[:3, 3], _quaternion(u @ vt), scale
+    return m[:3, 3], quat_from_matrix(u @ vt), scale
 
 
 def _check_acyclic(parents: list) -> None:

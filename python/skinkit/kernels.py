@@ -205,9 +205,10 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
         -1 marks an unused slot.
     weights : (V, K) weights, used as given (see ``normalize_weights``).
     skinning_matrices : (..., J, 4, 4) from ``skinning_matrices``.
-    normals : (..., V, 3) or None.  Normals are transformed by the cofactor matrix of each vertex's
-        blended 3x3 (the inverse transpose up to a positive factor, so they stay perpendicular to
-        the surface under non-uniform scale) and renormalized; a degenerate result stays zero.
+    normals : (..., V, 3) or None.  Normals are transformed by the inverse transpose of each
+        vertex's blended 3x3 (computed as its cofactor matrix times the sign of its determinant),
+        so they stay perpendicular to the surface under non-uniform scale and keep their side
+        under mirroring, then renormalized; a degenerate (zero) result stays zero.
     out : optional (..., V, 3) array, or a pair of them when normals are given.
 
     Returns
