@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 import traceback
-import zipfile
 from pathlib import Path
 from typing import List, Optional
 
@@ -98,119 +97,27 @@ def _load(path: Optional[str], dtype):
     return model, p.name
 
 
-def _error_types():
-    types = [CliError, ValueError, OSError]
-    try:
-        from .gltf import GltfError
-    except ImportError:  # pragma: no cover - the loader ships with the package
-        pass
-    else:
-        types.append(GltfError)
-    return tuple(types)
-
-
-CHUNK_BYTES = 16 << 20  # memory for one block of frames while streaming the output
-
-
-def _write_npz_atomic(out: str, write) -> None:
-    """Call ``write(zipfile)`` on a new .npz in a temporary file in the output's folder, then
-    move it over ``out`` with os.replace; the temporary file is removed on any failure, so an
-    existing ``out`` is either replaced whole or left untouched."""
-    folder = os.path.dirname(os.path.abspath(out))
+def _write_npz_atomic(out: str, arrays) -> None:
+    """``np.savez`` into a temporary file in the output's folder, then ``os.replace`` it over
+    ``out``: an existing ``out`` is either replaced whole or left untouched."""
     if os.path.isdir(out):
         raise CliError(f"cannot write {out}: it is a directory")
+    folder = os.path.dirname(os.path.abspath(out))
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".npz", prefix=".skinkit-")
     try:
-        tmp = tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".npz",
-                                          prefix=".skinkit-")
-    except OSError as exc:
-        raise CliError(f"cannot write {out}: {exc.strerror or exc}") from exc
-    try:
-        with tmp:
-            with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
-                write(z)
-        umask = os.umask(0)  # NamedTemporaryFile makes 0600; give the usual 0666 & ~umask
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+        umask = os.umask(0)  # mkstemp makes 0600; give the usual 0666 & ~umask
         os.umask(umask)
-        os.chmod(tmp.name, 0o666 & ~umask)
-        os.replace(tmp.name, out)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, out)
     except BaseException:
-        try:
-            os.unlink(tmp.name)
-        except OSError:
-            pass
+        os.unlink(tmp)
         raise
 
 
-def _npy_entry(z: zipfile.ZipFile, name: str, shape, dtype):
-    """Open the member ``name``.npy of an .npz for writing and write its .npy header (the layout
-    ``np.savez`` writes: stored, C order); the caller writes the data."""
-    f = z.open(name + ".npy", "w", force_zip64=True)
-    np.lib.format.write_array_header_1_0(f, {"descr": np.lib.format.dtype_to_descr(dtype),
-                                             "fortran_order": False, "shape": tuple(shape)})
-    return f
-
-
-def _all_skin_matrices(model, clip, times, loop):
-    """Skinning matrices (T, J, 4, 4) per skin, sampling and FK in blocks of frames so that the
-    world matrices of all nodes never take more than about CHUNK_BYTES."""
-    from .pose import skin_matrices, world_matrices
-
-    T = len(times)
-    step = max(1, CHUNK_BYTES // (model.skeleton.count * 16 * 8))
-    if step >= T:
-        return skin_matrices(model, world_matrices(model, clip, times, loop))
-    mats = None
-    for i in range(0, T, step):
-        m = skin_matrices(model, world_matrices(model, clip, times[i:i + step], loop))
-        if mats is None:
-            mats = {k: np.empty((T,) + v.shape[1:], v.dtype) for k, v in m.items()}
-        for k, v in m.items():
-            mats[k][i:i + len(v)] = v
-    return mats
-
-
-def _stream_skinning(z, name, prim, mats, normals: bool) -> None:
-    """Skin ``prim`` with ``mats`` (T, J, 4, 4) in blocks of frames and write the positions (or
-    normals) (T, V, 3) to the member ``name``: the output is never held whole in memory."""
-    from .kernels import linear_blend_skinning
-
-    T, V = mats.shape[0], len(prim.positions)
-
-    def block(m, out=None):
-        if normals:
-            return linear_blend_skinning(prim.positions, prim.joints, prim.weights, m,
-                                         normals=prim.normals, out=out)[1]
-        return linear_blend_skinning(prim.positions, prim.joints, prim.weights, m, out=out)
-
-    step = max(1, CHUNK_BYTES // max(1, V * 3 * 8))
-    first = block(mats[:step])
-    with _npy_entry(z, name, (T, V, 3), first.dtype) as f:
-        f.write(memoryview(np.ascontiguousarray(first)).cast("B"))
-        if T <= step:
-            return
-        pos = np.empty_like(first)
-        nrm = np.empty_like(first) if normals else None
-        for i in range(step, T, step):
-            n = min(step, T - i)
-            out = (pos[:n], nrm[:n]) if normals else pos[:n]
-            block(mats[i:i + n], out)
-            f.write(memoryview(nrm[:n] if normals else pos[:n]).cast("B"))
-
-
-def _write_pose(z, model, clip, times, loop, normals, dtype):
-    """The ``skinkit pose`` output: ``times`` and, per skinned primitive,
-    ``positions_<node>_<primitive>`` (and ``normals_...``)."""
-    t = np.asarray(times, dtype=dtype)
-    with _npy_entry(z, "times", t.shape, t.dtype) as f:
-        f.write(memoryview(np.ascontiguousarray(t)).cast("B"))
-    mats = _all_skin_matrices(model, clip, times, loop)
-    for prim in model.primitives:
-        _stream_skinning(z, f"positions_{prim.key}", prim, mats[prim.skin], False)
-        if normals and prim.normals is not None:
-            _stream_skinning(z, f"normals_{prim.key}", prim, mats[prim.skin], True)
-
-
 def _cmd_pose(args) -> int:
-    from .pose import frame_times, resolve_clip
+    from .pose import frame_times, pose, resolve_clip
 
     start = time.perf_counter()
     dtype = np.dtype(args.dtype)
@@ -235,8 +142,15 @@ def _cmd_pose(args) -> int:
     if not np.all(np.isfinite(times)):
         raise CliError("times must be finite")
 
-    _write_npz_atomic(args.out, lambda z: _write_pose(z, model, clip, times, args.loop,
-                                                     args.normals, dtype))
+    posed = pose(model, clip, times, args.loop, args.normals)
+    arrays = {"times": np.asarray(times, dtype=dtype)}
+    for prim in model.primitives:
+        result = posed[prim.key]
+        if args.normals and prim.normals is not None:
+            arrays[f"positions_{prim.key}"], arrays[f"normals_{prim.key}"] = result
+        else:
+            arrays[f"positions_{prim.key}"] = result[0] if args.normals else result
+    _write_npz_atomic(args.out, arrays)
 
     elapsed = time.perf_counter() - start
     nverts = sum(len(p.positions) for p in model.primitives)
@@ -329,7 +243,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 1
-    except _error_types() as exc:
+    except (CliError, ValueError, OSError) as exc:  # GltfError is a ValueError
         if args.debug:
             traceback.print_exc()
         message = str(exc) or type(exc).__name__
