@@ -91,6 +91,18 @@ static int shape_error(const operand *o, const npy_intp *sym, PyArrayObject *a)
 
 /* ---------------------------------------------------------------- operands */
 
+static PyObject *from_dlpack; /* numpy.from_dlpack, NULL on NumPy without it */
+
+/* Any array-like as an ndarray without a copy where possible: ndarrays as they are, objects
+ * with __dlpack__ (PyTorch, JAX, CuPy...) through numpy.from_dlpack, the rest (__array__,
+ * the buffer protocol, sequences) through PyArray_FROM_O. */
+static PyArrayObject *as_array(PyObject *obj)
+{
+    if (!PyArray_Check(obj) && from_dlpack && PyObject_HasAttrString(obj, "__dlpack__"))
+        return (PyArrayObject *)PyObject_CallFunctionObjArgs(from_dlpack, obj, NULL);
+    return (PyArrayObject *)PyArray_FROM_O(obj);
+}
+
 static void call_init(call_t *c)
 {
     memset(c, 0, sizeof *c);
@@ -129,7 +141,7 @@ static int resolve_type(call_t *c)
             continue;
         if (PyFloat_Check(o->obj) || (PyLong_Check(o->obj) && !PyBool_Check(o->obj)))
             continue;
-        o->arr = (PyArrayObject *)PyArray_FROM_O(o->obj);
+        o->arr = as_array(o->obj);
         if (!o->arr)
             return -1;
         PyArray_Descr *d = PyArray_DESCR(o->arr);
@@ -464,7 +476,7 @@ static PyObject *call_elementwise(PyObject *self, PyObject *args)
 /* parents -> int32 copy (J,) and a topological order; ValueError names the joint. */
 static int convert_parents(PyObject *obj, int32_t **buf, npy_intp *J)
 {
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROM_O(obj);
+    PyArrayObject *a = as_array(obj);
     if (!a)
         return -1;
     char kind = PyArray_DESCR(a)->kind;
@@ -709,7 +721,7 @@ static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
                           &mats, &normals, &out_pos, &out_nrm))
         return NULL;
     int has_n = normals != Py_None;
-    PyArrayObject *j = (PyArrayObject *)PyArray_FROM_O(joints);
+    PyArrayObject *j = as_array(joints);
     if (!j)
         return NULL;
     int t = PyArray_TYPE(j);
@@ -881,6 +893,13 @@ static struct PyModuleDef moduledef = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (!np)
+        return NULL;
+    from_dlpack = PyObject_GetAttrString(np, "from_dlpack");
+    Py_DECREF(np);
+    if (!from_dlpack)
+        PyErr_Clear();
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;

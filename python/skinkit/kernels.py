@@ -8,7 +8,11 @@ Conventions (all functions)
 - dtype: float32 inputs give float32 results computed in float32; float64 gives float64; mixed
   float32/float64 gives float64; integer inputs are converted to float64.  bool, complex,
   float16 and object arrays raise TypeError.
-- Any memory layout is accepted (non-contiguous, Fortran order, byte-swapped, read-only).
+- Any array-like is accepted: NumPy arrays in any memory layout (non-contiguous, Fortran
+  order, byte-swapped, read-only; copied only when not C-contiguous, aligned and native),
+  objects with ``__dlpack__`` such as PyTorch CPU tensors (read in place through
+  ``numpy.from_dlpack``), objects with ``__array__``, and nested sequences.  Results are NumPy
+  arrays.
 - ``out=`` takes a C-contiguous, writeable array of exactly the result's shape and dtype that does
   not overlap an input; otherwise ValueError (TypeError for a wrong dtype).
 - The GIL is released while a kernel runs.
