@@ -39,9 +39,12 @@ static inline T FN(sinc)(T x)
     return x * x < EPS ? 1 - x * x / 6 : SIN(x) / x;
 }
 
-/* Shortest-path slerp (Shoemake 1985).  The angle between a and b' = sign(a.b) b is
- * 2 atan2(|a - b'|, |a + b'|), accurate at every angle (acos of the dot is not near 0);
- * weights sin(s phi)/sin(phi) = s sinc(s phi)/sinc(phi), finite as phi -> 0. */
+/* Shortest-path slerp (Shoemake 1985): o = w0 a + w1 b' with b' = sign(a.b) b,
+ * w0 = sin((1-t) phi) / sin(phi), w1 = sin(t phi) / sin(phi).  The angle comes from the
+ * half-angle chords, phi = 2 atan2(|a - b'|, |a + b'|), accurate at every angle (acos of the dot
+ * is not near 0), and so do sin(phi) = 2 |a-b'| |a+b'| / r and cos(phi) = (|a+b'|^2 - |a-b'|^2) / r
+ * (r = |a-b'|^2 + |a+b'|^2); then w0 = cos(t phi) - cos(phi) w1 needs one sine and one cosine.
+ * Below phi^2 < EPS the weights are 1 - t and t to machine precision. */
 static inline void FN(qslerp)(const T *a, const T *b, T t, T *o)
 {
     T d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
@@ -52,10 +55,16 @@ static inline void FN(qslerp)(const T *a, const T *b, T t, T *o)
         dm += m * m;
         dp += p * p;
     }
-    T phi = 2 * ATAN2(SQRT(dm), SQRT(dp));
-    T s = FN(sinc)(phi);
-    T w0 = (1 - t) * FN(sinc)((1 - t) * phi) / s;
-    T w1 = sg * t * FN(sinc)(t * phi) / s;
+    T nm = SQRT(dm), np = SQRT(dp);
+    T phi = 2 * ATAN2(nm, np);
+    T w0 = 1 - t, w1 = t;
+    if (phi * phi >= EPS) {
+        T r = dm + dp, sphi = 2 * nm * np / r, cphi = (dp - dm) / r;
+        T st = SIN(t * phi), ct = COS(t * phi);
+        w1 = st / sphi;
+        w0 = ct - cphi * w1;
+    }
+    w1 *= sg;
     for (int i = 0; i < 4; i++)
         o[i] = w0 * a[i] + w1 * b[i];
 }

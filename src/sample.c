@@ -62,45 +62,59 @@ static void FN(interpolate)(const T *kt, const T *vals, int interp, int nc, int 
     }
 }
 
+/* Channels are taken in groups and times in blocks, so that one block of output rows stays in
+ * cache while every channel of the group writes into it; each channel keeps its key interval
+ * from one time to the next (amortised O(1) for sorted times, binary search otherwise). */
+#define SK_CHANNEL_GROUP 64
+#define SK_TIME_BLOCK 256
+
 int FN(sk_sample_channels)(size_t nchannels, const T *key_times, const int64_t *key_offset,
                            const int64_t *nkeys, const T *values, const int64_t *value_offset,
                            const int32_t *ncomp, const int32_t *interp, const int32_t *rotation,
                            const int64_t *out_offset, const int64_t *out_stride, size_t ntimes,
                            const T *times, T *restrict out, size_t *bad)
 {
-    for (size_t c = 0; c < nchannels; c++) {
-        size_t K = (size_t)nkeys[c];
-        if (K < 1) {
+    for (size_t c = 0; c < nchannels; c++)
+        if (nkeys[c] < 1) {
             *bad = c;
             return SK_ERR_KEYS;
         }
-        const T *kt = key_times + key_offset[c], *vals = values + value_offset[c];
-        int nc = ncomp[c], mode = interp[c], rot = rotation[c];
-        const T *first = FN(key_value)(vals, mode, nc, 0);
-        const T *last = FN(key_value)(vals, mode, nc, K - 1);
-        size_t k = 0; /* current key interval, reused while times go forward */
-        for (size_t i = 0; i < ntimes; i++) {
-            T t = times[i];
-            T *o = out + out_offset[c] + (ptrdiff_t)i * out_stride[c];
-            const T *hold = NULL;
-            if (!(t > kt[0]))         /* before the first key (or NaN) */
-                hold = first;
-            else if (t >= kt[K - 1])  /* at or after the last key */
-                hold = last;
-            if (hold) {
-                for (int e = 0; e < nc; e++)
-                    o[e] = hold[e];
-                continue;
+    for (size_t g = 0; g < nchannels; g += SK_CHANNEL_GROUP) {
+        size_t gend = g + SK_CHANNEL_GROUP < nchannels ? g + SK_CHANNEL_GROUP : nchannels;
+        size_t cursor[SK_CHANNEL_GROUP] = {0};
+        for (size_t b = 0; b < ntimes; b += SK_TIME_BLOCK) {
+            size_t bend = b + SK_TIME_BLOCK < ntimes ? b + SK_TIME_BLOCK : ntimes;
+            for (size_t c = g; c < gend; c++) {
+                size_t K = (size_t)nkeys[c], k = cursor[c - g];
+                const T *kt = key_times + key_offset[c], *vals = values + value_offset[c];
+                int nc = ncomp[c], mode = interp[c], rot = rotation[c];
+                for (size_t i = b; i < bend; i++) {
+                    T t = times[i];
+                    T *o = out + out_offset[c] + (ptrdiff_t)i * out_stride[c];
+                    const T *hold = NULL;
+                    if (!(t > kt[0]))        /* before the first key (or NaN) */
+                        hold = FN(key_value)(vals, mode, nc, 0);
+                    else if (t >= kt[K - 1]) /* at or after the last key */
+                        hold = FN(key_value)(vals, mode, nc, K - 1);
+                    if (hold) {
+                        for (int e = 0; e < nc; e++)
+                            o[e] = hold[e];
+                        continue;
+                    }
+                    if (!(kt[k] <= t && t < kt[k + 1])) {
+                        if (k + 2 < K && kt[k + 1] <= t && t < kt[k + 2])
+                            k++;
+                        else
+                            k = FN(upper_key)(kt, K, t) - 1;
+                    }
+                    FN(interpolate)(kt, vals, mode, nc, rot, k, t, o);
+                }
+                cursor[c - g] = k;
             }
-            if (!(kt[k] <= t && t < kt[k + 1])) {
-                if (k + 2 < K && kt[k + 1] <= t && t < kt[k + 2])
-                    k++;
-                else
-                    k = FN(upper_key)(kt, K, t) - 1;
-            }
-            FN(interpolate)(kt, vals, mode, nc, rot, k, t, o);
         }
     }
     return SK_OK;
 }
+#undef SK_CHANNEL_GROUP
+#undef SK_TIME_BLOCK
 #endif

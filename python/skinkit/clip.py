@@ -96,6 +96,7 @@ class Clip:
                                 dtype=np.int32)
         self._rotation = np.array([ch.path == "rotation" for ch in c], dtype=np.int32)
         self._nodes = np.array([ch.node for ch in c], dtype=np.int64)
+        self._path_index = np.array([list(PATHS).index(ch.path) for ch in c], dtype=np.int64)
 
     @property
     def interpolations(self) -> List[str]:
@@ -150,10 +151,8 @@ class Clip:
         tr[...] = rest_t
         ro[...] = rest_r
         sc[...] = rest_s
-        base = np.array([0, 3 * n * T, 7 * n * T], dtype=np.int64)
-        path_index = np.array([("translation", "rotation", "scale").index(ch.path)
-                               for ch in self.channels], dtype=np.int64)
-        out_offset = base[path_index] + self._nodes * self._ncomp
+        base = np.array([0, 3 * n * T, 7 * n * T], dtype=np.int64)  # PATHS order
+        out_offset = base[self._path_index] + self._nodes * self._ncomp
         out_stride = n * self._ncomp.astype(np.int64)
         _core.sample_channels(self._key_times, self._key_offset, self._nkeys, self._values,
                               self._value_offset, self._ncomp, self._interp, self._rotation,
