@@ -9,6 +9,7 @@
 #define NPY_TARGET_VERSION NPY_1_22_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "skinkit.h"
@@ -864,6 +865,11 @@ static PyObject *py_sample_channels(PyObject *self, PyObject *args)
 
 /* ---------------------------------------------------------------- module */
 
+static PyObject *py_simd(PyObject *self, PyObject *unused)
+{
+    return PyUnicode_FromString(sk_simd() ? "avx2" : "baseline");
+}
+
 static PyMethodDef methods[] = {
     {"forward_kinematics", py_forward_kinematics, METH_VARARGS,
      "forward_kinematics(parents, rotations, translations, scales=None, out=None)"},
@@ -879,6 +885,9 @@ static PyMethodDef methods[] = {
     {"sample_channels", py_sample_channels, METH_VARARGS,
      "sample_channels(key_times, key_offset, nkeys, values, value_offset, ncomp, interp, "
      "rotation, out_offset, out_stride, times, out)"},
+    {"simd", py_simd, METH_NOARGS,
+     "simd() -> 'avx2' or 'baseline': the code float32 skinning runs (SKINKIT_SIMD=baseline "
+     "at import forces the portable code)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -893,6 +902,9 @@ static struct PyModuleDef moduledef = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
+    const char *simd = getenv("SKINKIT_SIMD");
+    if (simd && (!strcmp(simd, "baseline") || !strcmp(simd, "0") || !strcmp(simd, "off")))
+        sk_set_simd(0);
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np)
         return NULL;

@@ -1,5 +1,7 @@
-/* lbs.c -- linear blend skinning: v' = sum_k w_k M_{j_k} v, normals by the cofactor matrix. */
+/* lbs.c -- linear blend skinning: v' = sum_k w_k M_{j_k} v, normals by the cofactor matrix.
+ * float32 poses run the AVX2/FMA variant (lbs_avx2.c) when the CPU has it (cpu.c). */
 #ifndef SK_DOUBLE
+#include "simd.h"
 #define SK_DOUBLE 0
 #include "lbs.c"
 #undef SK_DOUBLE
@@ -7,6 +9,7 @@
 #include "lbs.c"
 #else
 #include "real.h"
+#include "lbs_normal.h"
 
 static inline int64_t FN(joint_at)(const void *joints, int itype, size_t i)
 {
@@ -17,21 +20,34 @@ static inline int64_t FN(joint_at)(const void *joints, int itype, size_t i)
     }
 }
 
-/* n' = cofactor(A) n (the inverse transpose times det, sign-corrected), renormalized */
-static inline void FN(skin_normal)(const T *a, const T *nv, T *o)
+/* one pose, portable C */
+static int FN(lbs_pose)(size_t V, size_t K, size_t J, const T *restrict v, const void *joints,
+                        int itype, const T *restrict weights, const T *restrict m,
+                        const T *restrict nv, T *restrict op, T *restrict on, size_t *bad)
 {
-    T c00 = a[5] * a[10] - a[6] * a[9], c01 = a[6] * a[8] - a[4] * a[10];
-    T c02 = a[4] * a[9] - a[5] * a[8], c10 = a[2] * a[9] - a[1] * a[10];
-    T c11 = a[0] * a[10] - a[2] * a[8], c12 = a[1] * a[8] - a[0] * a[9];
-    T c20 = a[1] * a[6] - a[2] * a[5], c21 = a[2] * a[4] - a[0] * a[6];
-    T c22 = a[0] * a[5] - a[1] * a[4];
-    T det = a[0] * c00 + a[1] * c01 + a[2] * c02;
-    T x = c00 * nv[0] + c01 * nv[1] + c02 * nv[2];
-    T y = c10 * nv[0] + c11 * nv[1] + c12 * nv[2];
-    T z = c20 * nv[0] + c21 * nv[1] + c22 * nv[2];
-    T len = SQRT(x * x + y * y + z * z);
-    T r = len > 0 ? (det < 0 ? -1 / len : 1 / len) : len == 0 ? 0 : len;
-    o[0] = x * r; o[1] = y * r; o[2] = z * r;
+    for (size_t x = 0; x < V; x++) {
+        T a[12] = {0};
+        for (size_t k = 0; k < K; k++) {
+            int64_t j = FN(joint_at)(joints, itype, x * K + k);
+            if (j < 0 || (size_t)j >= J) {
+                if (j == -1)
+                    continue;
+                *bad = x * K + k;
+                return SK_ERR_JOINT_INDEX;
+            }
+            T w = weights[x * K + k];
+            const T *mj = m + 16 * (size_t)j;
+            for (int e = 0; e < 12; e++)
+                a[e] += w * mj[e];
+        }
+        const T *p = v + 3 * x;
+        for (int r = 0; r < 3; r++)
+            op[3 * x + r] = a[4 * r] * p[0] + a[4 * r + 1] * p[1] + a[4 * r + 2] * p[2] +
+                            a[4 * r + 3];
+        if (on)
+            FN(skin_normal)(a, nv + 3 * x, on + 3 * x);
+    }
+    return SK_OK;
 }
 
 int FN(sk_linear_blend_skinning)(size_t n, size_t V, size_t K, size_t J, const T *verts,
@@ -40,32 +56,18 @@ int FN(sk_linear_blend_skinning)(size_t n, size_t V, size_t K, size_t J, const T
                                  T *restrict out_pos, ptrdiff_t sp, T *restrict out_nrm,
                                  ptrdiff_t so, size_t *bad)
 {
+    int (*pose)(size_t, size_t, size_t, const T *, const void *, int, const T *, const T *,
+                const T *, T *, T *, size_t *) = FN(lbs_pose);
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd())
+        pose = sk_lbs_pose_avx2;
+#endif
     for (size_t i = 0; i < n; i++) {
-        const T *v = verts + i * sv, *m = mats + i * sm;
-        const T *nv = normals ? normals + i * sn : NULL;
-        T *op = out_pos + i * sp, *on = out_nrm ? out_nrm + i * so : NULL;
-        for (size_t x = 0; x < V; x++) {
-            T a[12] = {0};
-            for (size_t k = 0; k < K; k++) {
-                int64_t j = FN(joint_at)(joints, itype, x * K + k);
-                if (j < 0 || (size_t)j >= J) {
-                    if (j == -1)
-                        continue;
-                    *bad = x * K + k;
-                    return SK_ERR_JOINT_INDEX;
-                }
-                T w = weights[x * K + k];
-                const T *mj = m + 16 * (size_t)j;
-                for (int e = 0; e < 12; e++)
-                    a[e] += w * mj[e];
-            }
-            const T *p = v + 3 * x;
-            for (int r = 0; r < 3; r++)
-                op[3 * x + r] = a[4 * r] * p[0] + a[4 * r + 1] * p[1] + a[4 * r + 2] * p[2] +
-                                a[4 * r + 3];
-            if (on)
-                FN(skin_normal)(a, nv + 3 * x, on + 3 * x);
-        }
+        int st = pose(V, K, J, verts + i * sv, joints, itype, weights, mats + i * sm,
+                      normals ? normals + i * sn : NULL, out_pos + i * sp,
+                      out_nrm ? out_nrm + i * so : NULL, bad);
+        if (st != SK_OK)
+            return st;
     }
     return SK_OK;
 }

@@ -121,6 +121,12 @@ SK_DECLARE(float, f)
 SK_DECLARE(double, d)
 #undef SK_DECLARE
 
+/* SIMD: float32 skinning uses an AVX2/FMA variant on x86-64 CPUs that have it.  sk_simd()
+   tells which code runs (1 AVX2/FMA, 0 portable C); sk_set_simd(0) forces the portable code,
+   sk_set_simd(1) restores the default.  Call it before kernels run on other threads. */
+int sk_simd(void);
+void sk_set_simd(int enable);
+
 /* Topological order of a joint forest: order[] lists every joint after its
    parent.  Returns SK_OK, or SK_ERR_PARENT_* with *bad = the joint. */
 int sk_topological_order(size_t J, const int32_t *parents, int32_t *SK_RESTRICT order,

@@ -1,0 +1,12 @@
+/* simd.h -- internal: the SIMD variants and their run-time choice (cpu.c). */
+#ifndef SK_SIMD_H
+#define SK_SIMD_H
+#include "skinkit.h"
+
+#if defined(SK_HAVE_AVX2)
+/* lbs_avx2.c: one float32 pose of linear blend skinning with AVX2/FMA */
+int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
+                     const float *weights, const float *m, const float *nv, float *op, float *on,
+                     size_t *bad);
+#endif
+#endif
