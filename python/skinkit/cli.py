@@ -3,7 +3,8 @@
 Usage::
 
     skinkit pose [MODEL] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F] [--loop]
-                 [--dtype float64|float32] [--normals] --out FILE.npz
+                 [--dtype float64|float32] [--normals] [--quiet]
+                 --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
     skinkit info [MODEL]
 
 Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
@@ -70,7 +71,13 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="precision of the computation and of the output (default float64)")
     p.add_argument("--normals", action="store_true",
                    help="also write skinned `normals_<node>_<primitive>` (T, V, 3)")
-    p.add_argument("--out", required=True, metavar="FILE.npz", help="output file")
+    p.add_argument("--out", required=True, metavar="FILE.npz|DIR/|FILE.glb",
+                   help="output: an .npz (default), a directory (trailing slash or existing) "
+                        "for one mesh file per frame, or a .glb of one posed frame")
+    p.add_argument("--format", choices=("ply", "obj"), default=None,
+                   help="mesh format of the frames written to --out DIR/ (default ply)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar and no summary line (errors are still reported)")
     add_debug(p, argparse.SUPPRESS)
     p.set_defaults(func=_cmd_pose, parser=p)
 
@@ -116,14 +123,125 @@ def _write_npz_atomic(out: str, arrays) -> None:
         raise
 
 
+# --- output kinds and progress of ``skinkit pose`` ---------------------------------------------
+
+BLOCK_FRAMES = 64  # frames per pose() call, so that the progress bar moves while posing
+
+
+def _output_kind(args) -> str:
+    """``"npz"``, ``"dir"`` (one mesh file per frame) or ``"glb"`` from ``--out``; a mismatched
+    ``--format`` or a single .ply/.obj file is a usage error (exit 2)."""
+    out = args.out
+    seps = tuple(s for s in (os.sep, os.altsep) if s)
+    if out.endswith(seps) or os.path.isdir(out):
+        kind = "dir"
+    else:
+        suffix = Path(out).suffix.lower()
+        if suffix in (".ply", ".obj"):
+            args.parser.error(f"--out {out}: meshes are written one file per frame into a "
+                              f"directory; give --out DIR/ --format {suffix[1:]}")
+        kind = "glb" if suffix == ".glb" else "npz"
+    if args.format is not None and kind != "dir":
+        args.parser.error("--format applies only to --out DIR/ (one mesh file per frame)")
+    return kind
+
+
+def _progress_bar(total: int, quiet: bool):
+    """A tqdm bar over the frames on stderr when it is a terminal and there are several frames;
+    with ``--quiet`` or a redirected stderr, a null context (nothing is printed)."""
+    import contextlib
+
+    stream = sys.stderr
+    try:
+        tty = stream is not None and stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        tty = False
+    if quiet or total < 2 or not tty:
+        return contextlib.nullcontext(None)
+    from tqdm import tqdm
+    return tqdm(total=total, unit="frame", desc=PROG, file=stream, leave=False,
+                dynamic_ncols=True)
+
+
+def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar):
+    """``skinkit.pose.pose`` over ``times`` in blocks of ``BLOCK_FRAMES``: yields
+    ``(first frame, result)`` and advances ``bar`` once the caller is done with the block."""
+    from .pose import pose
+
+    for start in range(0, len(times), BLOCK_FRAMES):
+        block = times[start:start + BLOCK_FRAMES]
+        yield start, pose(model, clip, block, loop, normals)
+        if bar is not None:
+            bar.update(len(block))
+
+
+def _pose_to_npz(model, clip, times, args, dtype, bar) -> None:
+    arrays = {"times": np.asarray(times, dtype=dtype)}
+    for start, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar):
+        for prim in model.primitives:
+            result = posed[prim.key]
+            parts = {"positions": result[0] if args.normals else result}
+            if args.normals and prim.normals is not None:
+                parts["normals"] = result[1]
+            for what, a in parts.items():
+                name = f"{what}_{prim.key}"
+                if name not in arrays:
+                    arrays[name] = np.empty((len(times),) + a.shape[1:], dtype=a.dtype)
+                arrays[name][start:start + len(a)] = a
+    _write_npz_atomic(args.out, arrays)
+
+
+def _pose_to_frames(model, clip, times, args, bar) -> None:
+    """One PLY/OBJ per frame into ``args.out`` (see ``skinkit.export.FrameWriter``)."""
+    from .export import FrameWriter
+
+    if not model.primitives:
+        raise CliError("the model has no skinned primitives to write as meshes")
+    if args.normals:
+        missing = [p.key for p in model.primitives if p.normals is None]
+        if missing:
+            raise CliError(f"--normals: skinned primitive {missing[0]} has no normals")
+    faces = {p.key: p.faces for p in model.primitives}
+    try:
+        writer = FrameWriter(args.out, faces, len(times), args.format or "ply",
+                             normals=args.normals)
+    except ImportError as exc:
+        raise CliError(str(exc)) from exc
+    with writer:
+        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar):
+            if args.normals:
+                writer.write({k: v[0] for k, v in posed.items()},
+                             {k: v[1] for k, v in posed.items()})
+            else:
+                writer.write(posed)
+
+
+def _pose_to_glb(model, clip, times, args) -> None:
+    """The model posed at the one time as a static GLB, with skinned normals where the model
+    has normals (see ``skinkit.export.write_glb``)."""
+    from .export import write_glb
+    from .pose import pose
+
+    if not model.primitives:
+        raise CliError("the model has no skinned primitives to write as meshes")
+    posed = pose(model, clip, times, args.loop, normals=True)
+    try:
+        write_glb(args.out, {k: v[0][0] for k, v in posed.items()},
+                  {p.key: p.faces for p in model.primitives},
+                  {k: None if v[1] is None else v[1][0] for k, v in posed.items()})
+    except ImportError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def _cmd_pose(args) -> int:
-    from .pose import frame_times, pose, resolve_clip
+    from .pose import frame_times, resolve_clip
 
     start = time.perf_counter()
     dtype = np.dtype(args.dtype)
     if args.rest and (args.times is not None or args.fps is not None):
         args.parser.error("--rest poses one frame at time 0; do not combine it with "
                           "--times or --fps")
+    kind = _output_kind(args)
     model, label = _load(args.model, dtype)
 
     clip = None
@@ -142,15 +260,16 @@ def _cmd_pose(args) -> int:
     if not np.all(np.isfinite(times)):
         raise CliError("times must be finite")
 
-    posed = pose(model, clip, times, args.loop, args.normals)
-    arrays = {"times": np.asarray(times, dtype=dtype)}
-    for prim in model.primitives:
-        result = posed[prim.key]
-        if args.normals and prim.normals is not None:
-            arrays[f"positions_{prim.key}"], arrays[f"normals_{prim.key}"] = result
+    if kind == "glb" and len(times) != 1:
+        args.parser.error(f"--out {args.out} writes one posed frame, got {len(times)} times; "
+                          "give exactly one with --times T (or --rest)")
+    with _progress_bar(len(times), args.quiet) as bar:
+        if kind == "npz":
+            _pose_to_npz(model, clip, times, args, dtype, bar)
+        elif kind == "dir":
+            _pose_to_frames(model, clip, times, args, bar)
         else:
-            arrays[f"positions_{prim.key}"] = result[0] if args.normals else result
-    _write_npz_atomic(args.out, arrays)
+            _pose_to_glb(model, clip, times, args)
 
     elapsed = time.perf_counter() - start
     nverts = sum(len(p.positions) for p in model.primitives)
@@ -160,9 +279,12 @@ def _cmd_pose(args) -> int:
     else:
         index = next(i for i, c in enumerate(model.clips) if c is clip)
         what = f"clip {index}" + (f" {clip.name!r}" if clip.name is not None else " (unnamed)")
-    print(f"{PROG}: {label}: {what}, {len(times)} frame{'s' * (len(times) != 1)}, "
-          f"{nprim} skinned primitive{'s' * (nprim != 1)} ({nverts} vertices), "
-          f"{elapsed:.3f} s -> {args.out}", file=sys.stderr)
+    written = (f" ({_plural(len(times), (args.format or 'ply').upper() + ' file')})"
+               if kind == "dir" else "")
+    if not args.quiet:
+        print(f"{PROG}: {label}: {what}, {len(times)} frame{'s' * (len(times) != 1)}, "
+              f"{nprim} skinned primitive{'s' * (nprim != 1)} ({nverts} vertices), "
+              f"{elapsed:.3f} s -> {args.out}{written}", file=sys.stderr)
     return 0
 
 
