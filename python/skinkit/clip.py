@@ -8,6 +8,8 @@ after the last key its last value.
 """
 from __future__ import annotations
 
+import operator
+import sys
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -19,7 +21,7 @@ INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}
 
 
-@dataclass
+@dataclass(repr=False)
 class Channel:
     """Keyframes of one node property.
 
@@ -48,8 +50,17 @@ class Channel:
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(
                 f"channel interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}")
+        try:
+            node = operator.index(self.node)
+        except TypeError:
+            raise TypeError(f"channel node must be an integer, got {self.node!r:.40}") from None
+        if not 0 <= node < 2**62:
+            raise ValueError(f"channel node must be a node index >= 0, got {node}")
         times = np.asarray(self.times)
         values = np.asarray(self.values)
+        for name, a in (("times", times), ("values", values)):
+            if a.dtype.kind not in "iuf":
+                raise TypeError(f"channel {name} must be a real number array, got dtype {a.dtype}")
         if times.ndim != 1 or times.size == 0:
             raise ValueError(f"channel times must have shape (K,) with K >= 1, got {times.shape}")
         if not np.all(np.isfinite(times)) or np.any(np.diff(times) <= 0):
@@ -59,6 +70,10 @@ class Channel:
         if values.shape != expected:
             raise ValueError(f"{self.path} channel values must have shape {expected} for "
                              f"{times.size} {self.interpolation} keys, got {values.shape}")
+
+    def __repr__(self) -> str:
+        from ._repr import channel
+        return channel(self)
 
 
 class Clip:
@@ -88,9 +103,9 @@ class Clip:
         self._values = np.concatenate(
             [np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(self.dtype)
         self._nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
-        self._key_offset = np.concatenate([[0], np.cumsum(self._nkeys)[:-1]]).astype(np.int64)
+        self._key_offset = np.cumsum(self._nkeys) - self._nkeys     # one entry per channel
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
-        self._value_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self._value_offset = np.cumsum(sizes) - sizes
         self._ncomp = np.array([PATHS[ch.path] for ch in c], dtype=np.int32)
         self._interp = np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c],
                                 dtype=np.int32)
@@ -106,6 +121,10 @@ class Clip:
     def __repr__(self) -> str:
         return (f"Clip(name={self.name!r}, duration={self.duration:g} s, "
                 f"channels={len(self.channels)}, interpolations={self.interpolations})")
+
+    def _repr_html_(self) -> str:
+        from ._repr import clip_html
+        return clip_html(self)
 
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False):
         """Sample every channel at ``times``, on top of a rest pose.
@@ -128,23 +147,30 @@ class Clip:
         ValueError
             If a channel targets a node outside the rest pose, or a time is not finite.
         """
-        t = np.asarray(times, dtype=self.dtype)
+        t = np.asarray(times)
+        if t.dtype.kind not in "iuf":
+            raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
         shape = t.shape
-        t = np.ascontiguousarray(t.reshape(-1))
-        if not np.all(np.isfinite(t)):
-            raise ValueError("times must be finite")
-        if loop and self.duration > 0:
-            t = np.mod(t, self.dtype.type(self.duration))
         rest_t, rest_r, rest_s = (np.asarray(a) for a in rest)
-        n = rest_t.shape[0]
+        n = rest_t.shape[0] if rest_t.ndim else -1
         if rest_t.shape != (n, 3) or rest_r.shape != (n, 4) or rest_s.shape != (n, 3):
             raise ValueError("rest must be translations (N, 3), rotations (N, 4), scales (N, 3); "
                              f"got {rest_t.shape}, {rest_r.shape}, {rest_s.shape}")
+        if any(a.dtype.kind not in "iuf" for a in (rest_t, rest_r, rest_s)):
+            raise TypeError("rest must be real number arrays, got dtypes "
+                            f"{rest_t.dtype}, {rest_r.dtype}, {rest_s.dtype}")
         if self._nodes.size and (self._nodes.min() < 0 or self._nodes.max() >= n):
             raise ValueError(f"clip {self.name!r} animates node {int(self._nodes.max())}, "
                              f"but the rest pose has {n} nodes")
         T = t.size
-        buf = np.empty(10 * n * T, dtype=self.dtype)
+        if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
+            raise MemoryError(f"{T} times x {n} nodes of TRS do not fit in memory")
+        buf = np.empty(10 * n * T, dtype=self.dtype)   # the result first: fails before any copy
+        t = np.require(t.reshape(-1), self.dtype, ["C", "A"])
+        if not np.all(np.isfinite(t)):
+            raise ValueError("times must be finite")
+        if loop and self.duration > 0:
+            t = np.mod(t, self.dtype.type(self.duration))
         tr = buf[:3 * n * T].reshape(T, n, 3)
         ro = buf[3 * n * T:7 * n * T].reshape(T, n, 4)
         sc = buf[7 * n * T:].reshape(T, n, 3)
