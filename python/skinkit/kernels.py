@@ -141,6 +141,15 @@ def forward_kinematics(parents, rotations, translations, scales=None, out=None):
     return _core.forward_kinematics(parents, rotations, translations, scales, out)
 
 
+def _pair(out):
+    """``out=`` of a two-result kernel: a tuple or list of two arrays (an ndarray would be split
+    along its first axis, which is never what was meant)."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"out must be a pair (tuple) of two arrays, got {type(out).__name__}"
+                        + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
+    return out
+
+
 def rigid_forward_kinematics(parents, rest_positions, rotations, out=None):
     """Joint-centred rigid FK, as libigl's ``forward_kinematics``.
 
@@ -172,6 +181,7 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None):
     """
     if out is None:
         out = (None, None)
+    out = _pair(out)
     return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out[0], out[1])
 
 
@@ -235,7 +245,7 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
         j = j.astype(np.int32)
     if normals is None:
         return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, None, out, None)
-    o_pos, o_nrm = (None, None) if out is None else out
+    o_pos, o_nrm = (None, None) if out is None else _pair(out)
     return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, normals,
                                        o_pos, o_nrm)
 
