@@ -5,7 +5,7 @@ Plain NumPy arrays in, plain NumPy arrays out; nothing here knows about file for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ class Skeleton:
     scales : float array (N, 3), rest local scale.
     """
 
-    names: List[Optional[str]]
+    names: Sequence[Optional[str]]
     parents: np.ndarray
     translations: np.ndarray
     rotations: np.ndarray
@@ -112,7 +112,9 @@ class Model:
 
         if name_or_index is None:
             raise ValueError("a clip name or index is required")
-        return resolve_clip(self, name_or_index)
+        clip = resolve_clip(self, name_or_index)
+        assert clip is not None  # only None resolves to None
+        return clip
 
     def local_pose(self, clip=None, times=None, loop: bool = False):
         """Local TRS of every node, (T, N, 3), (T, N, 4), (T, N, 3); see ``skinkit.pose.local_pose``."""

@@ -1,0 +1,67 @@
+"""Type stubs for ``skinkit._core``, the NumPy C-API binding of the C kernels (src/_core.c).
+
+Every argument is positional only, as the binding parses ``*args``.  Inputs take anything NumPy
+converts (arrays, sequences, ``__array__``, the buffer protocol) and objects with ``__dlpack__``
+(PyTorch CPU tensors, JAX arrays); ``out`` arguments take a NumPy array or None.  Results are NumPy
+arrays of float32 or float64 (see ``skinkit.kernels`` for the conventions).
+"""
+from typing import Any, Literal, Optional, Protocol, Tuple, Union, overload
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+class _SupportsDLPack(Protocol):
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+
+_Input = Union[ArrayLike, _SupportsDLPack]
+_Float = NDArray[np.floating[Any]]
+_Out = Optional[NDArray[np.floating[Any]]]
+
+# -- elementwise quaternion kernels: (..., core) -> (..., core); ``out`` is required (may be None)
+
+def quat_multiply(a: _Input, b: _Input, out: _Out, /) -> _Float: ...
+def quat_conjugate(q: _Input, out: _Out, /) -> _Float: ...
+def quat_inverse(q: _Input, out: _Out, /) -> _Float: ...
+def quat_normalize(q: _Input, out: _Out, /) -> _Float: ...
+def quat_rotate(q: _Input, v: _Input, out: _Out, /) -> _Float: ...
+def quat_to_matrix(q: _Input, out: _Out, /) -> _Float: ...
+def quat_from_matrix(m: _Input, out: _Out, /) -> _Float: ...
+def quat_from_axis_angle(rotvec: _Input, out: _Out, /) -> _Float: ...
+def slerp(q0: _Input, q1: _Input, t: _Input, out: _Out, /) -> _Float: ...
+
+# -- hierarchy and matrices
+
+def forward_kinematics(parents: _Input, rotations: _Input, translations: _Input,
+                       scales: Optional[_Input] = None, out: _Out = None, /) -> _Float: ...
+def rigid_forward_kinematics(parents: _Input, rest_positions: _Input, rotations: _Input,
+                             out_rot: _Out = None, out_trans: _Out = None, /
+                             ) -> Tuple[_Float, _Float]: ...
+def skinning_matrices(world: _Input, inverse_bind: _Input, out: _Out = None, /) -> _Float: ...
+def inverse_bind_matrices(world: _Input, out: _Out = None, /) -> _Float: ...
+
+# -- skinning: positions, or (positions, normals) when normals are given
+
+@overload
+def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
+                          skinning_matrices: _Input, normals: None = None,
+                          out_positions: _Out = None, out_normals: None = None, /) -> _Float: ...
+@overload
+def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
+                          skinning_matrices: _Input, normals: _Input,
+                          out_positions: _Out = None, out_normals: _Out = None, /
+                          ) -> Tuple[_Float, _Float]: ...
+
+# -- clip sampling: the packed form built by skinkit.Clip; writes into ``out``, returns None
+
+def sample_channels(key_times: NDArray[np.floating[Any]], key_offset: NDArray[np.int64],
+                    nkeys: NDArray[np.int64], values: NDArray[np.floating[Any]],
+                    value_offset: NDArray[np.int64], ncomp: NDArray[np.int32],
+                    interp: NDArray[np.int32], rotation: NDArray[np.int32],
+                    out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
+                    times: NDArray[np.floating[Any]], out: NDArray[np.floating[Any]], /
+                    ) -> None: ...
+
+# -- build information
+
+def simd() -> Literal["avx2", "baseline"]: ...

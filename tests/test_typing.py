@@ -1,0 +1,103 @@
+"""Typing: mypy passes on the package; the stubs of the C extension (python/skinkit/_core.pyi)
+cover every function of ``skinkit._core`` with its parameters; py.typed and the stubs are
+installed with the package, so that a user's mypy sees them."""
+import ast
+import re
+import textwrap
+from pathlib import Path
+
+import mypy.api
+import pytest
+
+import skinkit
+from skinkit import _core
+
+ROOT = Path(__file__).resolve().parents[1]
+STUB = ROOT / "python" / "skinkit" / "_core.pyi"
+
+
+def run_mypy(request, *args):
+    cache = request.config.cache.mkdir("mypy")
+    stdout, stderr, status = mypy.api.run(["--cache-dir", str(cache), *args])
+    return stdout + stderr, status
+
+
+def test_mypy_passes_on_the_package(request, monkeypatch):
+    monkeypatch.chdir(ROOT)                       # [tool.mypy] in pyproject.toml, files= there
+    out, status = run_mypy(request, "--config-file", str(ROOT / "pyproject.toml"))
+    assert status == 0, out
+    assert "Success" in out
+
+
+def _stub_functions():
+    """name -> [(parameter, has_default)] of every function in _core.pyi (first overload)."""
+    funcs = {}
+    for node in ast.parse(STUB.read_text()).body:
+        if isinstance(node, ast.FunctionDef) and node.name not in funcs:
+            a = node.args
+            params = a.posonlyargs + a.args
+            first_default = len(params) - len(a.defaults)
+            funcs[node.name] = [(p.arg, i >= first_default) for i, p in enumerate(params)]
+    return funcs
+
+
+def _doc_signature(fn):
+    """[(parameter, has_default)] from the binding's docstring, "name(a, b, out=None)..."."""
+    m = re.match(rf"{fn.__name__}\(([^)]*)\)", fn.__doc__ or "")
+    assert m, f"{fn.__name__}'s docstring does not start with its signature: {fn.__doc__!r}"
+    params = [p.strip() for p in m.group(1).split(",") if p.strip()]
+    return [(p.split("=")[0].strip(), "=" in p) for p in params]
+
+
+def test_the_stub_names_every_function_of_the_extension():
+    public = {n for n in dir(_core) if not n.startswith("_") and callable(getattr(_core, n))}
+    assert set(_stub_functions()) - {"_SupportsDLPack"} == public
+
+
+@pytest.mark.parametrize("name", sorted(n for n in dir(_core) if not n.startswith("_")))
+def test_stub_parameters_match_the_binding(name):
+    stub = _stub_functions()[name]
+    assert stub == _doc_signature(getattr(_core, name)), name
+
+
+def test_py_typed_and_stub_are_installed():
+    pkg = Path(skinkit.__file__).parent
+    assert (pkg / "py.typed").is_file(), pkg
+    assert (pkg / "_core.pyi").is_file(), pkg
+    assert (pkg / "_core.pyi").read_text() == STUB.read_text()
+
+
+def test_a_user_of_the_installed_package_is_type_checked(request, tmp_path, monkeypatch):
+    """mypy run on user code outside the repository finds skinkit's types through py.typed:
+    good calls pass and a wrong call into the extension is an error."""
+    monkeypatch.chdir(tmp_path)
+    good = tmp_path / "good.py"
+    good.write_text(textwrap.dedent("""
+        import numpy as np
+        import skinkit
+        from skinkit import _core
+
+        model: skinkit.Model = skinkit.default_model()
+        positions = model.pose(clip=0, times=np.linspace(0, 1, 5))
+        q = _core.quat_normalize(np.ones((3, 4)), None)
+        world = _core.forward_kinematics(np.array([-1, 0]), np.ones((2, 4)), np.zeros((2, 3)))
+        pos, nrm = _core.linear_blend_skinning(np.zeros((2, 3)), np.zeros((2, 1), np.int32),
+                                              np.ones((2, 1)), world, np.zeros((2, 3)))
+        total: float = float(q.sum() + pos.sum() + nrm.sum())
+        kind: str = _core.simd()
+    """))
+    out, status = run_mypy(request, "--no-incremental", "--strict", "--follow-imports=silent",
+                           str(good))
+    assert status == 0, out
+    bad = tmp_path / "bad.py"
+    bad.write_text(textwrap.dedent("""
+        import numpy as np
+        from skinkit import _core
+
+        q = _core.quat_normalize(np.ones((3, 4)))            # out is required by the binding
+        n: int = _core.slerp(np.ones(4), np.ones(4), 0.5, None)
+    """))
+    out, status = run_mypy(request, "--follow-imports=silent", str(bad))
+    assert status == 1, out
+    assert 'bad.py:5: error: Too few arguments for "quat_normalize"' in out, out
+    assert "bad.py:6: error: Incompatible types in assignment" in out, out
