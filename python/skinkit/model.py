@@ -12,7 +12,7 @@ import numpy as np
 from .clip import Clip
 
 
-@dataclass
+@dataclass(repr=False)
 class Skeleton:
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
 
@@ -35,8 +35,16 @@ class Skeleton:
     def count(self) -> int:
         return len(self.parents)
 
+    def __repr__(self) -> str:
+        from ._repr import skeleton
+        return skeleton(self)
 
-@dataclass
+    def _repr_html_(self) -> str:
+        from ._repr import skeleton_html
+        return skeleton_html(self)
+
+
+@dataclass(repr=False)
 class Skin:
     """A glTF skin: the nodes used as joints and their inverse bind matrices.
 
@@ -54,8 +62,16 @@ class Skin:
     inverse_bind_matrices: np.ndarray
     skeleton: Optional[int] = None
 
+    def __repr__(self) -> str:
+        from ._repr import skin
+        return skin(self)
 
-@dataclass
+    def _repr_html_(self) -> str:
+        from ._repr import skin_html
+        return skin_html(self)
+
+
+@dataclass(repr=False)
 class SkinnedPrimitive:
     """One skinned mesh primitive (glTF ``meshes[mesh].primitives[index]`` on node ``node``).
 
@@ -87,8 +103,16 @@ class SkinnedPrimitive:
         """``"<node>_<primitive>"``, the suffix of this primitive's arrays in ``skinkit pose`` output."""
         return f"{self.node}_{self.index}"
 
+    def __repr__(self) -> str:
+        from ._repr import primitive
+        return primitive(self)
 
-@dataclass
+    def _repr_html_(self) -> str:
+        from ._repr import primitive_html
+        return primitive_html(self)
+
+
+@dataclass(repr=False)
 class Model:
     """A posable model: skeleton, skins, skinned primitives and clips."""
 
@@ -97,6 +121,14 @@ class Model:
     primitives: List[SkinnedPrimitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
+
+    def __repr__(self) -> str:
+        from ._repr import model
+        return model(self)
+
+    def _repr_html_(self) -> str:
+        from ._repr import model_html
+        return model_html(self)
 
     # -- posing: thin delegations to skinkit.pose ------------------------------------------------
 

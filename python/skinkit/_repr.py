@@ -1,0 +1,171 @@
+"""Compact text and HTML summaries of the data model (``__repr__`` and ``_repr_html_``).
+
+The dataclasses' default reprs would print every array; these print counts, names, durations and
+interpolations instead.  Long lists are cut to their first few items plus "... N more".
+"""
+from __future__ import annotations
+
+import html
+from typing import Iterable, List, Sequence
+
+import numpy as np
+
+MAX_ITEMS = 6      # list items in a text repr
+MAX_NAMES = 4      # node names in a Skeleton repr
+MAX_ROWS = 20      # table rows in an HTML repr
+
+
+def plural(n: int, word: str, many: str = "") -> str:
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def _cut(items: Sequence[str], limit: int) -> List[str]:
+    items = list(items)
+    if len(items) <= limit + 1:  # "... 1 more" would be no shorter
+        return items
+    return items[:limit] + [f"... {len(items) - limit} more"]
+
+
+def _influences(prim) -> int:
+    return int(prim.joints.shape[1]) if np.ndim(prim.joints) == 2 else 0
+
+
+def _triangles(prim) -> int:
+    return 0 if prim.faces is None else int(len(prim.faces))
+
+
+def _dtype(a) -> str:
+    return str(np.asarray(a).dtype)
+
+
+# --- text --------------------------------------------------------------------------------------
+
+def skeleton(sk) -> str:
+    roots = int(np.count_nonzero(np.asarray(sk.parents) < 0))
+    names = [repr(n) for n in (sk.names or [])]
+    shown = ", ".join(_cut(names, MAX_NAMES))
+    return f"Skeleton({plural(sk.count, 'node')}, {plural(roots, 'root')}, names=[{shown}])"
+
+
+def skin(s) -> str:
+    return (f"Skin(name={s.name!r}, {plural(len(s.joints), 'joint')}, "
+            f"skeleton={s.skeleton!r})")
+
+
+def primitive(p) -> str:
+    normals = "normals" if p.normals is not None else "no normals"
+    return (f"SkinnedPrimitive(key={p.key!r}, node={p.node}, mesh={p.mesh}, index={p.index}, "
+            f"skin={p.skin}, {plural(len(p.positions), 'vertex', 'vertices')}, "
+            f"{plural(_triangles(p), 'triangle')}, {plural(_influences(p), 'influence')}, "
+            f"{normals}, {_dtype(p.positions)})")
+
+
+def channel(c) -> str:
+    times = np.asarray(c.times)
+    span = f"{float(times[0]):g}-{float(times[-1]):g} s" if times.size else "no keys"
+    return (f"Channel(node={c.node}, path={c.path!r}, {plural(times.size, 'key')}, "
+            f"{c.interpolation}, {span})")
+
+
+def _list(items: Iterable[str]) -> str:
+    items = list(items)
+    if not items:
+        return "[]"
+    return "[" + ",\n    ".join(_cut(items, MAX_ITEMS)) + "]"
+
+
+def model(m) -> str:
+    return (f"Model(name={m.name!r},\n"
+            f"  skeleton={skeleton(m.skeleton)},\n"
+            f"  skins={_list(skin(s) for s in m.skins)},\n"
+            f"  primitives={_list(primitive(p) for p in m.primitives)},\n"
+            f"  clips={_list(repr(c) for c in m.clips)})")
+
+
+# --- HTML --------------------------------------------------------------------------------------
+
+def _e(x) -> str:
+    return html.escape("-" if x is None else str(x))
+
+
+def _table(header: Sequence[str], rows: List[Sequence], caption: str = "") -> str:
+    more = len(rows) - MAX_ROWS
+    rows = rows[:MAX_ROWS] if more > 0 else rows
+    out = ["<table>"]
+    if caption:
+        out.append(f"<caption style='text-align:left'><b>{_e(caption)}</b></caption>")
+    out.append("<tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>")
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in r) + "</tr>")
+    if more > 0:
+        out.append(f"<tr><td colspan='{len(header)}'>... {more} more</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _skeleton_rows(sk):
+    names = list(sk.names or [])
+    return [(i, int(sk.parents[i]), names[i] if i < len(names) else None)
+            for i in range(sk.count)]
+
+
+def _skin_rows(skins):
+    return [(i, s.name, len(s.joints), s.skeleton) for i, s in enumerate(skins)]
+
+
+def _primitive_rows(prims):
+    return [(p.key, p.node, p.mesh, p.index, p.skin, len(p.positions), _triangles(p),
+             _influences(p), "yes" if p.normals is not None else "no", _dtype(p.positions))
+            for p in prims]
+
+
+def _clip_rows(clips):
+    return [(i, c.name, f"{c.duration:g} s", len(c.channels),
+             "/".join(c.interpolations) or None, "; ".join(c.unsupported) or None)
+            for i, c in enumerate(clips)]
+
+
+SKELETON_HEADER = ("node", "parent", "name")
+SKIN_HEADER = ("skin", "name", "joints", "skeleton")
+PRIMITIVE_HEADER = ("key", "node", "mesh", "index", "skin", "vertices", "triangles",
+                    "influences", "normals", "dtype")
+CLIP_HEADER = ("clip", "name", "duration", "channels", "interpolations", "unsupported")
+
+
+def skeleton_html(sk) -> str:
+    return _table(SKELETON_HEADER, _skeleton_rows(sk), f"Skeleton: {plural(sk.count, 'node')}")
+
+
+def skin_html(s) -> str:
+    joints = ", ".join(_cut([str(int(j)) for j in s.joints], 3 * MAX_ITEMS))
+    return _table(("name", "joints", "joint nodes", "skeleton"),
+                  [(s.name, len(s.joints), joints, s.skeleton)], "Skin")
+
+
+def primitive_html(p) -> str:
+    return _table(PRIMITIVE_HEADER, _primitive_rows([p]), "SkinnedPrimitive")
+
+
+def clip_html(c) -> str:
+    rows = [(ch.node, ch.path, np.size(ch.times), ch.interpolation,
+             f"{float(ch.times[0]):g}-{float(ch.times[-1]):g} s") for ch in c.channels]
+    head = _table(("name", "duration", "channels", "interpolations", "unsupported"),
+                  [row[1:] for row in _clip_rows([c])], "Clip")
+    return head + _table(("node", "path", "keys", "interpolation", "times"), rows, "Channels")
+
+
+def model_html(m) -> str:
+    title = (f"<b>Model {_e(m.name) if m.name is not None else ''}</b>: "
+             f"{plural(m.skeleton.count, 'node')}, {plural(len(m.skins), 'skin')}, "
+             f"{plural(len(m.primitives), 'skinned primitive')}, {plural(len(m.clips), 'clip')}")
+    parts = [f"<div>{title}"]
+    if m.skins:
+        parts.append(_table(SKIN_HEADER, _skin_rows(m.skins), "Skins"))
+    if m.primitives:
+        parts.append(_table(PRIMITIVE_HEADER, _primitive_rows(m.primitives),
+                            "Skinned primitives"))
+    if m.clips:
+        parts.append(_table(CLIP_HEADER, _clip_rows(m.clips), "Clips"))
+    parts.append(_table(SKELETON_HEADER, _skeleton_rows(m.skeleton), "Skeleton"))
+    parts.append("</div>")
+    return "".join(parts)
