@@ -1,0 +1,621 @@
+"""The benchmark cases, by group.  Each group function yields measured ``Case`` records.
+
+Groups: triad, lbs, fk, sample, quat, overhead, memory, smpl (see README "Benchmarks").
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from harness import Case, Impl, Target, Unavailable, time_interleaved, with_threads
+import peers
+
+import skinkit
+from skinkit import kernels as K
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SMPL_PARENTS = np.array([-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18,
+                         19, 20, 21])
+LBS_BYTES = 12 + 8 + 16 + 12          # per vertex, positions: xyz in, 4 uint16, 4 float32, xyz out
+LBS_NORMAL_BYTES = LBS_BYTES + 12 + 12  # + normal in, normal out
+GROUPS = ("triad", "lbs", "fk", "sample", "quat", "overhead", "memory", "smpl")
+
+
+@dataclass
+class Ctx:
+    quick: bool
+    repeats: int
+    min_time: float
+    threads: List[int]
+    strict: bool                                   # a missing peer is an error (full run)
+    triad_bytes: int
+    emit: Callable[[Case], None] = print
+    _triad: Optional[peers.Triad] = None
+    cases: List[Case] = field(default_factory=list)
+
+    def triad(self) -> peers.Triad:
+        if self._triad is None:
+            self._triad = peers.Triad(self.triad_bytes)
+            self._triad.run(1)                     # touch every page
+        return self._triad
+
+
+def installed(*modules) -> Optional[str]:
+    """None when every module can be imported, else the first missing one."""
+    for m in modules:
+        if importlib.util.find_spec(m) is None:
+            return m
+    return None
+
+
+def missing(name: str) -> Unavailable:
+    e = Unavailable(f"{name} not installed")
+    e.status = "not installed"
+    return e
+
+
+def tol_for(dtype, scale=1.0) -> float:
+    return (2e-3 if np.dtype(dtype) == np.float32 else 1e-8) * max(1.0, float(scale))
+
+
+def maxdiff(a, b) -> float:
+    if isinstance(a, (tuple, list)):
+        return max(maxdiff(x, y) for x, y in zip(a, b))
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise AssertionError(f"shapes differ: {a.shape} vs {b.shape}")
+    d = np.abs(a - b)
+    return float(np.nan if np.isnan(d).any() else d.max(initial=0.0))
+
+
+def quat_diff(a, b) -> float:
+    """Max |a - b| of quaternions up to sign (q and -q are the same rotation)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(np.minimum(np.abs(a - b).max(axis=-1), np.abs(a + b).max(axis=-1)).max(
+        initial=0.0))
+
+
+def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol=None):
+    """Check every peer against skinkit once, then time every available entry interleaved.
+
+    entries: name -> zero-argument callable, or (callable, compare or None), or an Unavailable
+    (then reported, not timed).  The first entry is the reference ("skinkit").
+    """
+    fns, checks = {}, {}
+    impls = []
+    for name, e in entries.items():
+        im = Impl(name)
+        impls.append(im)
+        if isinstance(e, Unavailable):
+            im.status = getattr(e, "status", "unavailable")
+            im.note = str(e)
+            continue
+        fn, chk = e if isinstance(e, tuple) else (e, compare)
+        fns[name], checks[name] = fn, chk
+    ref_name = next(iter(entries))
+    ref = fns[ref_name]() if ref_name in fns else None
+    if ref is not None:
+        ref = _snapshot(ref)                       # out= buffers are overwritten later
+    for im in impls:
+        if im.name not in fns or im.name == ref_name or ref is None or checks[im.name] is None:
+            continue
+        im.max_abs_diff = checks[im.name](ref, fns[im.name]())
+        im.tolerance = tol
+        if tol is not None and not (im.max_abs_diff <= tol):
+            im.status = "mismatch"
+    if fns:
+        timed = time_interleaved(fns, ctx.repeats, ctx.min_time)
+        for im in impls:
+            if im.name in timed:
+                im.median_s, im.samples_s, im.inner = timed[im.name]
+    case.impls = impls
+    return case
+
+
+def _snapshot(x):
+    if isinstance(x, (tuple, list)):
+        return type(x)(_snapshot(y) for y in x)
+    return np.array(x, copy=True) if isinstance(x, np.ndarray) else x
+
+
+def sk(fn, threads):
+    """skinkit callable with threads= bound, or the Unavailable to report."""
+    try:
+        return with_threads(fn, threads)
+    except Unavailable as e:
+        e.status = "n/a"
+        return e
+
+
+def finish(ctx: Ctx, case: Case):
+    if ctx.quick:
+        for t in case.targets:
+            t.skip = True
+    ctx.cases.append(case)
+    ctx.emit(case)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def make_lbs_problem(V, J=64, k=4, dtype=np.float32, seed=0):
+    """Random bind-pose vertices and unit normals, K influences per vertex (uint16 joints,
+    weights summing to 1), J rigid skinning matrices (rotation plus translation)."""
+    rng = np.random.default_rng(seed)
+    vertices = rng.uniform(-1, 1, (V, 3)).astype(dtype)
+    normals = rng.normal(size=(V, 3))
+    normals = (normals / np.linalg.norm(normals, axis=1, keepdims=True)).astype(dtype)
+    joints = rng.integers(0, J, (V, k), dtype=np.uint16)
+    weights = rng.random((V, k), dtype=np.float32) + 0.01
+    weights = (weights / weights.sum(axis=1, keepdims=True)).astype(dtype)
+    mats = np.zeros((J, 4, 4))
+    mats[:, :3, :3] = rotvec_to_matrix(rng.normal(size=(J, 3)))
+    mats[:, :3, 3] = rng.normal(size=(J, 3))
+    mats[:, 3, 3] = 1
+    return vertices, joints, weights, mats.astype(dtype), normals
+
+
+def rotvec_to_quat(rotvec):
+    """(..., 3) rotation vectors -> (..., 4) unit quaternions (x, y, z, w), plain NumPy."""
+    angle = np.linalg.norm(rotvec, axis=-1, keepdims=True)
+    axis = np.divide(rotvec, angle, out=np.zeros_like(rotvec), where=angle > 0)
+    return np.concatenate([axis * np.sin(angle / 2), np.cos(angle / 2)], axis=-1)
+
+
+def rotvec_to_matrix(rotvec):
+    return peers.np_quat_to_matrix(rotvec_to_quat(rotvec))
+
+
+def random_unit_quats(rng, shape, dtype=np.float64):
+    q = rng.normal(size=shape + (4,))
+    return (q / np.linalg.norm(q, axis=-1, keepdims=True)).astype(dtype)
+
+
+def random_parents(J, rng):
+    """A random tree with parents before children (joint i's parent is one of 0..i-1)."""
+    return np.array([-1] + [int(rng.integers(0, i)) for i in range(1, J)])
+
+
+# ----------------------------------------------------------------------------- triad
+
+
+def group_triad(ctx: Ctx):
+    tri = ctx.triad()
+    gb = tri.bytes_moved / 1e9
+    for thr in ctx.threads:
+        case = Case("triad", "STREAM triad a = b + s*c", f"3 x {tri.n * 8 / 2**20:.0f} MiB",
+                    "float64", thr, params={"elements": tri.n, "bytes_per_element": 24,
+                                            "chunk": tri.CHUNK})
+        fn = functools.partial(tri.run, thr)
+        bench(ctx, case, {f"triad ({thr} thr)": (fn, None)})
+        d = tri.check()
+        case.impls[0].max_abs_diff = d
+        t = case.impls[0].median_s
+        case.metrics[case.impls[0].name] = {"GB/s": gb / t}
+        case.notes.append("bytes counted as STREAM does: 3 x 8 B per element (read b, read c, "
+                          "write a), no write-allocate")
+        finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- lbs
+
+
+def group_lbs(ctx: Ctx):
+    sizes = [1_000] if ctx.quick else [10_000, 100_000, 1_000_000]
+    tri = ctx.triad()
+    for V in sizes:
+        v, j, w, m, n = make_lbs_problem(V)
+        largest = V == sizes[-1]
+        for with_normals in (False, True):
+            bpv = LBS_NORMAL_BYTES if with_normals else LBS_BYTES
+            for thr in ctx.threads:
+                op = "lbs positions+normals" if with_normals else "lbs positions"
+                case = Case("lbs", op, f"V={V:,} J=64 K=4", "float32", thr,
+                            params={"V": V, "J": 64, "K": 4, "joints": "uint16",
+                                    "normals": with_normals, "bytes_per_vertex": bpv})
+                f = sk(K.linear_blend_skinning, thr)
+                entries: Dict[str, object] = {}
+                nrm = n if with_normals else None
+                if isinstance(f, Unavailable):
+                    entries["skinkit"] = f
+                else:
+                    out = ((np.empty((V, 3), np.float32), np.empty((V, 3), np.float32))
+                           if with_normals else np.empty((V, 3), np.float32))
+                    entries["skinkit"] = functools.partial(f, v, j, w, m, normals=nrm, out=out)
+                    if largest:
+                        entries["skinkit (no out=)"] = functools.partial(f, v, j, w, m,
+                                                                         normals=nrm)
+                entries["numpy einsum"] = functools.partial(peers.np_lbs, v, j, w, m, nrm)
+                if largest:
+                    entries[f"triad ({thr} thr)"] = (functools.partial(tri.run, thr), None)
+                bench(ctx, case, entries, tol=tol_for(np.float32, 8))
+                for im in case.impls:
+                    if not im.ok:
+                        continue
+                    if im.name.startswith("triad"):
+                        case.metrics[im.name] = {"GB/s": tri.bytes_moved / im.median_s / 1e9}
+                    else:
+                        case.metrics[im.name] = {"Mvert/s": V / im.median_s / 1e6,
+                                                 "GB/s": V * bpv / im.median_s / 1e9}
+                tri_t = case.time(f"triad ({thr} thr)")
+                skt = case.time("skinkit")
+                if tri_t and skt:
+                    frac = (V * bpv / skt) / (tri.bytes_moved / tri_t)
+                    case.metrics["skinkit"]["of triad"] = frac
+                    bound = 0.5 if with_normals else (0.6 if thr == 1 else 0.75)
+                    case.targets.append(Target("fraction of triad bandwidth", "skinkit", frac,
+                                               ">=", bound))
+                case.targets.append(Target("x faster than NumPy", "numpy einsum",
+                                           case.ratio("numpy einsum"), ">=", 40, "x"))
+                case.notes.append(f"{bpv} B per vertex counted"
+                                  + (" (48 B positions + 12 B normal in + 12 B normal out)"
+                                     if with_normals else
+                                     " (12 B position + 8 B uint16 joints + 16 B weights + 12 B"
+                                     " out)") + "; skinkit writes into a preallocated out=")
+                finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- fk
+
+
+def group_fk(ctx: Ctx):
+    rng = np.random.default_rng(1)
+    Js = [24, 64] if ctx.quick else [24, 64, 1024]
+    Bs = [1, 8] if ctx.quick else [1, 64, 4096]
+    dt = np.float32
+    for J in Js:
+        parents = SMPL_PARENTS if J == 24 else random_parents(J, rng)
+        rest = rng.normal(scale=0.2, size=(J, 3)).astype(dt)
+        for B in Bs:
+            q = random_unit_quats(rng, (B, J), dt)
+            t = rng.normal(scale=0.2, size=(B, J, 3)).astype(dt)
+            s = rng.uniform(0.9, 1.1, size=(B, J, 3)).astype(dt)
+            largest = B == Bs[-1]
+            for kind in ("forward_kinematics", "rigid_forward_kinematics"):
+                for thr in (ctx.threads if largest else [1]):
+                    case = Case("fk", kind + (" (TRS)" if kind == "forward_kinematics" else ""),
+                                f"J={J} B={B}", "float32", thr, params={"J": J, "B": B})
+                    f = sk(getattr(K, kind), thr)
+                    entries: Dict[str, object] = {}
+                    if kind == "forward_kinematics":
+                        out = np.empty((B, J, 4, 4), dt)
+                        call = (lambda f=f, out=out: f(parents, q, t, s, out=out))
+                        nocall = (lambda f=f: f(parents, q, t, s))
+                        peer = functools.partial(peers.np_forward_kinematics, parents, q, t, s)
+                        cmp = maxdiff
+                    else:
+                        out = (np.empty((B, J, 4), dt), np.empty((B, J, 3), dt))
+                        call = (lambda f=f, out=out: f(parents, rest, q, out=out))
+                        nocall = (lambda f=f: f(parents, rest, q))
+                        peer = functools.partial(peers.np_rigid_forward_kinematics, parents,
+                                                 rest, q)
+                        cmp = (lambda a, b: max(quat_diff(a[0], b[0]), maxdiff(a[1], b[1])))
+                    if isinstance(f, Unavailable):
+                        entries["skinkit"] = f
+                    else:
+                        entries["skinkit"] = call
+                        if largest:
+                            entries["skinkit (no out=)"] = nocall
+                    entries["numpy joint loop"] = peer
+                    bench(ctx, case, entries, compare=cmp, tol=tol_for(dt, 10))
+                    for im in case.impls:
+                        if im.ok:
+                            case.metrics[im.name] = {"Mjoints/s": B * J / im.median_s / 1e6}
+                    if largest and thr == 1:
+                        v = case.metrics.get("skinkit", {}).get("Mjoints/s")
+                        case.targets.append(Target("M joints/s, batched, 1 thread", "skinkit",
+                                                   v, ">=", 100, "M/s"))
+                    finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- sampling
+
+
+def make_clip_data(J=64, nkeys=100, seed=2):
+    rng = np.random.default_rng(seed)
+    key_times = np.arange(nkeys) / 30.0
+    trans = np.cumsum(rng.normal(scale=0.05, size=(J, nkeys, 3)), axis=1)
+    steps = rotvec_to_quat(rng.normal(scale=0.15, size=(J, nkeys, 3)))
+    rots = np.empty((J, nkeys, 4))
+    r = random_unit_quats(rng, (J,))
+    for k in range(nkeys):                                # a random walk of rotations
+        r = peers.np_quat_multiply(r, steps[:, k])
+        r /= np.linalg.norm(r, axis=-1, keepdims=True)
+        rots[:, k] = r
+    flip = rng.random((J, nkeys)) < 0.3                   # q and -q: exercise shortest path
+    rots[flip] *= -1
+    return key_times, trans, rots
+
+
+def group_sample(ctx: Ctx):
+    from skinkit.clip import Channel, Clip
+    J, nkeys = 64, 100
+    key_times, trans, rots = make_clip_data(J, nkeys)
+    chans = []
+    for jj in range(J):
+        chans.append(Channel(jj, "translation", key_times, trans[jj]))
+        chans.append(Channel(jj, "rotation", key_times, rots[jj]))
+    scipy_missing = installed("scipy")
+    ref = None if scipy_missing else peers.ScipyClipSampler(key_times, trans, rots)
+    rng = np.random.default_rng(3)
+    Ts = [1, 100] if ctx.quick else [1, 100, 10_000, 100_000]
+    for dt in (np.float64, np.float32):
+        clip = Clip("bench", chans, dtype=dt)
+        rest = (np.zeros((J, 3), dt), np.tile(np.array([0, 0, 0, 1], dt), (J, 1)),
+                np.ones((J, 3), dt))
+        for T in (Ts if dt == np.float64 else Ts[-1:]):
+            random_times = rng.uniform(0, key_times[-1], T)
+            for order in ("sorted", "random"):
+                times = np.sort(random_times) if order == "sorted" else random_times
+                times_dt = times.astype(dt)
+                largest = T == Ts[-1] and dt == np.float64
+                for thr in (ctx.threads if largest else [1]):
+                    case = Case("sample", f"Clip.sample, {order} times",
+                                f"J={J} keys={nkeys} T={T:,}", np.dtype(dt).name, thr,
+                                params={"joints": J, "keys": nkeys, "T": T, "order": order,
+                                        "channels": "translation+rotation LINEAR"})
+                    f = sk(clip.sample, thr)
+                    entries: Dict[str, object] = {
+                        "skinkit": f if isinstance(f, Unavailable) else
+                        functools.partial(f, times_dt, rest)}
+                    entries["scipy Slerp + np.interp"] = (
+                        missing("scipy") if ref is None else functools.partial(ref, times))
+                    cmp = (lambda a, b: max(maxdiff(a[0], b[0]), quat_diff(a[1], b[1])))
+                    bench(ctx, case, entries, compare=cmp, tol=tol_for(dt, 10))
+                    for im in case.impls:
+                        if im.ok:
+                            case.metrics[im.name] = {"Mjoint-samples/s":
+                                                     T * J / im.median_s / 1e6}
+                    if dt == np.float32:
+                        case.notes.append("SciPy computes in float64")
+                    if T >= (Ts[-1] if ctx.quick else 10_000) and thr == 1:
+                        case.targets.append(Target(
+                            f"M joint-samples/s, {order}", "skinkit",
+                            case.metrics.get("skinkit", {}).get("Mjoint-samples/s"), ">=",
+                            25 if order == "sorted" else 8, "M/s"))
+                    finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- quaternions
+
+
+def group_quat(ctx: Ctx):
+    have_scipy = not installed("scipy")
+    if have_scipy:
+        from scipy.spatial.transform import Rotation
+    rng = np.random.default_rng(4)
+    Ns = [100] if ctx.quick else [1_000, 1_000_000]
+    for N in Ns:
+        qa, qb = random_unit_quats(rng, (N,)), random_unit_quats(rng, (N,))
+        v = rng.normal(size=(N, 3))
+        rv = rng.normal(size=(N, 3))
+        t = rng.random(N)
+        ra, rb = (Rotation.from_quat(qa), Rotation.from_quat(qb)) if have_scipy else (None, None)
+        ops = [
+            ("quat_multiply", lambda f: functools.partial(f, qa, qb),
+             lambda: (ra * rb).as_quat(), quat_diff, "(ra * rb).as_quat()"),
+            ("quat_rotate", lambda f: functools.partial(f, qa, v),
+             lambda: ra.apply(v), maxdiff, "ra.apply(v)"),
+            ("quat_to_matrix", lambda f: functools.partial(f, qa),
+             lambda: ra.as_matrix(), maxdiff, "ra.as_matrix()"),
+            ("quat_from_axis_angle", lambda f: functools.partial(f, rv),
+             lambda: Rotation.from_rotvec(rv).as_quat(), quat_diff, "from_rotvec().as_quat()"),
+            ("slerp", lambda f: functools.partial(f, qa, qb, t),
+             lambda: peers.scipy_slerp_pairs(ra, rb, t), quat_diff, "ra * exp(t log(ra^-1 rb))"),
+        ]
+        for name, mk, peer, cmp, how in ops:
+            for thr in (ctx.threads if N == Ns[-1] else [1]):
+                case = Case("quat", name, f"N={N:,}", "float64", thr, params={"N": N})
+                f = sk(getattr(K, name), thr)
+                entries = {"skinkit": f if isinstance(f, Unavailable) else mk(f),
+                           f"scipy Rotation": peer if have_scipy else missing("scipy")}
+                bench(ctx, case, entries, compare=cmp, tol=tol_for(np.float64, 10))
+                for im in case.impls:
+                    if im.ok:
+                        case.metrics[im.name] = {"M/s": N / im.median_s / 1e6}
+                case.notes.append(f"SciPy: {how}, Rotation objects built outside the timing")
+                finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- overhead
+
+
+def group_overhead(ctx: Ctx):
+    rng = np.random.default_rng(5)
+    have_scipy = not installed("scipy")
+    q = random_unit_quats(rng, (24,))
+    t = rng.normal(scale=0.2, size=(24, 3))
+    rest = rng.normal(scale=0.2, size=(24, 3))
+    a, b = random_unit_quats(rng, ()), random_unit_quats(rng, ())
+    specs = [
+        ("forward_kinematics, 1 pose", "J=24", {
+            "skinkit": functools.partial(K.forward_kinematics, SMPL_PARENTS, q, t),
+            "numpy joint loop": (lambda: peers.np_forward_kinematics(
+                SMPL_PARENTS, q[None], t[None])[0]),
+        }, maxdiff),
+        ("rigid_forward_kinematics, 1 pose", "J=24", {
+            "skinkit": functools.partial(K.rigid_forward_kinematics, SMPL_PARENTS, rest, q),
+            "numpy joint loop": (lambda: tuple(x[0] for x in peers.np_rigid_forward_kinematics(
+                SMPL_PARENTS, rest, q[None]))),
+        }, lambda x, y: max(quat_diff(x[0], y[0]), maxdiff(x[1], y[1]))),
+        ("quat_multiply, 1 quaternion", "(4,)", {
+            "skinkit": functools.partial(K.quat_multiply, a, b),
+            "numpy formula": functools.partial(peers.np_quat_multiply, a, b),
+        }, quat_diff),
+    ]
+    if have_scipy:
+        from scipy.spatial.transform import Rotation
+        ra, rb = Rotation.from_quat(a), Rotation.from_quat(b)
+        specs[2][2]["scipy Rotation"] = lambda: (ra * rb).as_quat()
+    else:
+        specs[2][2]["scipy Rotation"] = missing("scipy")
+    for op, size, entries, cmp in specs:
+        case = Case("overhead", op, size, "float64", "default", params={})
+        bench(ctx, case, entries, compare=cmp, tol=tol_for(np.float64, 10))
+        for im in case.impls:
+            if im.ok:
+                case.metrics[im.name] = {"us/call": im.median_s * 1e6}
+        case.targets.append(Target("us per call", "skinkit",
+                                   case.metrics.get("skinkit", {}).get("us/call"), "<=", 3,
+                                   "us"))
+        case.notes.append("called as a user would (no threads=, no out=); includes the Python "
+                          "call of a functools.partial")
+        finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+def group_memory(ctx: Ctx):
+    V = 10_000 if ctx.quick else 1_000_000
+    Kn, itemsize = 4, 4
+    temp = V * Kn * 16 * itemsize
+    for with_normals in (False, True):
+        case = Case("memory", "peak memory of one LBS call" + (" +normals" if with_normals
+                                                               else ""),
+                    f"V={V:,} J=64 K=4", "float32", 1,
+                    params={"V": V, "V_K_16_temporary_bytes": temp,
+                            "output_bytes": V * 12 * (2 if with_normals else 1)})
+        for impl in ("skinkit", "numpy einsum"):
+            im = Impl(impl)
+            case.impls.append(im)
+            cmd = [sys.executable, os.path.join(HERE, "memprobe.py"), impl, str(V)]
+            if with_normals:
+                cmd.append("--normals")
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                im.status = "error"
+                im.note = (r.stderr.strip().splitlines() or ["?"])[-1]
+                continue
+            res = json.loads(r.stdout)
+            case.metrics[impl] = {"MB peak RSS increase": res["rss_increase"] / 1e6,
+                                  "MB tracemalloc peak": res["tracemalloc_peak"] / 1e6}
+            case.params[f"{impl} rss_before_bytes"] = res["rss_before"]
+            im.note = res["how"]
+        v = case.metrics.get("skinkit", {}).get("MB peak RSS increase")
+        case.targets.append(Target("peak RSS increase MB (no V x K x 16 temporary)", "skinkit",
+                                   v, "<=", temp / 2 / 1e6, "MB"))
+        case.notes.append(f"a V x K x 16 float32 temporary would be {temp / 1e6:.0f} MB; "
+                          f"the result itself is {case.params['output_bytes'] / 1e6:.0f} MB; "
+                          "each measured in a fresh process")
+        finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- smpl
+
+
+def make_smpl(seed=6):
+    rng = np.random.default_rng(seed)
+    V, J = 6890, 24
+    v_template = (rng.uniform(-1, 1, (V, 3)) * [0.4, 0.9, 0.15]).astype(np.float32)
+    J_regressor = np.zeros((J, V), np.float32)
+    for jj in range(J):
+        J_regressor[jj, rng.choice(V, 16, replace=False)] = 1 / 16
+    rest_joints = (J_regressor @ v_template).astype(np.float32)
+    joints = rng.integers(0, J, (V, 4), dtype=np.uint16)
+    weights = rng.random((V, 4), dtype=np.float32) + 0.01
+    weights /= weights.sum(axis=1, keepdims=True)
+    dense = np.zeros((V, J), np.float32)
+    np.add.at(dense, (np.repeat(np.arange(V), 4), joints.ravel().astype(np.int64)),
+              weights.ravel())
+    rel = rest_joints.copy()
+    rel[1:] -= rest_joints[SMPL_PARENTS[1:]]
+    inv_bind = np.tile(np.eye(4, dtype=np.float32), (J, 1, 1))
+    inv_bind[:, :3, 3] = -rest_joints
+    return dict(V=V, J=J, v_template=v_template, J_regressor=J_regressor,
+                rest_joints=rest_joints, joints=joints, weights=weights, dense=dense, rel=rel,
+                inv_bind=inv_bind)
+
+
+def group_smpl(ctx: Ctx):
+    m = make_smpl()
+    no = installed("torch", "smplx")
+    if not no:
+        import torch
+        model = peers.SmplTorch(m["v_template"], m["J_regressor"], SMPL_PARENTS, m["dense"])
+        threads_before = torch.get_num_threads()
+    rng = np.random.default_rng(7)
+    Bs = [1, 4] if ctx.quick else [1, 64, 1024]
+    for B in Bs:
+        pose = rng.normal(scale=0.3, size=(B, 72)).astype(np.float32)
+        quats = K.quat_from_axis_angle(pose.reshape(B, 24, 3))
+        if not no:
+            from smplx.lbs import batch_rodrigues
+            tpose = torch.from_numpy(pose)
+            betas = torch.zeros((B, 10), dtype=torch.float32)
+            tjoints = torch.from_numpy(m["rest_joints"]).unsqueeze(0).expand(B, -1, -1)
+            with torch.no_grad():
+                rot_mats = batch_rodrigues(tpose.view(-1, 3)).view(B, -1, 3, 3)
+        for thr in ctx.threads:
+            if not no:
+                torch.set_num_threads(thr)
+            fa = sk(K.quat_from_axis_angle, thr)
+            fk = sk(K.forward_kinematics, thr)
+            fs = sk(K.skinning_matrices, thr)
+            fl = sk(K.linear_blend_skinning, thr)
+            bad = next((f for f in (fa, fk, fs, fl) if isinstance(f, Unavailable)), None)
+
+            def sk_lbs(fa=fa, fk=fk, fs=fs, fl=fl, pose=pose, B=B):
+                q = fa(pose.reshape(B, 24, 3))
+                world = fk(SMPL_PARENTS, q, m["rel"])
+                return fl(m["v_template"], m["joints"], m["weights"], fs(world, m["inv_bind"]))
+
+            def sk_fk(fk=fk, fs=fs, quats=quats):
+                world = fk(SMPL_PARENTS, quats, m["rel"])
+                return world[..., :3, 3], fs(world, m["inv_bind"])
+
+            case = Case("smpl", "SMPL lbs: pose -> vertices", f"B={B} V=6890 J=24", "float32",
+                        thr, params={"B": B, "V": 6890, "J": 24, "K": 4})
+            entries: Dict[str, object] = {"skinkit": bad or sk_lbs}
+            if no:
+                entries["smplx.lbs"] = missing(no)
+                entries["smplx steps 4-5 only"] = missing(no)
+            else:
+                entries["smplx.lbs"] = (lambda: model.lbs(betas, tpose).numpy())
+                entries["smplx steps 4-5 only"] = (lambda: model.skin_only(tpose, tjoints).numpy())
+            bench(ctx, case, entries, tol=tol_for(np.float32, 4))
+            for im in case.impls:
+                if im.ok:
+                    case.metrics[im.name] = {"Mvert/s": B * 6890 / im.median_s / 1e6}
+            if B == (Bs[-1] if ctx.quick else 64):
+                case.targets.append(Target("x faster than smplx.lbs", "smplx.lbs",
+                                           case.ratio("smplx.lbs"), ">=", 20, "x"))
+            case.notes.append(
+                "skinkit: quat_from_axis_angle, forward_kinematics, skinning_matrices, "
+                "linear_blend_skinning with K=4 (uint16 joints); smplx.lbs: dense (V, 24) weights "
+                "with the same 4 non-zeros, zero shape/pose blend shapes (it still computes "
+                "them: the posedirs product and the joint regression are part of its time); "
+                "'steps 4-5 only' is smplx's Rodrigues + batch_rigid_transform + skinning; "
+                f"torch.set_num_threads({thr})")
+            finish(ctx, case)
+
+            case = Case("smpl", "SMPL fk: rigid transforms", f"B={B} J=24", "float32", thr,
+                        params={"B": B, "J": 24})
+            entries = {"skinkit": bad or sk_fk}
+            if no:
+                entries["smplx batch_rigid_transform"] = missing(no)
+            else:
+                entries["smplx batch_rigid_transform"] = (
+                    lambda: tuple(x.numpy() for x in model.rigid_transform(rot_mats, tjoints)))
+            bench(ctx, case, entries, tol=tol_for(np.float32, 4))
+            for im in case.impls:
+                if im.ok:
+                    case.metrics[im.name] = {"Mjoints/s": B * 24 / im.median_s / 1e6}
+            case.notes.append("skinkit: forward_kinematics(quaternions) + skinning_matrices "
+                              "(world times the inverse bind, = smplx's rel_transforms); "
+                              "smplx: batch_rigid_transform(rotation matrices); inputs in each "
+                              "one's own form, converted outside the timing")
+            finish(ctx, case)
+    if not no:
+        torch.set_num_threads(threads_before)
