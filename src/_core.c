@@ -494,14 +494,17 @@ static int convert_parents(PyObject *obj, int32_t **buf, npy_intp *J)
         Py_DECREF(a);
         return -1;
     }
+    /* unsigned parents are read as uint64: as int64, 2**64 - 1 would wrap to -1 (a root) */
+    int is_unsigned = kind == 'u';
     PyArrayObject *p64 = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)a, PyArray_DescrFromType(NPY_INT64), 1, 1,
+        (PyObject *)a, PyArray_DescrFromType(is_unsigned ? NPY_UINT64 : NPY_INT64), 1, 1,
         NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
     Py_DECREF(a);
     if (!p64)
         return -1;
     npy_intp n = PyArray_DIM(p64, 0);
     const npy_int64 *src = (const npy_int64 *)PyArray_DATA(p64);
+    const npy_uint64 *usrc = (const npy_uint64 *)PyArray_DATA(p64);
     int32_t *out = PyMem_Malloc(sizeof(int32_t) * (size_t)(2 * n + 1));
     if (!out) {
         Py_DECREF(p64);
@@ -509,11 +512,16 @@ static int convert_parents(PyObject *obj, int32_t **buf, npy_intp *J)
         return -1;
     }
     for (npy_intp i = 0; i < n; i++) {
-        if (src[i] < -1 || src[i] >= n) {
+        if (is_unsigned ? usrc[i] >= (npy_uint64)n : (src[i] < -1 || src[i] >= n)) {
+            char value[32];
+            if (is_unsigned)
+                snprintf(value, sizeof value, "%llu", (unsigned long long)usrc[i]);
+            else
+                snprintf(value, sizeof value, "%lld", (long long)src[i]);
             PyErr_Format(PyExc_ValueError,
-                         "parents[%" NPY_INTP_FMT "] = %lld is out of range for %" NPY_INTP_FMT
+                         "parents[%" NPY_INTP_FMT "] = %s is out of range for %" NPY_INTP_FMT
                          " joints (expected -1 for a root or 0..%" NPY_INTP_FMT ")",
-                         i, (long long)src[i], n, n - 1);
+                         i, value, n, n - 1);
             PyMem_Free(out);
             Py_DECREF(p64);
             return -1;
