@@ -1,0 +1,291 @@
+"""Pose a Blender armature and its skinned mesh with skinkit.
+
+Reads the armature (bones, rest matrices) and the mesh's vertex groups from ``bpy`` data, and
+poses the mesh either at the pose bones' current transforms (``matrix_basis``) or at frames of an
+action whose F-curves are evaluated at those frames -- the work Blender's Armature modifier does,
+as a few batched skinkit calls for any number of frames.
+
+Run it inside Blender::
+
+    blender -b scene.blend --python examples/blender_pose.py -- --frames 1 12 24 --out poses.npz
+
+or with the ``bpy`` module (``pip install bpy``, Python 3.11), which also imports a glTF file::
+
+    python examples/blender_pose.py model.glb --frames 1 12 24 --out poses.npz
+
+The .npz holds ``frames`` (T,) and ``positions_<mesh object>`` (T, V, 3) in world space.
+
+How Blender poses a bone, and so this script (bone = ``armature.data.bones[i]``)::
+
+    rest_i  = bone.matrix_local                      # armature space, rest
+    local_i = rest_parent^-1 @ rest_i @ basis_i      # basis = pose bone's matrix_basis (T R S)
+    pose_i  = pose_parent @ local_i                  # forward kinematics
+    skin_i  = pose_i @ rest_i^-1                     # skinning matrix, armature space
+
+and a vertex v of the mesh object moves to ``sum_i w_i skin_i v`` (in armature space, weights of
+the vertex groups named after deforming bones, divided by their sum; a vertex with no weight
+stays put).  Connected bones ignore their location, as in Blender.  Not reproduced: bone
+constraints and drivers, B-Bone segments, inherit-scale modes other than Full, "Preserve Volume"
+(dual quaternions), shape keys and modifiers before the Armature modifier; ``pose_mesh`` refuses
+the ones it can detect.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+import skinkit
+
+import bpy  # noqa: E402  (Blender, or the bpy module from PyPI)
+
+
+# --------------------------------------------------------------------------- armature
+
+@dataclass
+class Rig:
+    """A Blender armature as skinkit arrays: bones in ``armature.data.bones`` order."""
+
+    names: List[str]
+    parents: np.ndarray          # (B,) int32, -1 for roots
+    rest: np.ndarray             # (B, 4, 4) bone.matrix_local (armature space)
+    rest_t: np.ndarray           # (B, 3) translation of rest_parent^-1 @ rest
+    rest_q: np.ndarray           # (B, 4) rotation (x, y, z, w) of rest_parent^-1 @ rest
+    connected: np.ndarray        # (B,) bool, bone.use_connect (location ignored)
+    deform: np.ndarray           # (B,) bool, bone.use_deform
+
+
+def rig_from_armature(armature_object) -> Rig:
+    """Bones, parents (from ``bone.parent``) and rest matrices (``bone.matrix_local``)."""
+    bones = armature_object.data.bones
+    names = [b.name for b in bones]
+    index = {n: i for i, n in enumerate(names)}
+    parents = np.array([index[b.parent.name] if b.parent else -1 for b in bones], np.int32)
+    rest = np.array([np.array(b.matrix_local, dtype=np.float64) for b in bones]).reshape(-1, 4, 4)
+    parent_rest = np.where(parents[:, None, None] >= 0, rest[parents], np.eye(4))
+    rel = np.linalg.solve(parent_rest, rest)               # rest_parent^-1 @ rest
+    return Rig(names=names, parents=parents, rest=rest,
+               rest_t=rel[:, :3, 3].copy(),
+               rest_q=skinkit.quat_normalize(skinkit.quat_from_matrix(rel[:, :3, :3])),
+               connected=np.array([b.use_connect for b in bones]),
+               deform=np.array([b.use_deform for b in bones]))
+
+
+def _check_supported(armature_object, mesh_object) -> None:
+    problems = []
+    for pb in armature_object.pose.bones:
+        if len(pb.constraints):
+            problems.append(f"bone {pb.name!r} has constraints")
+        if pb.bone.inherit_scale != "FULL" or not pb.bone.use_inherit_rotation:
+            problems.append(f"bone {pb.name!r} does not inherit full rotation and scale")
+        if pb.bone.bbone_segments > 1:
+            problems.append(f"bone {pb.name!r} is a B-Bone")
+    for mod in mesh_object.modifiers:
+        if mod.type == "ARMATURE" and mod.object == armature_object:
+            if mod.use_deform_preserve_volume or mod.use_bone_envelopes or not mod.use_vertex_groups:
+                problems.append(f"modifier {mod.name!r}: only vertex groups, without Preserve "
+                                "Volume, are reproduced")
+            break
+    else:
+        problems.append(f"{mesh_object.name!r} has no Armature modifier of "
+                        f"{armature_object.name!r}")
+    if problems:
+        raise ValueError("not reproduced by this script: " + "; ".join(problems))
+
+
+# --------------------------------------------------------------------------- mesh
+
+def weights_from_vertex_groups(mesh_object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, bool]:
+    """joints (V, K) int32 (-1 for an unused slot) and weights (V, K) float64 from the vertex
+    groups named after deforming bones, normalized as Blender does; also whether some vertex has
+    no weight at all (Blender leaves it where it is)."""
+    bone_of_group = {}
+    for g in mesh_object.vertex_groups:
+        i = rig.names.index(g.name) if g.name in rig.names else -1
+        if i >= 0 and rig.deform[i]:
+            bone_of_group[g.index] = i
+    rows: List[List[Tuple[int, float]]] = []
+    for v in mesh_object.data.vertices:
+        rows.append([(bone_of_group[g.group], g.weight) for g in v.groups
+                     if g.group in bone_of_group and g.weight > 0])
+    k = max((len(r) for r in rows), default=0) or 1
+    joints = np.full((len(rows), k), -1, np.int32)
+    weights = np.zeros((len(rows), k))
+    for vi, r in enumerate(rows):
+        for s, (j, w) in enumerate(r):
+            joints[vi, s], weights[vi, s] = j, w
+    unweighted = bool((weights.sum(axis=1) == 0).any())
+    return joints, skinkit.normalize_weights(weights), unweighted
+
+
+def rest_positions(mesh_object) -> np.ndarray:
+    """(V, 3) vertex coordinates of the mesh data (object space)."""
+    co = np.empty(len(mesh_object.data.vertices) * 3, np.float64)
+    mesh_object.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+# --------------------------------------------------------------------------- pose sources
+
+def basis_from_pose(armature_object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pose bones' current ``matrix_basis`` as (1, B, 3) location, (1, B, 4) rotation and
+    (1, B, 3) scale."""
+    pose = armature_object.pose.bones
+    m = np.array([np.array(pose[n].matrix_basis, np.float64) for n in rig.names]).reshape(-1, 4, 4)
+    scale = np.linalg.norm(m[:, :3, :3], axis=1)                  # column norms
+    rot = skinkit.quat_from_matrix(m[:, :3, :3] / scale[:, None, :])
+    return m[None, :, :3, 3], rot[None], scale[None]
+
+
+def _channelbag_fcurves(armature_object, action):
+    """The F-curves of ``action`` that animate ``armature_object`` (Blender 4.4+ slotted actions;
+    ``action.fcurves`` on older versions)."""
+    if hasattr(action, "layers") and len(action.layers):
+        from bpy_extras import anim_utils
+
+        slot = armature_object.animation_data.action_slot if armature_object.animation_data \
+            else None
+        if slot is None and len(action.slots):
+            slot = action.slots[0]
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot)
+        return list(bag.fcurves) if bag else []
+    return list(getattr(action, "fcurves", []))
+
+
+def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
+                      ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Location (T, B, 3), rotation (T, B, 4) and scale (T, B, 3) of every bone at ``frames``,
+    from the action's F-curves evaluated by Blender (its own interpolation and extrapolation);
+    channels without an F-curve keep the pose bone's current value.  Rotation modes:
+    quaternion, axis-angle and the Euler orders."""
+    frames = np.asarray(frames, np.float64).reshape(-1)
+    T, B = frames.size, len(rig.names)
+    pose = armature_object.pose.bones
+    cur = {"location": np.array([tuple(pose[n].location) for n in rig.names]),
+           "rotation_quaternion": np.array([tuple(pose[n].rotation_quaternion)
+                                            for n in rig.names]),           # (w, x, y, z)
+           "rotation_axis_angle": np.array([tuple(pose[n].rotation_axis_angle)
+                                            for n in rig.names]),           # (angle, x, y, z)
+           "rotation_euler": np.array([tuple(pose[n].rotation_euler) for n in rig.names]),
+           "scale": np.array([tuple(pose[n].scale) for n in rig.names])}
+    values: Dict[str, np.ndarray] = {k: np.broadcast_to(v, (T,) + v.shape).copy()
+                                     for k, v in cur.items()}
+    index = {n: i for i, n in enumerate(rig.names)}
+    for fc in _channelbag_fcurves(armature_object, action):
+        path = fc.data_path
+        if not path.startswith('pose.bones["') or fc.mute:
+            continue
+        name, _, prop = path[len('pose.bones["'):].partition('"].')
+        if name not in index or prop not in values:
+            continue
+        values[prop][:, index[name], fc.array_index] = [fc.evaluate(f) for f in frames]
+
+    rot = np.empty((T, B, 4))
+    for n, b in index.items():
+        mode = pose[n].rotation_mode
+        if mode == "QUATERNION":
+            wxyz = values["rotation_quaternion"][:, b]
+            rot[:, b] = np.concatenate([wxyz[:, 1:], wxyz[:, :1]], axis=1)
+        elif mode == "AXIS_ANGLE":
+            aa = values["rotation_axis_angle"][:, b]
+            axis = aa[:, 1:] / np.maximum(np.linalg.norm(aa[:, 1:], axis=1, keepdims=True), 1e-300)
+            rot[:, b] = skinkit.quat_from_axis_angle(axis * aa[:, :1])
+        else:                                         # Euler: 'XYZ' applies X first, then Y, Z
+            e = values["rotation_euler"][:, b]
+            q = np.array([0.0, 0.0, 0.0, 1.0])
+            for axis_name in mode:
+                k = "XYZ".index(axis_name)
+                rv = np.zeros((T, 3))
+                rv[:, k] = e[:, k]
+                q = skinkit.quat_multiply(skinkit.quat_from_axis_angle(rv), q)
+            rot[:, b] = q
+    return values["location"], skinkit.quat_normalize(rot), values["scale"]
+
+
+# --------------------------------------------------------------------------- posing
+
+def local_pose(rig: Rig, location, rotation, scale):
+    """Local TRS relative to the parent bone: ``rest_parent^-1 @ rest @ basis``."""
+    location = np.where(rig.connected[:, None], 0.0, location)    # connected: location ignored
+    t = rig.rest_t + skinkit.quat_rotate(rig.rest_q, location)
+    q = skinkit.quat_multiply(rig.rest_q, rotation)
+    return t, q, np.asarray(scale, np.float64)
+
+
+def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = None,
+              action=None) -> np.ndarray:
+    """World-space vertex positions (T, V, 3) of ``mesh_object`` deformed by ``armature_object``.
+
+    With ``frames`` the armature's action (or ``action``) is evaluated at those frames; without,
+    the current pose (pose bones' ``matrix_basis``) gives T = 1.  The object matrices are taken
+    as they are now (an animated object transform is not followed frame by frame).
+    """
+    _check_supported(armature_object, mesh_object)
+    rig = rig_from_armature(armature_object)
+    if frames is None:
+        basis = basis_from_pose(armature_object, rig)
+    else:
+        if action is None:
+            ad = armature_object.animation_data
+            action = ad.action if ad else None
+        if action is None:
+            raise ValueError(f"{armature_object.name!r} has no action to evaluate")
+        basis = basis_from_action(armature_object, rig, action, frames)
+
+    t, q, s = local_pose(rig, *basis)
+    world = skinkit.forward_kinematics(rig.parents, q, t, s)          # (T, B, 4, 4)
+    skin = skinkit.skinning_matrices(world, skinkit.inverse_bind_matrices(rig.rest))
+    joints, weights, unweighted = weights_from_vertex_groups(mesh_object, rig)
+    if unweighted:     # one identity "bone" holds the vertices no bone deforms
+        skin = np.concatenate([skin, np.broadcast_to(np.eye(4), skin.shape[:-3] + (1, 4, 4))],
+                              axis=-3)
+        none = weights.sum(axis=1) == 0
+        joints[none, 0], weights[none, 0] = len(rig.names), 1.0
+
+    A = np.array(armature_object.matrix_world, np.float64)
+    M = np.array(mesh_object.matrix_world, np.float64)
+    to_arm = np.linalg.solve(A, M)                                   # A^-1 M
+    v = rest_positions(mesh_object) @ to_arm[:3, :3].T + to_arm[:3, 3]
+    posed = skinkit.linear_blend_skinning(v, joints, weights, skin)  # armature space (T, V, 3)
+    return posed @ A[:3, :3].T + A[:3, 3]
+
+
+def skinned_meshes(armature_object) -> list:
+    """Mesh objects with an Armature modifier that uses ``armature_object``."""
+    return [o for o in bpy.data.objects if o.type == "MESH" and any(
+        m.type == "ARMATURE" and m.object == armature_object for m in o.modifiers)]
+
+
+def main(argv=None) -> int:
+    if argv is None:
+        argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", nargs="?", help="a .glb/.gltf to import first (bpy module use)")
+    ap.add_argument("--armature", help="armature object name (default: the first)")
+    ap.add_argument("--frames", type=float, nargs="+",
+                    help="frames of the armature's action (default: the current pose)")
+    ap.add_argument("--out", required=True, help="output .npz")
+    args = ap.parse_args(argv)
+    if args.model:
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        bpy.ops.import_scene.gltf(filepath=args.model)
+    arms = [o for o in bpy.data.objects if o.type == "ARMATURE"
+            and (args.armature is None or o.name == args.armature)]
+    if not arms:
+        print("no armature found", file=sys.stderr)
+        return 1
+    arm = arms[0]
+    out = {"frames": np.asarray(args.frames if args.frames else
+                                [bpy.context.scene.frame_current], np.float64)}
+    for mesh in skinned_meshes(arm):
+        out[f"positions_{mesh.name}"] = pose_mesh(arm, mesh, args.frames)
+    np.savez(args.out, **out)
+    print(f"{args.out}: {len(out) - 1} meshes x {out['frames'].size} frames")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

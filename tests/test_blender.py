@@ -1,0 +1,175 @@
+"""Blender: examples/blender_pose.py against Blender's own Armature modifier, and skinkit's glTF
+pose against the same Blender scene.
+
+Blender's Python module (``bpy`` 5.0.1 from PyPI, Python 3.11) pins ``numpy<2``, so it lives in its
+own virtual environment; .ci/run makes it (``$SKINKIT_BPY_VENV``, default
+``~/.cache/skinkit/bpy-venv``).  This file is also the script that runs there: it imports each glTF
+fixture with ``bpy.ops.import_scene.gltf``, sets frames, and saves the evaluated depsgraph mesh
+(Blender's deformation, in world space) next to what the example computes from the ``bpy`` data.
+The skinkit it uses is the one under test (this interpreter's package, put on the path).
+
+Tolerances, relative to the model's size (largest extent of the posed mesh): 2e-6 where both sides
+compute the same thing (Blender deforms in float32: the worst seen is 5e-7); glTF against Blender
+at key times the same; between keys 2e-3, because Blender interpolates quaternion F-curves
+component-wise (then normalizes) where glTF slerps (RiggedFigure, keys 1.25 s apart: 6e-4).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+GLTF = ROOT.parent / "shared" / "fixtures" / "gltf"
+EXAMPLE = ROOT / "examples"
+
+
+# --------------------------------------------------------------------------- the Blender side
+
+def blender_side(jobs_json: str, out_dir: str) -> int:
+    """Run by Blender's Python: for each job {"model", "frames"} save
+    ``<stem>.npz`` with blender_<mesh> (T, V, 3), example_<mesh> (T, V, 3), current_<mesh>
+    (1, V, 3: the example on the pose at the last frame), fps, action name."""
+    import bpy
+
+    sys.path.insert(0, str(EXAMPLE))
+    import blender_pose
+
+    for job in json.loads(jobs_json):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        bpy.ops.import_scene.gltf(filepath=job["model"])
+        scene = bpy.context.scene
+        frames = [float(f) for f in job["frames"]]
+        arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+        meshes = blender_pose.skinned_meshes(arm)
+        out = {"fps": np.float64(scene.render.fps / scene.render.fps_base),
+               "action": np.array(arm.animation_data.action.name),
+               "meshes": np.array([m.name for m in meshes])}
+        start = time.perf_counter()
+        for m in meshes:
+            out[f"example_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
+        out["example_seconds"] = np.float64(time.perf_counter() - start)
+        blender = {m.name: [] for m in meshes}
+        for f in frames:
+            scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
+            depsgraph = bpy.context.evaluated_depsgraph_get()
+            for m in meshes:
+                ev = m.evaluated_get(depsgraph)
+                mesh = ev.to_mesh()
+                co = np.empty(len(mesh.vertices) * 3)
+                mesh.vertices.foreach_get("co", co)
+                M = np.array(ev.matrix_world)
+                blender[m.name].append(co.reshape(-1, 3) @ M[:3, :3].T + M[:3, 3])
+                ev.to_mesh_clear()
+        for m in meshes:                        # scene is at the last frame: its current pose
+            out[f"blender_{m.name}"] = np.array(blender[m.name])
+            out[f"current_{m.name}"] = blender_pose.pose_mesh(arm, m)
+        np.savez(Path(out_dir) / (Path(job["model"]).stem + ".npz"), **out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(blender_side(sys.argv[1], sys.argv[2]))
+
+
+# --------------------------------------------------------------------------- the tests
+
+import pytest  # noqa: E402
+
+import skinkit  # noqa: E402
+
+# model -> frames: key frames (frame = time * 24), then between keys
+JOBS = {
+    "CesiumMan.glb": [1, 12, 24, 37, 48, 10.5],
+    "CesiumMan-cubic.glb": [1, 12, 24, 48],
+    "Fox.glb": [0, 5, 20, 82, 7.25],
+    "RiggedSimple.glb": [1, 10, 25, 50],
+    "RiggedFigure.glb": [0, 30, 7],
+}
+BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb", 7)}
+TIGHT, LOOSE = 2e-6, 2e-3
+
+
+def bpy_python():
+    """An interpreter that imports bpy: $SKINKIT_BPY_PYTHON, this one, or .ci/run's venv."""
+    if os.environ.get("SKINKIT_BPY_PYTHON"):
+        return os.environ["SKINKIT_BPY_PYTHON"]
+    import importlib.util
+    if importlib.util.find_spec("bpy") is not None:
+        return sys.executable
+    venv = Path(os.environ.get("SKINKIT_BPY_VENV",
+                               Path.home() / ".cache" / "skinkit" / "bpy-venv"))
+    exe = venv / "bin" / "python"
+    return str(exe) if exe.exists() else None
+
+
+@pytest.fixture(scope="module")
+def blender_results(tmp_path_factory):
+    exe = bpy_python()
+    if exe is None:
+        msg = ("no Python with bpy: .ci/run makes one (python3.11 -m venv "
+               "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install bpy==5.0.1)")
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    out = tmp_path_factory.mktemp("blender")
+    # the skinkit under test, alone on the path (not this environment's numpy 2)
+    shim = tmp_path_factory.mktemp("shim")
+    (shim / "skinkit").symlink_to(Path(skinkit.__file__).parent, target_is_directory=True)
+    env = dict(os.environ, PYTHONPATH=str(shim))
+    jobs = json.dumps([{"model": str(GLTF / m), "frames": f} for m, f in JOBS.items()])
+    start = time.perf_counter()
+    proc = subprocess.run([exe, __file__, jobs, str(out)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    print(f"\nBlender side: {time.perf_counter() - start:.1f} s")
+    return {m: dict(np.load(out / (Path(m).stem + ".npz"))) for m in JOBS}
+
+
+def rel_error(a, b):
+    return float(np.abs(a - b).max() / np.ptp(b.reshape(-1, 3), axis=0).max())
+
+
+@pytest.mark.parametrize("model", sorted(JOBS))
+def test_example_matches_blender_armature_modifier(blender_results, model):
+    r = blender_results[model]
+    assert len(r["meshes"]) >= 1
+    for name in r["meshes"]:
+        ours, blender = r[f"example_{name}"], r[f"blender_{name}"]
+        assert ours.shape == blender.shape == (len(JOBS[model]), ours.shape[1], 3)
+        assert rel_error(ours, blender) < TIGHT, (name, rel_error(ours, blender))
+        assert not np.allclose(blender[0], blender[1])           # the frames really differ
+        # the current pose (pose bones' matrix_basis) at the last frame set
+        assert rel_error(r[f"current_{name}"][0], blender[-1]) < TIGHT
+
+
+def _gltf_clip(model, action_name):
+    for i, c in enumerate(model.clips):
+        if c.name == action_name or (c.name is None and action_name == f"Anim_{i}"):
+            return c
+    raise AssertionError(f"no clip for Blender's action {action_name!r}")
+
+
+@pytest.mark.parametrize("model_name", sorted(JOBS))
+def test_skinkit_gltf_pose_matches_blender(blender_results, model_name):
+    """skinkit's glTF pose, turned from glTF's +Y up to Blender's +Z up ((x, y, z) ->
+    (x, -z, y)), at time = frame / fps, against Blender's imported scene."""
+    r = blender_results[model_name]
+    model = skinkit.load_gltf(GLTF / model_name)
+    clip = _gltf_clip(model, str(r["action"]))
+    frames = np.array(JOBS[model_name], np.float64)
+    posed = model.pose(clip=clip, times=frames / float(r["fps"]))
+    names = model.skeleton.names
+    for name in r["meshes"]:
+        prims = [p for p in model.primitives if names[p.node] == name]
+        assert prims, f"no glTF primitive on a node named {name!r}"
+        ours = np.concatenate([posed[p.key] for p in prims], axis=1)
+        ours = ours[..., [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
+        blender = r[f"blender_{name}"]
+        assert ours.shape == blender.shape
+        for i, f in enumerate(JOBS[model_name]):
+            tol = LOOSE if (model_name, f) in BETWEEN_KEYS else TIGHT
+            assert rel_error(ours[i], blender[i]) < tol, (name, f, rel_error(ours[i], blender[i]))
