@@ -25,7 +25,7 @@ from typing import List, Optional
 import numpy as np
 
 PROG = "skinkit"
-MODEL_SUFFIXES = (".glb", ".gltf")
+MODEL_SUFFIXES = (".glb", ".gltf", ".bvh")
 
 
 class CliError(Exception):
@@ -51,9 +51,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "pose", help="pose a model over time, write positions to an .npz",
         description="Sample a clip, run forward kinematics and linear blend skinning, and write "
                     "`times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for every skinned "
-                    "primitive to an .npz file (written atomically).")
+                    "primitive to an .npz file (written atomically); a model without skinned "
+                    "primitives (a .bvh file) gets `joints` (T, N, 3), the world position of "
+                    "every joint.")
     p.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb or .gltf file (default: the built-in skinned cylinder)")
+                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--clip", metavar="NAME|INDEX",
                        help="clip to play, by name or index (default: the first clip)")
@@ -85,13 +87,13 @@ def _build_parser() -> argparse.ArgumentParser:
                        description="Print the skeleton, skins, skinned primitives and clips.")
     add_debug(i, argparse.SUPPRESS)
     i.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb or .gltf file (default: the built-in skinned cylinder)")
+                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
     i.set_defaults(func=_cmd_info, parser=i)
     return parser
 
 
 def _load(path: Optional[str], dtype):
-    """The model at ``path`` (glTF), or the default model when ``path`` is None."""
+    """The model at ``path`` (glTF or BVH), or the default model when ``path`` is None."""
     if path is None:
         from .default_model import default_model
         return default_model(dtype=dtype), "default model"
@@ -99,6 +101,9 @@ def _load(path: Optional[str], dtype):
     if p.suffix.lower() not in MODEL_SUFFIXES:
         raise CliError(f"{path}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                        f"expected one of {', '.join(MODEL_SUFFIXES)}")
+    if p.suffix.lower() == ".bvh":
+        from .bvh import load_bvh
+        return load_bvh(path, dtype=dtype), p.name
     from .gltf import load_gltf
     model = load_gltf(path, dtype=dtype)
     return model, p.name
@@ -175,9 +180,28 @@ def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar):
             bar.update(len(block))
 
 
+def _joint_positions(model, clip, times, loop: bool, bar) -> np.ndarray:
+    """World positions (T, N, 3) of every skeleton node, in blocks of ``BLOCK_FRAMES``."""
+    from .pose import world_matrices
+
+    out = None
+    for start in range(0, len(times), BLOCK_FRAMES):
+        block = times[start:start + BLOCK_FRAMES]
+        w = world_matrices(model, clip, block, loop)[..., :3, 3]
+        if out is None:
+            out = np.empty((len(times),) + w.shape[1:], dtype=w.dtype)
+        out[start:start + len(w)] = w
+        if bar is not None:
+            bar.update(len(block))
+    return out
+
+
 def _pose_to_npz(model, clip, times, args, dtype, bar) -> None:
     arrays = {"times": np.asarray(times, dtype=dtype)}
-    for start, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar):
+    if not model.primitives:  # a skeleton-only model (BVH): `joints`, world positions
+        arrays["joints"] = _joint_positions(model, clip, times, args.loop, bar)
+    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar)
+                         if model.primitives else ()):
         for prim in model.primitives:
             result = posed[prim.key]
             parts = {"positions": result[0] if args.normals else result}

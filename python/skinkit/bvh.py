@@ -1,0 +1,451 @@
+"""BVH (Biovision Hierarchy) motion capture loader: a ``.bvh`` file to a skeleton-only Model.
+
+The conventions are those of three.js's ``BVHLoader`` (and of the format as most tools read it):
+
+- ``HIERARCHY``: ``ROOT``/``JOINT name { OFFSET x y z  CHANNELS n c1 .. cn  children }``; an
+  ``End Site { OFFSET x y z }`` has no channels and becomes a joint of its own named
+  ``<parent>_end`` (``<parent>_end2``, ... when that name is taken).  Several roots are allowed.
+- Skeleton: joints in the file's pre-order (End Sites included, where the file has them), rest
+  translation = OFFSET, identity rest rotation, unit scale.  No axis or unit conversion: a Z-up
+  file stays Z-up.
+- ``MOTION``: ``Frames: F``, ``Frame Time: dt``, then one line per frame holding every channel
+  of every joint in hierarchy order.  Frame ``i`` is at time ``i * dt``.
+- A joint's local translation = OFFSET + (Xposition, Yposition, Zposition) for the position
+  channels it has (added, not substituted; missing ones count as 0), for every joint that has
+  them, not only the root.
+- A joint's local rotation composes its rotation channels in the order the file lists them,
+  angles in degrees: ``R = R_c1 R_c2 R_c3`` (intrinsic), so ``Zrotation Xrotation Yrotation``
+  gives ``R = Rz Rx Ry``; every joint may have its own order.
+- Between frames the Clip interpolates LINEAR: translations lerped, rotations slerped on the
+  shortest path (a 180-degree wrap of an Euler angle between two frames gives quaternions of
+  opposite sign, which the slerp handles); before the first frame and after the last the end
+  frame holds.
+
+The file is untrusted: every problem raises :class:`BvhError` whose message starts with the line
+number (``line 57: expected 6 channel values, got 5``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .clip import Channel, Clip
+from .kernels import quat_from_axis_angle, quat_multiply
+from .model import Model, Skeleton
+
+__all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
+
+CHANNEL_NAMES = ("Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation")
+_CHANNELS = {c.lower(): c for c in CHANNEL_NAMES}
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_COUNT = re.compile(r"\d+\Z")
+_FRAMES = re.compile(r"frames\s*:\s*(.*)\Z", re.IGNORECASE)
+_FRAME_TIME = re.compile(r"frame\s+time\s*:\s*(.*)\Z", re.IGNORECASE)
+# anything but digits, signs, points, exponents and white space in the motion block
+_NOT_NUMERIC = re.compile(r"[^0-9eE+\-.\s]")
+
+
+class BvhError(ValueError):
+    """A file that is not a BVH file skinkit can read.
+
+    The message starts with the line number of the problem (``line 57: ...``); ``line`` holds it.
+    """
+
+    def __init__(self, line: int, message: str):
+        self.line = line
+        super().__init__(f"line {line}: {message}")
+
+
+@dataclass
+class BvhModel(Model):
+    """A :class:`~skinkit.model.Model` read from a BVH file (no skins, no primitives).
+
+    Extra attributes
+    ----------------
+    frame_time : float
+        Seconds per frame (``Frame Time:``).
+    frame_count : int
+        Number of frames (``Frames:``); ``clips[0]`` has one key per frame (no clip when 0).
+    end_sites : bool array (N,)
+        True for the joints made from ``End Site`` blocks.
+    channels : list of (int, str)
+        The motion columns: joint index and channel name (``"Zrotation"``), in file order.
+    motion : float64 array (F, C)
+        The motion block as written in the file (file units, degrees).
+    """
+
+    frame_time: float = 0.0
+    frame_count: int = 0
+    end_sites: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    channels: List[Tuple[int, str]] = field(default_factory=list)
+    motion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+
+def load_bvh(path, dtype=np.float64) -> BvhModel:
+    """Load the skeleton and motion of a BVH file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.bvh`` file (UTF-8 or Latin-1 text; LF, CRLF or CR line endings; tabs or spaces).
+    dtype : float32 or float64
+        Precision of every float array of the skeleton and the clip.  The file is always parsed
+        and the rotations built in float64 first.
+
+    Returns
+    -------
+    BvhModel
+        A Model with ``skeleton`` (one joint per ROOT, JOINT and End Site, in file order),
+        no skins and no primitives, and ``clips = [clip]``: one LINEAR ``rotation`` channel per
+        joint with rotation channels and one ``translation`` channel per joint with position
+        channels, one key per frame at ``i * frame_time``; ``clips == []`` when the file has 0
+        frames.  ``name`` and the clip's name are the file name without its suffix.  Joint world
+        positions: ``model.world_matrices(clip=0, times=...)[..., :3, 3]``.
+
+    Raises
+    ------
+    BvhError
+        A malformed file; the message starts with ``line N:``.
+    OSError
+        The file cannot be read.
+    TypeError
+        ``dtype`` is not float32 or float64.
+    """
+    dtype = _check_dtype(dtype)
+    path = Path(path)
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return parse_bvh(text, dtype=dtype, name=path.stem)
+
+
+def parse_bvh(text: str, dtype=np.float64, name: Optional[str] = None) -> BvhModel:
+    """Parse the text of a BVH file; see :func:`load_bvh`.  ``name`` names the model and clip."""
+    dtype = _check_dtype(dtype)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    h = _parse_hierarchy(lines)
+    motion, frame_count, frame_time = _parse_motion(lines, h)
+    return _build(h, motion, frame_count, frame_time, dtype, name)
+
+
+def _check_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+# --- HIERARCHY -------------------------------------------------------------------------------
+
+
+class _Hierarchy:
+    def __init__(self) -> None:
+        self.names: List[Optional[str]] = []
+        self.parents: List[int] = []
+        self.offsets: List[List[float]] = []
+        self.end_site: List[bool] = []
+        self.channels: List[Tuple[int, str]] = []  # (joint, canonical channel name)
+        self.motion_line = 0  # index into lines of the line after MOTION
+
+
+class _Statements:
+    """Non-blank lines, stripped, with 1-based line numbers."""
+
+    def __init__(self, lines: List[str]) -> None:
+        self.lines = lines
+        self.i = 0
+
+    def next(self):
+        """(line number, stripped text) of the next non-blank line; (last line, None) at the
+        end."""
+        while self.i < len(self.lines):
+            s = self.lines[self.i].strip()
+            self.i += 1
+            if s:
+                return self.i, s
+        return _last_line(self.lines), None
+
+
+def _last_line(lines) -> int:
+    """The number of the file's last line (a final line break does not start a new line)."""
+    return max(1, len(lines) - (lines[-1] == ""))
+
+
+def _parse_number(token: str, line: int, what: str) -> float:
+    if _NUMBER.match(token):
+        value = float(token)
+        if np.isfinite(value):
+            return value
+        raise BvhError(line, f"{what}: {token!r} overflows a double")
+    try:
+        finite = bool(np.isfinite(float(token)))
+    except ValueError:
+        finite = True  # not a number at all
+    if not finite:
+        raise BvhError(line, f"{what}: {token!r} is not a finite number")
+    raise BvhError(line, f"{what}: {token!r:.40} is not a number")
+
+
+def _parse_hierarchy(lines) -> _Hierarchy:
+    h = _Hierarchy()
+    st = _Statements(lines)
+    line, s = st.next()
+    if s is None or s.split()[0].upper() != "HIERARCHY" or len(s.split()) != 1:
+        raise BvhError(line, "expected HIERARCHY at the start of the file"
+                       + ("" if s is None else f", got {s!r:.40}"))
+    stack: List[Tuple[int, int, str]] = []  # (joint index, line of its header, "JOINT x" label)
+    while True:
+        line, s = st.next()
+        if s is None:
+            if stack:
+                j, opened, label = stack[-1]
+                raise BvhError(line, f"the file ends inside {label} (line {opened}): "
+                                     "missing '}'")
+            raise BvhError(line, "the file ends before MOTION")
+        tokens = s.split()
+        keyword = tokens[0].upper()
+        if not stack:
+            if keyword == "ROOT":
+                _begin_joint(h, st, line, s, tokens, -1, stack)
+            elif keyword == "MOTION" and len(tokens) == 1:
+                if not h.names:
+                    raise BvhError(line, "MOTION before any ROOT")
+                h.motion_line = st.i
+                return h
+            elif s == "}":
+                raise BvhError(line, "'}' without a matching '{'")
+            else:
+                raise BvhError(line, f"expected ROOT or MOTION, got {s!r:.40}")
+            continue
+        j, opened, label = stack[-1]
+        if s == "}":
+            stack.pop()
+        elif h.end_site[j]:
+            raise BvhError(line, f"expected '}}' to close {label} (line {opened}), "
+                                 f"got {s!r:.40}")
+        elif keyword == "JOINT" or (keyword == "END" and len(tokens) == 2
+                                    and tokens[1].upper() == "SITE"):
+            _begin_joint(h, st, line, s, tokens, j, stack)
+        elif keyword in ("ROOT", "MOTION"):
+            raise BvhError(line, f"{tokens[0]} inside {label} (line {opened}): missing '}}'")
+        else:
+            raise BvhError(line, f"expected JOINT, End Site or '}}' in {label} (line {opened}), "
+                                 f"got {s!r:.40}")
+
+
+def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens, parent: int,
+                 stack) -> None:
+    end = tokens[0].upper() == "END"
+    if end:
+        name, label = None, f"the End Site of {h.names[parent]!r}"
+    else:
+        name = s[len(tokens[0]):].strip()
+        if not name:
+            raise BvhError(line, f"{tokens[0]} without a name")
+        if name.endswith("{"):
+            raise BvhError(line, f"put the '{{' of {tokens[0]} {name[:-1].strip()!r} on a line "
+                                 "of its own")
+        label = f"{tokens[0].upper()} {name!r}"
+    index = len(h.names)
+    h.names.append(name)
+    h.parents.append(parent)
+    h.end_site.append(end)
+
+    l2, s2 = st.next()
+    if s2 != "{":
+        raise BvhError(l2, f"expected '{{' after {label} (line {line}), "
+                           + ("the file ends" if s2 is None else f"got {s2!r:.40}"))
+    l3, s3 = st.next()
+    t3 = [] if s3 is None else s3.split()
+    if not t3 or t3[0].upper() != "OFFSET":
+        raise BvhError(l3, f"expected OFFSET in {label}, "
+                           + ("the file ends" if s3 is None else f"got {s3!r:.40}"))
+    if len(t3) != 4:
+        raise BvhError(l3, f"OFFSET of {label} needs 3 numbers, got {len(t3) - 1}")
+    h.offsets.append([_parse_number(t, l3, f"OFFSET of {label}") for t in t3[1:]])
+    if not end:
+        l4, s4 = st.next()
+        t4 = [] if s4 is None else s4.split()
+        if not t4 or t4[0].upper() != "CHANNELS":
+            raise BvhError(l4, f"expected CHANNELS in {label}, "
+                               + ("the file ends" if s4 is None else f"got {s4!r:.40}"))
+        if len(t4) < 2 or not _COUNT.match(t4[1]):
+            raise BvhError(l4, f"CHANNELS of {label}: expected a channel count, "
+                               f"got {' '.join(t4[1:2])!r:.40}")
+        n = int(t4[1])
+        if len(t4) - 2 != n:
+            raise BvhError(l4, f"CHANNELS of {label} declares {n} channels but lists "
+                               f"{len(t4) - 2}")
+        seen = set()
+        for t in t4[2:]:
+            c = _CHANNELS.get(t.lower())
+            if c is None:
+                raise BvhError(l4, f"CHANNELS of {label}: unknown channel {t!r:.40}; expected "
+                                   f"one of {', '.join(CHANNEL_NAMES)}")
+            if c in seen:
+                raise BvhError(l4, f"CHANNELS of {label}: {t} is listed twice")
+            seen.add(c)
+            h.channels.append((index, c))
+    stack.append((index, line, label))
+
+
+# --- MOTION ----------------------------------------------------------------------------------
+
+
+def _parse_motion(lines, h: _Hierarchy):
+    st = _Statements(lines)
+    st.i = h.motion_line
+    line, s = st.next()
+    m = None if s is None else _FRAMES.match(s)
+    if m is None:
+        raise BvhError(line, "expected 'Frames: <count>' after MOTION"
+                       + ("" if s is None else f", got {s!r:.40}"))
+    if not _COUNT.match(m.group(1)):
+        raise BvhError(line, f"Frames: {m.group(1)!r:.40} is not a whole number >= 0")
+    frames_line, frame_count = line, int(m.group(1))
+    line, s = st.next()
+    m = None if s is None else _FRAME_TIME.match(s)
+    if m is None:
+        raise BvhError(line, "expected 'Frame Time: <seconds>' after Frames:"
+                       + ("" if s is None else f", got {s!r:.40}"))
+    frame_time = _parse_number(m.group(1).strip(), line, "Frame Time")
+    if not (frame_time > 0 or (frame_time == 0 and frame_count <= 1)):
+        raise BvhError(line, f"Frame Time must be positive, got {m.group(1)!r:.40}")
+
+    ncols = len(h.channels)
+    data = [(i + 1, lines[i]) for i in range(st.i, len(lines)) if lines[i].strip()]
+    if ncols == 0:
+        if data:
+            raise BvhError(data[0][0], "frame data, but the hierarchy declares no channels")
+        return np.zeros((frame_count, 0)), frame_count, frame_time
+    counts = np.fromiter((len(text.split()) for _, text in data), dtype=np.int64,
+                         count=len(data))
+    bad = np.flatnonzero(counts != ncols)
+    if bad.size:
+        k = int(bad[0])
+        raise BvhError(data[k][0], f"expected {ncols} channel values, got {int(counts[k])}")
+    if len(data) < frame_count:
+        raise BvhError(_last_line(lines), f"the file ends after {len(data)} of the "
+                                          f"{frame_count} frames declared on line {frames_line}")
+    if len(data) > frame_count:
+        raise BvhError(data[frame_count][0], f"more frame lines than the {frame_count} "
+                                             f"declared on line {frames_line}")
+    if frame_count == 0:
+        return np.zeros((0, ncols)), 0, frame_time
+    # one vectorised parse of the whole block; the slow path only names the culprit
+    block = "\n".join(text for _, text in data)
+    values = None
+    if _NOT_NUMERIC.search(block) is None:
+        try:
+            values = np.array(block.split(), dtype=np.float64).reshape(frame_count, ncols)
+        except ValueError:
+            values = None
+    if values is None or not np.all(np.isfinite(values)):
+        _locate_bad_value(data, h)
+        raise AssertionError("unreachable: a bad value was not located")  # pragma: no cover
+    return values, frame_count, frame_time
+
+
+def _locate_bad_value(data, h: _Hierarchy) -> None:
+    """Raise BvhError for the first value of the motion block that is not a finite number."""
+    for line, text in data:
+        for col, token in enumerate(text.split()):
+            joint, channel = h.channels[col]
+            what = f"value {col + 1} ({channel} of {_joint_label(h, joint)})"
+            _parse_number(token, line, what)
+
+
+def _joint_label(h: _Hierarchy, j: int) -> str:
+    return repr(h.names[j]) if h.names[j] is not None else f"End Site {j}"
+
+
+# --- the model -------------------------------------------------------------------------------
+
+
+_AXIS = {"X": 0, "Y": 1, "Z": 2}
+
+
+def _build(h: _Hierarchy, motion: np.ndarray, frame_count: int, frame_time: float, dtype,
+           name: Optional[str]) -> BvhModel:
+    n = len(h.names)
+    names = _end_site_names(h)
+    offsets = np.asarray(h.offsets, dtype=np.float64).reshape(n, 3)
+    skeleton = Skeleton(
+        names=names,
+        parents=np.asarray(h.parents, dtype=np.int32),
+        translations=offsets.astype(dtype),
+        rotations=np.tile(np.array([0, 0, 0, 1], dtype=dtype), (n, 1)),
+        scales=np.ones((n, 3), dtype=dtype))
+    clips = []
+    if frame_count > 0:
+        clips.append(Clip(name, _channels(h, motion, offsets, frame_count, frame_time, dtype),
+                          dtype=dtype))
+    return BvhModel(skeleton, skins=[], primitives=[], clips=clips, name=name,
+                    frame_time=frame_time, frame_count=frame_count,
+                    end_sites=np.asarray(h.end_site, dtype=bool),
+                    channels=list(h.channels), motion=motion)
+
+
+def _end_site_names(h: _Hierarchy) -> List[str]:
+    """Joint names with every End Site named ``<parent>_end`` (``_end2``, ... if taken)."""
+    taken = {x for x in h.names if x is not None}
+    names: List[str] = []
+    for j, x in enumerate(h.names):
+        if x is None:  # an End Site: its parent comes before it
+            base = f"{names[h.parents[j]]}_end"
+            x, k = base, 1
+            while x in taken:
+                k += 1
+                x = f"{base}{k}"
+            taken.add(x)
+        names.append(x)
+    return names
+
+
+def _channels(h: _Hierarchy, motion: np.ndarray, offsets: np.ndarray, frame_count: int,
+              frame_time: float, dtype) -> List[Channel]:
+    """One translation channel per joint with position channels, one rotation channel per joint
+    with rotation channels, keys at ``i * frame_time``; rotations built by the kernels over all
+    frames at once."""
+    times = np.arange(frame_count, dtype=np.float64) * frame_time
+    per_joint: Dict[int, List[Tuple[int, str]]] = {}
+    for col, (j, c) in enumerate(h.channels):
+        per_joint.setdefault(j, []).append((col, c))
+    out = []
+
+    # translations: OFFSET + the position channels the joint has
+    for j, cols in per_joint.items():
+        pos = [(col, _AXIS[c[0]]) for col, c in cols if c.endswith("position")]
+        if pos:
+            t = np.repeat(offsets[j][None, :], frame_count, axis=0)
+            for col, axis in pos:
+                t[:, axis] += motion[:, col]
+            out.append(Channel(j, "translation", times, t.astype(dtype), "LINEAR"))
+
+    # rotations: R = R_c1 R_c2 R_c3 in the file's order, every frame at once
+    rot_joints = [(j, [(col, _AXIS[c[0]]) for col, c in cols if c.endswith("rotation")])
+                  for j, cols in per_joint.items()]
+    rot_joints = [(j, r) for j, r in rot_joints if r]
+    if rot_joints:
+        depth = max(len(r) for _, r in rot_joints)  # at most 3: channels are not repeated
+        rotvec = np.zeros((frame_count, len(rot_joints), depth, 3))
+        for k, (j, r) in enumerate(rot_joints):
+            for slot, (col, axis) in enumerate(r):
+                rotvec[:, k, slot, axis] = np.radians(motion[:, col])
+        q = quat_from_axis_angle(rotvec)  # (F, R, depth, 4); unused slots are the identity
+        composed = q[:, :, 0]
+        for slot in range(1, depth):
+            composed = quat_multiply(composed, q[:, :, slot])
+        composed = composed.astype(dtype)
+        for k, (j, _) in enumerate(rot_joints):
+            out.append(Channel(j, "rotation", times, np.ascontiguousarray(composed[:, k]),
+                               "LINEAR"))
+    return out
