@@ -187,6 +187,12 @@ static int prepare_inputs(call_t *c)
 {
     if (resolve_type(c) < 0)
         return -1;
+    /* core shapes first, on the arrays as given (no copy yet): a wrong shape is refused before
+     * any input is converted, so that e.g. a zero-stride view of 2**31 items is not first
+     * materialized as a 16 GiB contiguous copy */
+    for (int i = 0; i < c->nin; i++)
+        if (c->op[i].obj && c->op[i].arr && check_core(c, &c->op[i], c->op[i].arr) < 0)
+            return -1;
     for (int i = 0; i < c->nin; i++) {
         operand *o = &c->op[i];
         if (!o->obj)
