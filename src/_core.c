@@ -11,10 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <pthread.h>
+#include <unistd.h>
+#endif
 
 #include "skinkit.h"
 
-#define MAXOP 6
+#define MAXOP 8
+#define MAX_THREADS 64
+#define GRAIN_ELEMENTS 32768 /* quaternions per thread */
+#define GRAIN_JOINTS 8192    /* joints (FK, matrices) per thread */
+#define GRAIN_VERTICES 8192  /* skinned vertices per thread */
+#define GRAIN_SAMPLES 16384  /* channel samples per thread */
 #define SYM_J (-1) /* symbolic core sizes, bound by the first operand that has them */
 #define SYM_V (-2)
 #define SYM_K (-3)
@@ -27,6 +36,8 @@ typedef struct {
     int core_nd;
     npy_intp core[3];
     int batched;        /* may carry leading batch dimensions */
+    int optional;       /* None allowed (absent operand) */
+    int raw;            /* arr preset by the caller, not a float operand */
 } operand;
 
 typedef struct {
@@ -41,11 +52,11 @@ typedef struct {
 /* per-call data the kernels need beyond their batched operands */
 typedef struct {
     int dbl;
-    size_t J, V, K;
+    int threads;       /* at most this many threads */
+    size_t J, K;
     const int32_t *parents, *order;
-    const void *joints;
-    int itype;
-    const char *first; /* first byte of the input, to report a flat index */
+    int itype;         /* joint index type, = its size in bytes */
+    const char *first; /* first byte of an input, to report a flat index */
     size_t bad;
 } ctx_t;
 
@@ -129,7 +140,19 @@ static operand *add_op(call_t *c, const char *name, PyObject *obj, int batched, 
 }
 
 #define add_input(c, ...) (add_op((c), __VA_ARGS__), (c)->nin++)
+#define add_optional(c, ...) (add_op((c), __VA_ARGS__)->optional = 1, (c)->nin++)
 #define add_output(c, ...) (add_op((c), __VA_ARGS__), (c)->nout++)
+
+/* an operand whose array the caller converted (joint indices) */
+static void add_raw(call_t *c, const char *name, PyObject *obj, PyArrayObject *arr, int core_nd,
+                    npy_intp c0, npy_intp c1, npy_intp c2)
+{
+    operand *o = add_op(c, name, obj, 0, core_nd, c0, c1, c2);
+    o->raw = 1;
+    Py_INCREF(arr);
+    o->arr = arr;
+    c->nin++;
+}
 
 /* Reads every input's dtype and picks the compute dtype.  Python int/float scalars are weak
  * (they do not widen float32); integer arrays convert to float64; anything else is refused. */
@@ -138,7 +161,11 @@ static int resolve_type(call_t *c)
     int any64 = 0, any32 = 0;
     for (int i = 0; i < c->nin; i++) {
         operand *o = &c->op[i];
-        if (!o->obj)
+        if (!o->obj && !o->optional) {
+            PyErr_Format(PyExc_TypeError, "%s must not be None", o->name);
+            return -1;
+        }
+        if (!o->obj || o->raw)
             continue;
         if (PyFloat_Check(o->obj) || (PyLong_Check(o->obj) && !PyBool_Check(o->obj)))
             continue;
@@ -182,30 +209,15 @@ static int check_core(call_t *c, const operand *o, PyArrayObject *a)
     return 0;
 }
 
-/* Converts the inputs, checks their core shapes and broadcasts their batch dimensions. */
-static int prepare_inputs(call_t *c)
+/* Broadcasts the batch dimensions (all but the core) of every input into c->bshape. */
+static int broadcast(call_t *c)
 {
-    if (resolve_type(c) < 0)
-        return -1;
-    /* core shapes first, on the arrays as given (no copy yet): a wrong shape is refused before
-     * any input is converted, so that e.g. a zero-stride view of 2**31 items is not first
-     * materialized as a 16 GiB contiguous copy */
-    for (int i = 0; i < c->nin; i++)
-        if (c->op[i].obj && c->op[i].arr && check_core(c, &c->op[i], c->op[i].arr) < 0)
-            return -1;
+    c->bnd = 0;
     for (int i = 0; i < c->nin; i++) {
         operand *o = &c->op[i];
-        if (!o->obj)
-            continue;
-        PyObject *src = o->arr ? (PyObject *)o->arr : o->obj;
-        PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
-            src, PyArray_DescrFromType(c->typenum), 0, 0,
-            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
-        Py_XSETREF(o->arr, a);
+        PyArrayObject *a = o->arr;
         if (!a)
-            return -1;
-        if (check_core(c, o, a) < 0)
-            return -1;
+            continue;
         int bnd = PyArray_NDIM(a) - o->core_nd;
         if (bnd > c->bnd) {
             memmove(c->bshape + (bnd - c->bnd), c->bshape, sizeof(npy_intp) * (size_t)c->bnd);
@@ -230,6 +242,36 @@ static int prepare_inputs(call_t *c)
         }
     }
     return 0;
+}
+
+/* Converts the inputs, checks their core shapes and broadcasts their batch dimensions. */
+static int prepare_inputs(call_t *c)
+{
+    if (resolve_type(c) < 0)
+        return -1;
+    /* core shapes first, on the arrays as given (no copy yet): a wrong shape is refused before
+     * any input is converted, so that e.g. a zero-stride view of 2**31 items is not first
+     * materialized as a 16 GiB contiguous copy */
+    for (int i = 0; i < c->nin; i++)
+        if (c->op[i].obj && c->op[i].arr && check_core(c, &c->op[i], c->op[i].arr) < 0)
+            return -1;
+    for (int i = 0; i < c->nin; i++) {
+        operand *o = &c->op[i];
+        if (!o->obj)
+            continue;
+        if (!o->raw) {
+            PyObject *src = o->arr ? (PyObject *)o->arr : o->obj;
+            PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
+                src, PyArray_DescrFromType(c->typenum), 0, 0,
+                NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
+            Py_XSETREF(o->arr, a);
+            if (!a)
+                return -1;
+        }
+        if (check_core(c, o, o->arr) < 0)
+            return -1;
+    }
+    return broadcast(c);
 }
 
 static void mem_bounds(PyArrayObject *a, char **lo, char **hi)
@@ -317,46 +359,155 @@ static int prepare_outputs(call_t *c)
     return 0;
 }
 
-/* Runs fn over the broadcast batch with the GIL released: one call per run of the innermost
- * batch dimension, with item strides in elements (0 where an operand is broadcast). */
-static int run(call_t *c, loop_fn fn, ctx_t *ctx)
+/* ---------------------------------------------------------------- threads */
+
+static int default_threads = 1; /* SKINKIT_NUM_THREADS, else the number of online CPUs */
+
+/* threads=None -> the default; else an int >= 1 */
+static int parse_threads(PyObject *obj, int *threads)
 {
-    int nop = c->nin + c->nout, nd = c->bnd;
-    npy_intp bst[MAXOP][NPY_MAXDIMS], idx[NPY_MAXDIMS] = {0}, total = 1;
-    char *base[MAXOP] = {NULL};
-    ptrdiff_t step[MAXOP] = {0};
-    ctx->dbl = c->typenum == NPY_DOUBLE;
-    for (int d = 0; d < nd; d++)
-        total *= c->bshape[d];
-    for (int k = 0; k < nop; k++) {
-        PyArrayObject *a = c->op[k].arr;
-        int and = a ? PyArray_NDIM(a) - c->op[k].core_nd : 0;
-        for (int d = 0; d < nd; d++) {
-            int ad = d - (nd - and);
-            bst[k][d] = (ad < 0 || PyArray_DIM(a, ad) == 1) ? 0 : PyArray_STRIDE(a, ad);
-        }
-        base[k] = a ? PyArray_BYTES(a) : NULL;
-        step[k] = (a && nd) ? bst[k][nd - 1] / PyArray_ITEMSIZE(a) : 0;
-    }
-    if (total == 0)
+    if (obj == Py_None) {
+        *threads = default_threads;
         return 0;
-    npy_intp inner = nd ? c->bshape[nd - 1] : 1, outer = total / inner;
-    int status = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (npy_intp o = 0; o < outer && status == 0; o++) {
+    }
+    long n = PyLong_Check(obj) && !PyBool_Check(obj) ? PyLong_AsLong(obj) : -1;
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    if (n < 1) {
+        PyErr_Format(PyExc_ValueError, "threads must be None or an integer >= 1, got %R", obj);
+        return -1;
+    }
+    *threads = n > MAX_THREADS ? MAX_THREADS : (int)n;
+    return 0;
+}
+
+/* Calls fn(args + t * size) for t < parts, parts - 1 of them on new threads (no pool: nothing
+ * survives the call, so a fork() later is safe).  The caller has released the GIL. */
+static void parallel(int parts, void *(*fn)(void *), char *args, size_t size)
+{
+#ifndef _WIN32
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 1; t < parts; t++)
+        started[t] = pthread_create(&tid[t], NULL, fn, args + t * size) == 0;
+    for (int t = 0; t < parts; t++)
+        if (!started[t])
+            fn(args + t * size);
+    for (int t = 1; t < parts; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
+#else
+    for (int t = 0; t < parts; t++)
+        fn(args + t * size);
+#endif
+}
+
+/* how many threads for `work` units when each thread should get at least `grain` of them */
+static int thread_count(int threads, npy_intp work, npy_intp grain)
+{
+    npy_intp parts = grain > 0 ? work / grain : work;
+    return parts < 1 ? 1 : parts < threads ? (int)parts : threads;
+}
+
+/* ---------------------------------------------------------------- the batch loop */
+
+typedef struct {
+    int nop, nd;
+    const npy_intp *bshape;
+    npy_intp bst[MAXOP][NPY_MAXDIMS]; /* byte strides per batch dimension, 0 = broadcast */
+    char *base[MAXOP];
+    ptrdiff_t step[MAXOP];            /* item stride of the innermost dimension, elements */
+    loop_fn fn;
+} plan_t;
+
+typedef struct {
+    const plan_t *pl;
+    ctx_t ctx;
+    npy_intp begin, end; /* flat batch items */
+    int status;
+} part_t;
+
+/* calls fn on the runs of the innermost batch dimension that cover items [begin, end) */
+static int run_range(const plan_t *pl, npy_intp begin, npy_intp end, ctx_t *ctx)
+{
+    int nd = pl->nd;
+    npy_intp inner = nd ? pl->bshape[nd - 1] : 1, idx[NPY_MAXDIMS];
+    npy_intp o = begin / inner, i = begin % inner;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = o % pl->bshape[d];
+        o /= pl->bshape[d];
+    }
+    while (begin < end) {
+        npy_intp len = inner - i < end - begin ? inner - i : end - begin;
         char *p[MAXOP] = {NULL};
-        for (int k = 0; k < nop; k++) {
-            npy_intp off = 0;
+        for (int k = 0; k < pl->nop; k++) {
+            if (!pl->base[k])
+                continue;
+            npy_intp off = nd ? i * pl->bst[k][nd - 1] : 0;
             for (int d = 0; d < nd - 1; d++)
-                off += idx[d] * bst[k][d];
-            p[k] = base[k] ? base[k] + off : NULL;
+                off += idx[d] * pl->bst[k][d];
+            p[k] = pl->base[k] + off;
         }
-        status = fn((size_t)inner, p, step, ctx);
+        int st = pl->fn((size_t)len, p, pl->step, ctx);
+        if (st != 0)
+            return st;
+        begin += len;
+        i = 0;
         for (int d = nd - 2; d >= 0; d--) {
-            if (++idx[d] < c->bshape[d])
+            if (++idx[d] < pl->bshape[d])
                 break;
             idx[d] = 0;
         }
+    }
+    return 0;
+}
+
+static void *run_part(void *arg)
+{
+    part_t *t = arg;
+    t->status = run_range(t->pl, t->begin, t->end, &t->ctx);
+    return NULL;
+}
+
+/* Runs fn over the broadcast batch with the GIL released, split into contiguous ranges of
+ * batch items over up to ctx->threads threads when there are at least `grain` items per
+ * thread.  Every item is computed by the same code whatever the split, so results do not
+ * depend on the thread count; on failure ctx->bad comes from the first failing item. */
+static int run(call_t *c, loop_fn fn, ctx_t *ctx, npy_intp grain)
+{
+    plan_t pl = {c->nin + c->nout, c->bnd, c->bshape, {{0}}, {NULL}, {0}, fn};
+    npy_intp total = 1;
+    ctx->dbl = c->typenum == NPY_DOUBLE;
+    for (int d = 0; d < pl.nd; d++)
+        total *= c->bshape[d];
+    for (int k = 0; k < pl.nop; k++) {
+        PyArrayObject *a = c->op[k].arr;
+        if (!a)
+            continue;
+        int and = PyArray_NDIM(a) - c->op[k].core_nd;
+        for (int d = 0; d < pl.nd; d++) {
+            int ad = d - (pl.nd - and);
+            pl.bst[k][d] = (ad < 0 || PyArray_DIM(a, ad) == 1) ? 0 : PyArray_STRIDE(a, ad);
+        }
+        pl.base[k] = PyArray_BYTES(a);
+        pl.step[k] = pl.nd ? pl.bst[k][pl.nd - 1] / PyArray_ITEMSIZE(a) : 0;
+    }
+    if (total == 0)
+        return 0;
+    int parts = thread_count(ctx->threads, total, grain), status = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (parts == 1) {
+        status = run_range(&pl, 0, total, ctx);
+    } else {
+        part_t part[MAX_THREADS];
+        for (int t = 0; t < parts; t++) {
+            part_t pt = {&pl, *ctx, total * t / parts, total * (t + 1) / parts, 0};
+            part[t] = pt;
+        }
+        parallel(parts, run_part, (char *)part, sizeof part[0]);
+        for (int t = 0; t < parts && !status; t++)
+            if ((status = part[t].status) != 0)
+                ctx->bad = part[t].ctx.bad;
     }
     Py_END_ALLOW_THREADS
     return status;
@@ -433,48 +584,46 @@ typedef struct {
 
 static const elementwise_t elementwise[] = {
     {"quat_multiply", loop_quat_multiply, 2, {"a", "b"}, {1, 1, 1}, {{4}, {4}, {4}},
-     "quat_multiply(a, b, out): Hamilton product of (..., 4) quaternions."},
+     "quat_multiply(a, b, out, threads=None): Hamilton product of (..., 4) quaternions."},
     {"quat_conjugate", loop_quat_conjugate, 1, {"q"}, {1, 1}, {{4}, {4}},
-     "quat_conjugate(q, out)"},
-    {"quat_inverse", loop_quat_inverse, 1, {"q"}, {1, 1}, {{4}, {4}}, "quat_inverse(q, out)"},
+     "quat_conjugate(q, out, threads=None)"},
+    {"quat_inverse", loop_quat_inverse, 1, {"q"}, {1, 1}, {{4}, {4}},
+     "quat_inverse(q, out, threads=None)"},
     {"quat_normalize", loop_quat_normalize, 1, {"q"}, {1, 1}, {{4}, {4}},
-     "quat_normalize(q, out)"},
+     "quat_normalize(q, out, threads=None)"},
     {"quat_rotate", loop_quat_rotate, 2, {"q", "v"}, {1, 1, 1}, {{4}, {3}, {3}},
-     "quat_rotate(q, v, out)"},
+     "quat_rotate(q, v, out, threads=None)"},
     {"quat_to_matrix", loop_quat_to_matrix, 1, {"q"}, {1, 2}, {{4}, {3, 3}},
-     "quat_to_matrix(q, out)"},
+     "quat_to_matrix(q, out, threads=None)"},
     {"quat_from_matrix", loop_quat_from_matrix, 1, {"m"}, {2, 1}, {{3, 3}, {4}},
-     "quat_from_matrix(m, out)"},
+     "quat_from_matrix(m, out, threads=None)"},
     {"quat_from_axis_angle", loop_quat_from_rotvec, 1, {"rotvec"}, {1, 1}, {{3}, {4}},
-     "quat_from_axis_angle(rotvec, out)"},
+     "quat_from_axis_angle(rotvec, out, threads=None)"},
     {"slerp", loop_slerp, 3, {"q0", "q1", "t"}, {1, 1, 0, 1}, {{4}, {4}, {0}, {4}},
-     "slerp(q0, q1, t, out)"},
+     "slerp(q0, q1, t, out, threads=None)"},
 };
 #define N_ELEMENTWISE (sizeof elementwise / sizeof elementwise[0])
 
 static PyObject *call_elementwise(PyObject *self, PyObject *args)
 {
     const elementwise_t *e = (const elementwise_t *)PyCapsule_GetPointer(self, NULL);
-    PyObject *a[4] = {NULL, NULL, NULL, NULL};
-    if (!e || !PyArg_UnpackTuple(args, e->name, e->nin + 1, e->nin + 1, &a[0], &a[1], &a[2], &a[3]))
-        return NULL;
+    PyObject *a[5] = {NULL, NULL, NULL, NULL, NULL};
     call_t c;
     ctx_t ctx = {0};
+    if (!e || !PyArg_UnpackTuple(args, e->name, e->nin + 1, e->nin + 2, &a[0], &a[1], &a[2], &a[3],
+                                 &a[4]) ||
+        parse_threads(a[e->nin + 1] ? a[e->nin + 1] : Py_None, &ctx.threads) < 0)
+        return NULL;
     call_init(&c);
-    for (int i = 0; i < e->nin; i++) {
-        if (a[i] == Py_None) {
-            PyErr_Format(PyExc_TypeError, "%s: %s must not be None", e->name, e->argnames[i]);
-            return NULL;
-        }
+    for (int i = 0; i < e->nin; i++)
         add_input(&c, e->argnames[i], a[i], 1, e->core_nd[i], e->core[i][0], e->core[i][1], 0);
-    }
     add_output(&c, "out", a[e->nin], 1, e->core_nd[e->nin], e->core[e->nin][0],
                e->core[e->nin][1], 0);
     if (prepare_inputs(&c) < 0 || prepare_outputs(&c) < 0) {
         call_free(&c);
         return NULL;
     }
-    run(&c, e->fn, &ctx);
+    run(&c, e->fn, &ctx, GRAIN_ELEMENTS);
     return finish(&c);
 }
 
@@ -587,13 +736,14 @@ static int loop_rigid(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
 }
 
 /* shared by both FK entry points: parents, then the batched operands already added to c */
-static PyObject *call_fk(call_t *c, PyObject *parents, loop_fn fn)
+static PyObject *call_fk(call_t *c, PyObject *parents, PyObject *threads, loop_fn fn)
 {
     ctx_t ctx = {0};
     int32_t *buf = NULL;
     npy_intp J = 0;
     PyObject *res = NULL;
-    if (convert_parents(parents, &buf, &J) < 0 || order_joints(buf, J) < 0)
+    if (parse_threads(threads, &ctx.threads) < 0 || convert_parents(parents, &buf, &J) < 0 ||
+        order_joints(buf, J) < 0)
         goto done;
     c->sym[0] = J;
     if (prepare_inputs(c) < 0 || prepare_outputs(c) < 0)
@@ -601,7 +751,7 @@ static PyObject *call_fk(call_t *c, PyObject *parents, loop_fn fn)
     ctx.J = (size_t)J;
     ctx.parents = buf;
     ctx.order = buf + J;
-    run(c, fn, &ctx);
+    run(c, fn, &ctx, GRAIN_JOINTS / (J + 1) + 1);
     res = finish(c);
 done:
     if (!res)
@@ -612,24 +762,24 @@ done:
 
 static PyObject *py_forward_kinematics(PyObject *self, PyObject *args)
 {
-    PyObject *parents, *rot, *trans, *scale = Py_None, *out = Py_None;
-    if (!PyArg_ParseTuple(args, "OOO|OO:forward_kinematics", &parents, &rot, &trans, &scale,
-                          &out))
+    PyObject *parents, *rot, *trans, *scale = Py_None, *out = Py_None, *threads = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO|OOO:forward_kinematics", &parents, &rot, &trans, &scale,
+                          &out, &threads))
         return NULL;
     call_t c;
     call_init(&c);
     add_input(&c, "rotations", rot, 1, 2, SYM_J, 4, 0);
     add_input(&c, "translations", trans, 1, 2, SYM_J, 3, 0);
-    add_input(&c, "scales", scale, 1, 2, SYM_J, 3, 0);
+    add_optional(&c, "scales", scale, 1, 2, SYM_J, 3, 0);
     add_output(&c, "out", out, 1, 3, SYM_J, 4, 4);
-    return call_fk(&c, parents, loop_fk);
+    return call_fk(&c, parents, threads, loop_fk);
 }
 
 static PyObject *py_rigid_forward_kinematics(PyObject *self, PyObject *args)
 {
-    PyObject *parents, *rest, *rot, *out_rot = Py_None, *out_trans = Py_None;
-    if (!PyArg_ParseTuple(args, "OOO|OO:rigid_forward_kinematics", &parents, &rest, &rot,
-                          &out_rot, &out_trans))
+    PyObject *parents, *rest, *rot, *out_rot = Py_None, *out_trans = Py_None, *threads = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO|OOO:rigid_forward_kinematics", &parents, &rest, &rot,
+                          &out_rot, &out_trans, &threads))
         return NULL;
     call_t c;
     call_init(&c);
@@ -637,7 +787,7 @@ static PyObject *py_rigid_forward_kinematics(PyObject *self, PyObject *args)
     add_input(&c, "rotations", rot, 1, 2, SYM_J, 4, 0);
     add_output(&c, "out[0]", out_rot, 1, 2, SYM_J, 4, 0);
     add_output(&c, "out[1]", out_trans, 1, 2, SYM_J, 3, 0);
-    return call_fk(&c, parents, loop_rigid);
+    return call_fk(&c, parents, threads, loop_rigid);
 }
 
 /* ---------------------------------------------------------------- 4x4 matrices */
@@ -671,11 +821,12 @@ static int loop_invert(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
 
 static PyObject *py_skinning_matrices(PyObject *self, PyObject *args)
 {
-    PyObject *world, *ibm, *out = Py_None;
-    if (!PyArg_ParseTuple(args, "OO|O:skinning_matrices", &world, &ibm, &out))
-        return NULL;
+    PyObject *world, *ibm, *out = Py_None, *threads = Py_None;
     call_t c;
     ctx_t ctx = {0};
+    if (!PyArg_ParseTuple(args, "OO|OO:skinning_matrices", &world, &ibm, &out, &threads) ||
+        parse_threads(threads, &ctx.threads) < 0)
+        return NULL;
     call_init(&c);
     add_input(&c, "world", world, 1, 3, SYM_J, 4, 4);
     add_input(&c, "inverse_bind", ibm, 1, 3, SYM_J, 4, 4);
@@ -685,17 +836,18 @@ static PyObject *py_skinning_matrices(PyObject *self, PyObject *args)
         return NULL;
     }
     ctx.J = (size_t)c.sym[0];
-    run(&c, loop_matmul, &ctx);
+    run(&c, loop_matmul, &ctx, GRAIN_JOINTS / (c.sym[0] + 1) + 1);
     return finish(&c);
 }
 
 static PyObject *py_inverse_bind_matrices(PyObject *self, PyObject *args)
 {
-    PyObject *world, *out = Py_None;
-    if (!PyArg_ParseTuple(args, "O|O:inverse_bind_matrices", &world, &out))
-        return NULL;
+    PyObject *world, *out = Py_None, *threads = Py_None;
     call_t c;
     ctx_t ctx = {0};
+    if (!PyArg_ParseTuple(args, "O|OO:inverse_bind_matrices", &world, &out, &threads) ||
+        parse_threads(threads, &ctx.threads) < 0)
+        return NULL;
     call_init(&c);
     add_input(&c, "world", world, 1, 3, SYM_J, 4, 4);
     add_output(&c, "out", out, 1, 3, SYM_J, 4, 4);
@@ -705,7 +857,7 @@ static PyObject *py_inverse_bind_matrices(PyObject *self, PyObject *args)
     }
     ctx.J = (size_t)c.sym[0];
     ctx.first = PyArray_BYTES(c.op[0].arr);
-    if (run(&c, loop_invert, &ctx) != SK_OK) {
+    if (run(&c, loop_invert, &ctx, GRAIN_JOINTS / (c.sym[0] + 1) + 1) != SK_OK) {
         PyErr_Format(PyExc_ValueError,
                      "world: matrix %zu (joint %zu, counting matrices in C order over the batch) "
                      "is singular", ctx.bad, ctx.J ? ctx.bad % ctx.J : 0);
@@ -717,31 +869,33 @@ static PyObject *py_inverse_bind_matrices(PyObject *self, PyObject *args)
 
 /* ---------------------------------------------------------------- linear blend skinning */
 
+/* operands: 0 vertices, 1 skinning matrices, 2 normals, 3 weights, 4 joints, 5 and 6 outputs;
+ * one item is one vertex */
 static int loop_lbs(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
 {
-    if (c->dbl)
-        return sk_linear_blend_skinning_d(n, c->V, c->K, c->J, D(p[0]), s[0], c->joints,
-                                          c->itype, D(p[3]), D(p[1]), s[1], D(p[2]), s[2],
-                                          (double *)p[4], s[4], (double *)p[5], s[5], &c->bad);
-    return sk_linear_blend_skinning_f(n, c->V, c->K, c->J, F(p[0]), s[0], c->joints, c->itype,
-                                      F(p[3]), F(p[1]), s[1], F(p[2]), s[2],
-                                      (float *)p[4], s[4], (float *)p[5], s[5], &c->bad);
+    size_t bad = 0;
+    int st = c->dbl ? sk_linear_blend_skinning_d(n, c->K, c->J, D(p[0]), s[0], p[4], s[4],
+                                                 c->itype, D(p[3]), s[3], D(p[1]), s[1], D(p[2]),
+                                                 s[2], (double *)p[5], s[5], (double *)p[6], s[6],
+                                                 &bad)
+                    : sk_linear_blend_skinning_f(n, c->K, c->J, F(p[0]), s[0], p[4], s[4],
+                                                 c->itype, F(p[3]), s[3], F(p[1]), s[1], F(p[2]),
+                                                 s[2], (float *)p[5], s[5], (float *)p[6], s[6],
+                                                 &bad);
+    if (st != SK_OK) /* the flat index of the influence in joints */
+        c->bad = (size_t)(p[4] - c->first) / (size_t)c->itype + bad;
+    return st;
 }
 
-static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
+/* joints: uint8, uint16 or int32 in their own type, native, aligned and C-contiguous */
+static PyArrayObject *convert_joints(PyObject *joints, int *itype)
 {
-    PyObject *verts, *joints, *weights, *mats, *normals = Py_None;
-    PyObject *out_pos = Py_None, *out_nrm = Py_None;
-    if (!PyArg_ParseTuple(args, "OOOO|OOO:linear_blend_skinning", &verts, &joints, &weights,
-                          &mats, &normals, &out_pos, &out_nrm))
-        return NULL;
-    int has_n = normals != Py_None;
     PyArrayObject *j = as_array(joints);
     if (!j)
         return NULL;
     int t = PyArray_TYPE(j);
-    int itype = t == NPY_UINT8 ? SK_U8 : t == NPY_UINT16 ? SK_U16 : t == NPY_INT32 ? SK_I32 : 0;
-    if (!itype) {
+    *itype = t == NPY_UINT8 ? SK_U8 : t == NPY_UINT16 ? SK_U16 : t == NPY_INT32 ? SK_I32 : 0;
+    if (!*itype) {
         PyErr_Format(PyExc_TypeError, "joints must be a uint8, uint16 or int32 array, got dtype %S",
                      (PyObject *)PyArray_DESCR(j));
         Py_DECREF(j);
@@ -750,61 +904,134 @@ static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
     Py_SETREF(j, (PyArrayObject *)PyArray_FromAny((PyObject *)j, PyArray_DescrFromType(t), 0, 0,
                                                   NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED,
                                                   NULL));
-    if (!j)
-        return NULL;
+    return j;
+}
+
+/* (..., J, 4, 4) -> (..., 1, J, 4, 4): the matrices broadcast over the vertex dimension */
+static int insert_vertex_dim(operand *o)
+{
+    PyArrayObject *a = o->arr;
+    int nd = PyArray_NDIM(a);
+    npy_intp dims[NPY_MAXDIMS];
+    if (nd + 1 > NPY_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError, "%s has too many dimensions", o->name);
+        return -1;
+    }
+    for (int d = 0; d < nd; d++)
+        dims[d + (d >= nd - 3)] = PyArray_DIM(a, d);
+    dims[nd - 3] = 1;
+    PyArray_Dims shape = {dims, nd + 1};
+    PyObject *v = PyArray_Newshape(a, &shape, NPY_CORDER);
+    if (!v)
+        return -1;
+    Py_SETREF(o->arr, (PyArrayObject *)v);
+    return 0;
+}
+
+static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
+{
+    PyObject *verts, *joints, *weights, *mats, *normals = Py_None;
+    PyObject *out_pos = Py_None, *out_nrm = Py_None, *threads = Py_None;
     call_t c;
     ctx_t ctx = {0};
     PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO|OOOO:linear_blend_skinning", &verts, &joints, &weights,
+                          &mats, &normals, &out_pos, &out_nrm, &threads) ||
+        parse_threads(threads, &ctx.threads) < 0)
+        return NULL;
+    int has_n = normals != Py_None;
+    PyArrayObject *j = convert_joints(joints, &ctx.itype);
+    if (!j)
+        return NULL;
     call_init(&c);
     add_input(&c, "vertices", verts, 1, 2, SYM_V, 3, 0);
     add_input(&c, "skinning_matrices", mats, 1, 3, SYM_J, 4, 4);
-    add_input(&c, "normals", normals, 1, 2, SYM_V, 3, 0);
+    add_optional(&c, "normals", normals, 1, 2, SYM_V, 3, 0);
     add_input(&c, "weights", weights, 0, 2, SYM_V, SYM_K, 0);
-    add_output(&c, has_n ? "out[0]" : "out", out_pos, 1, 2, SYM_V, 3, 0);
+    add_raw(&c, "joints", joints, j, 2, SYM_V, SYM_K, 0);
+    Py_DECREF(j);
+    add_output(&c, has_n ? "out[0]" : "out", out_pos, 1, 1, 3, 0, 0);
     if (has_n)
-        add_output(&c, "out[1]", out_nrm, 1, 2, SYM_V, 3, 0);
-    operand jop = {"joints", joints, NULL, 2, {SYM_V, SYM_K, 0}, 0};
-    if (prepare_inputs(&c) < 0 || check_core(&c, &jop, j) < 0 || prepare_outputs(&c) < 0)
+        add_output(&c, "out[1]", out_nrm, 1, 1, 3, 0, 0);
+    if (prepare_inputs(&c) < 0)
         goto done;
-    ctx.V = (size_t)c.sym[1];
+    /* the vertex becomes the innermost batch dimension: one item per vertex */
+    for (int i = 0; i < 5; i++)
+        if (i != 1) {
+            c.op[i].core_nd = 1;
+            c.op[i].batched = 1;
+        }
+    if (insert_vertex_dim(&c.op[1]) < 0 || broadcast(&c) < 0 || prepare_outputs(&c) < 0)
+        goto done;
     ctx.K = (size_t)c.sym[2];
     ctx.J = (size_t)c.sym[0];
-    ctx.joints = PyArray_DATA(j);
-    ctx.itype = itype;
-    if (run(&c, loop_lbs, &ctx) != SK_OK) {
-        npy_intp v = (npy_intp)(ctx.bad / ctx.K), k = (npy_intp)(ctx.bad % ctx.K);
+    ctx.first = PyArray_BYTES(c.op[4].arr);
+    if (run(&c, loop_lbs, &ctx, GRAIN_VERTICES) != SK_OK) {
+        const char *jd = ctx.first;
+        size_t b = ctx.bad;
+        long long value = ctx.itype == SK_U8    ? ((const uint8_t *)jd)[b]
+                          : ctx.itype == SK_U16 ? ((const uint16_t *)jd)[b]
+                                                : ((const int32_t *)jd)[b];
         PyErr_Format(PyExc_ValueError,
-                     "joints[%" NPY_INTP_FMT ", %" NPY_INTP_FMT "] = %lld is out of range for %zu "
-                     "joints (expected -1 for no influence or 0..%lld)", v, k,
-                     (long long)(itype == SK_U8 ? ((uint8_t *)ctx.joints)[ctx.bad]
-                                 : itype == SK_U16 ? ((uint16_t *)ctx.joints)[ctx.bad]
-                                                   : ((int32_t *)ctx.joints)[ctx.bad]),
-                     ctx.J, (long long)ctx.J - 1);
+                     "joints[%zu, %zu] = %lld is out of range for %zu joints (expected -1 for no "
+                     "influence or 0..%lld)", b / ctx.K, b % ctx.K, value, ctx.J,
+                     (long long)ctx.J - 1);
         goto done;
     }
     res = finish(&c);
 done:
     if (!res)
         call_free(&c);
-    Py_DECREF(j);
     return res;
 }
 
 /* ---------------------------------------------------------------- clip sampling */
 
+/* one thread's share of the channels */
+typedef struct {
+    int dbl;
+    size_t c0, c1, ntimes, bad;
+    const void *key_times, *values, *times;
+    const npy_int64 *ko, *nk, *vo, *oo, *os;
+    const npy_int32 *ncomp, *interp, *rot;
+    void *out;
+    int status;
+} sample_part_t;
+
+static void *sample_part(void *arg)
+{
+    sample_part_t *t = arg;
+    size_t c = t->c0, n = t->c1 - t->c0;
+    if (t->dbl)
+        t->status = sk_sample_channels_d(n, t->key_times, t->ko + c, t->nk + c, t->values,
+                                         t->vo + c, t->ncomp + c, t->interp + c, t->rot + c,
+                                         t->oo + c, t->os + c, t->ntimes, t->times, t->out,
+                                         &t->bad);
+    else
+        t->status = sk_sample_channels_f(n, t->key_times, t->ko + c, t->nk + c, t->values,
+                                         t->vo + c, t->ncomp + c, t->interp + c, t->rot + c,
+                                         t->oo + c, t->os + c, t->ntimes, t->times, t->out,
+                                         &t->bad);
+    t->bad += c;
+    return NULL;
+}
+
 /* sample_channels(key_times, key_offset, nkeys, values, value_offset, ncomp, interp, rotation,
- *                 out_offset, out_stride, times, out): the packed form built by skinkit.Clip.
+ *                 out_offset, out_stride, times, out, threads): the packed form of skinkit.Clip;
+ * the channels are shared out among the threads.
  * Every offset is checked against its array so that no channel can read or write outside. */
 static PyObject *py_sample_channels(PyObject *self, PyObject *args)
 {
     static const char *names[] = {"key_times", "key_offset", "nkeys", "values", "value_offset",
                                   "ncomp", "interp", "rotation", "out_offset", "out_stride",
                                   "times", "out"};
-    PyObject *o[12];
+    PyObject *o[13];
     PyArrayObject *a[12] = {NULL};
     PyObject *res = NULL;
-    if (!PyArg_UnpackTuple(args, "sample_channels", 12, 12, &o[0], &o[1], &o[2], &o[3], &o[4],
-                           &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11]))
+    int threads;
+    if (!PyArg_UnpackTuple(args, "sample_channels", 13, 13, &o[0], &o[1], &o[2], &o[3], &o[4],
+                           &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12]) ||
+        parse_threads(o[12], &threads) < 0)
         return NULL;
     if (!PyArray_Check(o[11]) || (PyArray_TYPE((PyArrayObject *)o[11]) != NPY_FLOAT &&
                                   PyArray_TYPE((PyArrayObject *)o[11]) != NPY_DOUBLE)) {
@@ -858,18 +1085,22 @@ static PyObject *py_sample_channels(PyObject *self, PyObject *args)
             return NULL;
         }
     }
+    sample_part_t part[MAX_THREADS];
+    int parts = thread_count(threads < nc ? threads : (int)nc, nc * nt, GRAIN_SAMPLES), st = 0;
     size_t bad = 0;
-    int st;
+    for (int t = 0; t < parts; t++) {
+        sample_part_t pt = {ft == NPY_DOUBLE, (size_t)(nc * t / parts),
+                            (size_t)(nc * (t + 1) / parts), (size_t)nt, 0,
+                            PyArray_DATA(a[0]), PyArray_DATA(a[3]), PyArray_DATA(a[10]),
+                            ko, nk, vo, oo, os, ncomp, interp, rot, PyArray_DATA(a[11]), 0};
+        part[t] = pt;
+    }
     Py_BEGIN_ALLOW_THREADS
-    if (ft == NPY_DOUBLE)
-        st = sk_sample_channels_d((size_t)nc, PyArray_DATA(a[0]), ko, nk, PyArray_DATA(a[3]), vo,
-                                  ncomp, interp, rot, oo, os, (size_t)nt, PyArray_DATA(a[10]),
-                                  PyArray_DATA(a[11]), &bad);
-    else
-        st = sk_sample_channels_f((size_t)nc, PyArray_DATA(a[0]), ko, nk, PyArray_DATA(a[3]), vo,
-                                  ncomp, interp, rot, oo, os, (size_t)nt, PyArray_DATA(a[10]),
-                                  PyArray_DATA(a[11]), &bad);
+    parallel(parts, sample_part, (char *)part, sizeof part[0]);
     Py_END_ALLOW_THREADS
+    for (int t = 0; t < parts && !st; t++)
+        if ((st = part[t].status) != SK_OK)
+            bad = part[t].bad;
     if (st != SK_OK)
         PyErr_Format(PyExc_ValueError, "sample_channels: channel %zu has no keys", bad);
     else
@@ -884,21 +1115,30 @@ static PyObject *py_simd(PyObject *self, PyObject *unused)
     return PyUnicode_FromString(sk_simd() ? "avx2" : "baseline");
 }
 
+static PyObject *py_default_threads(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLong(default_threads);
+}
+
 static PyMethodDef methods[] = {
     {"forward_kinematics", py_forward_kinematics, METH_VARARGS,
-     "forward_kinematics(parents, rotations, translations, scales=None, out=None)"},
+     "forward_kinematics(parents, rotations, translations, scales=None, out=None, threads=None)"},
     {"rigid_forward_kinematics", py_rigid_forward_kinematics, METH_VARARGS,
-     "rigid_forward_kinematics(parents, rest_positions, rotations, out_rot=None, out_trans=None)"},
+     "rigid_forward_kinematics(parents, rest_positions, rotations, out_rot=None, out_trans=None, "
+     "threads=None)"},
     {"skinning_matrices", py_skinning_matrices, METH_VARARGS,
-     "skinning_matrices(world, inverse_bind, out=None)"},
+     "skinning_matrices(world, inverse_bind, out=None, threads=None)"},
     {"inverse_bind_matrices", py_inverse_bind_matrices, METH_VARARGS,
-     "inverse_bind_matrices(world, out=None)"},
+     "inverse_bind_matrices(world, out=None, threads=None)"},
     {"linear_blend_skinning", py_linear_blend_skinning, METH_VARARGS,
      "linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, "
-     "out_positions=None, out_normals=None)"},
+     "out_positions=None, out_normals=None, threads=None)"},
     {"sample_channels", py_sample_channels, METH_VARARGS,
      "sample_channels(key_times, key_offset, nkeys, values, value_offset, ncomp, interp, "
-     "rotation, out_offset, out_stride, times, out)"},
+     "rotation, out_offset, out_stride, times, out, threads)"},
+    {"default_threads", py_default_threads, METH_NOARGS,
+     "default_threads() -> int: threads a kernel may use when threads=None "
+     "(SKINKIT_NUM_THREADS at import, else the number of online CPUs)"},
     {"simd", py_simd, METH_NOARGS,
      "simd() -> 'avx2' or 'baseline': the code float32 skinning runs (SKINKIT_SIMD=baseline "
      "at import forces the portable code)"},
@@ -916,6 +1156,22 @@ static struct PyModuleDef moduledef = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
+    const char *nt = getenv("SKINKIT_NUM_THREADS");
+    if (nt && *nt) {
+        char *end;
+        long v = strtol(nt, &end, 10);
+        if (*end || v < 1) {
+            PyErr_Format(PyExc_ImportError,
+                         "SKINKIT_NUM_THREADS must be an integer >= 1, got '%s'", nt);
+            return NULL;
+        }
+        default_threads = v > MAX_THREADS ? MAX_THREADS : (int)v;
+    } else {
+#ifndef _WIN32
+        long v = sysconf(_SC_NPROCESSORS_ONLN);
+        default_threads = v < 1 ? 1 : v > MAX_THREADS ? MAX_THREADS : (int)v;
+#endif
+    }
     const char *simd = getenv("SKINKIT_SIMD");
     if (simd && (!strcmp(simd, "baseline") || !strcmp(simd, "0") || !strcmp(simd, "off")))
         sk_set_simd(0);

@@ -20,55 +20,50 @@ static inline int64_t FN(joint_at)(const void *joints, int itype, size_t i)
     }
 }
 
-/* one pose, portable C */
-static int FN(lbs_pose)(size_t V, size_t K, size_t J, const T *restrict v, const void *joints,
-                        int itype, const T *restrict weights, const T *restrict m,
-                        const T *restrict nv, T *restrict op, T *restrict on, size_t *bad)
+/* portable C, any strides */
+static int FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,
+                         const void *joints, ptrdiff_t sj, int itype, const T *weights,
+                         ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *nv, ptrdiff_t sn,
+                         T *restrict op, ptrdiff_t sp, T *restrict on, ptrdiff_t so, size_t *bad)
 {
-    for (size_t x = 0; x < V; x++) {
+    for (size_t x = 0; x < n; x++) {
+        const T *m = mats + x * sm, *w = weights + x * sw, *p = v + x * sv;
         T a[12] = {0};
         for (size_t k = 0; k < K; k++) {
-            int64_t j = FN(joint_at)(joints, itype, x * K + k);
+            int64_t j = FN(joint_at)(joints, itype, x * sj + k);
             if (j < 0 || (size_t)j >= J) {
                 if (j == -1)
                     continue;
                 *bad = x * K + k;
                 return SK_ERR_JOINT_INDEX;
             }
-            T w = weights[x * K + k];
             const T *mj = m + 16 * (size_t)j;
             for (int e = 0; e < 12; e++)
-                a[e] += w * mj[e];
+                a[e] += w[k] * mj[e];
         }
-        const T *p = v + 3 * x;
+        T *o = op + x * sp;
         for (int r = 0; r < 3; r++)
-            op[3 * x + r] = a[4 * r] * p[0] + a[4 * r + 1] * p[1] + a[4 * r + 2] * p[2] +
-                            a[4 * r + 3];
+            o[r] = a[4 * r] * p[0] + a[4 * r + 1] * p[1] + a[4 * r + 2] * p[2] + a[4 * r + 3];
         if (on)
-            FN(skin_normal)(a, nv + 3 * x, on + 3 * x);
+            FN(skin_normal)(a, nv + x * sn, on + x * so);
     }
     return SK_OK;
 }
 
-int FN(sk_linear_blend_skinning)(size_t n, size_t V, size_t K, size_t J, const T *verts,
-                                 ptrdiff_t sv, const void *joints, int itype, const T *weights,
-                                 const T *mats, ptrdiff_t sm, const T *normals, ptrdiff_t sn,
-                                 T *restrict out_pos, ptrdiff_t sp, T *restrict out_nrm,
-                                 ptrdiff_t so, size_t *bad)
+int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
+                                 const void *joints, ptrdiff_t sj, int itype, const T *weights,
+                                 ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *normals,
+                                 ptrdiff_t sn, T *restrict out_pos, ptrdiff_t sp,
+                                 T *restrict out_nrm, ptrdiff_t so, size_t *bad)
 {
-    int (*pose)(size_t, size_t, size_t, const T *, const void *, int, const T *, const T *,
-                const T *, T *, T *, size_t *) = FN(lbs_pose);
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    if (sk_simd())
-        pose = sk_lbs_pose_avx2;
+    /* the SIMD variant takes packed vertices of one pose */
+    if (sk_simd() && sv == 3 && sp == 3 && sm == 0 && sj == (ptrdiff_t)K &&
+        sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3)))
+        return sk_lbs_pose_avx2(n, K, J, verts, joints, itype, weights, mats, normals, out_pos,
+                                out_nrm, bad);
 #endif
-    for (size_t i = 0; i < n; i++) {
-        int st = pose(V, K, J, verts + i * sv, joints, itype, weights, mats + i * sm,
-                      normals ? normals + i * sn : NULL, out_pos + i * sp,
-                      out_nrm ? out_nrm + i * so : NULL, bad);
-        if (st != SK_OK)
-            return st;
-    }
-    return SK_OK;
+    return FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals,
+                         sn, out_pos, sp, out_nrm, so, bad);
 }
 #endif

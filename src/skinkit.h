@@ -90,16 +90,18 @@ void sk_rigid_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,
                                      T *SK_RESTRICT out_trans, ptrdiff_t sot);    \
                                                                                   \
 /* --- linear blend skinning (lbs.c) --- */                                       \
-/* V vertices with K influences; joints of type itype (enum sk_index_type),      \
-   index -1 (I32 only) = no influence; normals/out_nrm may be NULL.              \
-   Status SK_ERR_JOINT_INDEX with *bad = flat influence index. */                 \
-int sk_linear_blend_skinning_##S(size_t n, size_t V, size_t K, size_t J,          \
-                                 const T *verts, ptrdiff_t sv, const void *joints, \
-                                 int itype, const T *weights, const T *mats,      \
-                                 ptrdiff_t sm, const T *normals, ptrdiff_t sn,    \
-                                 T *SK_RESTRICT out_pos, ptrdiff_t sp,            \
-                                 T *SK_RESTRICT out_nrm, ptrdiff_t so,            \
-                                 size_t *bad);                                    \
+/* n vertices (an item = one vertex: position, K joints, K weights, the J x 4x4  \
+   skinning matrices of its pose, its normal and outputs; sj and sw in elements  \
+   of joints and weights).  joints are of type itype (enum sk_index_type); -1    \
+   (I32 only) = no influence; normals and out_nrm may be NULL.                   \
+   Status SK_ERR_JOINT_INDEX with *bad = i * K + k for vertex i, slot k. */      \
+int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,     \
+                                 ptrdiff_t sv, const void *joints, ptrdiff_t sj,  \
+                                 int itype, const T *weights, ptrdiff_t sw,       \
+                                 const T *mats, ptrdiff_t sm, const T *normals,   \
+                                 ptrdiff_t sn, T *SK_RESTRICT out_pos,            \
+                                 ptrdiff_t sp, T *SK_RESTRICT out_nrm,            \
+                                 ptrdiff_t so, size_t *bad);                      \
                                                                                   \
 /* --- clip sampling (sample.c) --- */                                            \
 /* Samples channels at ntimes times.  Channel c has nkeys[c] keys at             \

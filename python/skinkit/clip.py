@@ -126,7 +126,8 @@ class Clip:
         from ._repr import clip_html
         return clip_html(self)
 
-    def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False):
+    def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
+               threads=None):
         """Sample every channel at ``times``, on top of a rest pose.
 
         Parameters
@@ -136,6 +137,8 @@ class Clip:
         rest : (translations (N, 3), rotations (N, 4), scales (N, 3))
             Local TRS of every node; nodes without a channel keep these values.
         loop : bool
+        threads : int or None
+            At most this many threads (see ``skinkit.kernels``); channels are shared out.
 
         Returns
         -------
@@ -182,6 +185,6 @@ class Clip:
         out_stride = n * self._ncomp.astype(np.int64)
         _core.sample_channels(self._key_times, self._key_offset, self._nkeys, self._values,
                               self._value_offset, self._ncomp, self._interp, self._rotation,
-                              out_offset, out_stride, t, buf)
+                              out_offset, out_stride, t, buf, threads)
         return (tr.reshape(shape + (n, 3)), ro.reshape(shape + (n, 4)),
                 sc.reshape(shape + (n, 3)))

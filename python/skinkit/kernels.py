@@ -16,6 +16,11 @@ Conventions (all functions)
 - ``out=`` takes a C-contiguous, writeable array of exactly the result's shape and dtype that does
   not overlap an input; otherwise ValueError (TypeError for a wrong dtype).
 - The GIL is released while a kernel runs.
+- ``threads=`` (every kernel): at most this many threads, None for the default (the environment
+  variable ``SKINKIT_NUM_THREADS`` read at import, else the number of online CPUs).  Threads
+  start only when each gets enough work (about 50 us), are created per call (no pool, so
+  ``fork`` is safe), and split the batch so that results are bitwise identical whatever the
+  thread count.
 - NaN and Inf propagate to the result; they never crash.
 """
 from __future__ import annotations
@@ -32,67 +37,67 @@ __all__ = [
 ]
 
 
-def quat_multiply(a, b, out=None):
+def quat_multiply(a, b, out=None, threads=None):
     """Hamilton product ``a * b`` (apply b, then a).
 
     a, b : (..., 4) quaternions (x, y, z, w).  Returns (..., 4).
     """
-    return _core.quat_multiply(a, b, out)
+    return _core.quat_multiply(a, b, out, threads)
 
 
-def quat_conjugate(q, out=None):
+def quat_conjugate(q, out=None, threads=None):
     """Conjugate (-x, -y, -z, w); the inverse of a unit quaternion.  (..., 4) -> (..., 4)."""
-    return _core.quat_conjugate(q, out)
+    return _core.quat_conjugate(q, out, threads)
 
 
-def quat_inverse(q, out=None):
+def quat_inverse(q, out=None, threads=None):
     """Inverse ``conj(q) / |q|^2`` of any non-zero quaternion.  (..., 4) -> (..., 4).
 
     A zero quaternion gives non-finite values.
     """
-    return _core.quat_inverse(q, out)
+    return _core.quat_inverse(q, out, threads)
 
 
-def quat_normalize(q, out=None):
+def quat_normalize(q, out=None, threads=None):
     """Unit quaternion ``q / |q|``; a zero quaternion gives the identity (0, 0, 0, 1).
 
     (..., 4) -> (..., 4).
     """
-    return _core.quat_normalize(q, out)
+    return _core.quat_normalize(q, out, threads)
 
 
-def quat_rotate(q, v, out=None):
+def quat_rotate(q, v, out=None, threads=None):
     """Rotate vectors: ``q v q*`` for unit quaternions q (..., 4) and vectors v (..., 3) -> (..., 3)."""
-    return _core.quat_rotate(q, v, out)
+    return _core.quat_rotate(q, v, out, threads)
 
 
-def quat_to_matrix(q, out=None):
+def quat_to_matrix(q, out=None, threads=None):
     """Rotation matrix of a unit quaternion, (..., 4) -> (..., 3, 3) (``R @ v`` rotates v).
 
     The quaternion is used as given (not normalized), as glTF engines do.
     """
-    return _core.quat_to_matrix(q, out)
+    return _core.quat_to_matrix(q, out, threads)
 
 
-def quat_from_matrix(m, out=None):
+def quat_from_matrix(m, out=None, threads=None):
     """Unit quaternion with w >= 0 of a rotation matrix, (..., 3, 3) -> (..., 4).
 
     Shepperd's method (J. Guidance and Control 1(3), 1978): branches on the largest of
     w^2, x^2, y^2, z^2 for accuracy at every angle.
     """
-    return _core.quat_from_matrix(m, out)
+    return _core.quat_from_matrix(m, out, threads)
 
 
-def quat_from_axis_angle(rotvec, out=None):
+def quat_from_axis_angle(rotvec, out=None, threads=None):
     """Unit quaternion of a rotation vector (axis times angle in radians), (..., 3) -> (..., 4).
 
     This is how SMPL and SciPy's ``Rotation.from_rotvec`` give rotations; accurate near zero
     (uses sin(a/2)/a by series for small angles).
     """
-    return _core.quat_from_axis_angle(rotvec, out)
+    return _core.quat_from_axis_angle(rotvec, out, threads)
 
 
-def slerp(q0, q1, t, out=None):
+def slerp(q0, q1, t, out=None, threads=None):
     """Spherical linear interpolation on the shortest path.
 
     Parameters
@@ -106,10 +111,10 @@ def slerp(q0, q1, t, out=None):
     is taken as 2 atan2(|q0 - q1'|, |q0 + q1'|) and the weights as sin(s a)/sin(a) computed through
     sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
     """
-    return _core.slerp(q0, q1, t, out)
+    return _core.slerp(q0, q1, t, out, threads)
 
 
-def forward_kinematics(parents, rotations, translations, scales=None, out=None):
+def forward_kinematics(parents, rotations, translations, scales=None, out=None, threads=None):
     """World transforms from local TRS: ``M_i = M_parent(i) @ T(t_i) @ R(q_i) @ S(s_i)``.
 
     Parameters
@@ -138,7 +143,7 @@ def forward_kinematics(parents, rotations, translations, scales=None, out=None):
     glTF 2.0 section 3.5.3 "Transformations": a node's matrix is T * R * S, a child's world
     matrix is the parent's world matrix times its local matrix.
     """
-    return _core.forward_kinematics(parents, rotations, translations, scales, out)
+    return _core.forward_kinematics(parents, rotations, translations, scales, out, threads)
 
 
 def _pair(out):
@@ -150,7 +155,7 @@ def _pair(out):
     return out
 
 
-def rigid_forward_kinematics(parents, rest_positions, rotations, out=None):
+def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threads=None):
     """Joint-centred rigid FK, as libigl's ``forward_kinematics``.
 
     Each joint i rotates by ``q_i`` about its rest position ``x_i``, relative to its parent p:
@@ -182,19 +187,20 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None):
     if out is None:
         out = (None, None)
     out = _pair(out)
-    return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out[0], out[1])
+    return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out[0], out[1],
+                                          threads)
 
 
-def skinning_matrices(world, inverse_bind, out=None):
+def skinning_matrices(world, inverse_bind, out=None, threads=None):
     """Skinning matrices ``world_j @ inverse_bind_j``: (..., J, 4, 4) x (..., J, 4, 4) -> (..., J, 4, 4).
 
     glTF 2.0 section 3.7.3 "Skins": the joint matrix is the joint's world transform times its
     inverse bind matrix.
     """
-    return _core.skinning_matrices(world, inverse_bind, out)
+    return _core.skinning_matrices(world, inverse_bind, out, threads)
 
 
-def inverse_bind_matrices(world, out=None):
+def inverse_bind_matrices(world, out=None, threads=None):
     """Inverse of each bind-pose world matrix, (..., J, 4, 4) -> (..., J, 4, 4).
 
     General 4x4 inverse by cofactors, as three.js's ``Skeleton.calculateInverses``.
@@ -204,10 +210,11 @@ def inverse_bind_matrices(world, out=None):
     ValueError
         A singular matrix (the message gives its flat index).
     """
-    return _core.inverse_bind_matrices(world, out)
+    return _core.inverse_bind_matrices(world, out, threads)
 
 
-def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, out=None):
+def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, out=None,
+                          threads=None):
     """Linear blend skinning: ``v'_i = sum_k w_ik M_{j_ik} v_i`` (Magnenat-Thalmann 1988;
     glTF 2.0 section 3.7.3 "Skins").
 
@@ -244,10 +251,11 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
                              "(expected -1 for no influence or 0..J-1)")
         j = j.astype(np.int32)
     if normals is None:
-        return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, None, out, None)
+        return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, None, out, None,
+                                           threads)
     o_pos, o_nrm = (None, None) if out is None else _pair(out)
     return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, normals,
-                                       o_pos, o_nrm)
+                                       o_pos, o_nrm, threads)
 
 
 def normalize_weights(weights):

@@ -1,0 +1,109 @@
+"""threads=: results are bitwise identical whatever the thread count; SKINKIT_NUM_THREADS."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import skinkit
+from skinkit import _core
+
+COUNTS = [1, 2, 3, 8]
+
+
+def _unit(q):
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def rng():
+    return np.random.default_rng(11)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lbs_same_bits_for_any_thread_count(rng, dtype):
+    V, K, J = 50_001, 4, 30
+    v = rng.normal(size=(V, 3)).astype(dtype)
+    n = rng.normal(size=(V, 3)).astype(dtype)
+    j = rng.integers(-1, J, size=(V, K)).astype(np.int32)
+    w = rng.random((V, K)).astype(dtype)
+    m = rng.normal(size=(3, J, 4, 4)).astype(dtype)
+    ref = skinkit.linear_blend_skinning(v, j, w, m[0], normals=n, threads=1)
+    for t in COUNTS[1:]:
+        got = skinkit.linear_blend_skinning(v, j, w, m[0], normals=n, threads=t)
+        assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1]), t
+    batch = skinkit.linear_blend_skinning(v, j, w, m, threads=1)
+    for t in COUNTS[1:]:
+        assert np.array_equal(skinkit.linear_blend_skinning(v, j, w, m, threads=t), batch), t
+
+
+def test_lbs_error_names_the_first_bad_influence_with_threads(rng):
+    V, J = 40_000, 5
+    j = rng.integers(0, J, size=(V, 4)).astype(np.uint16)
+    j[30_000, 1] = 9
+    j[35_000, 2] = 7
+    args = (np.zeros((V, 3)), j, np.ones((V, 4)), np.tile(np.eye(4), (J, 1, 1)))
+    for t in COUNTS:
+        with pytest.raises(ValueError, match=r"joints\[30000, 1\] = 9"):
+            skinkit.linear_blend_skinning(*args, threads=t)
+
+
+def test_fk_and_quaternions_same_bits_for_any_thread_count(rng):
+    B, J = 2000, 24
+    parents = np.arange(J) - 1
+    q = _unit(rng.normal(size=(B, J, 4)))
+    t = rng.normal(size=(B, J, 3))
+    s = rng.random((B, J, 3)) + 0.5
+    for f in (lambda th: skinkit.forward_kinematics(parents, q, t, s, threads=th),
+              lambda th: skinkit.rigid_forward_kinematics(parents, t, q, threads=th),
+              lambda th: skinkit.quat_multiply(q, q[::-1], threads=th),
+              lambda th: skinkit.slerp(q, q[::-1], 0.3, threads=th)):
+        ref = f(1)
+        for th in COUNTS[1:]:
+            got = f(th)
+            if isinstance(ref, tuple):
+                assert all(np.array_equal(a, b) for a, b in zip(got, ref)), th
+            else:
+                assert np.array_equal(got, ref), th
+
+
+def test_clip_sampling_same_bits_for_any_thread_count(rng):
+    J, K = 40, 30
+    channels = []
+    for node in range(J):
+        times = np.cumsum(rng.random(K) + 0.01)
+        channels.append(skinkit.Channel(node, "rotation", times, _unit(rng.normal(size=(K, 4)))))
+        channels.append(skinkit.Channel(node, "translation", times, rng.normal(size=(K, 3))))
+    clip = skinkit.Clip("c", channels)
+    rest = (np.zeros((J, 3)), np.tile([0.0, 0, 0, 1], (J, 1)), np.ones((J, 3)))
+    times = rng.random(3000) * clip.duration
+    ref = clip.sample(times, rest, threads=1)
+    for th in COUNTS[1:]:
+        assert all(np.array_equal(a, b) for a, b in zip(clip.sample(times, rest, threads=th), ref))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.0, "2", True])
+def test_threads_must_be_a_positive_integer(bad):
+    with pytest.raises(ValueError, match="threads must be None or an integer >= 1"):
+        skinkit.quat_normalize([0.0, 0, 0, 1], threads=bad)
+
+
+def _default_threads(env_value):
+    env = dict(os.environ, SKINKIT_NUM_THREADS=env_value)
+    return subprocess.run([sys.executable, "-c",
+                           "import skinkit._core as c; print(c.default_threads())"],
+                          env=env, capture_output=True, text=True)
+
+
+def test_environment_sets_the_default():
+    r = _default_threads("3")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "3"
+    assert _core.default_threads() >= 1
+
+
+def test_bad_environment_value_fails_the_import_clearly():
+    r = _default_threads("many")
+    assert r.returncode != 0
+    assert "SKINKIT_NUM_THREADS must be an integer >= 1, got 'many'" in r.stderr
