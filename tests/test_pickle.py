@@ -126,9 +126,6 @@ def test_clip_round_trips_and_samples_the_same(name):
             np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.xfail(strict=True, reason="Clip pickles its packed key arrays as well as its "
-                   "channels, about twice its data (reported; Clip.__getstate__ could drop the "
-                   "packed form and __setstate__ rebuild it)")
 @pytest.mark.parametrize("name", ["CesiumMan.glb", "Fox.glb"])
 def test_clip_pickles_close_to_its_channel_bytes(name):
     clips = load(name).clips

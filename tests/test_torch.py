@@ -123,20 +123,10 @@ def _flat(result):
     return list(result) if isinstance(result, tuple) else [result]
 
 
-# normalize_weights, limit_influences and the joints of linear_blend_skinning go through
-# np.asarray in skinkit/kernels.py, which does not read __dlpack__ (reported to the binding's
-# owner; remove these marks when kernels.py converts with numpy.from_dlpack too).
-DLPACK_GAPS = {"normalize_weights", "limit_influences", "linear_blend_skinning"}
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("wrap", sorted(WRAPPERS))
 @pytest.mark.parametrize("name", sorted(kernel_calls(np.float64)))
-def test_every_kernel_takes_the_object_and_returns_numpy(name, wrap, dtype, request):
-    if wrap == "dlpack" and name in DLPACK_GAPS:
-        request.applymarker(pytest.mark.xfail(
-            strict=True, raises=(TypeError, ValueError),
-            reason="kernels.py converts with np.asarray, which ignores __dlpack__"))
+def test_every_kernel_takes_the_object_and_returns_numpy(name, wrap, dtype):
     fn, args = kernel_calls(dtype)[name]
     expected = _flat(fn(*args))
     wrapped = [WRAPPERS[wrap](a) if isinstance(a, np.ndarray) else a for a in args]

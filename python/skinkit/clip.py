@@ -113,6 +113,10 @@ class Clip:
         self._nodes = np.array([ch.node for ch in c], dtype=np.int64)
         self._path_index = np.array([list(PATHS).index(ch.path) for ch in c], dtype=np.int64)
 
+    def __reduce__(self):
+        # pickle the channels only; the packed arrays are rebuilt on load
+        return (Clip, (self.name, self.channels, self.dtype, self.unsupported))
+
     @property
     def interpolations(self) -> List[str]:
         """The distinct interpolations used by the channels, in first-use order."""

@@ -37,6 +37,14 @@ __all__ = [
 ]
 
 
+def _asarray(x) -> np.ndarray:
+    """An array-like as an ndarray as the binding reads it: ``__dlpack__`` objects through
+    ``numpy.from_dlpack`` (no copy), the rest through ``np.asarray``."""
+    if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)
+    return np.asarray(x)
+
+
 def quat_multiply(a, b, out=None, threads=None):
     """Hamilton product ``a * b`` (apply b, then a).
 
@@ -242,7 +250,7 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
         A joint index < -1 or >= J (the message gives the vertex and slot), shapes that do not
         match.
     """
-    j = np.asarray(joints)
+    j = _asarray(joints)
     if j.dtype.kind in "iu" and j.dtype not in (np.uint8, np.uint16, np.int32):
         bad = (j < -1) | (j > np.iinfo(np.int32).max)
         if bad.any():
@@ -264,7 +272,7 @@ def normalize_weights(weights):
     Rows that sum to 0 are left as zeros.  Returns a new float array of the same dtype
     (float64 for integer input).
     """
-    w = np.asarray(weights)
+    w = _asarray(weights)
     if w.dtype.kind not in "f":
         w = w.astype(np.float64)
     s = np.sum(w, axis=-1, keepdims=True)
@@ -284,8 +292,8 @@ def limit_influences(joints, weights, k):
     joints (V, k) same dtype, weights (V, k) renormalized; when K < k the rows are padded with
     joint 0 and weight 0.  Ties keep the earlier slot.
     """
-    j = np.asarray(joints)
-    w = np.asarray(weights)
+    j = _asarray(joints)
+    w = _asarray(weights)
     if j.shape != w.shape or j.ndim != 2:
         raise ValueError(f"joints and weights must both be (V, K); got {j.shape} and {w.shape}")
     if int(k) < 1:
