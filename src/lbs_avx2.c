@@ -2,13 +2,82 @@
  * -mavx2 -mfma, called only when cpu.c finds both).  Per vertex: the blended 3x4 rows are one
  * 8-lane and one 4-lane accumulator (one FMA pair per influence), applied to (x, y, z, 1) with
  * horizontal adds.  Every vertex but the last of the range loads and stores 4 floats at 3x
- * (the 4th lane belongs to the next vertex of the same range and is rewritten by it). */
+ * (the 4th lane belongs to the next vertex of the same range and is rewritten by it).  Normals
+ * are computed 8 vertices at a time (transposed to one vertex per lane), the group boundaries
+ * counted from the start of the range; a partial group pads its lanes with zeros, so a vertex
+ * gets the same bits whichever group it falls in. */
 #include <immintrin.h>
 
 #define SK_DOUBLE 0
 #include "real.h"
-#include "lbs_normal.h"
 #include "simd.h"
+
+/* r[e] lane l <- r[l] lane e */
+static inline void transpose8(__m256 r[8])
+{
+    __m256 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+}
+
+/* The skinned normals of 8 vertices at once (as skin_normal, lanes = vertices): a[0..11] the
+ * blended 3x4 rows, a[12..14] the normals; result in o[0..2]. */
+static inline void normals8(const __m256 *a, __m256 *o)
+{
+#define MUL _mm256_mul_ps
+#define FMS _mm256_fmsub_ps
+#define FMA _mm256_fmadd_ps
+    __m256 c00 = FMS(a[5], a[10], MUL(a[6], a[9])), c01 = FMS(a[6], a[8], MUL(a[4], a[10]));
+    __m256 c02 = FMS(a[4], a[9], MUL(a[5], a[8])), c10 = FMS(a[2], a[9], MUL(a[1], a[10]));
+    __m256 c11 = FMS(a[0], a[10], MUL(a[2], a[8])), c12 = FMS(a[1], a[8], MUL(a[0], a[9]));
+    __m256 c20 = FMS(a[1], a[6], MUL(a[2], a[5])), c21 = FMS(a[2], a[4], MUL(a[0], a[6]));
+    __m256 c22 = FMS(a[0], a[5], MUL(a[1], a[4]));
+    __m256 det = FMA(a[0], c00, FMA(a[1], c01, MUL(a[2], c02)));
+    __m256 x = FMA(c00, a[12], FMA(c01, a[13], MUL(c02, a[14])));
+    __m256 y = FMA(c10, a[12], FMA(c11, a[13], MUL(c12, a[14])));
+    __m256 z = FMA(c20, a[12], FMA(c21, a[13], MUL(c22, a[14])));
+    __m256 len2 = FMA(x, x, FMA(y, y, MUL(z, z)));
+    __m256 r = _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_sqrt_ps(len2));
+    r = _mm256_blendv_ps(r, _mm256_setzero_ps(), _mm256_cmp_ps(len2, _mm256_setzero_ps(),
+                                                                _CMP_EQ_OQ));
+    r = _mm256_xor_ps(r, _mm256_and_ps(det, _mm256_set1_ps(-0.f))); /* times sign(det) */
+    o[0] = MUL(x, r);
+    o[1] = MUL(y, r);
+    o[2] = MUL(z, r);
+#undef MUL
+#undef FMS
+#undef FMA
+}
+
+/* the normals of vertices x0 .. x0+cnt-1 from their staged rows: st[l] = blended rows 0-1,
+ * st[8 + l] = (row 2, normal) of vertex x0 + l */
+static inline void flush_normals(__m256 *st, size_t cnt, float *on)
+{
+    __m256 o[3];
+    float out[3][8];
+    for (size_t l = cnt; l < 8; l++)
+        st[l] = st[8 + l] = _mm256_setzero_ps();
+    transpose8(st);
+    transpose8(st + 8);
+    normals8(st, o);
+    for (int c = 0; c < 3; c++)
+        _mm256_storeu_ps(out[c], o[c]);
+    for (size_t l = 0; l < cnt; l++)
+        for (int c = 0; c < 3; c++)
+            on[3 * l + c] = out[c][l];
+}
 
 #define SK_LBS_AVX2(NAME, JT)                                                                  \
     static int NAME(size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,  \
@@ -16,6 +85,7 @@
                     const float *restrict nv, float *restrict op, float *restrict on,         \
                     size_t *bad)                                                              \
     {                                                                                         \
+        __m256 st[16];                                                                        \
         for (size_t x = 0; x < V; x++) {                                                      \
             __m256 r01 = _mm256_setzero_ps();                                                 \
             __m128 r2 = _mm_setzero_ps();                                                     \
@@ -47,10 +117,12 @@
                 _mm_storeu_ps(op + 3 * x, s);                                                 \
             }                                                                                 \
             if (on) {                                                                         \
-                float a[12];                                                                  \
-                _mm256_storeu_ps(a, r01);                                                     \
-                _mm_storeu_ps(a + 8, r2);                                                     \
-                skin_normal_f(a, nv + 3 * x, on + 3 * x);                                     \
+                const float *n = nv + 3 * x;                                                  \
+                size_t l = x % 8;                                                             \
+                st[l] = r01;                                                                  \
+                st[8 + l] = _mm256_set_m128(_mm_set_ps(0.f, n[2], n[1], n[0]), r2);           \
+                if (l == 7 || last)                                                           \
+                    flush_normals(st, l + 1, on + 3 * (x - l));                               \
             }                                                                                 \
         }                                                                                     \
         return SK_OK;                                                                         \
