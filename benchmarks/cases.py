@@ -309,9 +309,14 @@ def group_fk(ctx: Ctx):
                             entries["skinkit (no out=)"] = nocall
                     entries["numpy joint loop"] = peer
                     bench(ctx, case, entries, compare=cmp, tol=tol_for(dt, 10))
+                    # bytes per joint: TRS in (16 + 12 + 12) and a 4x4 out (64); rigid: the
+                    # rotation in (16, rest positions are shared) and rotation + translation out
+                    bpj = 16 + 12 + 12 + 64 if kind == "forward_kinematics" else 16 + 16 + 12
+                    case.params["bytes_per_joint"] = bpj
                     for im in case.impls:
                         if im.ok:
-                            case.metrics[im.name] = {"Mjoints/s": B * J / im.median_s / 1e6}
+                            case.metrics[im.name] = {"Mjoints/s": B * J / im.median_s / 1e6,
+                                                     "GB/s": B * J * bpj / im.median_s / 1e9}
                     if largest and thr == 1:
                         v = case.metrics.get("skinkit", {}).get("Mjoints/s")
                         case.targets.append(Target("M joints/s, batched, 1 thread", "skinkit",
@@ -499,11 +504,11 @@ def group_memory(ctx: Ctx):
                 im.note = (r.stderr.strip().splitlines() or ["?"])[-1]
                 continue
             res = json.loads(r.stdout)
-            case.metrics[impl] = {"MB peak RSS increase": res["rss_increase"] / 1e6,
-                                  "MB tracemalloc peak": res["tracemalloc_peak"] / 1e6}
+            case.metrics[impl] = {"MB peak RSS+": res["rss_increase"] / 1e6,
+                                  "MB traced peak": res["tracemalloc_peak"] / 1e6}
             case.params[f"{impl} rss_before_bytes"] = res["rss_before"]
             im.note = res["how"]
-        v = case.metrics.get("skinkit", {}).get("MB peak RSS increase")
+        v = case.metrics.get("skinkit", {}).get("MB peak RSS+")
         case.targets.append(Target("peak RSS increase MB (no V x K x 16 temporary)", "skinkit",
                                    v, "<=", temp / 2 / 1e6, "MB"))
         case.notes.append(f"a V x K x 16 float32 temporary would be {temp / 1e6:.0f} MB; "

@@ -139,15 +139,19 @@ def _per_call(fn: Callable[[], Any], n: int) -> float:
 
 
 def time_interleaved(contenders: Dict[str, Callable[[], Any]], repeats: int, min_time: float,
-                     max_inner: int = 200_000, gap: float = 0.001):
+                     max_inner: int = 200_000, gap: float = 0.001, slow: float = 1.0,
+                     slow_rounds: int = 3):
     """Median seconds per call of each zero-argument callable, over ``repeats`` interleaved
     rounds.  Returns {name: (median, samples, inner)}.
 
     ``gap`` seconds of sleep between two contenders lets the worker threads of a threaded peer
     (OpenMP pools spin for a while after a parallel region) go idle before the next one starts.
+    A contender whose one call takes more than ``slow`` seconds (a NumPy loop over 1024 joints
+    of 4096 poses) runs in only ``slow_rounds`` of the rounds, spread over the run (first,
+    middle, last), so that it does not make the suite last an hour.
     """
     names = list(contenders)
-    inner = {}
+    inner, rounds = {}, {}
     for name in names:
         fn = contenders[name]
         fn()                                   # warm-up: page in, fill caches, JIT/lazy init
@@ -155,12 +159,16 @@ def time_interleaved(contenders: Dict[str, Callable[[], Any]], repeats: int, min
         if one < 1e-4:                         # too short to time once: time a short loop
             one = _per_call(fn, max(1, min(1000, int(1e-3 / max(one, 1e-8)))))
         inner[name] = max(1, min(max_inner, math.ceil(min_time / max(one, 1e-9))))
+        rounds[name] = (set(range(repeats)) if one <= slow or repeats <= slow_rounds else
+                        {round(i * (repeats - 1) / (slow_rounds - 1)) for i in range(slow_rounds)})
     samples: Dict[str, List[float]] = {n: [] for n in names}
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         for r in range(repeats):
             for name in (names if r % 2 == 0 else names[::-1]):
+                if r not in rounds[name]:
+                    continue
                 if gap:
                     time.sleep(gap)
                 samples[name].append(_per_call(contenders[name], inner[name]))
