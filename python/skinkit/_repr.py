@@ -6,7 +6,7 @@ interpolations instead.  Long lists are cut to their first few items plus "... N
 from __future__ import annotations
 
 import html
-from typing import Iterable, List, Sequence
+from typing import Any, Iterable, List, Sequence
 
 import numpy as np
 
@@ -88,7 +88,7 @@ def _e(x) -> str:
     return html.escape("-" if x is None else str(x))
 
 
-def _table(header: Sequence[str], rows: List[Sequence], caption: str = "") -> str:
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "") -> str:
     more = len(rows) - MAX_ROWS
     rows = rows[:MAX_ROWS] if more > 0 else rows
     out = ["<table>"]

@@ -20,7 +20,7 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -249,10 +249,12 @@ def _pose_to_glb(model, clip, times, args) -> None:
     if not model.primitives:
         raise CliError("the model has no skinned primitives to write as meshes")
     posed = pose(model, clip, times, args.loop, normals=True)
+    positions, normals = {}, {}
+    for key, value in posed.items():
+        p, n = cast(Tuple[np.ndarray, Optional[np.ndarray]], value)  # with normals=True
+        positions[key], normals[key] = p[0], None if n is None else n[0]
     try:
-        write_glb(args.out, {k: v[0][0] for k, v in posed.items()},
-                  {p.key: p.faces for p in model.primitives},
-                  {k: None if v[1] is None else v[1][0] for k, v in posed.items()})
+        write_glb(args.out, positions, {p.key: p.faces for p in model.primitives}, normals)
     except ImportError as exc:
         raise CliError(str(exc)) from exc
 

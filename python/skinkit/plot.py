@@ -163,13 +163,13 @@ def plot_skeleton(model_or_skeleton, world=None, ax=None, *, nodes: Optional[Seq
         w = w[0]
     if w.shape != (skeleton.count, 4, 4):
         raise ValueError(f"world must have shape ({skeleton.count}, 4, 4), got {w.shape}")
-    nodes = np.unique(_default_nodes(skeleton, model) if nodes is None
+    drawn = np.unique(_default_nodes(skeleton, model) if nodes is None
                       else np.asarray(nodes, dtype=np.int64).reshape(-1))
-    if len(nodes) and (nodes[0] < 0 or nodes[-1] >= skeleton.count):
+    if len(drawn) and (drawn[0] < 0 or drawn[-1] >= skeleton.count):
         raise ValueError(f"nodes must be in 0..{skeleton.count - 1}")
     ax = _axes(ax)
-    joints = _view(w[nodes, :3, 3], up)
-    bones = np.searchsorted(nodes, _bones(skeleton.parents, nodes))
+    joints = _view(w[drawn, :3, 3], up)
+    bones = np.searchsorted(drawn, _bones(skeleton.parents, drawn))
     _draw_skeleton(ax, joints, bones, color, marker_size, linewidth)
     _fit(ax, joints)
     return ax
