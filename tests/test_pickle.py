@@ -91,6 +91,17 @@ def test_model_without_clips_pickles_close_to_its_array_bytes(name):
     assert nbytes <= size <= 1.05 * nbytes + 4096, (size, nbytes)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", MODELS)
+def test_model_pickles_close_to_its_array_bytes(name, dtype):
+    """Clips included: each channel adds its node, path and interpolation (~100 bytes)."""
+    model = load(name, dtype)
+    nbytes = array_bytes(model)
+    channels = sum(len(c.channels) for c in model.clips)
+    size = len(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    assert nbytes <= size <= 1.05 * nbytes + 4096 + 128 * channels, (size, nbytes, channels)
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_arrays_travel_out_of_band(name):
     """With protocol 5 (what Dask's and Ray's serializers use) every array is a buffer: the
