@@ -110,8 +110,15 @@ static PyObject *from_dlpack; /* numpy.from_dlpack, NULL on NumPy without it */
  * the buffer protocol, sequences) through PyArray_FROM_O. */
 static PyArrayObject *as_array(PyObject *obj)
 {
-    if (!PyArray_Check(obj) && from_dlpack && PyObject_HasAttrString(obj, "__dlpack__"))
-        return (PyArrayObject *)PyObject_CallFunctionObjArgs(from_dlpack, obj, NULL);
+    if (!PyArray_Check(obj) && from_dlpack && PyObject_HasAttrString(obj, "__dlpack__")) {
+        PyObject *a = PyObject_CallFunctionObjArgs(from_dlpack, obj, NULL);
+        /* a BufferError says why the producer refuses (e.g. a tensor that requires grad); any
+         * other failure (a dtype DLPack cannot carry to NumPy, such as bfloat16) falls back to
+         * the generic conversion, whose result the caller checks like any other input */
+        if (a || PyErr_ExceptionMatches(PyExc_BufferError))
+            return (PyArrayObject *)a;
+        PyErr_Clear();
+    }
     return (PyArrayObject *)PyArray_FROM_O(obj);
 }
 
@@ -170,8 +177,18 @@ static int resolve_type(call_t *c)
         if (PyFloat_Check(o->obj) || (PyLong_Check(o->obj) && !PyBool_Check(o->obj)))
             continue;
         o->arr = as_array(o->obj);
-        if (!o->arr)
+        if (!o->arr) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) { /* name the argument */
+                PyObject *type, *value, *tb;
+                PyErr_Fetch(&type, &value, &tb);
+                PyErr_Format(PyExc_TypeError, "%s cannot be read as a float32 or float64 array: %S",
+                             o->name, value ? value : Py_None);
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+            }
             return -1;
+        }
         PyArray_Descr *d = PyArray_DESCR(o->arr);
         int kind = d->kind, size = (int)PyDataType_ELSIZE(d);
         if (kind == 'f' && size == 4)

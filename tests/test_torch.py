@@ -265,3 +265,8 @@ def test_model_level_api_with_tensor_times():
     for k in got:
         assert type(got[k]) is np.ndarray
         np.testing.assert_array_equal(got[k], exp[k])
+
+
+def test_a_dtype_dlpack_cannot_carry_is_a_type_error_naming_the_argument():
+    with pytest.raises(TypeError, match="^q cannot be read as a float32 or float64 array"):
+        sk.quat_normalize(torch.ones(3, 4, dtype=torch.bfloat16))
