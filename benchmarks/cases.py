@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
@@ -104,18 +105,26 @@ def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol
         fn, chk = e if isinstance(e, tuple) else (e, compare)
         fns[name], checks[name] = fn, chk
     ref_name = next(iter(entries))
-    ref = fns[ref_name]() if ref_name in fns else None
+    first_call = {}
+
+    def call(name):
+        t0 = time.perf_counter()
+        r = fns[name]()
+        first_call[name] = time.perf_counter() - t0
+        return r
+
+    ref = call(ref_name) if ref_name in fns else None
     if ref is not None:
         ref = _snapshot(ref)                       # out= buffers are overwritten later
     for im in impls:
         if im.name not in fns or im.name == ref_name or ref is None or checks[im.name] is None:
             continue
-        im.max_abs_diff = checks[im.name](ref, fns[im.name]())
+        im.max_abs_diff = checks[im.name](ref, call(im.name))
         im.tolerance = tol
         if tol is not None and not (im.max_abs_diff <= tol):
             im.status = "mismatch"
     if fns:
-        timed = time_interleaved(fns, ctx.repeats, ctx.min_time)
+        timed = time_interleaved(fns, ctx.repeats, ctx.min_time, first_call=first_call)
         for im in impls:
             if im.name in timed:
                 im.median_s, im.samples_s, im.inner = timed[im.name]

@@ -140,7 +140,7 @@ def _per_call(fn: Callable[[], Any], n: int) -> float:
 
 def time_interleaved(contenders: Dict[str, Callable[[], Any]], repeats: int, min_time: float,
                      max_inner: int = 200_000, gap: float = 0.001, slow: float = 1.0,
-                     slow_rounds: int = 3):
+                     slow_rounds: int = 3, first_call: Optional[Dict[str, float]] = None):
     """Median seconds per call of each zero-argument callable, over ``repeats`` interleaved
     rounds.  Returns {name: (median, samples, inner)}.
 
@@ -148,14 +148,18 @@ def time_interleaved(contenders: Dict[str, Callable[[], Any]], repeats: int, min
     (OpenMP pools spin for a while after a parallel region) go idle before the next one starts.
     A contender whose one call takes more than ``slow`` seconds (a NumPy loop over 1024 joints
     of 4096 poses) runs in only ``slow_rounds`` of the rounds, spread over the run (first,
-    middle, last), so that it does not make the suite last an hour.
+    middle, last), so that it does not make the suite last an hour.  ``first_call`` gives the
+    seconds of a call already made (the result check): one over 10 ms is warm-up and estimate
+    enough, and a slow peer is not run twice more before its timing starts.
     """
     names = list(contenders)
     inner, rounds = {}, {}
     for name in names:
         fn = contenders[name]
-        fn()                                   # warm-up: page in, fill caches, JIT/lazy init
-        one = _per_call(fn, 1)
+        one = (first_call or {}).get(name, 0.0)
+        if one < 1e-2:
+            fn()                               # warm-up: page in, fill caches, lazy init
+            one = _per_call(fn, 1)
         if one < 1e-4:                         # too short to time once: time a short loop
             one = _per_call(fn, max(1, min(1000, int(1e-3 / max(one, 1e-8)))))
         inner[name] = max(1, min(max_inner, math.ceil(min_time / max(one, 1e-9))))
