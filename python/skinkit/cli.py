@@ -53,7 +53,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     "`times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for every skinned "
                     "primitive to an .npz file (written atomically); a model without skinned "
                     "primitives (a .bvh file) gets `joints` (T, N, 3), the world position of "
-                    "every joint.")
+                    "every joint.  --out DIR/ writes one PLY or OBJ mesh per frame instead "
+                    "(frame_0000.ply, ...: every skinned primitive in one mesh), --out FILE.glb "
+                    "the model posed at one time as a static glTF binary.")
     p.add_argument("model", nargs="?", metavar="MODEL",
                    help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
     which = p.add_mutually_exclusive_group()
