@@ -590,6 +590,8 @@ HOSTILE = [
     ("bad base64", buffer_uri(lambda tmp: "data:application/octet-stream;base64,@@"),
      "buffers[0].uri"),
     ("short buffer file", buffer_uri(short_file), "buffers[0].uri"),
+    ("non-ASCII base64", buffer_uri(lambda tmp: "data:application/octet-stream;base64,\u00e9AAA"),
+     "buffers[0].uri"),
     ("node cycle", edit_json(lambda d: put(d.json["nodes"][2], children=[1])),
      "nodes[2].children"),
     ("node is its own child", edit_json(lambda d: put(d.json["nodes"][0], children=[0])),

@@ -14,10 +14,10 @@ name ``GLB header.<field>`` or ``GLB chunks[i].<field>``.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import os
 import struct
+from typing import Any, Dict, List, Tuple
 from pathlib import Path, PureWindowsPath
 from urllib.parse import unquote, urlsplit
 
@@ -33,7 +33,7 @@ from .model import Model, Skeleton, Skin, SkinnedPrimitive
 _CHUNK_JSON = 0x4E4F534A
 _CHUNK_BIN = 0x004E4942
 
-_COMPONENTS = {5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
+_COMPONENTS: Dict[int, np.dtype] = {5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
                5123: np.dtype("<u2"), 5125: np.dtype("<u4"), 5126: np.dtype("<f4")}
 _COMPONENT_NAMES = {5120: "BYTE", 5121: "UNSIGNED_BYTE", 5122: "SHORT", 5123: "UNSIGNED_SHORT",
                     5125: "UNSIGNED_INT", 5126: "FLOAT"}
@@ -125,7 +125,7 @@ def _parse_glb(data: bytes):
         raise GltfError(f"GLB header.version: {version}, only version 2 is supported")
     if length != len(data):
         raise GltfError(f"GLB header.length: {length} bytes declared, the file has {len(data)}")
-    chunks = []
+    chunks: List[Tuple[int, memoryview]] = []
     offset = 12
     while offset < length:
         where = f"GLB chunks[{len(chunks)}]"
@@ -266,8 +266,8 @@ class _Reader:
         self.accessors = _list(doc, "accessors", "")
         self.buffers = [self._buffer(b, bin_chunk) for b in range(len(_list(doc, "buffers", "")))]
         self.buffer_bytes = sum(len(b) for b in self.buffers)
-        self._decoded = {}
-        self._meshes = {}
+        self._decoded: Dict[int, np.ndarray] = {}
+        self._meshes: Dict[int, Any] = {}
 
     # --- bytes: buffers, buffer views, accessors ("Buffers and Buffer Views", "Accessors") ---
 
@@ -289,7 +289,7 @@ class _Reader:
                 raise GltfError(f"{path}.uri: only base64 data: URIs are supported")
             try:
                 data = base64.b64decode(payload, validate=True)
-            except binascii.Error as e:
+            except ValueError as e:   # binascii.Error, or non-ASCII characters in the payload
                 raise GltfError(f"{path}.uri: bad base64 ({e})") from None
         else:
             data = self._file(uri, length, f"{path}.uri")
@@ -546,7 +546,9 @@ class _Reader:
                 raise GltfError(f"{apath}.NORMAL: count {len(normals)} differs from POSITION "
                                 f"count {count}")
             normals = normals.astype(self.dtype)
-        joints, weights, maxima = [], [], []
+        joints: List[np.ndarray] = []
+        weights: List[np.ndarray] = []
+        maxima: List[int] = []
         while f"JOINTS_{len(joints)}" in attributes or f"WEIGHTS_{len(joints)}" in attributes:
             n = len(joints)
             j = self.accessor(attributes, f"JOINTS_{n}", apath, ("VEC4",), _JOINT_INDEX)
@@ -590,7 +592,9 @@ class _Reader:
             path = f"animations[{a}]"
             animation = _dict(animation, path)
             samplers = _list(animation, "samplers", path, required=True)
-            channels, unsupported, targets = [], [], {}
+            channels: List[Channel] = []
+            unsupported: List[str] = []
+            targets: Dict[Tuple[int, str], int] = {}
             for c, channel in enumerate(_list(animation, "channels", path, required=True)):
                 cpath = f"{path}.channels[{c}]"
                 channel = _dict(channel, cpath)
