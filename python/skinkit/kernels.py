@@ -273,10 +273,14 @@ def normalize_weights(weights):
     (float64 for integer input).
     """
     w = _asarray(weights)
-    if w.dtype.kind not in "f":
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"weights must be a real number array, got dtype {w.dtype}")
+    # the result first: a huge zero-stride view fails here at once, not after summing it
+    out = np.zeros(w.shape, w.dtype if w.dtype.kind == "f" else np.float64)
+    if w.dtype.kind != "f":
         w = w.astype(np.float64)
     s = np.sum(w, axis=-1, keepdims=True)
-    return np.divide(w, s, out=np.zeros_like(w), where=s != 0)
+    return np.divide(w, s, out=out, where=s != 0)
 
 
 def limit_influences(joints, weights, k):
