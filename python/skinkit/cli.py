@@ -186,13 +186,10 @@ def _joint_positions(model, clip, times, loop: bool, bar) -> np.ndarray:
     """World positions (T, N, 3) of every skeleton node, in blocks of ``BLOCK_FRAMES``."""
     from .pose import world_matrices
 
-    out = None
+    out = np.empty((len(times), model.skeleton.count, 3), dtype=model.skeleton.translations.dtype)
     for start in range(0, len(times), BLOCK_FRAMES):
         block = times[start:start + BLOCK_FRAMES]
-        w = world_matrices(model, clip, block, loop)[..., :3, 3]
-        if out is None:
-            out = np.empty((len(times),) + w.shape[1:], dtype=w.dtype)
-        out[start:start + len(w)] = w
+        out[start:start + len(block)] = world_matrices(model, clip, block, loop)[..., :3, 3]
         if bar is not None:
             bar.update(len(block))
     return out

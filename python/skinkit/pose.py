@@ -138,8 +138,10 @@ def local_pose(model, clip: ClipLike = None, times=None, loop: bool = False
     if c is not None:
         return c.sample(t, rest, loop=loop)
     T = t.size
-    return tuple(np.ascontiguousarray(np.broadcast_to(a.astype(dtype, copy=False),
-                                                      (T,) + a.shape)) for a in rest)
+    translations, rotations, scales = (
+        np.ascontiguousarray(np.broadcast_to(a.astype(dtype, copy=False), (T,) + a.shape))
+        for a in rest)
+    return translations, rotations, scales
 
 
 def world_matrices(model, clip: ClipLike = None, times=None, loop: bool = False) -> np.ndarray:
