@@ -509,6 +509,15 @@ def symlink_out(tmp_path):
     return "link.bin"
 
 
+def symlink_loop(tmp_path):
+    try:
+        os.symlink("loop-b.bin", tmp_path / "model" / "loop-a.bin")
+        os.symlink("loop-a.bin", tmp_path / "model" / "loop-b.bin")
+    except (OSError, NotImplementedError):  # pragma: no cover - no symlinks on this system
+        pytest.skip("symlinks are not available")
+    return "loop-a.bin"
+
+
 def short_file(tmp_path):
     (tmp_path / "model" / "y.bin").write_bytes(b"12")
     return "y.bin"
@@ -590,6 +599,10 @@ HOSTILE = [
     ("bad base64", buffer_uri(lambda tmp: "data:application/octet-stream;base64,@@"),
      "buffers[0].uri"),
     ("short buffer file", buffer_uri(short_file), "buffers[0].uri"),
+    ("NUL in URI", buffer_uri(lambda tmp: "x\x00.bin"), "buffers[0].uri"),
+    ("%00 in URI", buffer_uri(lambda tmp: "x%00.bin"), "buffers[0].uri"),
+    ("URI name too long", buffer_uri(lambda tmp: "a" * 5000 + ".bin"), "buffers[0].uri"),
+    ("symlink loop", buffer_uri(symlink_loop), "buffers[0].uri"),
     ("non-ASCII base64", buffer_uri(lambda tmp: "data:application/octet-stream;base64,\u00e9AAA"),
      "buffers[0].uri"),
     ("node cycle", edit_json(lambda d: put(d.json["nodes"][2], children=[1])),

@@ -306,14 +306,18 @@ class _Reader:
         if name.startswith(("/", "\\")) or PureWindowsPath(name).drive or os.path.isabs(name):
             raise GltfError(f"{path}: {uri!r:.60} is absolute; buffer files must be relative to "
                             "the model's folder")
-        target = (self.folder / name).resolve()
-        if self.folder not in target.parents:
+        try:
+            target = (self.folder / name).resolve()
+            inside = self.folder in target.parents
+            size = target.stat().st_size if inside and target.is_file() else None
+        except (OSError, ValueError, RuntimeError) as e:  # NUL, name too long, symlink loop
+            raise GltfError(f"{path}: {uri!r:.60} is not a usable file name ({e!s:.80})") from None
+        if not inside:
             raise GltfError(f"{path}: {uri!r:.60} resolves outside the model's folder")
-        if not target.is_file():
+        if size is None:
             raise GltfError(f"{path}: {uri!r:.60} is not a file")
-        if target.stat().st_size < length:
-            raise GltfError(f"{path}: {uri!r:.60} has {target.stat().st_size} bytes, "
-                            f"byteLength says {length}")
+        if size < length:
+            raise GltfError(f"{path}: {uri!r:.60} has {size} bytes, byteLength says {length}")
         with open(target, "rb") as f:
             return f.read(length)
 
