@@ -40,6 +40,9 @@ MAX_ELEMENTS = 512
 class Gen:
     def __init__(self, data):
         self.fdp = atheris.FuzzedDataProvider(data)
+        # half the calls keep dtypes, shapes and indices valid, to get past the checks and
+        # exercise the kernels themselves on hostile values and layouts
+        self.valid = self.chance(2)
 
     def int(self, lo, hi):
         return self.fdp.ConsumeIntInRange(lo, hi)
@@ -52,6 +55,8 @@ class Gen:
         return self.fdp.ConsumeIntInRange(0, n - 1) == 0
 
     def shape(self, core, batch):
+        if self.valid:
+            return tuple(batch) + tuple(core)
         if self.chance(8):                               # anything
             return tuple(self.int(0, 5) for _ in range(self.int(0, 4)))
         core = tuple(self.int(0, 5) if self.chance(12) else c for c in core)
@@ -108,7 +113,7 @@ class Gen:
 
     def float_array(self, core, batch):
         """A float-ish argument with the given core shape."""
-        r = self.int(0, 31)
+        r = self.int(7, 31) if self.valid else self.int(0, 31)
         if r == 0:
             return None
         if r == 1:
@@ -130,6 +135,8 @@ class Gen:
         return a
 
     def index_array(self, n, lo, hi, extra_dims=0):
+        if self.valid:
+            return self.valid_indices(n, lo, hi, extra_dims)
         r = self.int(0, 15)
         if r == 0:
             return None
@@ -153,6 +160,24 @@ class Gen:
             except (OverflowError, ValueError, TypeError):
                 a = np.zeros(shape, np.int32)
         return self.layout(a)
+
+    def valid_indices(self, n, lo, hi, extra_dims, k=None):
+        """parents (extra_dims 0): a forest in a random order; joints: indices in [-1, hi)."""
+        if extra_dims == 0:
+            order = list(range(n))
+            for i in range(n - 1, 0, -1):                # Fisher-Yates from the fuzz bytes
+                j = self.int(0, i)
+                order[i], order[j] = order[j], order[i]
+            parents = [-1] * n
+            for k in range(1, n):
+                parents[order[k]] = order[self.int(0, k - 1)] if not self.chance(4) else -1
+            dtype = self.pick([np.int32, np.int64, np.int16, np.int8])
+            return self.layout(np.array(parents, dtype=dtype))
+        k = self.int(0, 4) if k is None else k
+        vals = [self.int(-1, hi - 1) for _ in range(n * k)]
+        dtype = self.pick([np.uint8, np.uint16, np.int32, np.int64]) if hi <= 255 and \
+            -1 not in vals else self.pick([np.int32, np.int64, np.int16])
+        return self.layout(np.array(vals, dtype=np.int64).reshape(n, k).astype(dtype))
 
     def out_for(self, result, inputs):
         """An out= for a call whose normal result is ``result`` (an array)."""
@@ -213,18 +238,21 @@ def call_kernel(g, name):
     elif name == "inverse_bind_matrices":
         args = [g.float_array((J, 4, 4), batch)]
     elif name == "linear_blend_skinning":
-        args = [g.float_array((V, 3), batch), g.index_array(V, -2, J, extra_dims=0)
-                if g.chance(5) else g.index_array(V, -1, J, extra_dims=1),
-                g.float_array((V, K), ()), g.float_array((J, 4, 4), batch)]
-        if args[1] is not None and np.ndim(args[1]) == 2 and g.chance(3) is False:
-            pass
+        if g.valid:
+            joints = g.valid_indices(V, -1, J, 1, k=K)
+        elif g.chance(5):
+            joints = g.index_array(V, -2, J, extra_dims=0)
+        else:
+            joints = g.index_array(V, -1, J, extra_dims=1)
+        args = [g.float_array((V, 3), batch), joints, g.float_array((V, K), ()),
+                g.float_array((J, 4, 4), batch)]
         if g.chance(2):
             args.append(g.float_array((V, 3), batch))
     elif name == "normalize_weights":
         args = [g.float_array((V, K), ())]
     elif name == "limit_influences":
-        args = [g.index_array(V, -1, J, extra_dims=1), g.float_array((V, K), ()),
-                g.int(-1, 6)]
+        args = [g.valid_indices(V, -1, J, 1, k=K) if g.valid else
+                g.index_array(V, -1, J, extra_dims=1), g.float_array((V, K), ()), g.int(-1, 6)]
     else:
         raise AssertionError(name)
     try:
@@ -253,28 +281,30 @@ INTERP = ["LINEAR", "STEP", "CUBICSPLINE", "cubic"]
 def call_clip(g):
     channels = []
     for _ in range(g.int(0, 4)):
-        path, interp = g.pick(PATHS), g.pick(INTERP)
-        nk = g.int(0, 5)
+        path, interp = g.pick(PATHS[:3] if g.valid else PATHS), g.pick(
+            INTERP[:3] if g.valid else INTERP)
+        nk = g.int(1 if g.valid else 0, 5)
         comps = 4 if path == "rotation" else 3
         times = g.values(nk, np.float64)
-        if g.chance(2):
-            times = np.sort(np.abs(times)) + np.arange(nk)   # usually strictly increasing
+        if g.valid or g.chance(2):
+            times = np.sort(np.abs(np.nan_to_num(times) % 8)) + np.arange(nk)  # increasing
         rows = nk * (3 if interp == "CUBICSPLINE" else 1)
-        values = g.float_array((rows, comps), ()) if g.chance(3) else \
+        values = g.float_array((rows, comps), ()) if g.chance(3) and not g.valid else \
             g.values(rows * comps, np.float64).reshape(rows, comps)
-        node = g.int(-1, 5) if not g.chance(20) else g.pick([2**31, 2**63, 1.5, "1", None])
+        node = g.int(0, 5) if g.valid else g.int(-1, 5) if not g.chance(20) else \
+            g.pick([2**31, 2**63, 1.5, "1", None])
         try:
             channels.append(sk.Channel(node, path, g.layout(times), values, interp))
         except ALLOWED:
             continue
     try:
         clip = sk.Clip(g.pick([None, "c"]), channels, dtype=g.pick(
-            [np.float64, np.float32, np.float64, np.float16]))
+            [np.float64, np.float32] if g.valid else [np.float64, np.float32, np.float16]))
     except ALLOWED:
         return
-    n = g.int(0, 6)
+    n = g.int(6, 7) if g.valid else g.int(0, 6)
     rest = (g.float_array((n, 3), ()), g.float_array((n, 4), ()), g.float_array((n, 3), ()))
-    if g.chance(10):
+    if g.chance(10) and not g.valid:
         rest = rest[:g.int(0, 3)]
     times = g.float_array((g.int(0, 6),), tuple(g.int(0, 2) for _ in range(g.int(0, 1))))
     try:
