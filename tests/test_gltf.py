@@ -647,3 +647,55 @@ def test_hostile_input_raises_gltf_error(tmp_path, build, where):
     path = build(tmp_path)
     with pytest.raises(GltfError, match="^" + re.escape(where)):
         load_gltf(path)
+
+
+def peak_rss_growth(fn):
+    """Bytes the peak resident set grew while fn() ran (Linux: peak reset via clear_refs)."""
+    def status(key):
+        return int(re.search(rf"{key}:\s+(\d+) kB", Path("/proc/self/status").read_text())
+                   .group(1)) * 1024
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    start = status("VmRSS")
+    fn()
+    return status("VmHWM") - start
+
+
+def huge_sparse(d):
+    put(d.json["accessors"][POS], count=2**31,
+        sparse=d.sparse([0, 1], 5121, [[0, 0, 1]] * 2, 5126))
+
+
+HUGE_COUNTS = [
+    ("POSITION count 2**31", lambda d: put(d.json["accessors"][POS], count=2**31)),
+    ("POSITION count 2**62", lambda d: put(d.json["accessors"][POS], count=2**62)),
+    ("unbacked count 2**31", unbacked_position),
+    ("unbacked sparse count 2**31", lambda d: (unbacked_position(d), put(
+        d.json["accessors"][-1], sparse=d.sparse([0, 1], 5121, [[0, 0, 1]] * 2, 5126)))),
+    ("sparse over count 2**31", huge_sparse),
+    ("sparse count 2**31", lambda d: put(d.json["accessors"][POS], sparse={
+        **d.sparse([0, 1], 5121, [[0, 0, 1]] * 2, 5126), "count": 2**31})),
+    ("buffer byteLength 2**40", lambda d: put(d.json["buffers"][0], byteLength=2**40)),
+    ("bufferView byteLength 2**40", lambda d: put(d.json["bufferViews"][0], byteLength=2**40)),
+    ("IBM count 2**31", lambda d: put(d.json["accessors"][IBM], count=2**31)),
+    ("sampler input count 2**31", lambda d: put(d.json["accessors"][TIMES], count=2**31)),
+    ("indices count 2**31", lambda d: put(d.json["accessors"][INDICES], count=2**31)),
+]
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux peak RSS reset")
+@pytest.mark.parametrize("change", [c[1] for c in HUGE_COUNTS], ids=[c[0] for c in HUGE_COUNTS])
+def test_huge_declared_counts_fail_fast_in_bounded_memory(tmp_path, change):
+    """A file of a few kB that declares 2**31 elements (or a 2**40-byte buffer) is refused with
+    GltfError within a second, and the peak RSS stays within 16 MiB: memory is bounded by the
+    file's size, not by what it declares."""
+    import time
+    path = edit_json(change)(tmp_path)
+    assert path.stat().st_size < 8192
+
+    def load():
+        start = time.perf_counter()
+        with pytest.raises(GltfError):
+            load_gltf(path)
+        assert time.perf_counter() - start < 1.0
+    assert peak_rss_growth(load) < 16 * 2**20
