@@ -569,6 +569,17 @@ HOSTILE = [
     ("overlong chunk", edit_bytes(overlong_bin_chunk), "GLB chunks[1].chunkLength"),
     ("JSON not an object", glb_json(b"[1, 2]"), "$:"),
     ("JSON syntax", glb_json(b"{\"asset\": "), "$:"),
+    ("JSON not UTF-8", glb_json(b"{\"asset\": {\"version\": \"2.0\xff\"}}"), "$:"),
+    ("JSON nested too deep", glb_json(b"[" * 100000 + b"]" * 100000), "$:"),
+    ("first chunk BIN", edit_bytes(lambda b: b[:16] + struct.pack("<I", 0x004E4942) + b[20:]),
+     "GLB chunks[0].chunkType"),
+    ("JOINTS_0 of FLOAT", edit_json(lambda d: put(attributes(d), JOINTS_0=d.add(
+        [[0, 1, 0, 0]] * 3, 5126, "VEC4"))), "meshes[0].primitives[0].attributes.JOINTS_0"),
+    ("WEIGHTS_0 of UNSIGNED_INT", edit_json(lambda d: put(attributes(d), WEIGHTS_0=d.add(
+        [[1, 1, 0, 0]] * 3, 5125, "VEC4"))), "meshes[0].primitives[0].attributes.WEIGHTS_0"),
+    ("unknown componentType", edit_json(lambda d: put(d.json["accessors"][POS],
+                                                      componentType=5124)),
+     "accessors[0].componentType"),
     ("no asset", glb_json(b"{}"), "asset.version"),
     ("no BIN chunk", glb_json(json.dumps(small().json).encode(), with_bin=False),
      "buffers[0].uri"),
