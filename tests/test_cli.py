@@ -329,3 +329,74 @@ def test_python_dash_m(tmp_path):
     r = subprocess.run([sys.executable, "-m", "skinkit", "pose", "--bogus"], capture_output=True,
                        text=True)
     assert r.returncode == 2
+
+
+# --- atomic output under failures (issue #4) -----------------------------------------------------
+
+def test_output_folder_that_cannot_be_written(tmp_path, capsys):
+    """A parent that is a file, and a read-only folder: exit 1 with one line, nothing left
+    behind, an existing output untouched."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, _, err = run(["pose", "--out", blocker / "o.npz"], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "o.npz").write_bytes(b"precious")
+    ro.chmod(0o555)
+    try:
+        if os.access(ro, os.W_OK):     # root writes anyway: nothing to test there
+            return
+        code, _, err = run(["pose", "--out", ro / "o.npz"], capsys)
+        assert code == 1
+        assert_one_line_error(err)
+    finally:
+        ro.chmod(0o755)
+    assert (ro / "o.npz").read_bytes() == b"precious" and os.listdir(ro) == ["o.npz"]
+
+
+def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsys, monkeypatch):
+    """Posing fails in the second block of frames: exit 1, the old output intact, no temporary
+    file left in the folder."""
+    import importlib
+    pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
+    real, calls = pose_module.pose, []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("simulated failure in the second block")
+        return real(*args, **kwargs)
+    monkeypatch.setattr(pose_module, "pose", failing)
+    out = tmp_path / "out.npz"
+    out.write_bytes(b"precious")
+    code, _, err = run(["pose", "--fps", "100", "--out", out], capsys)   # 201 frames, 4 blocks
+    assert code == 1 and len(calls) == 2
+    assert_one_line_error(err)
+    assert "simulated failure" in err
+    assert out.read_bytes() == b"precious"
+    assert os.listdir(tmp_path) == ["out.npz"]
+
+
+@pytest.mark.parametrize("exc", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_write_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsys, monkeypatch,
+                                                                  exc):
+    """The disk fills (or the user presses Ctrl-C) while the .npz is being written: the old
+    output is intact and the partial temporary file is removed."""
+    def savez(f, **arrays):
+        f.write(b"PK\x03\x04 partial")
+        raise exc
+    monkeypatch.setattr(np, "savez", savez)
+    out = tmp_path / "out.npz"
+    out.write_bytes(b"precious")
+    if isinstance(exc, KeyboardInterrupt):
+        with pytest.raises(KeyboardInterrupt):
+            main(["pose", "--out", str(out)])
+    else:
+        code, _, err = run(["pose", "--out", out], capsys)
+        assert code == 1
+        assert_one_line_error(err)
+        assert "No space left" in err
+    assert out.read_bytes() == b"precious"
+    assert os.listdir(tmp_path) == ["out.npz"]
