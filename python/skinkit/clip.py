@@ -152,7 +152,12 @@ class Clip:
         Raises
         ------
         ValueError
-            If a channel targets a node outside the rest pose, or a time is not finite.
+            If a channel targets a node outside the rest pose, a time is not finite, or the
+            rest arrays are not (N, 3), (N, 4), (N, 3).
+        TypeError
+            If times or rest are not real numbers (complex, str, object...).
+        MemoryError
+            If T x N poses cannot be allocated (checked before anything is copied).
         """
         t = np.asarray(times)
         if t.dtype.kind not in "iuf":
