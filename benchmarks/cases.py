@@ -87,11 +87,13 @@ def quat_diff(a, b) -> float:
         initial=0.0))
 
 
-def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol=None):
+def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol=None,
+          gap=0.001):
     """Check every peer against skinkit once, then time every available entry interleaved.
 
     entries: name -> zero-argument callable, or (callable, compare or None), or an Unavailable
-    (then reported, not timed).  The first entry is the reference ("skinkit").
+    (then reported, not timed).  The first entry is the reference ("skinkit").  ``gap``: the
+    sleep between two contenders (longer after torch, whose OpenMP threads spin a while).
     """
     fns, checks = {}, {}
     impls = []
@@ -124,7 +126,8 @@ def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol
         if tol is not None and not (im.max_abs_diff <= tol):
             im.status = "mismatch"
     if fns:
-        timed = time_interleaved(fns, ctx.repeats, ctx.min_time, first_call=first_call)
+        timed = time_interleaved(fns, ctx.repeats, ctx.min_time, first_call=first_call,
+                                 gap=gap)
         for im in impls:
             if im.name in timed:
                 im.median_s, im.samples_s, im.inner = timed[im.name]
@@ -598,7 +601,7 @@ def group_smpl(ctx: Ctx):
             else:
                 entries["smplx.lbs"] = (lambda: model.lbs(betas, tpose).numpy())
                 entries["smplx steps 4-5 only"] = (lambda: model.skin_only(tpose, tjoints).numpy())
-            bench(ctx, case, entries, tol=tol_for(np.float32, 4))
+            bench(ctx, case, entries, tol=tol_for(np.float32, 4), gap=0.02)
             for im in case.impls:
                 if im.ok:
                     case.metrics[im.name] = {"Mvert/s": B * 6890 / im.median_s / 1e6}
@@ -622,7 +625,7 @@ def group_smpl(ctx: Ctx):
             else:
                 entries["smplx batch_rigid_transform"] = (
                     lambda: tuple(x.numpy() for x in model.rigid_transform(rot_mats, tjoints)))
-            bench(ctx, case, entries, tol=tol_for(np.float32, 4))
+            bench(ctx, case, entries, tol=tol_for(np.float32, 4), gap=0.02)
             for im in case.impls:
                 if im.ok:
                     case.metrics[im.name] = {"Mjoints/s": B * 24 / im.median_s / 1e6}
