@@ -261,34 +261,36 @@ static int broadcast(call_t *c)
     return 0;
 }
 
-/* Converts the inputs, checks their core shapes and broadcasts their batch dimensions. */
+/* Checks the core shapes and broadcasts the batch shapes of the inputs as given, then converts
+ * them: bad shapes are refused before any copy is made (a zero-stride view of 2**31 items is
+ * not first materialized as a 16 GiB contiguous array). */
 static int prepare_inputs(call_t *c)
 {
     if (resolve_type(c) < 0)
         return -1;
-    /* core shapes first, on the arrays as given (no copy yet): a wrong shape is refused before
-     * any input is converted, so that e.g. a zero-stride view of 2**31 items is not first
-     * materialized as a 16 GiB contiguous copy */
-    for (int i = 0; i < c->nin; i++)
-        if (c->op[i].obj && c->op[i].arr && check_core(c, &c->op[i], c->op[i].arr) < 0)
-            return -1;
     for (int i = 0; i < c->nin; i++) {
         operand *o = &c->op[i];
         if (!o->obj)
             continue;
-        if (!o->raw) {
-            PyObject *src = o->arr ? (PyObject *)o->arr : o->obj;
-            PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(
-                src, PyArray_DescrFromType(c->typenum), 0, 0,
-                NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
-            Py_XSETREF(o->arr, a);
-            if (!a)
-                return -1;
-        }
+        if (!o->arr && !(o->arr = (PyArrayObject *)PyArray_FROM_O(o->obj))) /* a scalar */
+            return -1;
         if (check_core(c, o, o->arr) < 0)
             return -1;
     }
-    return broadcast(c);
+    if (broadcast(c) < 0)
+        return -1;
+    for (int i = 0; i < c->nin; i++) {
+        operand *o = &c->op[i];
+        if (!o->obj || o->raw)
+            continue;
+        Py_SETREF(o->arr, (PyArrayObject *)PyArray_FromAny(
+                              (PyObject *)o->arr, PyArray_DescrFromType(c->typenum), 0, 0,
+                              NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
+                              NULL));
+        if (!o->arr)
+            return -1;
+    }
+    return 0;
 }
 
 static void mem_bounds(PyArrayObject *a, char **lo, char **hi)
