@@ -41,8 +41,8 @@ def seed(name: str, folder: Path) -> None:
                     mode = b"\x00" if p.suffix == ".glb" else b"\x60"
                     (folder / f"fixture-{p.name}").write_bytes(mode + p.read_bytes())
     else:
-        for i in range(32):
-            (folder / f"seed-{i}").write_bytes(bytes([i]) + os.urandom(96))
+        for i in range(64):   # long enough for every argument to get its own bytes
+            (folder / f"seed-{i}").write_bytes(bytes([i % 32]) + os.urandom(96 + 16 * i))
 
 
 def run(name: str, args, extra) -> int:
@@ -56,7 +56,9 @@ def run(name: str, args, extra) -> int:
     if name == "gltf":
         cmd += ["-max_len=24000", f"-dict={HERE / 'gltf.dict'}"]
     else:
-        cmd += ["-max_len=2048"]
+        # the C kernels are not coverage-instrumented, so libFuzzer would not grow inputs for
+        # them: give it long inputs from the start
+        cmd += ["-max_len=2048", "-len_control=0"]
     if args.runs:
         cmd.append(f"-runs={args.runs}")
     if args.minutes:
