@@ -151,6 +151,7 @@ def sk(fn, threads):
 
 
 def finish(ctx: Ctx, case: Case):
+    case.params["loadavg_1min"] = round(os.getloadavg()[0], 2)   # other work on the machine
     if ctx.quick:
         for t in case.targets:
             t.skip = True
