@@ -298,8 +298,6 @@ def test_wrong_shape_is_refused_before_the_input_is_copied(fn, args):
     assert peak_rss_growth(call) < 2**26
 
 
-@pytest.mark.xfail(reason="bindings convert (copy) each input before broadcasting the batch "
-                   "shapes; reported to the kernels owner (issue #4)", strict=False)
 def test_non_broadcasting_batch_is_refused_before_the_input_is_copied():
     """t is a zero-stride view of 2**27 items (512 MiB as float32) whose batch shape does not
     broadcast with q0's (0,): ValueError before t is converted to a contiguous copy."""
