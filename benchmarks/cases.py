@@ -106,6 +106,7 @@ def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol
             continue
         fn, chk = e if isinstance(e, tuple) else (e, compare)
         fns[name], checks[name] = fn, chk
+        im.same_work = chk is not None or not impls[:-1]      # the reference, or checked
     ref_name = next(iter(entries))
     first_call = {}
 

@@ -58,6 +58,7 @@ class Impl:
     tolerance: Optional[float] = None
     status: str = "ok"          # ok | not installed | n/a | mismatch | error
     note: str = ""
+    same_work: bool = True      # False for a reference of another computation (the triad)
 
     @property
     def ok(self) -> bool:
@@ -107,9 +108,11 @@ class Case:
         return i.median_s if i is not None else None
 
     def ratio(self, name: str, base: str = "skinkit") -> Optional[float]:
-        """How many times faster ``base`` is than ``name`` (peer median / base median)."""
+        """How many times faster ``base`` is than ``name`` (peer median / base median); None
+        for a row that does not compute the same thing."""
+        i = self.impl(name)
         a, b = self.time(name), self.time(base)
-        return a / b if a is not None and b else None
+        return a / b if a is not None and b and i.same_work else None
 
     def as_dict(self) -> Dict[str, Any]:
         sk = self.time("skinkit")
@@ -119,7 +122,7 @@ class Case:
             "skinkit_median_s": sk,
             "impls": [{"name": i.name, "median_s": i.median_s, "samples_s": i.samples_s,
                        "calls_per_sample": i.inner,
-                       "ratio_to_skinkit": (i.median_s / sk if i.median_s and sk else None),
+                       "ratio_to_skinkit": self.ratio(i.name),
                        "max_abs_diff": i.max_abs_diff, "tolerance": i.tolerance,
                        "status": i.status, "note": i.note,
                        "metrics": self.metrics.get(i.name, {})} for i in self.impls],
