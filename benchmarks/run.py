@@ -41,7 +41,7 @@ import skinkit  # noqa: E402
 from skinkit import kernels  # noqa: E402
 
 COLS = [("operation", 30), ("size", 26), ("dtype", 7), ("thr", 7), ("implementation", 27),
-        ("median", 9), ("vs skinkit", 10), ("max|diff|", 9), ("metric", 40), ("target", 0)]
+        ("median", 13), ("vs skinkit", 10), ("max|diff|", 9), ("metric", 40), ("target", 0)]
 
 PEER_MODULES = {"smpl": ("torch", "smplx"), "sample": ("scipy",), "quat": ("scipy",),
                 "overhead": ("scipy",)}
