@@ -58,7 +58,7 @@ int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, p
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     /* the SIMD variant takes packed vertices of one pose */
-    if (sk_simd() && sv == 3 && sp == 3 && sm == 0 && sj == (ptrdiff_t)K &&
+    if (sk_simd() && J <= SK_AVX2_MAX_JOINTS && sv == 3 && sp == 3 && sm == 0 && sj == (ptrdiff_t)K &&
         sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3)))
         return sk_lbs_pose_avx2(n, K, J, verts, joints, itype, weights, mats, normals, out_pos,
                                 out_nrm, bad);

@@ -1,7 +1,8 @@
 /* lbs_avx2.c -- one float32 pose of linear blend skinning with AVX2/FMA (compiled with
- * -mavx2 -mfma, called only when cpu.c finds both).  Per vertex: the blended 3x4 rows are one
- * 8-lane and one 4-lane accumulator (one FMA pair per influence), applied to (x, y, z, 1) with
- * horizontal adds.  Every vertex but the last of the range loads and stores 4 floats at 3x
+ * -mavx2 -mfma, called only when cpu.c finds both, for up to SK_AVX2_MAX_JOINTS joints).  The
+ * pose's matrices are transposed once into a stack buffer; per vertex the blended columns are
+ * two 8-lane accumulators (one FMA pair per influence), applied to (x, y, z, 1) with two
+ * permutes, one FMA and one add.  Every vertex but the last of the range loads and stores 4 floats at 3x
  * (the 4th lane belongs to the next vertex of the same range and is rewritten by it).  Normals
  * are computed 8 vertices at a time (transposed to one vertex per lane), the group boundaries
  * counted from the start of the range; a partial group pads its lanes with zeros, so a vertex
@@ -33,18 +34,24 @@ static inline void transpose8(__m256 r[8])
 }
 
 /* The skinned normals of 8 vertices at once (as skin_normal, lanes = vertices): a[0..11] the
- * blended 3x4 rows, a[12..14] the normals; result in o[0..2]. */
+ * columns of the blended 3x3 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused), a[12..14]
+ * the normals; result in o[0..2]. */
 static inline void normals8(const __m256 *a, __m256 *o)
 {
+#define E(r, c) a[4 * (c) + (r)]
 #define MUL _mm256_mul_ps
 #define FMS _mm256_fmsub_ps
 #define FMA _mm256_fmadd_ps
-    __m256 c00 = FMS(a[5], a[10], MUL(a[6], a[9])), c01 = FMS(a[6], a[8], MUL(a[4], a[10]));
-    __m256 c02 = FMS(a[4], a[9], MUL(a[5], a[8])), c10 = FMS(a[2], a[9], MUL(a[1], a[10]));
-    __m256 c11 = FMS(a[0], a[10], MUL(a[2], a[8])), c12 = FMS(a[1], a[8], MUL(a[0], a[9]));
-    __m256 c20 = FMS(a[1], a[6], MUL(a[2], a[5])), c21 = FMS(a[2], a[4], MUL(a[0], a[6]));
-    __m256 c22 = FMS(a[0], a[5], MUL(a[1], a[4]));
-    __m256 det = FMA(a[0], c00, FMA(a[1], c01, MUL(a[2], c02)));
+    __m256 c00 = FMS(E(1, 1), E(2, 2), MUL(E(1, 2), E(2, 1)));
+    __m256 c01 = FMS(E(1, 2), E(2, 0), MUL(E(1, 0), E(2, 2)));
+    __m256 c02 = FMS(E(1, 0), E(2, 1), MUL(E(1, 1), E(2, 0)));
+    __m256 c10 = FMS(E(0, 2), E(2, 1), MUL(E(0, 1), E(2, 2)));
+    __m256 c11 = FMS(E(0, 0), E(2, 2), MUL(E(0, 2), E(2, 0)));
+    __m256 c12 = FMS(E(0, 1), E(2, 0), MUL(E(0, 0), E(2, 1)));
+    __m256 c20 = FMS(E(0, 1), E(1, 2), MUL(E(0, 2), E(1, 1)));
+    __m256 c21 = FMS(E(0, 2), E(1, 0), MUL(E(0, 0), E(1, 2)));
+    __m256 c22 = FMS(E(0, 0), E(1, 1), MUL(E(0, 1), E(1, 0)));
+    __m256 det = FMA(E(0, 0), c00, FMA(E(0, 1), c01, MUL(E(0, 2), c02)));
     __m256 x = FMA(c00, a[12], FMA(c01, a[13], MUL(c02, a[14])));
     __m256 y = FMA(c10, a[12], FMA(c11, a[13], MUL(c12, a[14])));
     __m256 z = FMA(c20, a[12], FMA(c21, a[13], MUL(c22, a[14])));
@@ -56,13 +63,14 @@ static inline void normals8(const __m256 *a, __m256 *o)
     o[0] = MUL(x, r);
     o[1] = MUL(y, r);
     o[2] = MUL(z, r);
+#undef E
 #undef MUL
 #undef FMS
 #undef FMA
 }
 
-/* the normals of vertices x0 .. x0+cnt-1 from their staged rows: st[l] = blended rows 0-1,
- * st[8 + l] = (row 2, normal) of vertex x0 + l */
+/* the normals of vertices x0 .. x0+cnt-1 from their staged columns: st[l] = columns 0-1,
+ * st[8 + l] = (column 2, normal) of vertex x0 + l */
 static inline void flush_normals(__m256 *st, size_t cnt, float *on)
 {
     __m256 o[3];
@@ -79,16 +87,20 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
             on[3 * l + c] = out[c][l];
 }
 
+/* Per vertex: the blended matrix as columns, A = (c0 | c1) and B = (c2 | c3), one FMA pair per
+ * influence on the transposed joint matrices mt; then v' = c0 x + c1 y + c2 z + c3 as
+ * A (x.. | y..) + B (z.. | 1..), its two halves added. */
 #define SK_LBS_AVX2(NAME, JT)                                                                  \
-    static int NAME(size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,  \
-                    const float *restrict w, const float *restrict m,                         \
-                    const float *restrict nv, float *restrict op, float *restrict on,         \
-                    size_t *bad)                                                              \
+    static inline __attribute__((always_inline)) int NAME##_body(                             \
+        size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
+        const float *restrict w, const float *restrict mt, const float *restrict nv,          \
+        float *restrict op, float *restrict on, size_t *bad)                                  \
     {                                                                                         \
+        const __m256i xy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);                         \
+        const __m256i z1 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);                         \
         __m256 st[16];                                                                        \
         for (size_t x = 0; x < V; x++) {                                                      \
-            __m256 r01 = _mm256_setzero_ps();                                                 \
-            __m128 r2 = _mm_setzero_ps();                                                     \
+            __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();                          \
             for (size_t k = 0; k < K; k++) {                                                  \
                 size_t j = (size_t)joints[x * K + k];                                         \
                 if (j >= J) {                                                                 \
@@ -98,17 +110,17 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
                     return SK_ERR_JOINT_INDEX;                                                \
                 }                                                                             \
                 __m256 wk = _mm256_broadcast_ss(w + x * K + k);                               \
-                r01 = _mm256_fmadd_ps(wk, _mm256_loadu_ps(m + 16 * j), r01);                  \
-                r2 = _mm_fmadd_ps(_mm256_castps256_ps128(wk), _mm_loadu_ps(m + 16 * j + 8), r2); \
+                A = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j), A);                     \
+                B = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j + 8), B);                 \
             }                                                                                 \
             const float *p = v + 3 * x;                                                       \
             int last = x + 1 == V;                                                            \
             __m128 p4 = last ? _mm_set_ps(1.f, p[2], p[1], p[0])                              \
                              : _mm_blend_ps(_mm_loadu_ps(p), _mm_set1_ps(1.f), 8);            \
-            __m256 t01 = _mm256_mul_ps(r01, _mm256_set_m128(p4, p4));                         \
-            __m128 h01 = _mm_hadd_ps(_mm256_castps256_ps128(t01), _mm256_extractf128_ps(t01, 1)); \
-            __m128 t2 = _mm_mul_ps(r2, p4);                                                   \
-            __m128 s = _mm_hadd_ps(h01, _mm_hadd_ps(t2, t2));                                 \
+            __m256 pp = _mm256_set_m128(p4, p4);                                              \
+            __m256 r = _mm256_fmadd_ps(A, _mm256_permutevar8x32_ps(pp, xy),                   \
+                                       _mm256_mul_ps(B, _mm256_permutevar8x32_ps(pp, z1)));   \
+            __m128 s = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));    \
             if (last) {                                                                       \
                 float q[4];                                                                   \
                 _mm_storeu_ps(q, s);                                                          \
@@ -119,13 +131,21 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
             if (on) {                                                                         \
                 const float *n = nv + 3 * x;                                                  \
                 size_t l = x % 8;                                                             \
-                st[l] = r01;                                                                  \
-                st[8 + l] = _mm256_set_m128(_mm_set_ps(0.f, n[2], n[1], n[0]), r2);           \
+                st[l] = A;                                                                    \
+                st[8 + l] = _mm256_insertf128_ps(B, _mm_set_ps(0.f, n[2], n[1], n[0]), 1);    \
                 if (l == 7 || last)                                                           \
                     flush_normals(st, l + 1, on + 3 * (x - l));                               \
             }                                                                                 \
         }                                                                                     \
         return SK_OK;                                                                         \
+    }                                                                                         \
+    /* K = 4 (glTF's JOINTS_0) gets its own copy with the influence loop unrolled */          \
+    static int NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,           \
+                    const float *w, const float *mt, const float *nv, float *op, float *on,   \
+                    size_t *bad)                                                              \
+    {                                                                                         \
+        return K == 4 ? NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on, bad)               \
+                      : NAME##_body(V, K, J, v, joints, w, mt, nv, op, on, bad);              \
     }
 SK_LBS_AVX2(lbs_u8, uint8_t)
 SK_LBS_AVX2(lbs_u16, uint16_t)
@@ -135,9 +155,19 @@ int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *j
                      const float *weights, const float *m, const float *nv, float *op, float *on,
                      size_t *bad)
 {
+    float mt[16 * SK_AVX2_MAX_JOINTS]; /* the matrices transposed: columns, contiguous */
+    for (size_t j = 0; j < J; j++) {
+        __m128 r0 = _mm_loadu_ps(m + 16 * j), r1 = _mm_loadu_ps(m + 16 * j + 4);
+        __m128 r2 = _mm_loadu_ps(m + 16 * j + 8), r3 = _mm_loadu_ps(m + 16 * j + 12);
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_storeu_ps(mt + 16 * j, r0);
+        _mm_storeu_ps(mt + 16 * j + 4, r1);
+        _mm_storeu_ps(mt + 16 * j + 8, r2);
+        _mm_storeu_ps(mt + 16 * j + 12, r3);
+    }
     if (itype == SK_U8)
-        return lbs_u8(V, K, J, v, joints, weights, m, nv, op, on, bad);
+        return lbs_u8(V, K, J, v, joints, weights, mt, nv, op, on, bad);
     if (itype == SK_U16)
-        return lbs_u16(V, K, J, v, joints, weights, m, nv, op, on, bad);
-    return lbs_i32(V, K, J, v, joints, weights, m, nv, op, on, bad);
+        return lbs_u16(V, K, J, v, joints, weights, mt, nv, op, on, bad);
+    return lbs_i32(V, K, J, v, joints, weights, mt, nv, op, on, bad);
 }

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import skinkit
 from skinkit import _core
@@ -48,3 +49,17 @@ def test_simd_reports_the_code_in_use():
     assert _core.simd() in ("avx2", "baseline")
     if os.environ.get("SKINKIT_SIMD") == "baseline":
         assert _core.simd() == "baseline"
+
+
+@pytest.mark.parametrize("J", [256, 257, 600])
+@pytest.mark.parametrize("K", [4, 3])
+def test_large_skeletons_and_any_k_match_numpy(J, K):
+    """The AVX2 variant keeps J <= 256 transposed matrices on the stack and unrolls K = 4; larger
+    skeletons take the portable code.  Every combination agrees with a plain einsum."""
+    d = _case(np.random.default_rng(J + K), V=2003, K=K, J=J)
+    m = d["m"][0]
+    pos = skinkit.linear_blend_skinning(d["v"], d["j"], d["w"], m)
+    w = np.where(d["j"] >= 0, d["w"], 0).astype(np.float64)
+    blended = np.einsum("vk,vkij->vij", w, m.astype(np.float64)[np.maximum(d["j"], 0)])
+    ref = blended[:, :3, :3] @ d["v"].astype(np.float64)[:, :, None]
+    np.testing.assert_allclose(pos, ref[:, :, 0] + blended[:, :3, 3], rtol=0, atol=5e-5)
