@@ -20,9 +20,9 @@
 
 #define MAXOP 8
 #define MAX_THREADS 64
-#define GRAIN_ELEMENTS 32768 /* quaternions per thread */
-#define GRAIN_JOINTS 8192    /* joints (FK, matrices) per thread */
-#define GRAIN_VERTICES 8192  /* skinned vertices per thread */
+#define GRAIN_ELEMENTS 32768 /* quaternions per thread (each thread: ~100 us of work or more) */
+#define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
+#define GRAIN_VERTICES 32768 /* skinned vertices per thread */
 #define GRAIN_SAMPLES 16384  /* channel samples per thread */
 #define SYM_J (-1) /* symbolic core sizes, bound by the first operand that has them */
 #define SYM_V (-2)
