@@ -19,7 +19,6 @@ import numpy as np
 from harness import Case, Impl, Target, Unavailable, time_interleaved, with_threads
 import peers
 
-import skinkit
 from skinkit import kernels as K
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -438,7 +437,7 @@ def group_quat(ctx: Ctx):
                 case = Case("quat", name, f"N={N:,}", "float64", thr, params={"N": N})
                 f = sk(getattr(K, name), thr)
                 entries = {"skinkit": f if isinstance(f, Unavailable) else mk(f),
-                           f"scipy Rotation": peer if have_scipy else missing("scipy")}
+                           "scipy Rotation": peer if have_scipy else missing("scipy")}
                 bench(ctx, case, entries, compare=cmp, tol=tol_for(np.float64, 10))
                 for im in case.impls:
                     if im.ok:

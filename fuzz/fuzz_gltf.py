@@ -30,6 +30,7 @@ with atheris.instrument_imports(include=["skinkit"]):
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import seed_model  # noqa: E402
+from random_inputs import random_inputs  # noqa: E402
 
 BASE_DOC, BASE_BIN = seed_model.model()
 TMP = Path(tempfile.mkdtemp(prefix="skinkit-fuzz-gltf-",
@@ -171,33 +172,11 @@ def TestOneInput(data: bytes):
         model.pose(normals=True)
 
 
-def random_inputs(argv):
-    """``--random N [SEED]``: N random inputs of 0..2048 bytes without libFuzzer -- for runs
-    under a preloaded sanitizer runtime, where atheris' coverage feedback does not work (see
-    .ci/sanitize); a failing input is saved as crash-random-<seed>-<i> and re-raised."""
-    import random
-    n = int(argv[argv.index("--random") + 1])
-    rest = argv[argv.index("--random") + 2:]
-    seed = int(rest[0]) if rest and rest[0].isdigit() else 0
-    rng = random.Random(seed)
-    for i in range(n):
-        data = rng.randbytes(rng.choice([rng.randrange(64), rng.randrange(2049)]))
-        try:
-            TestOneInput(data)
-        except BaseException:
-            with open(f"crash-random-{seed}-{i}", "wb") as f:
-                f.write(data)
-            raise
-        if (i + 1) % 100000 == 0:
-            print(f"#{i + 1} random inputs", flush=True)
-    print(f"Done {n} random inputs (seed {seed})", flush=True)
-
-
 def main(argv=None):
     warnings.simplefilter("ignore")
     argv = sys.argv if argv is None else argv
     if "--random" in argv:
-        return random_inputs(argv)
+        return random_inputs(argv, TestOneInput)
     atheris.Setup(argv, TestOneInput)
     atheris.Fuzz()
 

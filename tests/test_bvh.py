@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 import skinkit
 from skinkit import BvhError, load_bvh
 from skinkit.bvh import BvhModel, parse_bvh
-from skinkit.cli import main
+from cli_run import run
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT.parent / "shared" / "fixtures"
@@ -541,14 +541,6 @@ def test_readme_example(monkeypatch):
     exec(compile(code, "README.md: Mocap (BVH)", "exec"), scope)
     assert scope["joints"].shape == (300, 38, 3)
 
-
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_info(capsys):

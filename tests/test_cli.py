@@ -7,19 +7,11 @@ import numpy as np
 import pytest
 
 from skinkit import kernels
+from cli_run import run
 from skinkit.cli import main
 from skinkit.default_model import default_model
 from skinkit.pose import frame_times, local_pose, pose, world_matrices
 
-
-def run(argv, capsys):
-    """main(argv) -> (exit status, stdout, stderr); SystemExit (argparse) gives its code."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(err):

@@ -11,7 +11,8 @@ import pytest
 
 import skinkit
 from skinkit import export
-from skinkit.cli import BLOCK_FRAMES, main
+from cli_run import run
+from skinkit.cli import BLOCK_FRAMES
 from skinkit.default_model import default_model
 
 trimesh = pytest.importorskip("trimesh")
@@ -21,14 +22,6 @@ CESIUM = FIXTURES / "CesiumMan.glb"
 FOX = FIXTURES / "Fox.glb"
 RECURSIVE = FIXTURES / "RecursiveSkeletons.glb"
 
-
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def load_mesh(path):

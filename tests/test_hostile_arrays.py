@@ -19,7 +19,7 @@ import pytest
 
 import skinkit as sk
 import reference as ref
-from test_api_contract import SPECS, IDS, J, V, K, PARENTS, JOINTS
+from test_api_contract import SPECS, IDS, JOINTS
 
 ALLOWED = (TypeError, ValueError, MemoryError)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 import numpy as np
 
