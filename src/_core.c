@@ -353,7 +353,7 @@ static int prepare_outputs(call_t *c)
                          (PyObject *)PyArray_DESCR(a));
             return -1;
         }
-        if (!PyArray_CompareLists(PyArray_DIMS(a), dims, nd) || PyArray_NDIM(a) != nd) {
+        if (PyArray_NDIM(a) != nd || !PyArray_CompareLists(PyArray_DIMS(a), dims, nd)) {
             PyErr_Format(PyExc_ValueError, "%s must have shape %s, got %s", o->name, want, got);
             return -1;
         }
