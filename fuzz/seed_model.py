@@ -8,43 +8,17 @@ CUBICSPLINE samplers plus a morph-weights channel.
 """
 import base64
 import json
-import struct
+import os
+import sys
 
 import numpy as np
 
-_DT = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
-
-
-class _Doc:
-    def __init__(self):
-        self.json = {"asset": {"version": "2.0"}, "buffers": [{"byteLength": 0}],
-                     "bufferViews": [], "accessors": []}
-        self.bin = bytearray()
-
-    def view(self, data, stride=None):
-        self.bin += b"\0" * (-len(self.bin) % 4)
-        v = {"buffer": 0, "byteOffset": len(self.bin), "byteLength": len(data)}
-        if stride:
-            v["byteStride"] = stride
-        self.bin += data
-        self.json["buffers"][0]["byteLength"] = len(self.bin)
-        self.json["bufferViews"].append(v)
-        return len(self.json["bufferViews"]) - 1
-
-    def accessor(self, ctype, kind, count, view=None, **fields):
-        a = {"componentType": ctype, "type": kind, "count": count, **fields}
-        if view is not None:
-            a["bufferView"] = view
-        self.json["accessors"].append(a)
-        return len(self.json["accessors"]) - 1
-
-    def add(self, values, ctype, kind, **fields):
-        a = np.asarray(values, dtype=_DT[ctype])
-        return self.accessor(ctype, kind, len(a), self.view(a.tobytes()), **fields)
-
+# the document builder is shared with the loader's tests
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from gltf_doc import Doc, pack_glb as glb  # noqa: E402,F401
 
 def model():
-    d = _Doc()
+    d = Doc()
     vertices = np.zeros(4, dtype=[("p", "<f4", 3), ("n", "<f4", 3), ("pad", "<u4")])
     vertices["p"] = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]
     vertices["n"] = [0, 0, 1]
@@ -103,16 +77,6 @@ def model():
                          {"input": t_in, "output": qrot},
                          {"input": t_in, "output": mw}]}])
     return d.json, bytes(d.bin)
-
-
-def glb(doc, bin_bytes):
-    js = json.dumps(doc).encode() if isinstance(doc, dict) else doc
-    js += b" " * (-len(js) % 4)
-    b = bytes(bin_bytes) + b"\0" * (-len(bin_bytes) % 4)
-    body = struct.pack("<II", len(js), 0x4E4F534A) + js
-    if bin_bytes is not None:
-        body += struct.pack("<II", len(b), 0x004E4942) + b
-    return struct.pack("<4sII", b"glTF", 2, 12 + len(body)) + body
 
 
 def gltf_text(doc, bin_bytes):

@@ -1,8 +1,6 @@
 """The glTF 2.0 loader: the fixture models against independent facts (three.js records, the
 fixture licence notes), a synthetic file covering the accessor encodings, and hostile files that
 must raise GltfError naming the JSON path of the problem."""
-import base64
-import copy
 import json
 import os
 import re
@@ -12,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gltf_doc import DTYPES, Doc
 from skinkit import gltf
 from skinkit.gltf import GltfError, load_gltf
 
@@ -21,7 +20,6 @@ THREEJS = FIXTURES / "threejs"
 INDEX = json.loads((THREEJS / "index.json").read_text())
 MODEL_FILES = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
 SLICES = {"translation": slice(0, 3), "rotation": slice(3, 7), "scale": slice(7, 10)}
-DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
 
 
 def close_up_to_sign(a, b, atol):
@@ -180,65 +178,6 @@ def test_step_and_cubic_variants():
 
 
 # --- a synthetic file: every component type, strides, normalized ints, sparse, matrices -----
-
-
-class Doc:
-    """A glTF document under construction: the JSON and one binary buffer."""
-
-    def __init__(self):
-        self.json = {"asset": {"version": "2.0"}, "buffers": [{"byteLength": 0}],
-                     "bufferViews": [], "accessors": []}
-        self.bin = bytearray()
-
-    def view(self, data, stride=None):
-        self.bin += b"\0" * (-len(self.bin) % 4)
-        view = {"buffer": 0, "byteOffset": len(self.bin), "byteLength": len(data)}
-        if stride:
-            view["byteStride"] = stride
-        self.bin += data
-        self.json["buffers"][0]["byteLength"] = len(self.bin)
-        self.json["bufferViews"].append(view)
-        return len(self.json["bufferViews"]) - 1
-
-    def accessor(self, ctype, kind, count, view=None, **fields):
-        accessor = {"componentType": ctype, "type": kind, "count": count, **fields}
-        if view is not None:
-            accessor["bufferView"] = view
-        self.json["accessors"].append(accessor)
-        return len(self.json["accessors"]) - 1
-
-    def add(self, values, ctype, kind, **fields):
-        """An accessor over ``values`` packed tightly in a new buffer view."""
-        a = np.asarray(values, dtype=DTYPES[ctype])
-        return self.accessor(ctype, kind, len(a), self.view(a.tobytes()), **fields)
-
-    def sparse(self, indices, ctype, values, values_ctype):
-        return {"count": len(indices),
-                "indices": {"bufferView": self.view(np.asarray(indices, DTYPES[ctype]).tobytes()),
-                            "componentType": ctype},
-                "values": {"bufferView": self.view(
-                    np.asarray(values, DTYPES[values_ctype]).tobytes())}}
-
-    def glb(self, doc=None):
-        js = json.dumps(self.json if doc is None else doc).encode()
-        js += b" " * (-len(js) % 4)
-        bin_ = bytes(self.bin) + b"\0" * (-len(self.bin) % 4)
-        body = (struct.pack("<II", len(js), 0x4E4F534A) + js
-                + struct.pack("<II", len(bin_), 0x004E4942) + bin_)
-        return struct.pack("<4sII", b"glTF", 2, 12 + len(body)) + body
-
-    def data_uri(self):
-        return "data:application/octet-stream;base64," + base64.b64encode(self.bin).decode()
-
-    def write(self, path, uri=None):
-        """Write a .glb, or a .gltf whose buffer has ``uri`` (default: a data: URI)."""
-        if path.suffix == ".glb":
-            path.write_bytes(self.glb())
-        else:
-            doc = copy.deepcopy(self.json)
-            doc["buffers"][0]["uri"] = uri or self.data_uri()
-            path.write_text(json.dumps(doc))
-        return path
 
 
 def quat_matrix(q):
