@@ -272,7 +272,10 @@ def test_float32_agrees_with_float64(pose):
     np.testing.assert_allclose(t32, t64, atol=TOL32_POSE * (1 + np.abs(t64).max()))
     np.testing.assert_allclose(sk.quat_multiply(f[0], f[0][::-1]),
                                sk.quat_multiply(q, q[::-1]), atol=TOL32_QUAT)
-    np.testing.assert_allclose(sk.slerp(f[0], f[0][::-1], 0.3), sk.slerp(q, q[::-1], 0.3),
-                               atol=10 * TOL32_QUAT)
+    # shortest-path slerp is discontinuous where q0 . q1 = 0 (both ways round are equally short),
+    # so there the float32 rounding of the dot product may pick the other way: compare elsewhere
+    away = np.abs(np.sum(q * q[::-1], axis=-1)) > 1e-3
+    np.testing.assert_allclose(sk.slerp(f[0], f[0][::-1], 0.3)[away],
+                               sk.slerp(q, q[::-1], 0.3)[away], atol=10 * TOL32_QUAT)
     np.testing.assert_allclose(sk.skinning_matrices(w32, w32), sk.skinning_matrices(w64, w64),
                                atol=TOL32_POSE * scale ** 2)
