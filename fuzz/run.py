@@ -7,7 +7,7 @@
 Harnesses: ``gltf`` (fuzz/fuzz_gltf.py: load_gltf on hostile files) and ``kernels``
 (fuzz/fuzz_kernels.py: every binding and Clip.sample on hostile arrays).  The corpus of each
 (default fuzz/corpus/NAME, not committed) is seeded with a valid model made by
-fuzz/seed_model.py and the small glTF fixtures of ../shared/fixtures.  A crash, an exception that
+fuzz/seed_model.py and the small glTF fixtures of tests/data/gltf.  A crash, an exception that
 is not allowed, a leak-sized RSS or a hang stops that harness with its input saved as
 ``crash-*`` / ``oom-*`` / ``timeout-*`` in the corpus folder; the exit status is then 1.
 Prints one line per harness: inputs run, seconds, and the result.
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FIXTURES = HERE.parent.parent / "shared" / "fixtures" / "gltf"
+FIXTURES = HERE.parent / "tests" / "data" / "gltf"
 HARNESSES = ("gltf", "kernels")
 
 

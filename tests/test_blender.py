@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-GLTF = ROOT.parent / "shared" / "fixtures" / "gltf"
 EXAMPLE = ROOT / "examples"
 
 
@@ -80,6 +79,9 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
+from conftest import DATA  # noqa: E402
+
+GLTF = DATA / "gltf"
 
 # model -> frames: key frames (frame = time * 24), then between keys
 JOBS = {

@@ -16,8 +16,9 @@ import skinkit as sk
 
 import dask.array as da
 from distributed import Client, LocalCluster
+from conftest import DATA
 
-GLTF = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "gltf"
+GLTF = DATA / "gltf"
 N_POSES, CHUNK = 10_000, 1_000
 
 

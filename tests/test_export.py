@@ -14,10 +14,11 @@ from skinkit import export
 from cli_run import run
 from skinkit.cli import BLOCK_FRAMES
 from skinkit.default_model import default_model
+from conftest import DATA
 
 trimesh = pytest.importorskip("trimesh")
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "gltf"
+FIXTURES = DATA / "gltf"
 CESIUM = FIXTURES / "CesiumMan.glb"
 FOX = FIXTURES / "Fox.glb"
 RECURSIVE = FIXTURES / "RecursiveSkeletons.glb"

@@ -13,8 +13,9 @@ import pytest
 from gltf_doc import DTYPES, Doc
 from skinkit import gltf
 from skinkit.gltf import GltfError, load_gltf
+from conftest import DATA
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+FIXTURES = DATA
 GLTF = FIXTURES / "gltf"
 THREEJS = FIXTURES / "threejs"
 INDEX = json.loads((THREEJS / "index.json").read_text())
@@ -63,7 +64,7 @@ def test_fixture_loads_consistently(name, dtype):
 
 
 def test_fixture_facts_from_licence_notes():
-    """Joint and clip counts stated in shared/fixtures/gltf/LICENSES.md."""
+    """Joint and clip counts stated in tests/data/gltf/LICENSES.md."""
     fox = load_gltf(GLTF / "Fox.glb")
     assert [len(s.joints) for s in fox.skins] == [24]
     assert [c.name for c in fox.clips] == ["Survey", "Walk", "Run"]

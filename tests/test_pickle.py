@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import skinkit as sk
+from conftest import DATA
 
-GLTF = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "gltf"
+GLTF = DATA / "gltf"
 MODELS = ["CesiumMan.glb", "Fox.glb", "RiggedFigure.glb", "RiggedSimple.glb"]
 
 

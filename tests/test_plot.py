@@ -14,8 +14,9 @@ from matplotlib.animation import FuncAnimation  # noqa: E402
 import skinkit  # noqa: E402
 from skinkit import plot  # noqa: E402
 from skinkit.default_model import default_model  # noqa: E402
+from conftest import DATA
 
-CESIUM = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "gltf" / "CesiumMan.glb"
+CESIUM = DATA / "gltf" / "CesiumMan.glb"
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
 """End to end against three.js: load glTF, sample the clip, FK, skinning; compare with the
-reference poses three.js 0.187 computed (shared/fixtures/threejs, see its README.md).
+reference poses three.js 0.187 computed (tests/data/threejs, see its README.md).
 
 Tolerance (README, "Tolerances that hold for a correct implementation"): 2e-5 x the model's
 extent (the bounding-box diagonal of the reference positions), except SimpleSkin at times strictly
@@ -16,16 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+from conftest import DATA
+from skinkit.cli import main
+from skinkit.gltf import load_gltf
+from skinkit.pose import pose, world_matrices
+
+FIXTURES = DATA
 THREEJS = FIXTURES / "threejs"
 GLTF = FIXTURES / "gltf"
-
-if not (THREEJS / "index.json").is_file():  # pragma: no cover - the clone sits beside shared/
-    pytest.skip(f"three.js fixtures not found at {THREEJS}", allow_module_level=True)
-
-from skinkit.cli import main  # noqa: E402
-from skinkit.gltf import load_gltf  # noqa: E402
-from skinkit.pose import pose, world_matrices  # noqa: E402
 
 INDEX = json.loads((THREEJS / "index.json").read_text())
 MODELS = INDEX["models"]

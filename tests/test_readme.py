@@ -1,6 +1,6 @@
 """Every ```python block of README.md runs as written.
 
-Blocks run from the repository root (where relative paths such as ../shared/fixtures point), in
+Blocks run from the repository root (where relative paths such as tests/data point), in
 order, one namespace per ``##`` section: a block may use what an earlier block of its section
 defined.  Files that blocks create through ``tempfile`` land in pytest's tmp_path; matplotlib draws
 off screen.  Blocks that cannot run here are fenced with another language (```python-blender needs

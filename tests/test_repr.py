@@ -7,8 +7,9 @@ import pytest
 import skinkit
 from skinkit import Channel, Clip, Model, Skeleton, Skin, SkinnedPrimitive
 from skinkit.default_model import default_model
+from conftest import DATA
 
-GLTF = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "gltf"
+GLTF = DATA / "gltf"
 
 
 def test_default_model_reprs():

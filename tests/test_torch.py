@@ -19,8 +19,9 @@ import pytest
 import skinkit as sk
 
 import torch  # the test extra pins torch==2.13.0 (the CPU wheel)
+from conftest import DATA
 
-GLTF = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "gltf"
+GLTF = DATA / "gltf"
 
 
 class DLPackOnly:
