@@ -53,7 +53,7 @@ typedef struct {
 typedef struct {
     int dbl;
     int threads;       /* at most this many threads */
-    size_t J, K;
+    size_t J, K, V;
     const int32_t *parents, *order;
     int itype;         /* joint index type, = its size in bytes */
     const char *first; /* first byte of an input, to report a flat index */
@@ -581,6 +581,8 @@ LOOP2(quat_rotate)
 LOOP1(quat_to_matrix)
 LOOP1(quat_from_matrix)
 LOOP1(quat_from_rotvec)
+LOOP2(quat_to_matrix_vjp)   /* body-model VJPs (issue 11) */
+LOOP2(quat_from_rotvec_vjp)
 
 static int loop_slerp(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
 {
@@ -620,6 +622,12 @@ static const elementwise_t elementwise[] = {
      "quat_from_axis_angle(rotvec, out, threads=None)"},
     {"slerp", loop_slerp, 3, {"q0", "q1", "t"}, {1, 1, 0, 1}, {{4}, {4}, {0}, {4}},
      "slerp(q0, q1, t, out, threads=None)"},
+    /* body-model VJPs (issue 11) */
+    {"quat_to_matrix_vjp", loop_quat_to_matrix_vjp, 2, {"q", "g"}, {1, 2, 1}, {{4}, {3, 3}, {4}},
+     "quat_to_matrix_vjp(q, g, out, threads=None): cotangent of q from g of quat_to_matrix."},
+    {"quat_from_axis_angle_vjp", loop_quat_from_rotvec_vjp, 2, {"rotvec", "g"}, {1, 1, 1},
+     {{3}, {4}, {3}},
+     "quat_from_axis_angle_vjp(rotvec, g, out, threads=None): cotangent of rotvec."},
 };
 #define N_ELEMENTWISE (sizeof elementwise / sizeof elementwise[0])
 
@@ -1004,6 +1012,104 @@ done:
     return res;
 }
 
+/* ---------------------------------------------------------------- VJPs (issue 11)
+ * Bound in the current style until the kernel table (issue 8) lands: rigid FK and LBS VJPs. */
+
+/* operands: 0 rest, 1 rot, 2 world_rot, 3 g_rot, 4 g_trans, 5 g_rest, 6 g_q */
+static int loop_rigid_vjp(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
+{
+    if (c->dbl)
+        sk_rigid_forward_kinematics_vjp_d(n, c->J, c->parents, c->order, D(p[0]), s[0], D(p[1]),
+                                          s[1], D(p[2]), s[2], D(p[3]), s[3], D(p[4]), s[4],
+                                          (double *)p[5], s[5], (double *)p[6], s[6]);
+    else
+        sk_rigid_forward_kinematics_vjp_f(n, c->J, c->parents, c->order, F(p[0]), s[0], F(p[1]),
+                                          s[1], F(p[2]), s[2], F(p[3]), s[3], F(p[4]), s[4],
+                                          (float *)p[5], s[5], (float *)p[6], s[6]);
+    return 0;
+}
+
+static PyObject *py_rigid_forward_kinematics_vjp(PyObject *self, PyObject *args)
+{
+    PyObject *parents, *rest, *rot, *world, *g_rot, *g_trans, *o_rest = Py_None, *o_q = Py_None;
+    PyObject *threads = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOO|OOO:rigid_forward_kinematics_vjp", &parents, &rest, &rot,
+                          &world, &g_rot, &g_trans, &o_rest, &o_q, &threads))
+        return NULL;
+    call_t c;
+    call_init(&c);
+    add_input(&c, "rest_positions", rest, 1, 2, SYM_J, 3, 0);
+    add_input(&c, "rotations", rot, 1, 2, SYM_J, 4, 0);
+    add_input(&c, "world_rotations", world, 1, 2, SYM_J, 4, 0);
+    add_input(&c, "g_rotations", g_rot, 1, 2, SYM_J, 4, 0);
+    add_input(&c, "g_translations", g_trans, 1, 2, SYM_J, 3, 0);
+    add_output(&c, "out[0]", o_rest, 1, 2, SYM_J, 3, 0);
+    add_output(&c, "out[1]", o_q, 1, 2, SYM_J, 4, 0);
+    return call_fk(&c, parents, threads, loop_rigid_vjp);
+}
+
+/* operands: 0 vertices, 1 skinning matrices, 2 g, 3 weights, 4 joints (int32), 5 g_vertices,
+ * 6 g_matrices; one item is one pose */
+static int loop_lbs_vjp(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
+{
+    size_t bad = 0;
+    const int32_t *j = (const int32_t *)p[4];
+    int st = c->dbl ? sk_linear_blend_skinning_vjp_d(n, c->V, c->K, c->J, D(p[0]), s[0], j,
+                                                     D(p[3]), D(p[1]), s[1], D(p[2]), s[2],
+                                                     (double *)p[5], s[5], (double *)p[6], s[6],
+                                                     &bad)
+                    : sk_linear_blend_skinning_vjp_f(n, c->V, c->K, c->J, F(p[0]), s[0], j,
+                                                     F(p[3]), F(p[1]), s[1], F(p[2]), s[2],
+                                                     (float *)p[5], s[5], (float *)p[6], s[6],
+                                                     &bad);
+    c->bad = bad;
+    return st;
+}
+
+static PyObject *py_linear_blend_skinning_vjp(PyObject *self, PyObject *args)
+{
+    PyObject *verts, *joints, *weights, *mats, *g, *o_v = Py_None, *o_m = Py_None;
+    PyObject *threads = Py_None, *res = NULL;
+    call_t c;
+    ctx_t ctx = {0};
+    if (!PyArg_ParseTuple(args, "OOOOO|OOO:linear_blend_skinning_vjp", &verts, &joints, &weights,
+                          &mats, &g, &o_v, &o_m, &threads) ||
+        parse_threads(threads, &ctx.threads) < 0)
+        return NULL;
+    PyArrayObject *j = (PyArrayObject *)PyArray_FromAny(
+        joints, PyArray_DescrFromType(NPY_INT32), 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED,
+        NULL);
+    if (!j)
+        return NULL;
+    call_init(&c);
+    add_input(&c, "vertices", verts, 1, 2, SYM_V, 3, 0);
+    add_input(&c, "skinning_matrices", mats, 1, 3, SYM_J, 4, 4);
+    add_input(&c, "g", g, 1, 2, SYM_V, 3, 0);
+    add_input(&c, "weights", weights, 0, 2, SYM_V, SYM_K, 0);
+    add_raw(&c, "joints", joints, j, 2, SYM_V, SYM_K, 0);
+    Py_DECREF(j);
+    add_output(&c, "out[0]", o_v, 1, 2, SYM_V, 3, 0);
+    add_output(&c, "out[1]", o_m, 1, 3, SYM_J, 4, 4);
+    if (prepare_inputs(&c) < 0 || prepare_outputs(&c) < 0)
+        goto done;
+    ctx.V = (size_t)c.sym[1];
+    ctx.K = (size_t)c.sym[2];
+    ctx.J = (size_t)c.sym[0];
+    if (run(&c, loop_lbs_vjp, &ctx, GRAIN_VERTICES / (c.sym[1] + 1) + 1) != SK_OK) {
+        const int32_t *jd = (const int32_t *)PyArray_DATA(c.op[4].arr);
+        PyErr_Format(PyExc_ValueError,
+                     "joints[%zu, %zu] = %d is out of range for %zu joints (expected -1 for no "
+                     "influence or 0..%lld)", ctx.bad / ctx.K, ctx.bad % ctx.K, (int)jd[ctx.bad],
+                     ctx.J, (long long)ctx.J - 1);
+        goto done;
+    }
+    res = finish(&c);
+done:
+    if (!res)
+        call_free(&c);
+    return res;
+}
+
 /* ---------------------------------------------------------------- clip sampling */
 
 /* one thread's share of the channels */
@@ -1152,6 +1258,12 @@ static PyMethodDef methods[] = {
     {"linear_blend_skinning", py_linear_blend_skinning, METH_VARARGS,
      "linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, "
      "out_positions=None, out_normals=None, threads=None)"},
+    {"rigid_forward_kinematics_vjp", py_rigid_forward_kinematics_vjp, METH_VARARGS,
+     "rigid_forward_kinematics_vjp(parents, rest_positions, rotations, world_rotations, "
+     "g_rotations, g_translations, out_rest=None, out_rot=None, threads=None)"},
+    {"linear_blend_skinning_vjp", py_linear_blend_skinning_vjp, METH_VARARGS,
+     "linear_blend_skinning_vjp(vertices, joints, weights, skinning_matrices, g, "
+     "out_vertices=None, out_matrices=None, threads=None)"},
     {"sample_channels", py_sample_channels, METH_VARARGS,
      "sample_channels(key_times, key_offset, nkeys, values, value_offset, ncomp, interp, "
      "rotation, out_offset, out_stride, times, out, threads)"},

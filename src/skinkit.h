@@ -103,6 +103,32 @@ int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,  
                                  ptrdiff_t sp, T *SK_RESTRICT out_nrm,            \
                                  ptrdiff_t so, size_t *bad);                      \
                                                                                   \
+/* --- vector-Jacobian products (quat_vjp.c, fk_vjp.c, lbs_vjp.c) ---             \
+   Each takes the forward kernel's inputs and the cotangent g of its result and   \
+   returns the cotangents of the inputs (quaternions as free 4-vectors, differen- \
+   tiating the polynomial the forward kernel evaluates). */                       \
+/* g (3x3 per item) of sk_quat_to_matrix -> out (4) */                            \
+void sk_quat_to_matrix_vjp_##S(size_t n, const T *q, ptrdiff_t sq, const T *g,    \
+                               ptrdiff_t sg, T *SK_RESTRICT out, ptrdiff_t so);   \
+/* g (4 per item) of sk_quat_from_rotvec -> out (3) */                            \
+void sk_quat_from_rotvec_vjp_##S(size_t n, const T *r, ptrdiff_t sr, const T *g,  \
+                                 ptrdiff_t sg, T *SK_RESTRICT out, ptrdiff_t so); \
+/* rigid FK: world_rot = the forward result Q; g_rot (J, 4), g_trans (J, 3) ->    \
+   g_rest (J, 3), g_q (J, 4) per item */                                          \
+void sk_rigid_forward_kinematics_vjp_##S(size_t n, size_t J, const int32_t *parents, \
+        const int32_t *order, const T *rest, ptrdiff_t sx, const T *rot,          \
+        ptrdiff_t sr, const T *world_rot, ptrdiff_t sw, const T *g_rot,           \
+        ptrdiff_t sgr, const T *g_trans, ptrdiff_t sgt, T *SK_RESTRICT g_rest,    \
+        ptrdiff_t sox, T *SK_RESTRICT g_q, ptrdiff_t soq);                        \
+/* LBS positions: an item is a pose of V vertices (verts, g, g_verts: V x 3;      \
+   mats, g_mats: J x 4x4, row 3 of g_mats zero); joints (V, K) int32, -1 unused.  \
+   SK_ERR_JOINT_INDEX with *bad = v*K+k before anything is written. */            \
+int sk_linear_blend_skinning_vjp_##S(size_t n, size_t V, size_t K, size_t J,      \
+        const T *verts, ptrdiff_t sv, const int32_t *joints, const T *weights,    \
+        const T *mats, ptrdiff_t sm, const T *g, ptrdiff_t sg,                    \
+        T *SK_RESTRICT g_verts, ptrdiff_t sov, T *SK_RESTRICT g_mats,             \
+        ptrdiff_t som, size_t *bad);                                              \
+                                                                                  \
 /* --- clip sampling (sample.c) --- */                                            \
 /* Samples channels at ntimes times.  Channel c has nkeys[c] keys at             \
    key_times + key_offset[c], values at values + value_offset[c] (ncomp[c]        \

@@ -3,16 +3,19 @@
 C kernels for forward kinematics, glTF 2.0 clip sampling and linear blend skinning, a glTF 2.0
 loader, and the ``skinkit`` command.
 """
+from .body import BodyModel, BodyModelError, load_body_model
 from .bvh import BvhError, load_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
 from .gltf import GltfError, load_gltf
+from .gradients import *  # noqa: F401,F403
+from .gradients import __all__ as _vjp_names
 from .kernels import *  # noqa: F401,F403
 from .kernels import __all__ as _kernel_names
 from .model import Model, Skeleton, SkinnedPrimitive, Skin
 from .pose import frame_times, local_pose, pose, world_matrices
 
 __version__ = "0.1.0"
-__all__ = ["BvhError", "Channel", "Clip", "GltfError", "Model", "Skeleton", "SkinnedPrimitive",
+__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model", "Skeleton", "SkinnedPrimitive",
            "Skin", "default_model", "frame_times", "load_bvh", "load_gltf", "local_pose", "pose",
-           "world_matrices", *_kernel_names]
+           "world_matrices", "load_body_model", *_kernel_names, *_vjp_names]
