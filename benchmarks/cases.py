@@ -27,7 +27,7 @@ SMPL_PARENTS = np.array([-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 1
                          19, 20, 21])
 LBS_BYTES = 12 + 8 + 16 + 12          # per vertex, positions: xyz in, 4 uint16, 4 float32, xyz out
 LBS_NORMAL_BYTES = LBS_BYTES + 12 + 12  # + normal in, normal out
-GROUPS = ("triad", "lbs", "fk", "sample", "quat", "overhead", "memory", "smpl")
+GROUPS = ("triad", "lbs", "fk", "sample", "quat", "overhead", "memory", "smpl", "body")
 
 
 @dataclass
@@ -637,3 +637,6 @@ def group_smpl(ctx: Ctx):
             finish(ctx, case)
     if not no:
         torch.set_num_threads(threads_before)
+
+
+from bodies import group_body  # noqa: E402,F401  (group "body": benchmarks/bodies.py)

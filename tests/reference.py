@@ -464,3 +464,115 @@ def sample_clip(channels, times, rest, loop=False, duration=None):
                                                       ch.path == "rotation")
     return (out["translation"].reshape(shape + (n, 3)), out["rotation"].reshape(shape + (n, 4)),
             out["scale"].reshape(shape + (n, 3)))
+
+
+# --------------------------------------------------------------------------- vector-Jacobian products
+# Written from the chain rule on the forward formulas above, as plain loops; each is checked
+# against central finite differences of its forward twin (tests/test_vjp.py).
+
+def _skew(u):
+    x, y, z = u
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def quat_to_matrix_vjp(q, g):
+    """d<g, R(q)>/dq for R(q) = I + 2w[u]x + 2[u]x^2, the polynomial quat_to_matrix evaluates:
+    the derivative of each term taken separately (d[u]x/du_e = [e_e]x)."""
+    q, g = _f64(q), _f64(g)
+    shape = np.broadcast_shapes(q.shape[:-1], g.shape[:-2])
+    q = np.broadcast_to(q, shape + (4,))
+    g = np.broadcast_to(g, shape + (3, 3))
+    out = np.empty(shape + (4,))
+    eye = np.eye(3)
+    for idx in np.ndindex(shape):
+        u, w, G = q[idx][:3], q[idx][3], g[idx]
+        K = _skew(u)
+        out[idx][3] = np.sum(G * 2 * K)
+        for e in range(3):
+            dK = _skew(eye[e])
+            out[idx][e] = np.sum(G * (2 * w * dK + 2 * (dK @ K + K @ dK)))
+    return out
+
+
+def quat_from_axis_angle_vjp(rotvec, g):
+    """g . dq/dr for q = (sin(a/2)/a r, cos(a/2)), a = |r|, by the product rule (series of
+    sin(a/2)/a and its derivative below a = 1e-3)."""
+    r, g = _f64(rotvec), _f64(g)
+    shape = np.broadcast_shapes(r.shape[:-1], g.shape[:-1])
+    r = np.broadcast_to(r, shape + (3,))
+    g = np.broadcast_to(g, shape + (4,))
+    out = np.empty(shape + (3,))
+    for idx in np.ndindex(shape):
+        v, gu, gw = r[idx], g[idx][:3], g[idx][3]
+        a = np.linalg.norm(v)
+        if a < 1e-3:
+            k, dk_over_a = 0.5 - a * a / 48, -1 / 24 + a * a / 960
+        else:
+            k = np.sin(a / 2) / a
+            dk_over_a = (np.cos(a / 2) / 2 * a - np.sin(a / 2)) / a ** 3
+        # d(k r)/dr = k I + r (dk/da) (r/a)^T;  d cos(a/2)/dr = -sin(a/2)/2 r/a = -(k/2) r
+        jac_u = k * np.eye(3) + dk_over_a * np.outer(v, v)
+        out[idx] = jac_u.T @ gu - gw * k / 2 * v
+    return out
+
+
+def rigid_forward_kinematics_vjp(parents, rest_positions, rotations, g_rot, g_trans):
+    """Reverse mode through rigid_forward_kinematics for one pose at a time: recompute the
+    world rotations, then visit joints deepest first, pushing the cotangents of Q_j and t_j
+    to Q_p, t_p, x_j and q_j (quaternions as free 4-vectors: Q v = R(Q) v with R the
+    polynomial above, Q_p q_j the Hamilton product, linear in each factor)."""
+    P = [int(p) for p in parents]
+    J = len(P)
+    x, q = _f64(rest_positions), _f64(rotations)
+    gQ_in, gt_in = _f64(g_rot), _f64(g_trans)
+    batch = np.broadcast_shapes(x.shape[:-2], q.shape[:-2], gQ_in.shape[:-2], gt_in.shape[:-2])
+    x, q = np.broadcast_to(x, batch + (J, 3)), np.broadcast_to(q, batch + (J, 4))
+    gQ_in, gt_in = np.broadcast_to(gQ_in, batch + (J, 4)), np.broadcast_to(gt_in, batch + (J, 3))
+    Q_all, _ = rigid_forward_kinematics(parents, x, q)
+    gx_all, gq_all = np.zeros(batch + (J, 3)), np.zeros(batch + (J, 4))
+    order = sorted(range(J), key=lambda j: -depth_of(P, j))
+    for b in np.ndindex(batch):
+        Q = Q_all[b]
+        gQ, gt = gQ_in[b].copy(), gt_in[b].copy()
+        for j in order:
+            xj, p = x[b][j], P[j]
+            # t_j gets -R(Q_j) x_j
+            gx_all[b][j] -= quat_to_matrix(Q[j]).T @ gt[j]
+            gQ[j] -= quat_to_matrix_vjp(Q[j], np.outer(gt[j], xj))
+            if p < 0:
+                gx_all[b][j] += gt[j]
+                gq_all[b][j] = gQ[j]
+                continue
+            # t_j = t_p + R(Q_p) x_j - ...
+            gt[p] += gt[j]
+            gx_all[b][j] += quat_to_matrix(Q[p]).T @ gt[j]
+            gQ[p] += quat_to_matrix_vjp(Q[p], np.outer(gt[j], xj))
+            # Q_j = Q_p q_j: the Jacobian of a*b in b is the left-multiplication matrix of a
+            L = np.array([quat_multiply(Q[p], e) for e in np.eye(4)]).T
+            Rm = np.array([quat_multiply(e, q[b][j]) for e in np.eye(4)]).T
+            gq_all[b][j] = L.T @ gQ[j]
+            gQ[p] += Rm.T @ gQ[j]
+    return gx_all, gq_all
+
+
+def linear_blend_skinning_vjp(vertices, joints, weights, mats, g):
+    """Cotangents of the skinned positions' inputs: v'_i = sum_k w_ik (M_{j_ik} [v_i, 1])[:3]
+    is linear in v_i (matrix sum_k w_ik M[:3, :3]) and in each M_j (outer product with
+    [v_i, 1])."""
+    vertices, weights, mats, g = _f64(vertices), _f64(weights), _f64(mats), _f64(g)
+    joints = np.asarray(joints).astype(np.int64)
+    V, K = joints.shape
+    batch = np.broadcast_shapes(vertices.shape[:-2], mats.shape[:-3], g.shape[:-2])
+    vertices = np.broadcast_to(vertices, batch + (V, 3))
+    mats = np.broadcast_to(mats, batch + mats.shape[-3:])
+    g = np.broadcast_to(g, batch + (V, 3))
+    gv, gm = np.zeros(batch + (V, 3)), np.zeros(batch + mats.shape[-3:])
+    for b in np.ndindex(batch):
+        for i in range(V):
+            for k in range(K):
+                j = joints[i, k]
+                if j == -1:
+                    continue
+                gv[b][i] += weights[i, k] * mats[b][j][:3, :3].T @ g[b][i]
+                gm[b][j][:3] += weights[i, k] * np.outer(g[b][i], np.append(vertices[b][i], 1))
+    return gv, gm

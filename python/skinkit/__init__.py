@@ -1,9 +1,10 @@
 """skinkit: fast, batchable skeletal animation from NumPy.
 
 C kernels for forward kinematics, glTF 2.0 clip sampling and linear blend skinning, a glTF 2.0
-loader, and the ``skinkit`` command.
+loader, SMPL-family body models with analytic gradients, and the ``skinkit`` command.
 """
 from .body import BodyModel, BodyModelError, load_body_model
+from .body_synthetic import synthetic_body_arrays, synthetic_body_model
 from .bvh import BvhError, load_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
@@ -16,6 +17,7 @@ from .model import Model, Skeleton, SkinnedPrimitive, Skin
 from .pose import frame_times, local_pose, pose, world_matrices
 
 __version__ = "0.1.0"
-__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model", "Skeleton", "SkinnedPrimitive",
-           "Skin", "default_model", "frame_times", "load_bvh", "load_gltf", "local_pose", "pose",
-           "world_matrices", "load_body_model", *_kernel_names, *_vjp_names]
+__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model",
+           "Skeleton", "SkinnedPrimitive", "Skin", "default_model", "frame_times", "load_body_model",
+           "load_bvh", "load_gltf", "local_pose", "pose", "synthetic_body_arrays",
+           "synthetic_body_model", "world_matrices", *_kernel_names, *_vjp_names]

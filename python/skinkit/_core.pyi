@@ -59,6 +59,22 @@ def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
                           threads: _Threads = None, /
                           ) -> Tuple[_Float, _Float]: ...
 
+# -- vector-Jacobian products (body models): cotangents of the forward kernels' inputs
+
+def quat_to_matrix_vjp(q: _Input, g: _Input, out: _Out, threads: _Threads = None, /
+                       ) -> _Float: ...
+def quat_from_axis_angle_vjp(rotvec: _Input, g: _Input, out: _Out, threads: _Threads = None, /
+                             ) -> _Float: ...
+def rigid_forward_kinematics_vjp(parents: _Input, rest_positions: _Input, rotations: _Input,
+                                 world_rotations: _Input, g_rotations: _Input,
+                                 g_translations: _Input, out_rest: _Out = None,
+                                 out_rot: _Out = None, threads: _Threads = None, /
+                                 ) -> Tuple[_Float, _Float]: ...
+def linear_blend_skinning_vjp(vertices: _Input, joints: _Input, weights: _Input,
+                              skinning_matrices: _Input, g: _Input, out_vertices: _Out = None,
+                              out_matrices: _Out = None, threads: _Threads = None, /
+                              ) -> Tuple[_Float, _Float]: ...
+
 # -- clip sampling: the packed form built by skinkit.Clip; writes into ``out``, returns None
 
 def sample_channels(key_times: NDArray[np.floating[Any]], key_offset: NDArray[np.int64],
