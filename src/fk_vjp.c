@@ -5,13 +5,6 @@
  * Joints are visited children first (the topological order reversed); the outputs double as
  * the accumulators of the cotangents of Q_j (in g_rot) and t_j (in g_rest) until joint j is
  * reached, so the kernel needs no workspace. */
-#ifndef SK_DOUBLE
-#define SK_DOUBLE 0
-#include "fk_vjp.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "fk_vjp.c"
-#else
 #include "real.h"
 #include "qmath.h"
 
@@ -83,4 +76,3 @@ void FN(sk_rigid_forward_kinematics_vjp)(size_t n, size_t J, const int32_t *pare
         }
     }
 }
-#endif

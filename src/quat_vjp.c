@@ -2,13 +2,6 @@
  *   quaternion -> matrix (qmat, a polynomial of q used as given) and
  *   rotation vector -> unit quaternion (the exponential map).
  * Items strided as in quat.c; the body is compiled for float and double (see real.h). */
-#ifndef SK_DOUBLE
-#define SK_DOUBLE 0
-#include "quat_vjp.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "quat_vjp.c"
-#else
 #include "real.h"
 #include "qmath.h"
 
@@ -56,4 +49,3 @@ void FN(sk_quat_from_rotvec_vjp)(size_t n, const T *r, ptrdiff_t sr, const T *g,
             o[e] = k * gq[e] + s * v[e];
     }
 }
-#endif

@@ -5,6 +5,7 @@ Usage::
     skinkit pose [MODEL] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F] [--loop]
                  [--dtype float64|float32] [--normals] [--quiet]
                  --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
+    skinkit pose BODY.pkl|BODY.npz --params PARAMS.npz [--dtype ...] [--quiet] --out FILE.npz
     skinkit info [MODEL]
 
 Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
@@ -82,6 +83,10 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="mesh format of the frames written to --out DIR/ (default ply)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar and no summary line (errors are still reported)")
+    p.add_argument("--params", metavar="PARAMS.npz",
+                   help="pose a body model (MODEL a SMPL/SMPL+H/SMPL-X/MANO .pkl or .npz): "
+                        "arrays betas, pose, transl, expression (each optional) with a leading "
+                        "frame axis; writes positions_body (F, V, 3) and joints (F, J, 3)")
     add_debug(p, argparse.SUPPRESS)
     p.set_defaults(func=_cmd_pose, parser=p)
 
@@ -259,6 +264,9 @@ def _pose_to_glb(model, clip, times, args) -> None:
 
 
 def _cmd_pose(args) -> int:
+    if args.params is not None:  # a body model (issue 11): its own branch
+        from .cli_body import pose_body
+        return pose_body(args)
     from .pose import frame_times, resolve_clip
 
     start = time.perf_counter()

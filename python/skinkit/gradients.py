@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from .kernels import _asarray, linear_blend_skinning, rigid_forward_kinematics
+from .kernels import _asarray, _joint_indices, rigid_forward_kinematics
 
 __all__ = ["quat_to_matrix_vjp", "quat_from_axis_angle_vjp", "rigid_forward_kinematics_vjp",
            "linear_blend_skinning_vjp"]
@@ -83,7 +83,7 @@ def rigid_forward_kinematics_vjp(parents, rest_positions, rotations, g_rotations
     """
     Q, _ = rigid_forward_kinematics(parents, rest_positions, rotations, threads=threads)
     gx, gq = _core.rigid_forward_kinematics_vjp(parents, rest_positions, rotations, Q,
-                                                g_rotations, g_translations, None, None, threads)
+                                                g_rotations, g_translations, None, threads)
     return unbroadcast(gx, _shape(rest_positions)), unbroadcast(gq, _shape(rotations))
 
 
@@ -99,18 +99,9 @@ def linear_blend_skinning_vjp(vertices, joints, weights, skinning_matrices, g, t
     Notes
     -----
     With ``A_i = sum_k w_ik M_{j_ik}``: ``g_v_i = A_i[:3, :3]^T g_i`` and
-    ``g_M_j = sum_{i,k: j_ik = j} w_ik g_i [v_i, 1]^T``.  One thread per pose: a batch of one
-    pose runs on one thread.  Weights are constants here (no cotangent).
+    ``g_M_j = sum_{i,k: j_ik = j} w_ik g_i [v_i, 1]^T``, summed over a pose's vertices in C
+    (threads split the batch by poses).  Weights are constants here (no cotangent).
     """
-    j = _asarray(joints)
-    if j.dtype.kind not in "iu":
-        raise TypeError(f"joints must be an integer array, got dtype {j.dtype}")
-    if j.dtype != np.int32:
-        if j.size and (j.min() < -1 or j.max() > np.iinfo(np.int32).max):
-            # the forward kernel names the offending slot
-            linear_blend_skinning(np.zeros(j.shape[:1] + (3,)), j, np.zeros(j.shape),
-                                  np.zeros((1, 4, 4)))
-        j = j.astype(np.int32)
-    gv, gm = _core.linear_blend_skinning_vjp(vertices, j, weights, skinning_matrices, g, None,
-                                             None, threads)
+    gv, gm = _core.linear_blend_skinning_vjp(vertices, _joint_indices(joints), weights,
+                                             skinning_matrices, g, None, threads)
     return unbroadcast(gv, _shape(vertices)), unbroadcast(gm, _shape(skinning_matrices))
