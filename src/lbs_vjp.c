@@ -3,7 +3,7 @@
  *   g_v_i = A_i[:, :3]^T g_i,    g_M_j += sum_{i,k: j_ik = j} w_ik g_i [v_i; 1]^T.
  * Items are vertices, as in lbs.c; g_mats is accumulated into (+=: the caller zeroes it), so
  * with stride som = 0 the vertices of one pose sum into that pose's matrices.  The loop is
- * written once per joint index type and specialised for K = 4, so that the compiler sees a
+ * written once per joint index type and specialised for K = 4 and 8, so that the compiler sees a
  * fixed type and trip count (3.5x faster than reading indices through a switch). */
 #include "real.h"
 
@@ -20,7 +20,10 @@
             const T *m = mats + x * sm;                                                      \
             const JT *jn = joints + x * sj;                                                  \
             T *gm = g_mats + x * som, b[9] = {0};                                            \
-            T vh[4] = {p[0], p[1], p[2], 1}, g0 = ga[0], g1 = ga[1], g2 = ga[2];            \
+            T g0 = ga[0], g1 = ga[1], g2 = ga[2], X[12];                                     \
+            for (int r = 0; r < 3; r++) /* g_i [v_i; 1]^T, shared by the vertex's slots */   \
+                X[4 * r] = ga[r] * p[0], X[4 * r + 1] = ga[r] * p[1],                       \
+                X[4 * r + 2] = ga[r] * p[2], X[4 * r + 3] = ga[r];                          \
             for (size_t k = 0; k < K; k++) {                                                 \
                 size_t j = (size_t)jn[k];                                                    \
                 if (j >= J) {                                                                \
@@ -31,12 +34,10 @@
                 }                                                                            \
                 const T *mj = m + 16 * j;                                                    \
                 T *gj = gm + 16 * j, wk = w[k];                                              \
-                T wg[3] = {wk * g0, wk * g1, wk * g2};                                       \
                 for (int c = 0; c < 3; c++)                                                  \
                     b[c] += wk * mj[c], b[3 + c] += wk * mj[4 + c], b[6 + c] += wk * mj[8 + c]; \
-                for (int r = 0; r < 3; r++)                                                  \
-                    for (int c = 0; c < 4; c++)                                              \
-                        gj[4 * r + c] += wg[r] * vh[c];                                      \
+                for (int e = 0; e < 12; e++)                                                 \
+                    gj[e] += wk * X[e];                                                      \
             }                                                                                \
             T *gv = g_verts + x * sov;                                                       \
             for (int c = 0; c < 3; c++)                                                      \
@@ -49,10 +50,14 @@
                         ptrdiff_t sm, const T *g, ptrdiff_t sg, T *gv, ptrdiff_t sov,        \
                         T *gm, ptrdiff_t som, size_t *bad)                                   \
     {                                                                                        \
-        return K == 4 ? FN(NAME##_body)(n, 4, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv,     \
-                                        sov, gm, som, bad)                                   \
-                      : FN(NAME##_body)(n, K, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv,     \
-                                        sov, gm, som, bad);                                  \
+        if (K == 4)                                                                          \
+            return FN(NAME##_body)(n, 4, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv, sov, gm, \
+                                   som, bad);                                                \
+        if (K == 8)                                                                          \
+            return FN(NAME##_body)(n, 8, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv, sov, gm, \
+                                   som, bad);                                                \
+        return FN(NAME##_body)(n, K, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv, sov, gm, som, \
+                               bad);                                                         \
     }
 SK_LBS_VJP(lbs_vjp_u8, uint8_t)
 SK_LBS_VJP(lbs_vjp_u16, uint16_t)
