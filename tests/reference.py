@@ -213,7 +213,7 @@ def quat_from_matrix(m):
     return out
 
 
-def quat_from_axis_angle(rotvec):
+def quat_from_rotvec(rotvec):
     """exp map: (sin(a/2) axis, cos(a/2)); the series sin(a/2)/a ~ 1/2 - a^2/48 near zero."""
     r = _f64(rotvec)
     out = np.empty(r.shape[:-1] + (4,))
@@ -346,7 +346,7 @@ def skinning_matrices(world, inverse_bind):
     return np.matmul(_f64(world), _f64(inverse_bind))
 
 
-def inverse_bind_matrices(world):
+def matrix_inverse(world):
     return np.linalg.inv(_f64(world))
 
 

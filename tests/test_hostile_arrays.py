@@ -164,7 +164,7 @@ def test_zero_joints(batch):
     Q, tr = sk.rigid_forward_kinematics(p, t, q)
     assert Q.shape == batch + (0, 4) and tr.shape == batch + (0, 3)
     assert sk.skinning_matrices(m, m).shape == batch + (0, 4, 4)
-    assert sk.inverse_bind_matrices(m).shape == batch + (0, 4, 4)
+    assert sk.matrix_inverse(m).shape == batch + (0, 4, 4)
 
 
 def test_zero_joints_in_skinning():
@@ -276,7 +276,7 @@ def test_broadcast_result_too_big(spec):
 
 
 @pytest.mark.parametrize("fn, args", [
-    (sk.inverse_bind_matrices, lambda big: (big,)),
+    (sk.matrix_inverse, lambda big: (big,)),
     (sk.quat_normalize, lambda big: (big,)),
     (sk.skinning_matrices, lambda big: (np.zeros((2, 4, 4)), big)),
     (sk.forward_kinematics, lambda big: ([-1], big, np.zeros((1, 3)))),
@@ -361,7 +361,7 @@ def test_clip_sample_huge_times_or_rest_fails_before_allocating():
      ("inverse_bind", "J=2", "(3, 4, 4)")),
     (lambda: sk.skinning_matrices(np.zeros((2, 4, 3)), np.zeros((2, 4, 4))),
      ("world", "(2, 4, 3)")),
-    (lambda: sk.inverse_bind_matrices(np.zeros((4, 4))), ("world", "(4, 4)")),
+    (lambda: sk.matrix_inverse(np.zeros((4, 3))), ("matrices", "(..., 4, 4)", "(4, 3)")),
     (lambda: sk.linear_blend_skinning(np.zeros((3, 3)), np.zeros((2, 1), np.int32),
                                       np.ones((2, 1)), np.zeros((1, 4, 4))),
      ("joints", "V=3", "(2, 1)")),
