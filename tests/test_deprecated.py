@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 
 import skinkit as sk
-import reference as ref
+import helpers
 
 
 @pytest.mark.parametrize("old, new, arg", [
     ("quat_from_axis_angle", "quat_from_rotvec", np.array([[0.3, -0.2, 0.9], [0.0, 0.0, 0.0]])),
     ("inverse_bind_matrices", "matrix_inverse",
-     ref.random_affine(ref.rng_for("deprecated"), (2, 3))),
+     helpers.random_affine(helpers.rng_for("deprecated"), (2, 3))),
 ])
 def test_deprecated_alias_warns_and_matches(old, new, arg):
     with pytest.warns(DeprecationWarning,
