@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 import skinkit as sk
-from conftest import DATA
+from conftest import GLTF
 
-GLTF = DATA / "gltf"
 MODELS = ["CesiumMan.glb", "Fox.glb", "RiggedFigure.glb", "RiggedSimple.glb"]
 
 

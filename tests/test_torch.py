@@ -19,9 +19,8 @@ import pytest
 import skinkit as sk
 
 import torch  # the test extra pins torch==2.13.0 (the CPU wheel)
-from conftest import DATA
+from conftest import GLTF
 
-GLTF = DATA / "gltf"
 
 
 class DLPackOnly:
