@@ -4,7 +4,8 @@
  * ("Q x" is qrot, a polynomial of the quaternion used as given, as in the forward kernel).
  * Joints are visited children first (the topological order reversed); the outputs double as
  * the accumulators of the cotangents of Q_j (in g_rot) and t_j (in g_rest) until joint j is
- * reached, so the kernel needs no workspace. */
+ * reached, and each world rotation is rebuilt from the chain of local ones (depth products),
+ * so the kernel needs no workspace. */
 #include "real.h"
 #include "qmath.h"
 
@@ -28,15 +29,28 @@ static inline void FN(qrot_t)(const T *q, const T *g, T *o)
     FN(qrot)(c, g, o);
 }
 
+/* Q = q_root ... q_j, the world rotation of joint j (Q_j = Q_p q_j unrolled) */
+static void FN(world_rotation)(const int32_t *parents, const T *q, size_t j, T *Q)
+{
+    for (int e = 0; e < 4; e++)
+        Q[e] = q[4 * j + e];
+    for (int32_t p = parents[j]; p >= 0; p = parents[p]) {
+        T t[4];
+        FN(qmul)(q + 4 * (size_t)p, Q, t);
+        for (int e = 0; e < 4; e++)
+            Q[e] = t[e];
+    }
+}
+
 void FN(sk_rigid_forward_kinematics_vjp)(size_t n, size_t J, const int32_t *parents,
                                          const int32_t *order, const T *rest, ptrdiff_t sx,
-                                         const T *rot, ptrdiff_t sr, const T *world_rot,
-                                         ptrdiff_t sw, const T *g_rot, ptrdiff_t sgr,
+                                         const T *rot, ptrdiff_t sr, const T *g_rot,
+                                         ptrdiff_t sgr,
                                          const T *g_trans, ptrdiff_t sgt, T *restrict g_rest,
                                          ptrdiff_t sox, T *restrict g_q, ptrdiff_t soq)
 {
     for (size_t i = 0; i < n; i++) {
-        const T *x = rest + i * sx, *q = rot + i * sr, *Q = world_rot + i * sw;
+        const T *x = rest + i * sx, *q = rot + i * sr;
         const T *gQin = g_rot + i * sgr, *gtin = g_trans + i * sgt;
         T *gx = g_rest + i * sox, *gq = g_q + i * soq;
         for (size_t e = 0; e < 4 * J; e++)
@@ -46,8 +60,9 @@ void FN(sk_rigid_forward_kinematics_vjp)(size_t n, size_t J, const int32_t *pare
         for (size_t k = J; k-- > 0;) {
             size_t j = (size_t)order[k];
             int32_t p = parents[j];
-            const T *xj = x + 3 * j, *Qj = Q + 4 * j;
-            T gt[3] = {gx[3 * j], gx[3 * j + 1], gx[3 * j + 2]}, a[3], b[3];
+            const T *xj = x + 3 * j;
+            T gt[3] = {gx[3 * j], gx[3 * j + 1], gx[3 * j + 2]}, a[3], b[3], Qj[4], Qp[4];
+            FN(world_rotation)(parents, q, j, Qj);
             T *gQ = gq + 4 * j;
             FN(qrot_t)(Qj, gt, b);
             FN(qrot_vjp_q)(Qj, xj, gt, -1, gQ);
@@ -56,7 +71,7 @@ void FN(sk_rigid_forward_kinematics_vjp)(size_t n, size_t J, const int32_t *pare
                     gx[3 * j + e] = gt[e] - b[e];
                 continue;
             }
-            const T *Qp = Q + 4 * (size_t)p;
+            FN(world_rotation)(parents, q, (size_t)p, Qp);
             T *gQp = gq + 4 * (size_t)p, cq[4] = {-q[4 * j], -q[4 * j + 1], -q[4 * j + 2],
                                                   q[4 * j + 3]};
             T cQp[4] = {-Qp[0], -Qp[1], -Qp[2], Qp[3]}, d[4], gl[4];

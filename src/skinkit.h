@@ -98,8 +98,11 @@ void sk_rigid_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,
 /* n vertices (an item = one vertex: position, K joints, K weights, the J x 4x4  \
    skinning matrices of its pose, its normal and outputs; sj and sw in elements  \
    of joints and weights).  joints are of type itype (enum sk_index_type); -1    \
-   (I32 only) = no influence; normals and out_nrm may be NULL.                   \
-   Status SK_ERR_JOINT_INDEX with *bad = i * K + k for vertex i, slot k. */      \
+   (I32 only) = no influence; normals and out_nrm may be NULL.  With bad given,  \
+   the joint indices are checked as they are read: SK_ERR_JOINT_INDEX with      \
+   *bad = i * K + k for vertex i, slot k, the first outside -1..J-1.  With bad   \
+   NULL (indices checked on an earlier pose of the same call) such an index is  \
+   skipped, never read through. */                                                \
 int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,     \
                                  ptrdiff_t sv, const void *joints, ptrdiff_t sj,  \
                                  int itype, const T *weights, ptrdiff_t sw,       \
@@ -118,13 +121,13 @@ void sk_quat_to_matrix_vjp_##S(size_t n, const T *q, ptrdiff_t sq, const T *g,  
 /* g (4 per item) of sk_quat_from_rotvec -> out (3) */                            \
 void sk_quat_from_rotvec_vjp_##S(size_t n, const T *r, ptrdiff_t sr, const T *g,  \
                                  ptrdiff_t sg, T *SK_RESTRICT out, ptrdiff_t so); \
-/* rigid FK: world_rot = the forward result Q; g_rot (J, 4), g_trans (J, 3) ->    \
-   g_rest (J, 3), g_q (J, 4) per item */                                          \
+/* rigid FK: g_rot (J, 4), g_trans (J, 3) -> g_rest (J, 3), g_q (J, 4) per item   \
+   (the world rotations are rebuilt from the chain: O(J depth) products) */        \
 void sk_rigid_forward_kinematics_vjp_##S(size_t n, size_t J, const int32_t *parents, \
         const int32_t *order, const T *rest, ptrdiff_t sx, const T *rot,          \
-        ptrdiff_t sr, const T *world_rot, ptrdiff_t sw, const T *g_rot,           \
-        ptrdiff_t sgr, const T *g_trans, ptrdiff_t sgt, T *SK_RESTRICT g_rest,    \
-        ptrdiff_t sox, T *SK_RESTRICT g_q, ptrdiff_t soq);                        \
+        ptrdiff_t sr, const T *g_rot, ptrdiff_t sgr, const T *g_trans,            \
+        ptrdiff_t sgt, T *SK_RESTRICT g_rest, ptrdiff_t sox, T *SK_RESTRICT g_q,  \
+        ptrdiff_t soq);                                                           \
 /* LBS positions: items and arguments as sk_linear_blend_skinning; g, g_verts    \
    (3 per item); g_mats (J x 4x4) is added to, never cleared (stride 0: the       \
    vertices of a pose sum into it; row 3 stays as it was).  SK_ERR_JOINT_INDEX    \

@@ -11,7 +11,7 @@ import pytest
 
 import skinkit
 from skinkit import export
-from cli_run import run
+from cli_run import assert_usage_error, run
 from skinkit.cli import BLOCK_FRAMES
 from skinkit.default_model import default_model
 from conftest import DATA
@@ -290,10 +290,7 @@ def test_cli_glb_replaces_existing_file_or_leaves_it(tmp_path, capsys):
 ])
 def test_export_usage_errors_exit_2(tmp_path, capsys, monkeypatch, argv):
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(argv, capsys)
-    assert code == 2
-    assert "usage:" in err and "Traceback" not in err
-    assert os.listdir(tmp_path) == []
+    assert_usage_error(argv, capsys)
 
 
 # --- progress ----------------------------------------------------------------------------------
@@ -317,6 +314,16 @@ def test_progress_bar_per_block(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert run(["pose", "--fps", "100", "--out", f"{tmp_path}/f/"], capsys)[0] == 0
     assert updates == [BLOCK_FRAMES] * 3 + [201 - 3 * BLOCK_FRAMES]
+
+
+def test_no_progress_bar_without_tqdm(tmp_path, capsys, monkeypatch):
+    """tqdm is optional (the ``progress`` extra): without it a terminal gets no bar, the pose is
+    written and the summary line printed."""
+    monkeypatch.setitem(sys.modules, "tqdm", None)      # import tqdm raises ImportError
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = run(["pose", "--fps", "100", "--out", tmp_path / "o.npz"], capsys)
+    assert code == 0 and (tmp_path / "o.npz").is_file()
+    assert "%|" not in err and err.startswith("skinkit: default") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("tty, quiet", [(False, False), (True, True), (False, True)])

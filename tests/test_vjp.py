@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+import helpers
 import reference as ref
 import skinkit as sk
 from body_models import make_arrays, random_params
@@ -20,28 +21,28 @@ def _problem(kernel, rng, batch=(3,)):
     if kernel == "quat_to_matrix":
         q = rng.normal(size=batch + (5, 4))              # not unit: the polynomial as given
         return [q], sk.quat_to_matrix, sk.quat_to_matrix_vjp, ref.quat_to_matrix_vjp
-    if kernel == "quat_from_axis_angle":
+    if kernel == "quat_from_rotvec":
         r = rng.normal(size=batch + (6, 3))
         r[..., 0, :] *= 1e-5                               # the series branch
         r[..., 1, :] *= 0.25
-        return [r], sk.quat_from_axis_angle, sk.quat_from_axis_angle_vjp, \
-            ref.quat_from_axis_angle_vjp
+        return [r], sk.quat_from_rotvec, sk.quat_from_rotvec_vjp, \
+            ref.quat_from_rotvec_vjp
     if kernel == "rigid_forward_kinematics":
-        x, q = rng.normal(size=batch + (J, 3)), ref.random_quats(rng, batch + (J,))
+        x, q = rng.normal(size=batch + (J, 3)), helpers.random_quats(rng, batch + (J,))
         fwd = lambda x, q: sk.rigid_forward_kinematics(TREE, x, q)  # noqa: E731
         vjp = lambda x, q, g: sk.rigid_forward_kinematics_vjp(TREE, x, q, *g)  # noqa: E731
         rvjp = lambda x, q, g: ref.rigid_forward_kinematics_vjp(TREE, x, q, *g)  # noqa: E731
         return [x, q], fwd, vjp, rvjp
     joints = rng.integers(-1, J, size=(V, K)).astype(np.int32)
     w = rng.uniform(size=(V, K))
-    v, m = rng.normal(size=batch + (V, 3)), ref.random_affine(rng, batch + (J,))
+    v, m = rng.normal(size=batch + (V, 3)), helpers.random_affine(rng, batch + (J,))
     fwd = lambda v, m: sk.linear_blend_skinning(v, joints, w, m)  # noqa: E731
     vjp = lambda v, m, g: sk.linear_blend_skinning_vjp(v, joints, w, m, g)  # noqa: E731
     rvjp = lambda v, m, g: ref.linear_blend_skinning_vjp(v, joints, w, m, g)  # noqa: E731
     return [v, m], fwd, vjp, rvjp
 
 
-KERNELS = ["quat_to_matrix", "quat_from_axis_angle", "rigid_forward_kinematics",
+KERNELS = ["quat_to_matrix", "quat_from_rotvec", "rigid_forward_kinematics",
            "linear_blend_skinning"]
 
 
@@ -59,20 +60,20 @@ def _call_vjp(vjp, inputs, g):
 
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_kernel_vjp_matches_reference(kernel):
-    rng = ref.rng_for("vjp-ref", kernel)
+    rng = helpers.rng_for("vjp-ref", kernel)
     inputs, fwd, vjp, rvjp = _problem(kernel, rng)
     g = _cotangents(rng, _outs(fwd(*inputs)))
     got, want = _call_vjp(vjp, inputs, g), _call_vjp(rvjp, inputs, g)
     assert len(got) == len(want) == len(inputs)
     for a, b, x in zip(got, want, inputs):
         assert a.shape == x.shape and a.dtype == np.float64
-        ref.assert_close(a, b, scale=10)
+        helpers.assert_close(a, b, scale=10)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_reference_vjp_matches_finite_differences(kernel):
     """<g, f(x + h d) - f(x - h d)> / 2h = <vjp(g), d> for random directions d."""
-    rng = ref.rng_for("vjp-fd", kernel)
+    rng = helpers.rng_for("vjp-fd", kernel)
     inputs, fwd, _, rvjp = _problem(kernel, rng, batch=(2,))
     g = _cotangents(rng, _outs(fwd(*inputs)))
     grads = _call_vjp(rvjp, inputs, g)
@@ -89,30 +90,34 @@ def test_reference_vjp_matches_finite_differences(kernel):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_kernel_vjp_dtype_and_broadcast_inputs(dtype):
-    """Cotangents come in the input's shape (summed over broadcast dimensions) and dtype."""
-    rng = ref.rng_for("vjp-bcast", dtype)
+    """A VJP kernel gives one cotangent per batch item in the compute dtype: an input shared by
+    the batch (broadcast) gets per-item cotangents, whose sum is its cotangent."""
+    rng = helpers.rng_for("vjp-bcast", dtype)
     x = rng.normal(size=(len(TREE), 3)).astype(dtype)               # shared by the batch
-    q = ref.random_quats(rng, (4, len(TREE)), dtype)
+    q = helpers.random_quats(rng, (4, len(TREE)), dtype)
     gQ, gt = rng.normal(size=(4, len(TREE), 4)), rng.normal(size=(4, len(TREE), 3))
     gx, gq = sk.rigid_forward_kinematics_vjp(TREE, x, q, gQ.astype(dtype), gt.astype(dtype))
-    assert gx.shape == x.shape and gq.shape == q.shape and gx.dtype == gq.dtype == dtype
+    assert gx.shape == (4,) + x.shape and gq.shape == q.shape and gx.dtype == gq.dtype == dtype
     wx, wq = ref.rigid_forward_kinematics_vjp(TREE, x, q, gQ.astype(dtype), gt.astype(dtype))
-    ref.assert_close(gx, wx.sum(axis=0), scale=20)
-    ref.assert_close(gq, wq, scale=20)
+    helpers.assert_close(gx, wx, scale=20)
+    helpers.assert_close(gq, wq, scale=20)
+    out = (np.empty((4,) + x.shape, dtype), np.empty(q.shape, dtype))
+    got = sk.rigid_forward_kinematics_vjp(TREE, x, q, gQ.astype(dtype), gt.astype(dtype), out=out)
+    assert got[0] is out[0] and got[1] is out[1]
 
 
 def test_rotvec_vjp_at_and_near_zero():
     """At r = 0 the exponential map's Jacobian is (I/2 ; 0): continuous across the series
     threshold (|r| = 0.3) and equal to the closed form just above it."""
     g = np.array([0.3, -0.2, 0.5, 0.7])
-    np.testing.assert_allclose(sk.quat_from_axis_angle_vjp(np.zeros(3), g), g[:3] / 2,
+    np.testing.assert_allclose(sk.quat_from_rotvec_vjp(np.zeros(3), g), g[:3] / 2,
                                rtol=0, atol=1e-17)
     axis = np.array([0.6, 0.0, 0.8])
-    below, above = (sk.quat_from_axis_angle_vjp(a * axis, g) for a in (0.3 - 1e-9, 0.3 + 1e-9))
+    below, above = (sk.quat_from_rotvec_vjp(a * axis, g) for a in (0.3 - 1e-9, 0.3 + 1e-9))
     np.testing.assert_allclose(below, above, rtol=0, atol=1e-8)
     for a in (1e-8, 1e-3, 0.1, 0.29, 0.31, 3.0):
-        ref.assert_close(sk.quat_from_axis_angle_vjp(a * axis, g),
-                         ref.quat_from_axis_angle_vjp(a * axis, g), scale=5)
+        helpers.assert_close(sk.quat_from_rotvec_vjp(a * axis, g),
+                         ref.quat_from_rotvec_vjp(a * axis, g), scale=5)
 
 
 def test_lbs_vjp_bad_joint_index_is_named():
@@ -125,15 +130,15 @@ def test_lbs_vjp_bad_joint_index_is_named():
 
 def test_kernel_vjps_equal_torch_autograd():
     """The same kernels written in torch (rotation via Rodrigues, FK via matrices) and
-    differentiated by autograd: the chain quat_from_axis_angle -> quat_to_matrix."""
-    rng = ref.rng_for("vjp-torch")
+    differentiated by autograd: the chain quat_from_rotvec -> quat_to_matrix."""
+    rng = helpers.rng_for("vjp-torch")
     r = rng.normal(size=(7, 3))
     g = rng.normal(size=(7, 3, 3))
     tr = torch.tensor(r, requires_grad=True)
     from body_torch import rodrigues
     (rodrigues(tr) * torch.tensor(g)).sum().backward()
-    q = sk.quat_from_axis_angle(r)
-    got = sk.quat_from_axis_angle_vjp(r, sk.quat_to_matrix_vjp(q, g))
+    q = sk.quat_from_rotvec(r)
+    got = sk.quat_from_rotvec_vjp(r, sk.quat_to_matrix_vjp(q, g))
     np.testing.assert_allclose(got, tr.grad.numpy(), rtol=1e-12, atol=1e-13)
 
 
@@ -156,7 +161,7 @@ def _torch_grads(m, args, gv, gj):
 @pytest.mark.parametrize("kind", ["SMPL", "SMPL+H", "SMPL-X", "MANO"])
 def test_body_vjp_equals_torch_autograd(body_models, kind):
     m = body_models[kind]
-    rng = ref.rng_for("body-vjp", kind)
+    rng = helpers.rng_for("body-vjp", kind)
     betas, pose, transl, expr = random_params(m, rng, (2,))
     betas = betas[:, :8]
     args = (betas, pose, transl, expr)
@@ -177,7 +182,7 @@ def test_body_vjp_equals_torch_autograd(body_models, kind):
 
 def test_body_vjp_matches_finite_differences(body_models):
     m = body_models["MANO"]
-    rng = ref.rng_for("body-fd")
+    rng = helpers.rng_for("body-fd")
     betas, pose, transl, _ = random_params(m, rng, (2,))
     (v, j), vjp = m.forward_vjp(betas, pose, transl)
     gv, gj = rng.normal(size=v.shape), rng.normal(size=j.shape)
@@ -195,7 +200,7 @@ def test_body_vjp_matches_finite_differences(body_models):
 
 def test_body_vjp_shapes_none_and_broadcast(body_models):
     m = body_models["MANO"]
-    rng = ref.rng_for("body-bcast")
+    rng = helpers.rng_for("body-bcast")
     betas, pose, _, _ = random_params(m, rng, (2, 3))
     (v, j), vjp = m.forward_vjp(betas=betas[0, 0], pose=pose)        # betas shared
     assert v.shape == (2, 3, m.num_vertices, 3)
@@ -213,7 +218,7 @@ def test_body_vjp_shapes_none_and_broadcast(body_models):
 def test_body_vjp_float32(body_models):
     a = make_arrays("MANO")
     m32, m64 = sk.BodyModel(a, np.float32), sk.BodyModel(a)
-    rng = ref.rng_for("body-f32")
+    rng = helpers.rng_for("body-f32")
     betas, pose, transl, _ = random_params(m64, rng, (2,))
     gv = rng.normal(size=(2, m64.num_vertices, 3))
     g32 = m32.forward_vjp(betas, pose, transl)[1](gv)
@@ -228,7 +233,7 @@ def test_body_vjp_float32(body_models):
 def test_torch_function_gradients_equal_autograd_through_transcription(body_models):
     import skinkit.torch as skt
     m = body_models["SMPL"]
-    rng = ref.rng_for("body-torch")
+    rng = helpers.rng_for("body-torch")
     betas, pose, transl, _ = random_params(m, rng, (3,))
     ts = [torch.tensor(a, requires_grad=True) for a in (betas, pose, transl)]
     v, j = skt.body_forward(m, *ts)
@@ -246,7 +251,7 @@ def test_torch_function_gradcheck_and_float32():
     import skinkit.torch as skt
     from conftest import DATA
     m = sk.load_body_model(DATA / "body" / "tiny_mano.npz")
-    rng = ref.rng_for("gradcheck")
+    rng = helpers.rng_for("gradcheck")
     args = [torch.tensor(a, requires_grad=True)
             for a in random_params(m, rng, (2,))[:3]]
     assert torch.autograd.gradcheck(lambda b, p, t: skt.body_forward(m, b, p, t), args)

@@ -13,6 +13,7 @@ from .gradients import *  # noqa: F401,F403
 from .gradients import __all__ as _vjp_names
 from .kernels import *  # noqa: F401,F403
 from .kernels import __all__ as _kernel_names
+from .kernels import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
 from .model import Model, Skeleton, SkinnedPrimitive, Skin
 from .pose import frame_times, local_pose, pose, world_matrices
 

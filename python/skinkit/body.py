@@ -7,7 +7,7 @@ with the array layouts and the joint convention of smplx 0.1.28 (``smplx.lbs.lbs
    and rest joints ``x = J_regressor v_shaped``: one BLAS matrix product over a stored basis
    whose rows are the shape (reversed), template, pose-corrective and expression directions, so
    the coefficients of any call select one contiguous block;
-2. rotations ``R_j`` of the axis-angle pose, exactly (no epsilon): quat_from_axis_angle then
+2. rotations ``R_j`` of the axis-angle pose, exactly (no epsilon): quat_from_rotvec then
    quat_to_matrix (C kernels);
 3. joint-centred rigid FK (C kernel): ``G_j = [Q_j | t_j]``, the transform smplx calls ``A``;
 4. linear blend skinning (C kernel) with the model's weights kept sparse (every non-zero);
@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _core, gradients
 from .body_io import BodyModelError, read_body_arrays
-from .kernels import (_asarray, linear_blend_skinning, quat_from_axis_angle, quat_to_matrix,
+from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
 
 KINDS = {24: "SMPL", 52: "SMPL+H", 55: "SMPL-X", 16: "MANO"}
@@ -208,7 +208,7 @@ class BodyModel:
         E = flat["expression"].shape[1] if "expression" in flat else 0
         pose = flat.get("pose")
         pose = np.zeros((N, J, 3), dt) if pose is None else np.ascontiguousarray(pose)
-        q = quat_from_axis_angle(pose, threads=threads)
+        q = quat_from_rotvec(pose, threads=threads)
         R = quat_to_matrix(q, threads=threads)
         P = self._P
         lo = self.num_betas - S                           # the block of basis rows used
@@ -298,7 +298,7 @@ class BodyModel:
             for k in ("betas", "pose", "transl") + (("expression",) if self.num_expression
                                                    else ()):
                 out.append(None if k not in shapes else
-                           gradients.unbroadcast(g[k].reshape(batch + g[k].shape[1:]), shapes[k]))
+                           _unbroadcast(g[k].reshape(batch + g[k].shape[1:]), shapes[k]))
             return tuple(out)
 
         return (verts.reshape(batch + (V, 3)), joints.reshape(batch + (J, 3))), vjp
@@ -327,9 +327,19 @@ class BodyModel:
         g_R[:, 1:] = g_c[:, S + 1:S + 1 + P].reshape(N, J - 1, 3, 3)
         g_q += gradients.quat_to_matrix_vjp(s["q"], g_R, threads=threads)
         return {"betas": g_c[:, :S][:, ::-1],
-                "pose": gradients.quat_from_axis_angle_vjp(s["pose"], g_q, threads=threads),
+                "pose": gradients.quat_from_rotvec_vjp(s["pose"], g_q, threads=threads),
                 "transl": gv.sum(axis=1) + gj.sum(axis=1),
                 "expression": g_c[:, S + 1 + P:]}
+
+
+def _unbroadcast(g, shape):
+    """Sum ``g`` over the leading and length-1 dimensions it gained by broadcasting to its
+    shape from ``shape``: the cotangent of an argument of that shape."""
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    ones = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    return g.sum(axis=ones, keepdims=True) if ones else g
 
 
 def _cotangent(name, g, batch, core, N, dtype):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+import zipfile
 
 import numpy as np
 
@@ -30,13 +31,16 @@ def pose_body(args) -> int:
         args.parser.error("--params needs a body model file (.pkl or .npz) as MODEL")
     if not args.out.lower().endswith(".npz"):
         args.parser.error(f"--out {args.out}: a body model is posed to an .npz file")
-    model = load_body_model(args.model, dtype=np.dtype(args.dtype))
-    with np.load(args.params, allow_pickle=False) as z:
-        unknown = sorted(set(z.files) - set(PARAM_KEYS))
-        if unknown:
-            raise CliError(f"{args.params}: unknown arrays {', '.join(unknown)}; expected "
-                           f"{', '.join(PARAM_KEYS)} (each optional)")
-        params = {k: z[k] for k in z.files}
+    try:
+        model = load_body_model(args.model, dtype=np.dtype(args.dtype))
+        with np.load(args.params, allow_pickle=False) as z:
+            params = {k: z[k] for k in z.files}
+    except (ValueError, zipfile.BadZipFile) as exc:  # BodyModelError, or not an .npz
+        raise CliError(str(exc)) from exc
+    unknown = sorted(set(params) - set(PARAM_KEYS))
+    if unknown:
+        raise CliError(f"{args.params}: unknown arrays {', '.join(unknown)}; expected "
+                       f"{', '.join(PARAM_KEYS)} (each optional)")
     if not params:
         raise CliError(f"{args.params}: no arrays; expected {', '.join(PARAM_KEYS)}")
     frames = {k: v.shape[0] if v.ndim else None for k, v in params.items()}
@@ -46,7 +50,10 @@ def pose_body(args) -> int:
     pose = params.get("pose")
     if pose is not None and pose.ndim == 2:                       # smplx's flat (F, 3 J)
         params["pose"] = pose.reshape(len(pose), -1, 3)
-    vertices, joints = model.forward(**params)
+    try:
+        vertices, joints = model.forward(**params)
+    except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
+        raise CliError(f"{args.params}: {exc}") from exc
     _write_npz_atomic(args.out, {"positions_body": vertices, "joints": joints})
     if not args.quiet:
         n = len(vertices)
