@@ -78,7 +78,7 @@ def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
     if out.size == 0:
         return out
     flat = out.reshape(-1, v * c)
-    np.matmul(weights.reshape(-1, m).astype(dtype, copy=False),
+    np.matmul(weights.reshape(len(flat), m).astype(dtype, copy=False),
               deltas.reshape(m, v * c).astype(dtype, copy=False), out=flat)
     flat += base.reshape(1, v * c).astype(dtype, copy=False)
     return out
