@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from . import _core
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}   # the TRS paths, and their components
 WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0 section 3.11)
+_PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
 
 
 @dataclass(repr=False)
@@ -80,32 +81,41 @@ class Channel:
         return channel(self)
 
 
-class _ChannelTable:
-    """The packed arrays the C sampler (``_core.sample_channels``) reads for a set of channels:
-    every key time and value of every channel one after the other, and per channel its offsets,
-    key count, component count, interpolation and whether it is a rotation (slerp)."""
+class ClipTable(NamedTuple):
+    """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
+    ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
+    ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
+    components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
+    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
+    into PATHS, or 3 for morph weights) say where each channel's samples go."""
 
-    def __init__(self, channels: Sequence[Channel], dtype: np.dtype):
+    key_times: np.ndarray
+    values: np.ndarray
+    key_offset: np.ndarray
+    nkeys: np.ndarray
+    value_offset: np.ndarray
+    ncomp: np.ndarray
+    interp: np.ndarray
+    rotation: np.ndarray
+    node: np.ndarray
+    path: np.ndarray
+
+    @classmethod
+    def pack(cls, channels: Sequence[Channel], dtype) -> "ClipTable":
         c = channels
-        self.key_times = np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype)
-        self.values = np.concatenate(
-            [np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(dtype)
-        self.nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
-        self.key_offset = np.cumsum(self.nkeys) - self.nkeys     # one entry per channel
+        nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
-        self.value_offset = np.cumsum(sizes) - sizes
-        self.ncomp = np.array([np.shape(ch.values)[1] for ch in c], dtype=np.int32)
-        self.interp = np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c],
-                               dtype=np.int32)
-        self.rotation = np.array([ch.path == "rotation" for ch in c], dtype=np.int32)
-        self.nodes = np.array([ch.node for ch in c], dtype=np.int64)
-
-    def run(self, times: np.ndarray, out: np.ndarray, out_offset: np.ndarray,
-            out_stride: np.ndarray, threads) -> None:
-        """Channel c at times[i] -> out[out_offset[c] + i * out_stride[c] + (0..ncomp[c])]."""
-        _core.sample_channels(self.key_times, self.key_offset, self.nkeys, self.values,
-                              self.value_offset, self.ncomp, self.interp, self.rotation,
-                              out_offset, out_stride, times, out, threads)
+        return cls(
+            key_times=np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype),
+            values=np.concatenate([np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(dtype),
+            key_offset=np.cumsum(nkeys) - nkeys,
+            nkeys=nkeys,
+            value_offset=np.cumsum(sizes) - sizes,
+            ncomp=np.array([np.shape(ch.values)[1] for ch in c], dtype=np.int32),
+            interp=np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c], dtype=np.int32),
+            rotation=np.array([ch.path == "rotation" for ch in c], dtype=np.int32),
+            node=np.array([ch.node for ch in c], dtype=np.int64),
+            path=np.array([_PATH_INDEX[ch.path] for ch in c], dtype=np.int64))
 
 
 class Clip:
@@ -130,12 +140,11 @@ class Clip:
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
-        trs = [ch for ch in self.channels if ch.path in PATHS]
-        self._trs = _ChannelTable(trs, self.dtype)
-        self._path_index = np.array([list(PATHS).index(ch.path) for ch in trs], dtype=np.int64)
-        self._weights = _ChannelTable([ch for ch in self.channels if ch.path == WEIGHTS],
-                                      self.dtype)
-        nodes = self._weights.nodes.tolist()
+        self._table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS],
+                                     self.dtype)
+        self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
+                                       self.dtype)
+        nodes = self._weights.node.tolist()
         if len(set(nodes)) != len(nodes):
             raise ValueError(f"clip {name!r} has several weights channels for one node")
 
@@ -151,7 +160,7 @@ class Clip:
     @property
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates."""
-        return self._weights.nodes.tolist()
+        return self._weights.node.tolist()
 
     def __repr__(self) -> str:
         return (f"Clip(name={self.name!r}, duration={self.duration:g} s, "
@@ -213,8 +222,8 @@ class Clip:
         if any(a.dtype.kind not in "iuf" for a in (rest_t, rest_r, rest_s)):
             raise TypeError("rest must be real number arrays, got dtypes "
                             f"{rest_t.dtype}, {rest_r.dtype}, {rest_s.dtype}")
-        nodes = self._trs.nodes
-        if nodes.size and (nodes.min() < 0 or nodes.max() >= n):
+        nodes = self._table.node
+        if nodes.size and nodes.max() >= n:
             raise ValueError(f"clip {self.name!r} animates node {int(nodes.max())}, "
                              f"but the rest pose has {n} nodes")
         T = int(np.prod(shape))
@@ -229,8 +238,9 @@ class Clip:
         ro[...] = rest_r
         sc[...] = rest_s
         base = np.array([0, 3 * n * T, 7 * n * T], dtype=np.int64)  # PATHS order
-        ncomp = self._trs.ncomp.astype(np.int64)
-        self._trs.run(t, buf, base[self._path_index] + nodes * ncomp, n * ncomp, threads)
+        ncomp = self._table.ncomp.astype(np.int64)
+        out_offset = base[self._table.path] + nodes * ncomp
+        _core.sample_channels(self._table, out_offset, n * ncomp, t, buf, threads)
         return (tr.reshape(shape + (n, 3)), ro.reshape(shape + (n, 4)),
                 sc.reshape(shape + (n, 3)))
 
@@ -262,6 +272,7 @@ class Clip:
         width = int(ncomp.sum())
         buf = np.empty((t.size, width), dtype=self.dtype)
         offset = np.cumsum(ncomp) - ncomp
-        table.run(t, buf.reshape(-1), offset, np.full_like(ncomp, width), threads)
+        _core.sample_channels(table, offset, np.full_like(ncomp, width), t, buf.reshape(-1),
+                              threads)
         return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
-                for node, o, m in zip(table.nodes, offset, ncomp)}
+                for node, o, m in zip(table.node, offset, ncomp)}
