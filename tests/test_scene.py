@@ -401,3 +401,81 @@ def test_pose_record_is_stable():
     assert list(plain) == list(with_normals.positions) == [p.key for p in model.primitives]
     assert json.dumps(sorted(plain.arrays())) == json.dumps(
         sorted(f"positions_{p.key}" for p in model.primitives))
+
+
+# --- KHR_draco_mesh_compression (DracoPy, the [draco] extra) and EXT_meshopt_compression -------
+
+def draco_pair(tmp_path, required=True):
+    """The same skinned, morphed mesh as a plain .glb and as a Draco-compressed one (lossless:
+    no quantization, vertex order preserved)."""
+    rng = np.random.default_rng(5)
+    positions = rng.normal(size=(9, 3)).astype(np.float32)
+    normals = rng.normal(size=(9, 3))
+    normals = (normals / np.linalg.norm(normals, axis=1, keepdims=True)).astype(np.float32)
+    joints = rng.integers(0, 2, (9, 4)).astype(np.uint8)
+    weights = rng.random((9, 4)).astype(np.float32)
+    faces = np.arange(9).reshape(3, 3)
+    keys = ref.random_quats(rng, (2,))
+    paths = []
+    for compressed in (False, True):
+        d = Doc()
+        arrays = [(positions, 5126, "VEC3"), (normals, 5126, "VEC3"), (joints, 5121, "VEC4"),
+                  (weights, 5126, "VEC4"), (faces.reshape(-1), 5123, "SCALAR")]
+        for a, ctype, kind in arrays:
+            if compressed:
+                d.accessor(ctype, kind, len(a))
+            else:
+                d.add(a, ctype, kind)
+        prim = {"attributes": {"POSITION": 0, "NORMAL": 1, "JOINTS_0": 2, "WEIGHTS_0": 3},
+                "indices": 4}
+        if compressed:
+            draco = pytest.importorskip("DracoPy")
+            data = draco.encode(positions, faces, quantization_bits=0, preserve_order=True,
+                                normals=normals.astype(np.float64),
+                                generic_attributes={10: joints, 11: weights})
+            mesh = draco.decode(data)
+            ids = {a["attribute_type"]: a["unique_id"] for a in mesh.attributes
+                   if a["attribute_type"] in (0, 1)}
+            generic = {a["data"].dtype == np.uint8: a["unique_id"]   # True: joints
+                       for a in mesh.attributes if a["attribute_type"] == 4}
+            prim["extensions"] = {"KHR_draco_mesh_compression": {
+                "bufferView": d.view(data),
+                "attributes": {"POSITION": ids[0], "NORMAL": ids[1], "JOINTS_0": generic[True],
+                               "WEIGHTS_0": generic[False]}}}
+            d.json["extensionsUsed"] = ["KHR_draco_mesh_compression"]
+            if required:
+                d.json["extensionsRequired"] = ["KHR_draco_mesh_compression"]
+        d.add([0.0, 1.0], 5126, "SCALAR")
+        d.add(keys, 5126, "VEC4")
+        d.json.update(nodes=[{"mesh": 0, "skin": 0}, {"children": [2]}, {}],
+                      meshes=[{"primitives": [prim]}], skins=[{"joints": [1, 2]}],
+                      animations=[{"samplers": [{"input": 5, "output": 6}], "channels": [
+                          {"sampler": 0, "target": {"node": 2, "path": "rotation"}}]}])
+        paths.append(d.write(tmp_path / f"{'draco' if compressed else 'plain'}.glb"))
+    return paths
+
+
+def test_draco_primitive_equals_plain(tmp_path):
+    plain_path, draco_path = draco_pair(tmp_path)
+    plain, draco = load_gltf(plain_path), load_gltf(draco_path)
+    [p], [q] = plain.primitives, draco.primitives
+    for field in ("positions", "normals", "joints", "weights", "faces"):
+        np.testing.assert_array_equal(getattr(q, field), getattr(p, field), err_msg=field)
+    times = [0.0, 0.3, 1.0]
+    np.testing.assert_array_equal(draco.pose(0, times)[q.key], plain.pose(0, times)[p.key])
+
+
+def test_draco_without_the_extra(tmp_path, monkeypatch):
+    _, required = draco_pair(tmp_path)
+    monkeypatch.setitem(__import__("sys").modules, "DracoPy", None)   # import fails
+    with pytest.raises(GltfError, match=r"^meshes\[0\]\.primitives\[0\]\.extensions\."
+                                        r"KHR_draco_mesh_compression: .*skinkit\[draco\]"):
+        load_gltf(required)
+
+
+def test_meshopt_required_is_named(tmp_path):
+    d = scene_document()
+    d.json["extensionsRequired"].append("EXT_meshopt_compression")
+    with pytest.raises(GltfError, match=r"^extensionsRequired\[1\]: extension "
+                                        r"'EXT_meshopt_compression' is not supported"):
+        load_gltf(d.write(tmp_path / "m.glb"))

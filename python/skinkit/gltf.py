@@ -41,10 +41,16 @@ __all__ = ["GltfError", "load_gltf"]
 _CHUNK_JSON = 0x4E4F534A
 _CHUNK_BIN = 0x004E4942
 
-# Required extensions that change nothing skinkit reads (KHR_mesh_quantization only widens the
-# component types of attributes, which the accessor decoder handles).
-_HARMLESS_EXTENSION_PREFIXES = ("KHR_mesh_quantization", "KHR_materials_", "KHR_texture_",
-                                "EXT_texture_", "KHR_lights_punctual")
+# Required extensions skinkit honours: KHR_mesh_quantization only widens the component types of
+# attributes, which the accessor decoder handles; KHR_draco_mesh_compression is decoded by
+# DracoPy (gltf_draco); the others change nothing skinkit reads.
+_SUPPORTED_EXTENSION_PREFIXES = ("KHR_mesh_quantization", "KHR_draco_mesh_compression",
+                                 "KHR_materials_", "KHR_texture_", "EXT_texture_",
+                                 "KHR_lights_punctual")
+# No PyPI package decodes EXT_meshopt_compression buffer views and is established enough to rely
+# on (checked 2026-11: `meshopt` 0.1 is a first release, `meshoptimizer` 0.2.30a0 an alpha
+# binding without a buffer view decoder).
+_MESHOPT = "EXT_meshopt_compression"
 
 
 def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
@@ -144,7 +150,11 @@ def _parse_json(raw) -> dict:
     if not isinstance(version, str) or version.split(".")[0] != "2":
         raise GltfError(f"asset.version: {version!r:.40}, expected a glTF 2.x version string")
     for i, name in enumerate(list_field(doc, "extensionsRequired", "")):
-        if not isinstance(name, str) or not name.startswith(_HARMLESS_EXTENSION_PREFIXES):
+        if name == _MESHOPT:
+            raise GltfError(f"extensionsRequired[{i}]: extension {_MESHOPT!r} is not supported "
+                            "(no maintained decoder of its buffer views on PyPI); decompress "
+                            "the file first, e.g. with glTF-Transform")
+        if not isinstance(name, str) or not name.startswith(_SUPPORTED_EXTENSION_PREFIXES):
             raise GltfError(f"extensionsRequired[{i}]: extension {name!r:.60} is not supported")
     return doc
 

@@ -89,6 +89,21 @@ class Accessors:
         """The bytes of ``bufferViews[v]`` (for compressed data that extensions decode)."""
         return self._view(v)[0]
 
+    def provide(self, owner: dict, key: str, path: str, values) -> None:
+        """Cache ``values`` as the data of the accessor ``owner[key]`` refers to (decoded by an
+        extension, e.g. Draco): they must have its count and width; they are converted to its
+        componentType, and normalized integers decoded, as stored data would be."""
+        k = int_field(owner, key, path, hi=len(self.accessors))
+        ctype, kind, normalized = self._meta(k)
+        count = int_field(self.accessors[k], "count", f"accessors[{k}]", lo=1)
+        cols, rows = _TYPES[kind]
+        a = np.asarray(values)
+        if a.shape != (count, cols * rows):
+            raise GltfError(f"{join(path, key)}: the decoded data has shape {a.shape}, "
+                            f"accessors[{k}] is {count} x {kind}")
+        a = a.astype(COMPONENTS[ctype].newbyteorder("="))
+        self._decoded[k] = _normalize(a) if normalized else a
+
     def _buffer(self, b: int, bin_chunk) -> memoryview:
         path = f"buffers[{b}]"
         buffer = obj(self.doc["buffers"][b], path)

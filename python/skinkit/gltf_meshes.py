@@ -9,6 +9,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .gltf_accessors import FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX, Accessors
+from .gltf_draco import DRACO, decode_draco
 from .gltf_json import GltfError, int_field, list_field, numbers_field, obj
 from .model import Primitive, Skin
 
@@ -86,7 +87,7 @@ def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: Li
         m = int_field(node, "mesh", path, hi=len(meshes))
         s = int_field(node, "skin", path, default=None, hi=len(skins))
         if m not in cache:
-            cache[m] = _read_mesh(meshes[m], f"meshes[{m}]", counts[i], accessors, dtype)
+            cache[m] = _read_mesh(doc, meshes[m], f"meshes[{m}]", counts[i], accessors, dtype)
         mesh = cache[m]
         weights = mesh.weights
         if "weights" in node:
@@ -114,15 +115,16 @@ def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: Li
     return out
 
 
-def _read_mesh(mesh, path: str, count: int, accessors: Accessors, dtype) -> _MeshData:
+def _read_mesh(doc: dict, mesh, path: str, count: int, accessors: Accessors, dtype
+               ) -> _MeshData:
     mesh = obj(mesh, path)
     weights = numbers_field(mesh, "weights", path, count, (0.0,) * count).astype(dtype)
     names = obj(mesh.get("extras", {}), f"{path}.extras").get("targetNames")
     if names is not None and (not isinstance(names, list) or len(names) != count
                               or not all(isinstance(n, str) for n in names)):
         raise GltfError(f"{path}.extras.targetNames: expected {count} strings")
-    prims = [_read_primitive(obj(p, f"{path}.primitives[{k}]"), f"{path}.primitives[{k}]",
-                             accessors, dtype)
+    prims = [_read_primitive(doc, obj(p, f"{path}.primitives[{k}]"),
+                             f"{path}.primitives[{k}]", accessors, dtype)
              for k, p in enumerate(list_field(mesh, "primitives", path, required=True))]
     return _MeshData(prims, weights, names)
 
@@ -135,7 +137,10 @@ def _vertex_attribute(accessors: Accessors, owner: dict, key: str, path: str, co
     return a
 
 
-def _read_primitive(prim: dict, path: str, accessors: Accessors, dtype) -> Optional[_PrimitiveData]:
+def _read_primitive(doc: dict, prim: dict, path: str, accessors: Accessors, dtype
+                    ) -> Optional[_PrimitiveData]:
+    if DRACO in obj(prim.get("extensions", {}), f"{path}.extensions"):
+        decode_draco(doc, prim, path, accessors)
     apath = f"{path}.attributes"
     attributes = obj(prim.get("attributes"), apath)
     if "POSITION" not in attributes:
