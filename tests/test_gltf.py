@@ -554,8 +554,8 @@ HOSTILE = [
     ("no asset", glb_json(b"{}"), "asset.version"),
     ("no BIN chunk", glb_json(json.dumps(small().json).encode(), with_bin=False),
      "buffers[0].uri"),
-    ("required draco", edit_json(lambda d: put(
-        d.json, extensionsRequired=["KHR_draco_mesh_compression"])), "extensionsRequired[0]"),
+    ("required meshopt", edit_json(lambda d: put(
+        d.json, extensionsRequired=["EXT_meshopt_compression"])), "extensionsRequired[0]"),
     ("accessor past buffer end", edit_json(lambda d: put(d.json["accessors"][POS],
                                                          byteOffset=8)), "accessors[0]"),
     ("bufferView past buffer end", edit_json(lambda d: put(d.json["bufferViews"][0],
