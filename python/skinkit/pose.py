@@ -174,7 +174,7 @@ def world_matrices(model, clip: ClipLike = None, times=None, loop: bool = False)
     return kernels.forward_kinematics(np.asarray(model.skeleton.parents), ro, tr, sc)
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)
 class PosedMeshes(Mapping[str, np.ndarray]):
     """The result of ``pose``: posed positions (and normals) of every mesh primitive instance.
 
@@ -192,6 +192,9 @@ class PosedMeshes(Mapping[str, np.ndarray]):
     times: np.ndarray
     positions: Dict[str, np.ndarray]
     normals: Dict[str, np.ndarray]
+
+    __eq__ = object.__eq__   # equal only to itself: arrays have no single truth value
+    __hash__ = None          # type: ignore[assignment]  # a mutable record
 
     def __getitem__(self, key: str) -> np.ndarray:
         return self.positions[key]
