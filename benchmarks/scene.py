@@ -23,7 +23,7 @@ import numpy as np
 import skinkit
 from skinkit import kernels
 from skinkit.cli import _write_npz_atomic
-from skinkit.pose import _morph, _rigid, _skin, morph_weights, skin_matrices
+from skinkit.pose import _morph, _rigid, _skin, morph_weights, skinning_matrices
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOT = os.path.join(HERE, "..", "tests", "data", "gltf", "RobotExpressive.glb")
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     trs = clip.sample(times, rest)
     world = kernels.forward_kinematics(sk.parents, trs[1], trs[0], trs[2])
     weights = morph_weights(model, clip, times)
-    mats = skin_matrices(model, world)
+    mats = skinning_matrices(model, world)
     skinned = [p for p in model.primitives if p.skinned]
     rigid = [p for p in model.primitives if not p.skinned]
     morphed = {p.key: _morph(p, weights.get(p.node), False) for p in model.primitives}
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
                                                  for p in model.primitives],
         "skinning (matrices + LBS)": lambda: [
             _skin(p, morphed[p.key][0], None, m[p.skin])
-            for m in [skin_matrices(model, world)] for p in skinned],
+            for m in [skinning_matrices(model, world)] for p in skinned],
         "rigid instances": lambda: [_rigid(world[:, p.node], morphed[p.key][0], None)
                                     for p in rigid],
     }

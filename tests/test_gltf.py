@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import helpers
 from gltf_doc import DTYPES, Doc
 from skinkit import gltf_accessors
 from skinkit.gltf import GltfError, load_gltf
@@ -631,18 +632,6 @@ def test_hostile_input_raises_gltf_error(tmp_path, build, where):
         load_gltf(path)
 
 
-def peak_rss_growth(fn):
-    """Bytes the peak resident set grew while fn() ran (Linux: peak reset via clear_refs)."""
-    def status(key):
-        return int(re.search(rf"{key}:\s+(\d+) kB", Path("/proc/self/status").read_text())
-                   .group(1)) * 1024
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    start = status("VmRSS")
-    fn()
-    return status("VmHWM") - start
-
-
 def huge_sparse(d):
     put(d.json["accessors"][POS], count=2**31,
         sparse=d.sparse([0, 1], 5121, [[0, 0, 1]] * 2, 5126))
@@ -680,4 +669,4 @@ def test_huge_declared_counts_fail_fast_in_bounded_memory(tmp_path, change):
         with pytest.raises(GltfError):
             load_gltf(path)
         assert time.perf_counter() - start < 1.0
-    assert peak_rss_growth(load) < 16 * 2**20
+    assert helpers.peak_rss_growth(load) < 16 * 2**20

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 
+import helpers
 import reference as ref
 from cli_run import run
 from conftest import DATA
@@ -146,7 +147,7 @@ def scene_document(weights_interpolation="CUBICSPLINE"):
     times = d.add(keys, 5126, "SCALAR")
     per_key = 3 if weights_interpolation == "CUBICSPLINE" else 1
     samplers = [
-        {"input": times, "output": d.add(ref.random_quats(rng, (3,)), 5126, "VEC4")},
+        {"input": times, "output": d.add(helpers.random_quats(rng, (3,)), 5126, "VEC4")},
         {"input": times, "output": d.add(rng.normal(size=(3, 3)), 5126, "VEC3")},
         {"input": times, "output": d.add(rng.normal(size=3 * per_key * 2), 5126, "SCALAR"),
          "interpolation": weights_interpolation},
@@ -207,18 +208,6 @@ def test_small_scene_other_scene(tmp_path, capsys):
 
 # --- blend_shapes and weights sampling against NumPy references ------------------------------
 
-def blend_shapes_reference(base, deltas, weights):
-    """base + sum_m w_m delta_m, one weight row at a time."""
-    w = np.asarray(weights, float)
-    out = np.empty(w.shape[:-1] + base.shape)
-    for idx in np.ndindex(*w.shape[:-1]):
-        acc = np.array(base, float)
-        for m in range(deltas.shape[0]):
-            acc = acc + w[idx + (m,)] * deltas[m]
-        out[idx] = acc
-    return out
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("batch", [(), (5,), (2, 3)])
 def test_blend_shapes_reference(dtype, batch):
@@ -228,7 +217,7 @@ def test_blend_shapes_reference(dtype, batch):
     weights = rng.normal(size=batch + (4,)).astype(dtype)
     got = blend_shapes(base, deltas, weights)
     assert got.shape == batch + (7, 3) and got.dtype == dtype
-    ref.assert_close(got, blend_shapes_reference(base, deltas, weights), dtype)
+    helpers.assert_close(got, ref.blend_shapes(base, deltas, weights), dtype)
     out = np.empty_like(got)
     assert blend_shapes(base, deltas, weights, out=out) is out
     np.testing.assert_array_equal(out, got)
@@ -271,7 +260,7 @@ def test_weights_sampling_reference(interpolation, dtype):
                              for t in times.astype(dtype)])
         assert got[ch.node].shape == (len(times), ch.values.shape[1])
         assert got[ch.node].dtype == dtype
-        ref.assert_close(got[ch.node], expected, dtype, scale=4)
+        helpers.assert_close(got[ch.node], expected, dtype, scale=4)
     wrapped = clip.sample_weights(times.reshape(6, 7) + 2.0, loop=True)[5]
     assert wrapped.shape == (6, 7, 3)
     np.testing.assert_allclose(wrapped.reshape(-1, 3),
@@ -415,7 +404,7 @@ def draco_pair(tmp_path, required=True):
     joints = rng.integers(0, 2, (9, 4)).astype(np.uint8)
     weights = rng.random((9, 4)).astype(np.float32)
     faces = np.arange(9).reshape(3, 3)
-    keys = ref.random_quats(rng, (2,))
+    keys = helpers.random_quats(rng, (2,))
     paths = []
     for compressed in (False, True):
         d = Doc()

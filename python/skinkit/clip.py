@@ -81,6 +81,20 @@ class Channel:
         return channel(self)
 
 
+def as_times(times, dtype) -> np.ndarray:
+    """``times`` as a C-contiguous 1-D array of ``dtype``; the one check of sampling times.
+
+    Raises TypeError if they are not real numbers, ValueError if one is not finite.
+    """
+    t = np.asarray(times)
+    if t.dtype.kind not in "iuf":
+        raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
+    t = np.require(t.reshape(-1), dtype, ["C", "A"])
+    if not np.all(np.isfinite(t)):
+        raise ValueError("times must be finite")
+    return t
+
+
 class ClipTable(NamedTuple):
     """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
     ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
@@ -173,12 +187,8 @@ class Clip:
     def _times(self, times, loop: bool):
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
         t = np.asarray(times)
-        if t.dtype.kind not in "iuf":
-            raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
         shape = t.shape
-        t = np.require(t.reshape(-1), self.dtype, ["C", "A"])
-        if not np.all(np.isfinite(t)):
-            raise ValueError("times must be finite")
+        t = as_times(t, self.dtype)
         if loop and self.duration > 0:
             t = np.mod(t, self.dtype.type(self.duration))
         return t, shape
@@ -213,7 +223,8 @@ class Clip:
         MemoryError
             If T x N poses cannot be allocated (checked before anything is copied).
         """
-        shape = np.shape(times)
+        t = np.asarray(times)
+        shape = t.shape
         rest_t, rest_r, rest_s = (np.asarray(a) for a in rest)
         n = rest_t.shape[0] if rest_t.ndim else -1
         if rest_t.shape != (n, 3) or rest_r.shape != (n, 4) or rest_s.shape != (n, 3):
@@ -230,7 +241,7 @@ class Clip:
         if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
             raise MemoryError(f"{T} times x {n} nodes of TRS do not fit in memory")
         buf = np.empty(10 * n * T, dtype=self.dtype)   # the result first: fails before any copy
-        t, shape = self._times(times, loop)
+        t, shape = self._times(t, loop)
         tr = buf[:3 * n * T].reshape(T, n, 3)
         ro = buf[3 * n * T:7 * n * T].reshape(T, n, 4)
         sc = buf[7 * n * T:].reshape(T, n, 3)

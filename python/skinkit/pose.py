@@ -24,10 +24,10 @@ from typing import Dict, Iterator, Mapping, Optional, Tuple, Union
 import numpy as np
 
 from . import kernels
-from .clip import Clip
+from .clip import Clip, as_times
 from .morph import blend_shapes
 
-__all__ = ["resolve_clip", "local_pose", "world_matrices", "morph_weights", "skin_matrices",
+__all__ = ["resolve_clip", "local_pose", "world_matrices", "morph_weights", "skinning_matrices",
            "pose", "PosedMeshes", "frame_times"]
 
 ClipLike = Union[Clip, int, str, None]
@@ -89,14 +89,9 @@ def _times_array(times, clip: Optional[Clip], dtype) -> np.ndarray:
         if clip is None:
             return np.zeros(1, dtype=dtype)
         return frame_times(clip).astype(clip.dtype)
-    t = np.asarray(times)
-    if t.dtype.kind not in "iuf":
-        raise TypeError(f"times must be real numbers, got an array of dtype {t.dtype}")
-    t = t.astype(dtype if clip is None else clip.dtype).reshape(-1)
+    t = as_times(times, dtype if clip is None else clip.dtype)
     if t.size == 0:
         raise ValueError("times must hold at least one time")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("times must be finite")
     return t
 
 
@@ -259,7 +254,7 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     t = _times_array(times, c, _model_dtype(model))
     world = world_matrices(model, c, t, loop)
     weights = morph_weights(model, c, t, loop)
-    mats = skin_matrices(model, world)
+    mats = skinning_matrices(model, world)
     positions, normals_out = {}, {}
     for prim in model.primitives:
         p, n = _morph(prim, weights.get(prim.node), normals)
@@ -351,7 +346,7 @@ def _rigid(world, positions, normals):
     return kernels.linear_blend_skinning(positions, joint, one, mats, normals=normals)
 
 
-def skin_matrices(model, world, skins=None) -> Dict[int, np.ndarray]:
+def skinning_matrices(model, world, skins=None) -> Dict[int, np.ndarray]:
     """Skinning matrices of the skins used by the model's primitives.
 
     Parameters
@@ -375,6 +370,9 @@ def skin_matrices(model, world, skins=None) -> Dict[int, np.ndarray]:
         out[i] = kernels.skinning_matrices(world[:, np.asarray(skin.joints)],
                                            skin.inverse_bind_matrices)
     return out
+
+
+skin_matrices = kernels._deprecated("pose.skin_matrices", skinning_matrices)
 
 
 def frame_times(clip, fps: float = 30.0) -> np.ndarray:
