@@ -314,6 +314,10 @@ HOSTILE = [
     ("skinned node, primitive without JOINTS_0", hostile(lambda d: [
         d.json["meshes"][1]["primitives"][0]["attributes"].pop(k)
         for k in ("JOINTS_0", "WEIGHTS_0")]), "meshes[1].primitives[0].attributes"),
+    ("empty morph target", hostile(lambda d: (targets(d, 1).append({}),
+                                              put(d.json["meshes"][1], weights=[0, 0]),
+                                              put(d.json["animations"][0], channels=[]))),
+     "meshes[1].primitives[0].targets[1]"),
     ("scene root with a parent", hostile(lambda d: put(d.json["scenes"][0], nodes=[1])),
      "scenes[0].nodes"),
     ("unknown required extension", hostile(lambda d: d.json["extensionsRequired"].append(
@@ -325,6 +329,24 @@ HOSTILE = [
 def test_hostile_morph_targets_raise_gltf_error(tmp_path, build, where):
     with pytest.raises(GltfError, match="^" + re.escape(where)):
         load_gltf(build(tmp_path))
+
+
+def test_morph_targets_far_larger_than_the_file(tmp_path, monkeypatch):
+    """Many targets reusing one accessor would expand a few bytes into M x V x 3 floats: past
+    64 times the file's buffer bytes (and a floor, lowered here to keep the file small) the
+    file is refused before anything is allocated."""
+    from skinkit import gltf_meshes
+
+    monkeypatch.setattr(gltf_meshes, "_TARGET_BYTES_FLOOR", 0)
+    d = scene_document()
+    m = 64 * len(d.bin) // (6 * 3 * 8) + 1
+    put(d.json["meshes"][1], weights=[0.0] * m)
+    targets(d, 1).extend([targets(d, 1)[0]] * (m - 1))
+    d.json["animations"][0]["channels"].pop()          # the STEP weights channel of node 3
+    with pytest.raises(GltfError, match=rf"^meshes\[1\]\.primitives\[0\]\.targets: {m} "):
+        load_gltf(d.write(tmp_path / "big.glb"))
+    monkeypatch.setattr(gltf_meshes, "_TARGET_EXPANSION", 10**9)
+    assert load_gltf(tmp_path / "big.glb").primitives[-1].target_count == m
 
 
 def test_unknown_required_extension_is_named(tmp_path):

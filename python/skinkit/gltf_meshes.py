@@ -19,6 +19,10 @@ _POSITION = FLOAT | INT8_16 | UNORM | SNORM
 _NORMAL = FLOAT | SNORM
 _TARGET_POSITION = FLOAT | SNORM | frozenset({(5120, False), (5122, False)})
 _TARGET_NORMAL = FLOAT | SNORM
+# Dense morph deltas (M, V, 3) may outgrow the file (sparse targets), but not without bound: a
+# hostile file listing many targets would otherwise make a huge allocation from a few bytes.
+_TARGET_EXPANSION = 64
+_TARGET_BYTES_FLOOR = 256 << 20
 
 
 @dataclass
@@ -188,9 +192,17 @@ def _targets(prim: dict, path: str, count: int, accessors: Accessors, dtype):
     """Morph target POSITION and NORMAL displacements, (M, V, 3) each or None (glTF 2.0
     section 3.7.2.2); other target attributes (TANGENT, texture coordinates) are ignored."""
     targets = list_field(prim, "targets", path)
+    for k, target in enumerate(targets):
+        if not obj(target, f"{path}.targets[{k}]"):
+            raise GltfError(f"{path}.targets[{k}]: a morph target needs at least one attribute")
+    size = len(targets) * count * 3 * np.dtype(dtype).itemsize
+    if size > max(_TARGET_BYTES_FLOOR, _TARGET_EXPANSION * accessors.buffer_bytes):
+        raise GltfError(f"{path}.targets: {len(targets)} morph targets of {count} vertices take "
+                        f"{size} bytes, more than {_TARGET_EXPANSION} times the "
+                        f"{accessors.buffer_bytes} buffer bytes of the file")
     out: Dict[str, Optional[np.ndarray]] = {}
     for key, allowed in (("POSITION", _TARGET_POSITION), ("NORMAL", _TARGET_NORMAL)):
-        if not any(key in obj(t, f"{path}.targets[{k}]") for k, t in enumerate(targets)):
+        if not any(key in t for t in targets):
             out[key] = None
             continue
         deltas = np.zeros((len(targets), count, 3), dtype=dtype)
