@@ -203,7 +203,8 @@ class Model:
         return world_matrices(self, clip, times, loop)
 
     def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False):
-        """Skinned positions per primitive key, (T, V, 3) each; see ``skinkit.pose.pose``."""
+        """Posed positions (and normals) of every primitive instance, a ``PosedMeshes`` record
+        (key -> (T, V, 3)); see ``skinkit.pose.pose``."""
         from .pose import pose
 
         return pose(self, clip, times, loop, normals)
