@@ -24,7 +24,7 @@ import atheris
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from random_inputs import random_inputs  # noqa: E402
+from random_inputs import fuzz_main  # noqa: E402
 
 with atheris.instrument_imports(include=["skinkit"]):
     import skinkit as sk
@@ -336,13 +336,7 @@ def TestOneInput(data: bytes):
 
 def main(argv=None):
     np.seterr(all="ignore")
-    argv = sys.argv if argv is None else argv
-    if "--random" in argv:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return random_inputs(argv, TestOneInput)
-    atheris.Setup(argv, TestOneInput)
-    atheris.Fuzz()
+    return fuzz_main(sys.argv if argv is None else argv, TestOneInput)
 
 
 if __name__ == "__main__":

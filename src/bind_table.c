@@ -102,6 +102,6 @@ kernel_t kernels[] = {
       {"normals", "(...,V,3)", OP_REAL, OP_OPTIONAL},
       OUTPUT("positions", "(...,V,3)"),
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
-     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), NULL},
+     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), fail_joint_index},
 };
 const size_t n_kernels = sizeof kernels / sizeof kernels[0];

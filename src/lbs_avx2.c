@@ -91,10 +91,10 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
  * influence on the transposed joint matrices mt; then v' = c0 x + c1 y + c2 z + c3 as
  * A (x.. | y..) + B (z.. | 1..), its two halves added. */
 #define SK_LBS_AVX2(NAME, JT)                                                                  \
-    static inline __attribute__((always_inline)) void NAME##_body(                            \
+    static inline __attribute__((always_inline)) int NAME##_body(                             \
         size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
         const float *restrict w, const float *restrict mt, const float *restrict nv,          \
-        float *restrict op, float *restrict on)                                               \
+        float *restrict op, float *restrict on, size_t *bad)                                  \
     {                                                                                         \
         const __m256i xy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);                         \
         const __m256i z1 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);                         \
@@ -103,8 +103,12 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
             __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();                          \
             for (size_t k = 0; k < K; k++) {                                                  \
                 size_t j = (size_t)joints[x * K + k];                                         \
-                if (j >= J) /* -1: no influence */                                            \
-                    continue;                                                                 \
+                if (j >= J) {                                                                 \
+                    if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                              \
+                        continue;                                                             \
+                    *bad = x * K + k;                                                         \
+                    return SK_ERR_JOINT_INDEX;                                                \
+                }                                                                             \
                 __m256 wk = _mm256_broadcast_ss(w + x * K + k);                               \
                 A = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j), A);                     \
                 B = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j + 8), B);                 \
@@ -133,22 +137,23 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
                     flush_normals(st, l + 1, on + 3 * (x - l));                               \
             }                                                                                 \
         }                                                                                     \
+        return SK_OK;                                                                         \
     }                                                                                         \
     /* K = 4 (glTF's JOINTS_0) gets its own copy with the influence loop unrolled */          \
-    static void NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,          \
-                     const float *w, const float *mt, const float *nv, float *op, float *on)  \
+    static int NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,           \
+                    const float *w, const float *mt, const float *nv, float *op, float *on,   \
+                    size_t *bad)                                                              \
     {                                                                                         \
-        if (K == 4)                                                                           \
-            NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on);                               \
-        else                                                                                  \
-            NAME##_body(V, K, J, v, joints, w, mt, nv, op, on);                               \
+        return K == 4 ? NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on, bad)               \
+                      : NAME##_body(V, K, J, v, joints, w, mt, nv, op, on, bad);              \
     }
 SK_LBS_AVX2(lbs_u8, uint8_t)
 SK_LBS_AVX2(lbs_u16, uint16_t)
 SK_LBS_AVX2(lbs_i32, int32_t)
 
-void sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
-                      const float *weights, const float *m, const float *nv, float *op, float *on)
+int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
+                     const float *weights, const float *m, const float *nv, float *op, float *on,
+                     size_t *bad)
 {
     float mt[16 * SK_AVX2_MAX_JOINTS]; /* the matrices transposed: columns, contiguous */
     for (size_t j = 0; j < J; j++) {
@@ -161,9 +166,8 @@ void sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *
         _mm_storeu_ps(mt + 16 * j + 12, r3);
     }
     if (itype == SK_U8)
-        lbs_u8(V, K, J, v, joints, weights, mt, nv, op, on);
-    else if (itype == SK_U16)
-        lbs_u16(V, K, J, v, joints, weights, mt, nv, op, on);
-    else
-        lbs_i32(V, K, J, v, joints, weights, mt, nv, op, on);
+        return lbs_u8(V, K, J, v, joints, weights, mt, nv, op, on, bad);
+    if (itype == SK_U16)
+        return lbs_u16(V, K, J, v, joints, weights, mt, nv, op, on, bad);
+    return lbs_i32(V, K, J, v, joints, weights, mt, nv, op, on, bad);
 }

@@ -34,14 +34,19 @@ def g_quat(rng, shape, integer):
     return helpers.random_quats(rng, shape[:-1])
 
 
-def g_vec(rng, shape, integer):
-    return (rng.integers(-3, 4, size=shape).astype(np.float64) if integer
-            else rng.normal(size=shape))
+def g_numbers(ints, uniform=None):
+    """A generator of integers in [ints[0], ints[1]), else uniform in ``uniform`` (None: normal)."""
+    def gen(rng, shape, integer):
+        if integer:
+            return rng.integers(*ints, size=shape).astype(np.float64)
+        return rng.normal(size=shape) if uniform is None else rng.uniform(*uniform, size=shape)
+    return gen
 
 
-def g_scale(rng, shape, integer):
-    return (rng.integers(1, 3, size=shape).astype(np.float64) if integer
-            else rng.uniform(0.5, 2.0, size=shape))
+g_vec = g_numbers((-3, 4))
+g_scale = g_numbers((1, 3), (0.5, 2.0))
+g_t = g_numbers((0, 2), (0.0, 1.0))
+g_weights = g_numbers((0, 3), (0.1, 1.0))
 
 
 def g_rotmat(rng, shape, integer):
@@ -55,16 +60,6 @@ def g_affine(rng, shape, integer):
     if integer:   # strictly diagonally dominant, so invertible
         return 5 * np.eye(4) + rng.integers(-1, 2, size=shape)
     return helpers.random_affine(rng, shape[:-2])
-
-
-def g_t(rng, shape, integer):
-    return (rng.integers(0, 2, size=shape).astype(np.float64) if integer
-            else rng.uniform(0, 1, size=shape))
-
-
-def g_weights(rng, shape, integer):
-    return (rng.integers(0, 3, size=shape).astype(np.float64) if integer
-            else rng.uniform(0.1, 1.0, size=shape))
 
 
 @dataclass
@@ -175,6 +170,11 @@ def test_every_public_kernel_is_in_the_table():
         == set(sk.kernels.__all__)
 
 
+def specs_where(keep):
+    """The specs for which keep(spec) holds, as parameters named after their kernel."""
+    return [pytest.param(s, id=s.name) for s in SPECS if keep(s)]
+
+
 def spec_arg_params(select):
     return [pytest.param(s, a, id=f"{s.name}-{a.name}") for s in SPECS for a in select(s)]
 
@@ -194,8 +194,7 @@ def test_integer_inputs_become_float64(spec):
         np.testing.assert_array_equal(g, e)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if len(s.float_args()) > 1],
-                         ids=[s.name for s in SPECS if len(s.float_args()) > 1])
+@pytest.mark.parametrize("spec", specs_where(lambda s: len(s.float_args()) > 1))
 def test_mixed_float32_float64_gives_float64(spec):
     rng = helpers.rng_for("mixed", spec.name)
     kw = spec.make(rng, (2,), np.float64)
@@ -254,8 +253,7 @@ def test_empty_batch(spec):
     assert all(g.dtype == np.float64 for g in got)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if len(s.batch_args()) > 1],
-                         ids=[s.name for s in SPECS if len(s.batch_args()) > 1])
+@pytest.mark.parametrize("spec", specs_where(lambda s: len(s.batch_args()) > 1))
 def test_non_broadcastable_batch(spec):
     rng = helpers.rng_for("nobcast", spec.name)
     kw = spec.make(rng, (2,))

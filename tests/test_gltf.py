@@ -14,11 +14,8 @@ import helpers
 from gltf_doc import DTYPES, Doc
 from skinkit import gltf_accessors
 from skinkit.gltf import GltfError, load_gltf
-from conftest import DATA
+from conftest import GLTF, THREEJS
 
-FIXTURES = DATA
-GLTF = FIXTURES / "gltf"
-THREEJS = FIXTURES / "threejs"
 INDEX = json.loads((THREEJS / "index.json").read_text())
 MODEL_FILES = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
 SLICES = {"translation": slice(0, 3), "rotation": slice(3, 7), "scale": slice(7, 10)}

@@ -17,7 +17,7 @@ import pytest
 
 import skinkit as sk
 import helpers
-from test_api_contract import SPECS, IDS, JOINTS
+from test_api_contract import SPECS, IDS, JOINTS, specs_where
 
 ALLOWED = (TypeError, ValueError, MemoryError)
 
@@ -210,6 +210,14 @@ def huge(a, n):
     return np.broadcast_to(a, (n,) + a.shape)
 
 
+def refused_without_memory(spec, kw):
+    """The call raises MemoryError or ValueError, and the resident set grows by < 64 MiB."""
+    def call():
+        with pytest.raises((MemoryError, ValueError)):
+            spec.call(kw)
+    assert helpers.peak_rss_growth(call) < 2**26
+
+
 @pytest.mark.parametrize("n", ["2**40", "max"])
 @pytest.mark.parametrize("spec, arg", spec_arg_params(lambda s: s.batch_args()))
 def test_huge_zero_stride_input_fails_before_allocating(spec, arg, n):
@@ -219,15 +227,10 @@ def test_huge_zero_stride_input_fails_before_allocating(spec, arg, n):
     a = kw[arg.name]
     n = 2**40 if n == "2**40" else (2**63 - 1) // a.nbytes
     kw[arg.name] = huge(a, n)
-
-    def call():
-        with pytest.raises((MemoryError, ValueError)):
-            spec.call(kw)
-    assert helpers.peak_rss_growth(call) < 2**26
+    refused_without_memory(spec, kw)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if len(s.batch_args()) >= 2],
-                         ids=[s.name for s in SPECS if len(s.batch_args()) >= 2])
+@pytest.mark.parametrize("spec", specs_where(lambda s: len(s.batch_args()) >= 2))
 def test_broadcast_result_too_big(spec):
     """Small inputs whose broadcast batch shape has more items than fit in memory or in an
     intp: MemoryError or ValueError, not a wrapped-around size."""
@@ -240,11 +243,7 @@ def test_broadcast_result_too_big(spec):
         shape[i] = n
         kw[a.name] = np.ascontiguousarray(np.broadcast_to(
             kw[a.name], tuple(shape) + kw[a.name].shape))
-
-    def call():
-        with pytest.raises((MemoryError, ValueError)):
-            spec.call(kw)
-    assert helpers.peak_rss_growth(call) < 2**26
+    refused_without_memory(spec, kw)
 
 
 @pytest.mark.parametrize("fn, args", [
@@ -433,8 +432,7 @@ def test_out_that_is_not_an_array(spec):
         spec.call(kw, tuple(outs) if spec.out_pair else outs[0])
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if s.out_pair],
-                         ids=[s.name for s in SPECS if s.out_pair])
+@pytest.mark.parametrize("spec", specs_where(lambda s: s.out_pair))
 def test_two_outs_that_overlap_each_other(spec):
     kw = spec.make(helpers.rng_for("outpair", spec.name), (2,))
     shapes = [(2,) + o for o in spec.outs]
