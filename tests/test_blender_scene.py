@@ -79,10 +79,9 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
-from conftest import DATA  # noqa: E402
+from conftest import GLTF  # noqa: E402
 from test_blender import bpy_python  # noqa: E402
 
-GLTF = DATA / "gltf"
 # model -> key frames (time * 24) of the clip Blender makes active (the first animation)
 JOBS = {"RiggedSimple-morph.glb": [1, 10, 25, 50], "RobotExpressive.glb": [0, 20, 40, 80]}
 TIGHT = 2e-6

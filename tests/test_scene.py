@@ -12,13 +12,12 @@ import pytest
 import helpers
 import reference as ref
 from cli_run import run
-from conftest import DATA
+from conftest import GLTF
 from gltf_doc import Doc
 from gltf_scene_reference import Document, evaluate, scene_times
 import skinkit
 from skinkit import Channel, Clip, GltfError, blend_shapes, load_gltf
 
-GLTF = DATA / "gltf"
 MODEL_FILES = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
 ROBOT = GLTF / "RobotExpressive.glb"
 TIMES_PER_CLIP = 6
