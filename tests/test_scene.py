@@ -489,3 +489,25 @@ def test_meshopt_required_is_named(tmp_path):
     with pytest.raises(GltfError, match=r"^extensionsRequired\[1\]: extension "
                                         r"'EXT_meshopt_compression' is not supported"):
         load_gltf(d.write(tmp_path / "m.glb"))
+
+
+def test_weights_channel_width_must_match_the_mesh():
+    """A hand-made clip whose weights channel has 2 weights for a 3-target head is refused."""
+    model = load_gltf(ROBOT)
+    bad = Clip("bad", [Channel(6, "weights", np.array([0.0, 1.0]), np.zeros((2, 2)))])
+    with pytest.raises(ValueError, match="weights channel of node 6 has 2 weights, its mesh "
+                                         "has 3 morph targets"):
+        model.pose(bad, [0.5])
+
+
+def test_rigid_node_scaled_to_zero_stays_finite():
+    """A rigid node scaled to zero: positions collapse to its origin, normals become zero
+    (nothing to divide by), no NaN."""
+    model = load_gltf(ROBOT)
+    head = next(p for p in model.primitives if p.node == 6)
+    flat = Clip("flat", [Channel(6, "scale", np.zeros(1), np.zeros((1, 3)))])
+    posed = model.pose(flat, [0.0], normals=True)
+    world = model.world_matrices(flat, [0.0])[0, 6]
+    np.testing.assert_allclose(posed[head.key][0], np.broadcast_to(world[:3, 3], (302, 3)),
+                               atol=1e-12)
+    assert np.all(posed.normals[head.key] == 0)
