@@ -415,9 +415,10 @@ def test_pose_record_is_stable():
 
 # --- KHR_draco_mesh_compression (DracoPy, the [draco] extra) and EXT_meshopt_compression -------
 
-def draco_pair(tmp_path, required=True):
-    """The same skinned, morphed mesh as a plain .glb and as a Draco-compressed one (lossless:
-    no quantization, vertex order preserved)."""
+def draco_pair(tmp_path, required=True, fallback=False):
+    """The same skinned mesh as a plain .glb and as a Draco-compressed one (lossless: no
+    quantization, vertex order preserved); with ``fallback`` the compressed file's accessors
+    also hold the uncompressed data."""
     rng = np.random.default_rng(5)
     positions = rng.normal(size=(9, 3)).astype(np.float32)
     normals = rng.normal(size=(9, 3))
@@ -432,7 +433,7 @@ def draco_pair(tmp_path, required=True):
         arrays = [(positions, 5126, "VEC3"), (normals, 5126, "VEC3"), (joints, 5121, "VEC4"),
                   (weights, 5126, "VEC4"), (faces.reshape(-1), 5123, "SCALAR")]
         for a, ctype, kind in arrays:
-            if compressed:
+            if compressed and not fallback:
                 d.accessor(ctype, kind, len(a))
             else:
                 d.add(a, ctype, kind)
@@ -481,6 +482,23 @@ def test_draco_without_the_extra(tmp_path, monkeypatch):
     with pytest.raises(GltfError, match=r"^meshes\[0\]\.primitives\[0\]\.extensions\."
                                         r"KHR_draco_mesh_compression: .*skinkit\[draco\]"):
         load_gltf(required)
+
+
+def test_draco_used_not_required_without_the_extra(tmp_path, monkeypatch):
+    """Only used, not required: without DracoPy the uncompressed fallback is read; a file that
+    has no fallback (accessors without data) is refused, never read as zeros."""
+    plain_path, _ = draco_pair(tmp_path, required=False)
+    (tmp_path / "draco.glb").rename(tmp_path / "no_fallback.glb")
+    _, with_fallback = draco_pair(tmp_path, required=False, fallback=True)
+    decoded = load_gltf(with_fallback).primitives[0]             # with DracoPy: decoded
+    monkeypatch.setitem(__import__("sys").modules, "DracoPy", None)
+    with pytest.raises(GltfError, match=r"skinkit\[draco\]"):
+        load_gltf(tmp_path / "no_fallback.glb")
+    read = load_gltf(with_fallback).primitives[0]                # without: the fallback
+    plain = load_gltf(plain_path).primitives[0]
+    for field in ("positions", "normals", "joints", "weights", "faces"):
+        np.testing.assert_array_equal(getattr(read, field), getattr(plain, field))
+        np.testing.assert_array_equal(getattr(decoded, field), getattr(plain, field))
 
 
 def test_meshopt_required_is_named(tmp_path):

@@ -27,7 +27,8 @@ def decode_draco(doc: dict, prim: dict, path: str, accessors: Accessors) -> None
     try:
         import DracoPy
     except ImportError:
-        if DRACO in list_field(doc, "extensionsRequired", ""):
+        if DRACO in list_field(doc, "extensionsRequired", "") or not _has_fallback(prim,
+                                                                                  accessors):
             raise GltfError(f"{epath}: the primitive is Draco-compressed ({DRACO}); install "
                             "the extra that decodes it: pip install 'skinkit[draco]'") from None
         return
@@ -52,3 +53,12 @@ def decode_draco(doc: dict, prim: dict, path: str, accessors: Accessors) -> None
         if faces is None:
             raise GltfError(f"{epath}: the Draco data is a point cloud, the primitive has indices")
         accessors.provide(prim, "indices", path, faces.reshape(-1, 1))
+
+
+def _has_fallback(prim: dict, accessors: Accessors) -> bool:
+    """Whether the primitive's POSITION accessor has data of its own (the uncompressed fallback
+    a file that only uses the extension must have), rather than zeros."""
+    k = obj(prim.get("attributes"), "").get("POSITION")
+    return (type(k) is int and 0 <= k < len(accessors.accessors)
+            and isinstance(accessors.accessors[k], dict)
+            and "bufferView" in accessors.accessors[k])
