@@ -470,3 +470,16 @@ def linear_blend_skinning_vjp(vertices, joints, weights, mats, g):
                 gv[b][i] += weights[i, k] * mats[b][j][:3, :3].T @ g[b][i]
                 gm[b][j][:3] += weights[i, k] * np.outer(g[b][i], np.append(vertices[b][i], 1))
     return gv, gm
+
+# --------------------------------------------------------------------------- blend shapes
+
+def blend_shapes(base, deltas, weights):
+    """glTF 2.0 3.7.2.2 morph targets: base + sum_m w_m delta_m, one weight row at a time."""
+    w = _f64(weights)
+    out = np.empty(w.shape[:-1] + np.shape(base))
+    for idx in np.ndindex(*w.shape[:-1]):
+        acc = _f64(base).copy()
+        for m in range(np.shape(deltas)[0]):
+            acc = acc + w[idx + (m,)] * _f64(deltas[m])
+        out[idx] = acc
+    return out

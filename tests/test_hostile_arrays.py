@@ -471,7 +471,7 @@ REST1 = (np.zeros((1, 3)), identity_quats(1), np.ones((1, 3)))
 
 
 @pytest.mark.parametrize("fields, error", [
-    (dict(path="weights"), ValueError),
+    (dict(path="weights", values=np.zeros(2)), ValueError),  # weights values are (K, M)
     (dict(path=None), ValueError),
     (dict(interpolation="linear"), ValueError),
     (dict(interpolation=1), ValueError),

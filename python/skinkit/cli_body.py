@@ -23,7 +23,8 @@ def pose_body(args) -> int:
     clip_flags = [f for f, on in (("--clip", args.clip is not None), ("--rest", args.rest),
                                   ("--times", args.times is not None),
                                   ("--fps", args.fps is not None), ("--loop", args.loop),
-                                  ("--normals", args.normals), ("--format", args.format))
+                                  ("--normals", args.normals), ("--format", args.format),
+                                  ("--scene", getattr(args, "scene", None) is not None))
                   if on]
     if clip_flags:
         args.parser.error(f"--params poses a body model; {', '.join(clip_flags)} do not apply")

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import kernels
 from .clip import Channel, Clip
-from .model import Model, Skeleton, SkinnedPrimitive, Skin
+from .model import Model, Primitive, Skeleton, Skin
 
 __all__ = ["default_model"]
 
@@ -96,9 +96,9 @@ def default_model(dtype=np.float64) -> Model:
     joints = np.stack([lower, lower + 1], axis=1).astype(np.uint8)
     weights = np.stack([1.0 - frac, frac], axis=1)
 
-    prim = SkinnedPrimitive(node=0, mesh=0, index=0, skin=0, positions=positions.astype(dt),
-                            normals=normals.astype(dt), joints=joints, weights=weights.astype(dt),
-                            faces=faces)
+    prim = Primitive(node=0, mesh=0, index=0, skin=0, positions=positions.astype(dt),
+                     normals=normals.astype(dt), joints=joints, weights=weights.astype(dt),
+                     faces=faces)
 
     # --- clip "bend": every joint swings about +Z -------------------------------------------------
     key_times = np.linspace(0.0, BEND_DURATION, BEND_KEYS)

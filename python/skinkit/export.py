@@ -7,9 +7,10 @@ write leaves an existing output untouched.
 
 Layout of a frame sequence (``write_frames``, ``skinkit pose --out DIR/``): one file per frame,
 ``frame_0000.ply``, ``frame_0001.ply``, ... (more digits past 10 000 frames), each holding *one*
-mesh with every skinned primitive of the model: the vertices of the primitives one after the
-other, in the order given (``model.primitives``), and their triangles with indices shifted
-accordingly.  Primitives without triangles (points, lines) contribute their vertices only.
+mesh with every mesh primitive instance of the model (skinned and rigid): the vertices of the
+primitives one after the other, in the order given (``model.primitives``), and their triangles
+with indices shifted accordingly.  Primitives without triangles (points, lines) contribute their
+vertices only.
 
 Precision: trimesh writes PLY coordinates as float32 (exact for float32 poses) and OBJ
 coordinates with 8 decimals; a GLB holds float32, as glTF 2.0 requires.
