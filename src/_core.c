@@ -18,7 +18,7 @@
 
 #include "skinkit.h"
 
-#define MAXOP 8
+#define MAXOP 10
 #define MAX_THREADS 64
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread (each thread: ~100 us of work or more) */
 #define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
@@ -27,7 +27,8 @@
 #define SYM_J (-1) /* symbolic core sizes, bound by the first operand that has them */
 #define SYM_V (-2)
 #define SYM_K (-3)
-static const char *const sym_names[] = {"J", "V", "K"};
+#define SYM_L (-4)
+static const char *const sym_names[] = {"J", "V", "K", "L"};
 
 typedef struct {
     const char *name;   /* argument name, for messages */
@@ -43,7 +44,7 @@ typedef struct {
 typedef struct {
     int nin, nout;
     operand op[MAXOP];   /* inputs, then outputs */
-    npy_intp sym[3];     /* values of J, V, K (-1 unbound) */
+    npy_intp sym[4];     /* values of J, V, K, L (-1 unbound) */
     int typenum;         /* NPY_FLOAT or NPY_DOUBLE */
     int bnd;             /* broadcast batch shape */
     npy_intp bshape[NPY_MAXDIMS];
@@ -53,7 +54,8 @@ typedef struct {
 typedef struct {
     int dbl;
     int threads;       /* at most this many threads */
-    size_t J, K;
+    size_t J, K, L;
+    double threshold;  /* blend_poses */
     const int32_t *parents, *order;
     int itype;         /* joint index type, = its size in bytes */
     const char *first; /* first byte of an input, to report a flat index */
@@ -125,7 +127,7 @@ static PyArrayObject *as_array(PyObject *obj)
 static void call_init(call_t *c)
 {
     memset(c, 0, sizeof *c);
-    c->sym[0] = c->sym[1] = c->sym[2] = -1;
+    c->sym[0] = c->sym[1] = c->sym[2] = c->sym[3] = -1;
 }
 
 static void call_free(call_t *c)
@@ -581,6 +583,7 @@ LOOP2(quat_rotate)
 LOOP1(quat_to_matrix)
 LOOP1(quat_from_matrix)
 LOOP1(quat_from_rotvec)
+LOOP1(skinning_dual_quaternions)
 
 static int loop_slerp(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
 {
@@ -620,6 +623,10 @@ static const elementwise_t elementwise[] = {
      "quat_from_axis_angle(rotvec, out, threads=None)"},
     {"slerp", loop_slerp, 3, {"q0", "q1", "t"}, {1, 1, 0, 1}, {{4}, {4}, {0}, {4}},
      "slerp(q0, q1, t, out, threads=None)"},
+    {"skinning_dual_quaternions", loop_skinning_dual_quaternions, 1, {"skinning_matrices"},
+     {2, 1}, {{4, 4}, {SK_DQ_RECORD}},
+     "skinning_dual_quaternions(skinning_matrices, out, threads=None): (..., 4, 4) -> "
+     "(..., SK_DQ_RECORD) joint records of dual quaternion skinning"},
 };
 #define N_ELEMENTWISE (sizeof elementwise / sizeof elementwise[0])
 
@@ -888,23 +895,24 @@ static PyObject *py_inverse_bind_matrices(PyObject *self, PyObject *args)
 
 /* ---------------------------------------------------------------- linear blend skinning */
 
-/* operands: 0 vertices, 1 skinning matrices, 2 normals, 3 weights, 4 joints, 5 and 6 outputs;
- * one item is one vertex */
-static int loop_lbs(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
-{
-    size_t bad = 0;
-    int st = c->dbl ? sk_linear_blend_skinning_d(n, c->K, c->J, D(p[0]), s[0], p[4], s[4],
-                                                 c->itype, D(p[3]), s[3], D(p[1]), s[1], D(p[2]),
-                                                 s[2], (double *)p[5], s[5], (double *)p[6], s[6],
-                                                 &bad)
-                    : sk_linear_blend_skinning_f(n, c->K, c->J, F(p[0]), s[0], p[4], s[4],
-                                                 c->itype, F(p[3]), s[3], F(p[1]), s[1], F(p[2]),
-                                                 s[2], (float *)p[5], s[5], (float *)p[6], s[6],
-                                                 &bad);
-    if (st != SK_OK) /* the flat index of the influence in joints */
-        c->bad = (size_t)(p[4] - c->first) / (size_t)c->itype + bad;
-    return st;
-}
+/* operands: 0 vertices, 1 skinning matrices (LBS) or joint records (DQS), 2 normals, 3 weights,
+ * 4 joints, 5 and 6 outputs; one item is one vertex */
+#define SKIN_LOOP(NAME, KERNEL)                                                                   \
+    static int NAME(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)                            \
+    {                                                                                             \
+        size_t bad = 0;                                                                           \
+        int st = c->dbl ? KERNEL##_d(n, c->K, c->J, D(p[0]), s[0], p[4], s[4], c->itype, D(p[3]), \
+                                     s[3], D(p[1]), s[1], D(p[2]), s[2], (double *)p[5], s[5],    \
+                                     (double *)p[6], s[6], &bad)                                  \
+                        : KERNEL##_f(n, c->K, c->J, F(p[0]), s[0], p[4], s[4], c->itype, F(p[3]), \
+                                     s[3], F(p[1]), s[1], F(p[2]), s[2], (float *)p[5], s[5],     \
+                                     (float *)p[6], s[6], &bad);                                  \
+        if (st != SK_OK) /* the flat index of the influence in joints */                         \
+            c->bad = (size_t)(p[4] - c->first) / (size_t)c->itype + bad;                          \
+        return st;                                                                                \
+    }
+SKIN_LOOP(loop_lbs, sk_linear_blend_skinning)
+SKIN_LOOP(loop_dqs, sk_dual_quaternion_skinning)
 
 /* joints: uint8, uint16 or int32 in their own type, native, aligned and C-contiguous */
 static PyArrayObject *convert_joints(PyObject *joints, int *itype)
@@ -926,19 +934,20 @@ static PyArrayObject *convert_joints(PyObject *joints, int *itype)
     return j;
 }
 
-/* (..., J, 4, 4) -> (..., 1, J, 4, 4): the matrices broadcast over the vertex dimension */
+/* (..., J, 4, 4) -> (..., 1, J, 4, 4): the matrices (or records (..., J, R)) broadcast over the
+ * vertex dimension */
 static int insert_vertex_dim(operand *o)
 {
     PyArrayObject *a = o->arr;
-    int nd = PyArray_NDIM(a);
+    int nd = PyArray_NDIM(a), cn = o->core_nd;
     npy_intp dims[NPY_MAXDIMS];
     if (nd + 1 > NPY_MAXDIMS) {
         PyErr_Format(PyExc_ValueError, "%s has too many dimensions", o->name);
         return -1;
     }
     for (int d = 0; d < nd; d++)
-        dims[d + (d >= nd - 3)] = PyArray_DIM(a, d);
-    dims[nd - 3] = 1;
+        dims[d + (d >= nd - cn)] = PyArray_DIM(a, d);
+    dims[nd - cn] = 1;
     PyArray_Dims shape = {dims, nd + 1};
     PyObject *v = PyArray_Newshape(a, &shape, NPY_CORDER);
     if (!v)
@@ -947,15 +956,17 @@ static int insert_vertex_dim(operand *o)
     return 0;
 }
 
-static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
+/* linear_blend_skinning (rec = 0: matrices (..., J, 4, 4)) and dual_quaternion_skinning (rec =
+ * SK_DQ_RECORD: joint records (..., J, rec)) */
+static PyObject *skinning(PyObject *args, const char *format, loop_fn loop, int rec)
 {
     PyObject *verts, *joints, *weights, *mats, *normals = Py_None;
     PyObject *out_pos = Py_None, *out_nrm = Py_None, *threads = Py_None;
     call_t c;
     ctx_t ctx = {0};
     PyObject *res = NULL;
-    if (!PyArg_ParseTuple(args, "OOOO|OOOO:linear_blend_skinning", &verts, &joints, &weights,
-                          &mats, &normals, &out_pos, &out_nrm, &threads) ||
+    if (!PyArg_ParseTuple(args, format, &verts, &joints, &weights, &mats, &normals, &out_pos,
+                          &out_nrm, &threads) ||
         parse_threads(threads, &ctx.threads) < 0)
         return NULL;
     int has_n = normals != Py_None;
@@ -964,7 +975,10 @@ static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
         return NULL;
     call_init(&c);
     add_input(&c, "vertices", verts, 1, 2, SYM_V, 3, 0);
-    add_input(&c, "skinning_matrices", mats, 1, 3, SYM_J, 4, 4);
+    if (rec)
+        add_input(&c, "dual_quaternions", mats, 1, 2, SYM_J, rec, 0);
+    else
+        add_input(&c, "skinning_matrices", mats, 1, 3, SYM_J, 4, 4);
     add_optional(&c, "normals", normals, 1, 2, SYM_V, 3, 0);
     add_input(&c, "weights", weights, 0, 2, SYM_V, SYM_K, 0);
     add_raw(&c, "joints", joints, j, 2, SYM_V, SYM_K, 0);
@@ -985,7 +999,7 @@ static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
     ctx.K = (size_t)c.sym[2];
     ctx.J = (size_t)c.sym[0];
     ctx.first = PyArray_BYTES(c.op[4].arr);
-    if (run(&c, loop_lbs, &ctx, GRAIN_VERTICES) != SK_OK) {
+    if (run(&c, loop, &ctx, GRAIN_VERTICES) != SK_OK) {
         const char *jd = ctx.first;
         size_t b = ctx.bad;
         long long value = ctx.itype == SK_U8    ? ((const uint8_t *)jd)[b]
@@ -1002,6 +1016,137 @@ done:
     if (!res)
         call_free(&c);
     return res;
+}
+
+static PyObject *py_linear_blend_skinning(PyObject *self, PyObject *args)
+{
+    return skinning(args, "OOOO|OOOO:linear_blend_skinning", loop_lbs, 0);
+}
+
+/* ---------------------------------------------------------------- DQS and pose blending
+ * (issue 10; to become descriptors of the kernel table) */
+
+static PyObject *py_dual_quaternion_skinning(PyObject *self, PyObject *args)
+{
+    return skinning(args, "OOOO|OOOO:dual_quaternion_skinning", loop_dqs, SK_DQ_RECORD);
+}
+
+/* operands: 0-2 rotations, translations, scales (L, J, *), 3 weights (L, J), 4-6 rest (J, *),
+ * 7-9 outputs; one item is one pose */
+static int loop_blend(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
+{
+    if (c->dbl)
+        sk_blend_poses_d(n, c->L, c->J, D(p[0]), s[0], D(p[1]), s[1], D(p[2]), s[2], D(p[3]),
+                         s[3], D(p[4]), s[4], D(p[5]), s[5], D(p[6]), s[6], c->threshold,
+                         (double *)p[7], s[7], (double *)p[8], s[8], (double *)p[9], s[9]);
+    else
+        sk_blend_poses_f(n, c->L, c->J, F(p[0]), s[0], F(p[1]), s[1], F(p[2]), s[2], F(p[3]),
+                         s[3], F(p[4]), s[4], F(p[5]), s[5], F(p[6]), s[6], (float)c->threshold,
+                         (float *)p[7], s[7], (float *)p[8], s[8], (float *)p[9], s[9]);
+    return 0;
+}
+
+/* blend_poses(rotations, translations, scales, weights, rest_rot, rest_trans, rest_scale,
+ *             threshold, out_rot, out_trans, out_scale, threads) */
+static PyObject *py_blend_poses(PyObject *self, PyObject *args)
+{
+    static const char *const names[] = {"rotations", "translations", "scales", "weights",
+                                        "rest[0]", "rest[1]", "rest[2]", "out[0]", "out[1]",
+                                        "out[2]"};
+    static const int width[] = {4, 3, 3, 0, 4, 3, 3, 4, 3, 3};
+    PyObject *a[10], *threads;
+    double threshold;
+    call_t c;
+    ctx_t ctx = {0};
+    if (!PyArg_ParseTuple(args, "OOOOOOOdOOOO:blend_poses", &a[0], &a[1], &a[2], &a[3], &a[4],
+                          &a[5], &a[6], &threshold, &a[7], &a[8], &a[9], &threads) ||
+        parse_threads(threads, &ctx.threads) < 0)
+        return NULL;
+    call_init(&c);
+    for (int i = 0; i < 3; i++)
+        add_input(&c, names[i], a[i], 1, 3, SYM_L, SYM_J, width[i]);
+    add_input(&c, names[3], a[3], 1, 2, SYM_L, SYM_J, 0);
+    for (int i = 4; i < 7; i++)
+        add_optional(&c, names[i], a[i], 1, 2, SYM_J, width[i], 0);
+    for (int i = 7; i < 10; i++)
+        add_output(&c, names[i], a[i], 1, 2, SYM_J, width[i], 0);
+    if (prepare_inputs(&c) < 0 || prepare_outputs(&c) < 0) {
+        call_free(&c);
+        return NULL;
+    }
+    ctx.L = (size_t)c.sym[3];
+    ctx.J = (size_t)c.sym[0];
+    ctx.threshold = threshold;
+    run(&c, loop_blend, &ctx, GRAIN_JOINTS / (ctx.L * ctx.J + 1) + 1);
+    return finish(&c);
+}
+
+static int loop_pose_delta(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
+{
+    if (c->dbl)
+        sk_pose_delta_d(n, D(p[0]), s[0], D(p[1]), s[1], D(p[2]), s[2], D(p[3]), s[3], D(p[4]),
+                        s[4], D(p[5]), s[5], (double *)p[6], s[6], (double *)p[7], s[7],
+                        (double *)p[8], s[8]);
+    else
+        sk_pose_delta_f(n, F(p[0]), s[0], F(p[1]), s[1], F(p[2]), s[2], F(p[3]), s[3], F(p[4]),
+                        s[4], F(p[5]), s[5], (float *)p[6], s[6], (float *)p[7], s[7],
+                        (float *)p[8], s[8]);
+    return 0;
+}
+
+static int loop_additive_pose(size_t n, char **p, const ptrdiff_t *s, ctx_t *c)
+{
+    if (c->dbl)
+        sk_additive_pose_d(n, D(p[0]), s[0], D(p[1]), s[1], D(p[2]), s[2], D(p[3]), s[3],
+                           D(p[4]), s[4], D(p[5]), s[5], D(p[6]), s[6], (double *)p[7], s[7],
+                           (double *)p[8], s[8], (double *)p[9], s[9]);
+    else
+        sk_additive_pose_f(n, F(p[0]), s[0], F(p[1]), s[1], F(p[2]), s[2], F(p[3]), s[3],
+                           F(p[4]), s[4], F(p[5]), s[5], F(p[6]), s[6], (float *)p[7], s[7],
+                           (float *)p[8], s[8], (float *)p[9], s[9]);
+    return 0;
+}
+
+/* pose_delta(ref r, t, s, r, t, s, out r, t, s, threads) and additive_pose(base r, t, s,
+ * delta r, t, s, weight, out r, t, s, threads): elementwise over joints (..., J) */
+static PyObject *pose_op(PyObject *args, const char *name, int nin, const char *const *names,
+                         loop_fn loop)
+{
+    static const int width[] = {4, 3, 3, 4, 3, 3};
+    PyObject *a[11] = {NULL};
+    call_t c;
+    ctx_t ctx = {0};
+    if (!PyArg_UnpackTuple(args, name, nin + 4, nin + 4, &a[0], &a[1], &a[2], &a[3], &a[4],
+                           &a[5], &a[6], &a[7], &a[8], &a[9], &a[10]) ||
+        parse_threads(a[nin + 3], &ctx.threads) < 0)
+        return NULL;
+    call_init(&c);
+    for (int i = 0; i < nin; i++)
+        add_input(&c, names[i], a[i], 1, i < 6, i < 6 ? width[i] : 0, 0, 0);
+    for (int i = 0; i < 3; i++)
+        add_output(&c, names[nin + i], a[nin + i], 1, 1, width[i], 0, 0);
+    if (prepare_inputs(&c) < 0 || prepare_outputs(&c) < 0) {
+        call_free(&c);
+        return NULL;
+    }
+    run(&c, loop, &ctx, GRAIN_JOINTS);
+    return finish(&c);
+}
+
+static PyObject *py_pose_delta(PyObject *self, PyObject *args)
+{
+    static const char *const names[] = {"reference[0]", "reference[1]", "reference[2]",
+                                        "pose[0]", "pose[1]", "pose[2]", "out[0]", "out[1]",
+                                        "out[2]"};
+    return pose_op(args, "pose_delta", 6, names, loop_pose_delta);
+}
+
+static PyObject *py_additive_pose(PyObject *self, PyObject *args)
+{
+    static const char *const names[] = {"base[0]", "base[1]", "base[2]", "delta[0]",
+                                        "delta[1]", "delta[2]", "weight", "out[0]", "out[1]",
+                                        "out[2]"};
+    return pose_op(args, "additive_pose", 7, names, loop_additive_pose);
 }
 
 /* ---------------------------------------------------------------- clip sampling */
@@ -1152,6 +1297,18 @@ static PyMethodDef methods[] = {
     {"linear_blend_skinning", py_linear_blend_skinning, METH_VARARGS,
      "linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, "
      "out_positions=None, out_normals=None, threads=None)"},
+    {"dual_quaternion_skinning", py_dual_quaternion_skinning, METH_VARARGS,
+     "dual_quaternion_skinning(vertices, joints, weights, dual_quaternions, normals=None, "
+     "out_positions=None, out_normals=None, threads=None)"},
+    {"blend_poses", py_blend_poses, METH_VARARGS,
+     "blend_poses(rotations, translations, scales, weights, rest_rot, rest_trans, rest_scale, "
+     "threshold, out_rot, out_trans, out_scale, threads)"},
+    {"pose_delta", py_pose_delta, METH_VARARGS,
+     "pose_delta(ref_rot, ref_trans, ref_scale, rot, trans, scale, out_rot, out_trans, "
+     "out_scale, threads)"},
+    {"additive_pose", py_additive_pose, METH_VARARGS,
+     "additive_pose(base_rot, base_trans, base_scale, delta_rot, delta_trans, delta_scale, "
+     "weight, out_rot, out_trans, out_scale, threads)"},
     {"sample_channels", py_sample_channels, METH_VARARGS,
      "sample_channels(key_times, key_offset, nkeys, values, value_offset, ncomp, interp, "
      "rotation, out_offset, out_stride, times, out, threads)"},

@@ -59,6 +59,34 @@ def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
                           threads: _Threads = None, /
                           ) -> Tuple[_Float, _Float]: ...
 
+@overload
+def dual_quaternion_skinning(vertices: _Input, joints: _Input, weights: _Input,
+                             dual_quaternions: _Input, normals: None = None,
+                             out_positions: _Out = None, out_normals: None = None,
+                             threads: _Threads = None, /) -> _Float: ...
+@overload
+def dual_quaternion_skinning(vertices: _Input, joints: _Input, weights: _Input,
+                             dual_quaternions: _Input, normals: _Input,
+                             out_positions: _Out = None, out_normals: _Out = None,
+                             threads: _Threads = None, /
+                             ) -> Tuple[_Float, _Float]: ...
+def skinning_dual_quaternions(skinning_matrices: _Input, out: _Out, threads: _Threads = None, /
+                              ) -> _Float: ...
+
+# -- pose blending: (rotations, translations, scales)
+
+_Pose = Tuple[_Float, _Float, _Float]
+def blend_poses(rotations: _Input, translations: _Input, scales: _Input, weights: _Input,
+                rest_rot: Optional[_Input], rest_trans: Optional[_Input],
+                rest_scale: Optional[_Input], threshold: float, out_rot: _Out,
+                out_trans: _Out, out_scale: _Out, threads: _Threads, /) -> _Pose: ...
+def pose_delta(ref_rot: _Input, ref_trans: _Input, ref_scale: _Input, rot: _Input,
+               trans: _Input, scale: _Input, out_rot: _Out, out_trans: _Out, out_scale: _Out,
+               threads: _Threads, /) -> _Pose: ...
+def additive_pose(base_rot: _Input, base_trans: _Input, base_scale: _Input, delta_rot: _Input,
+                  delta_trans: _Input, delta_scale: _Input, weight: _Input, out_rot: _Out,
+                  out_trans: _Out, out_scale: _Out, threads: _Threads, /) -> _Pose: ...
+
 # -- clip sampling: the packed form built by skinkit.Clip; writes into ``out``, returns None
 
 def sample_channels(key_times: NDArray[np.floating[Any]], key_offset: NDArray[np.int64],
