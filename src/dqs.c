@@ -164,40 +164,43 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
         T b[4] = {0, 0, 0, 0}, e[4] = {0, 0, 0, 0}, S[9] = {0}, wsum = 0, wscaled = 0;
         const T *pivot = NULL;
         int scaled = 0;
-        for (size_t k = 0; k < K; k++) {
-            size_t at = x * sj + k;
-            int64_t j = itype == SK_U8    ? ((const uint8_t *)joints)[at]
-                        : itype == SK_U16 ? ((const uint16_t *)joints)[at]
-                                          : ((const int32_t *)joints)[at];
-            if (j < 0 || (size_t)j >= J) {
-                if (j == -1)
+        for (int pass = 0; pass < 1 + scaled; pass++) /* pass 1: the scaled joints' terms */
+            for (size_t k = 0; k < K; k++) {
+                size_t at = x * sj + k;
+                int64_t j = itype == SK_U8    ? ((const uint8_t *)joints)[at]
+                            : itype == SK_U16 ? ((const uint16_t *)joints)[at]
+                                              : ((const int32_t *)joints)[at];
+                if (j < 0 || (size_t)j >= J) {
+                    if (j == -1)
+                        continue;
+                    *bad = x * K + k;
+                    return SK_ERR_JOINT_INDEX;
+                }
+                const T *r = rec + SK_DQ_RECORD * (size_t)j;
+                T wk = w[k];
+                if (wk == 0)
                     continue;
-                *bad = x * K + k;
-                return SK_ERR_JOINT_INDEX;
+                if (!pivot)
+                    pivot = r;
+                T dot = pivot[0] * r[0] + pivot[1] * r[1] + pivot[2] * r[2] + pivot[3] * r[3];
+                T ws = dot < 0 ? -wk : wk;
+                if (pass == 0) {
+                    for (int c = 0; c < 4; c++) {
+                        b[c] += ws * r[c];
+                        e[c] += ws * r[4 + c];
+                    }
+                    wsum += wk;
+                    scaled |= r[29] != 0;
+                } else if (r[29] != 0) {
+                    const T *E = r + 8;
+                    for (int c = 0; c < 4; c++)
+                        e[c] += ws * (E[3 * c] * v[0] + E[3 * c + 1] * v[1] +
+                                      E[3 * c + 2] * v[2]);
+                    for (int c = 0; c < 9; c++)
+                        S[c] += wk * r[20 + c];
+                    wscaled += wk;
+                }
             }
-            const T *r = rec + SK_DQ_RECORD * (size_t)j;
-            T wk = w[k];
-            if (wk == 0)
-                continue;
-            if (!pivot)
-                pivot = r;
-            T dot = pivot[0] * r[0] + pivot[1] * r[1] + pivot[2] * r[2] + pivot[3] * r[3];
-            T ws = dot < 0 ? -wk : wk;
-            for (int c = 0; c < 4; c++) {
-                b[c] += ws * r[c];
-                e[c] += ws * r[4 + c];
-            }
-            wsum += wk;
-            if (r[29] != 0) {
-                const T *E = r + 8;
-                for (int c = 0; c < 4; c++)
-                    e[c] += ws * (E[3 * c] * v[0] + E[3 * c + 1] * v[1] + E[3 * c + 2] * v[2]);
-                for (int c = 0; c < 9; c++)
-                    S[c] += wk * r[20 + c];
-                wscaled += wk;
-                scaled = 1;
-            }
-        }
         T *op = out_pos + x * sp;
         const T *nv = normals ? normals + x * sn : NULL;
         T len = SQRT(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
@@ -209,10 +212,10 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
             }
             continue;
         }
-        T c0[4], ce[4];
+        T c0[4], ce[4], inv = 1 / len;
         for (int c = 0; c < 4; c++) {
-            c0[c] = b[c] / len;
-            ce[c] = e[c] / len;
+            c0[c] = b[c] * inv;
+            ce[c] = e[c] * inv;
         }
         /* Kavan et al. 2008, Algorithm 1: v' = v + 2 d0 x (d0 x v + a0 v)
          * + 2 (a0 de - ae d0 + d0 x de), c0 = (d0, a0), ce = (de, ae) */

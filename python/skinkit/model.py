@@ -160,8 +160,9 @@ class Model:
 
         return world_matrices(self, clip, times, loop)
 
-    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False):
+    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False,
+             skinning: str = "lbs"):
         """Skinned positions per primitive key, (T, V, 3) each; see ``skinkit.pose.pose``."""
         from .pose import pose
 
-        return pose(self, clip, times, loop, normals)
+        return pose(self, clip, times, loop, normals, skinning)

@@ -168,8 +168,11 @@ def world_matrices(model, clip: ClipLike = None, times=None, loop: bool = False)
     return kernels.forward_kinematics(np.asarray(model.skeleton.parents), ro, tr, sc)
 
 
-def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: bool = False
-         ) -> Dict[str, object]:
+SKINNING = {"lbs": kernels.linear_blend_skinning, "dqs": kernels.dual_quaternion_skinning}
+
+
+def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: bool = False,
+         skinning: str = "lbs") -> Dict[str, object]:
     """Skinned vertex positions (and normals) of every skinned primitive at every time.
 
     Parameters
@@ -178,6 +181,9 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
         As for ``local_pose``.
     normals : bool
         Also skin the normals (primitives without normals give None).
+    skinning : {"lbs", "dqs"}
+        ``"lbs"``: ``linear_blend_skinning``; ``"dqs"``: ``dual_quaternion_skinning`` (volume
+        preserving, as Blender's "Preserve Volume").
 
     Returns
     -------
@@ -189,7 +195,8 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     Raises
     ------
     ValueError
-        As ``world_matrices``; a joint index outside the primitive's skin (from the kernel).
+        As ``world_matrices``; a joint index outside the primitive's skin (from the kernel); an
+        unknown ``skinning``.
 
     Notes
     -----
@@ -198,16 +205,20 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     one ``linear_blend_skinning`` call per primitive, each batched over all T times.  Weights are
     used as the model stores them.
     """
+    if skinning not in SKINNING:
+        raise ValueError(f"skinning must be one of {', '.join(map(repr, SKINNING))}, got "
+                         f"{skinning!r}")
+    skin = SKINNING[skinning]
     world = world_matrices(model, clip, times, loop)
     mats = skin_matrices(model, world)
     out = {}
     for prim in model.primitives:
         m = mats[prim.skin]
         if normals and prim.normals is not None:
-            out[prim.key] = kernels.linear_blend_skinning(prim.positions, prim.joints,
-                                                          prim.weights, m, normals=prim.normals)
+            out[prim.key] = skin(prim.positions, prim.joints, prim.weights, m,
+                                 normals=prim.normals)
         else:
-            p = kernels.linear_blend_skinning(prim.positions, prim.joints, prim.weights, m)
+            p = skin(prim.positions, prim.joints, prim.weights, m)
             out[prim.key] = (p, None) if normals else p
     return out
 
