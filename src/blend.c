@@ -43,15 +43,16 @@ static inline void FN(accumulate)(T w, const T *r, const T *t, const T *s, const
 
 void FN(sk_blend_poses)(size_t n, size_t L, size_t J, const T *rot, ptrdiff_t sr,
                         const T *trans, ptrdiff_t st, const T *scale, ptrdiff_t ss,
-                        const T *weights, ptrdiff_t sw, const T *rest_rot, ptrdiff_t srr,
-                        const T *rest_trans, ptrdiff_t srt, const T *rest_scale, ptrdiff_t srs,
-                        T threshold, T *restrict out_rot, ptrdiff_t sor,
+                        const T *weights, ptrdiff_t sw, const T *threshold, ptrdiff_t sth,
+                        const T *rest_rot, ptrdiff_t srr, const T *rest_trans, ptrdiff_t srt,
+                        const T *rest_scale, ptrdiff_t srs, T *restrict out_rot, ptrdiff_t sor,
                         T *restrict out_trans, ptrdiff_t sot, T *restrict out_scale,
                         ptrdiff_t sos)
 {
     for (size_t i = 0; i < n; i++) {
         const T *r = rot + i * sr, *t = trans + i * st, *s = scale + i * ss, *w = weights + i * sw;
         T *o_r = out_rot + i * sor, *o_t = out_trans + i * sot, *o_s = out_scale + i * sos;
+        T limit = threshold[i * sth];
         for (size_t j = 0; j < J; j++) {
             T ar[4] = {0, 0, 0, 0}, at[3] = {0, 0, 0}, as[3] = {0, 0, 0}, total = 0;
             const T *pivot = NULL;
@@ -64,11 +65,11 @@ void FN(sk_blend_poses)(size_t n, size_t L, size_t J, const T *rot, ptrdiff_t sr
                                as);
                 total += wl;
             }
-            if (rest_rot && total < threshold) { /* the rest pose fills up to the threshold */
-                FN(accumulate)(threshold - total, rest_rot + i * srr + 4 * j,
+            if (rest_rot && total < limit) { /* the rest pose fills up to the threshold */
+                FN(accumulate)(limit - total, rest_rot + i * srr + 4 * j,
                                rest_trans + i * srt + 3 * j, rest_scale + i * srs + 3 * j,
                                &pivot, ar, at, as);
-                total = threshold;
+                total = limit;
             }
             FN(unit_or_identity)(ar, o_r + 4 * j);
             for (int c = 0; c < 3; c++) {

@@ -127,15 +127,17 @@ int sk_dual_quaternion_skinning_##S(size_t n, size_t K, size_t J, const T *verts
    per item) -> J blended joints: weighted means of translations and scales,      \
    normalized weighted sum of rotations, each in the hemisphere of the joint's    \
    first contributing layer; layers of weight <= 0 are skipped; where the total  \
-   is below threshold the rest pose (J joints per item; rest_rot NULL for none)   \
+   is below threshold (one per item) the rest pose (J joints per item; rest_rot   \
+   NULL for none)                                                                 \
    adds weight threshold - total (ozz-animation BlendingJob).  A joint with total \
    0 (and no rest) gets the identity transform. */                               \
 void sk_blend_poses_##S(size_t n, size_t L, size_t J, const T *rot, ptrdiff_t sr, \
                         const T *trans, ptrdiff_t st, const T *scale,             \
                         ptrdiff_t ss, const T *weights, ptrdiff_t sw,             \
-                        const T *rest_rot, ptrdiff_t srr, const T *rest_trans,    \
-                        ptrdiff_t srt, const T *rest_scale, ptrdiff_t srs,        \
-                        T threshold, T *SK_RESTRICT out_rot, ptrdiff_t sor,       \
+                        const T *threshold, ptrdiff_t sth, const T *rest_rot,     \
+                        ptrdiff_t srr, const T *rest_trans, ptrdiff_t srt,        \
+                        const T *rest_scale, ptrdiff_t srs,                       \
+                        T *SK_RESTRICT out_rot, ptrdiff_t sor,                    \
                         T *SK_RESTRICT out_trans, ptrdiff_t sot,                  \
                         T *SK_RESTRICT out_scale, ptrdiff_t sos);                 \
 /* n joints: (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */                     \

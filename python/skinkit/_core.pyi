@@ -1,6 +1,7 @@
-"""Type stubs for ``skinkit._core``, the NumPy C-API binding of the C kernels (src/_core.c).
+"""Type stubs for ``skinkit._core``, the NumPy C-API binding of the C kernels (src/bind_table.c).
 
-Every argument is positional only, as the binding parses ``*args``.  Inputs take anything NumPy
+Every argument is positional only, as the binding parses ``*args``.  ``out`` takes None, an
+array, or (kernels with several results) a tuple of arrays or None.  Inputs take anything NumPy
 converts (arrays, sequences, ``__array__``, the buffer protocol) and objects with ``__dlpack__``
 (PyTorch CPU tensors, JAX arrays); ``out`` arguments take a NumPy array or None.  Results are NumPy
 arrays of float32 or float64 (see ``skinkit.kernels`` for the conventions).
@@ -19,17 +20,17 @@ _Float = NDArray[np.floating[Any]]
 _Out = Optional[NDArray[np.floating[Any]]]
 _Threads = Optional[int]
 
-# -- elementwise quaternion kernels: (..., core) -> (..., core); ``out`` is required (may be None)
+# -- elementwise quaternion kernels: (..., core) -> (..., core)
 
-def quat_multiply(a: _Input, b: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def quat_conjugate(q: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def quat_inverse(q: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def quat_normalize(q: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def quat_rotate(q: _Input, v: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def quat_to_matrix(q: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def quat_from_matrix(m: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def quat_from_axis_angle(rotvec: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
-def slerp(q0: _Input, q1: _Input, t: _Input, out: _Out, threads: _Threads = None, /) -> _Float: ...
+def quat_multiply(a: _Input, b: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_conjugate(q: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_inverse(q: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_normalize(q: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_rotate(q: _Input, v: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_to_matrix(q: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_from_matrix(m: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_from_axis_angle(rotvec: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def slerp(q0: _Input, q1: _Input, t: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
 
 # -- hierarchy and matrices
 
@@ -37,8 +38,7 @@ def forward_kinematics(parents: _Input, rotations: _Input, translations: _Input,
                        scales: Optional[_Input] = None, out: _Out = None,
                        threads: _Threads = None, /) -> _Float: ...
 def rigid_forward_kinematics(parents: _Input, rest_positions: _Input, rotations: _Input,
-                             out_rot: _Out = None, out_trans: _Out = None,
-                             threads: _Threads = None, /
+                             out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
                              ) -> Tuple[_Float, _Float]: ...
 def skinning_matrices(world: _Input, inverse_bind: _Input, out: _Out = None,
                       threads: _Threads = None, /) -> _Float: ...
@@ -49,43 +49,42 @@ def inverse_bind_matrices(world: _Input, out: _Out = None, threads: _Threads = N
 
 @overload
 def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
-                          skinning_matrices: _Input, normals: None = None,
-                          out_positions: _Out = None, out_normals: None = None,
+                          skinning_matrices: _Input, normals: None = None, out: _Out = None,
                           threads: _Threads = None, /) -> _Float: ...
 @overload
 def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
                           skinning_matrices: _Input, normals: _Input,
-                          out_positions: _Out = None, out_normals: _Out = None,
-                          threads: _Threads = None, /
+                          out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
                           ) -> Tuple[_Float, _Float]: ...
 
 @overload
 def dual_quaternion_skinning(vertices: _Input, joints: _Input, weights: _Input,
-                             dual_quaternions: _Input, normals: None = None,
-                             out_positions: _Out = None, out_normals: None = None,
+                             dual_quaternions: _Input, normals: None = None, out: _Out = None,
                              threads: _Threads = None, /) -> _Float: ...
 @overload
 def dual_quaternion_skinning(vertices: _Input, joints: _Input, weights: _Input,
                              dual_quaternions: _Input, normals: _Input,
-                             out_positions: _Out = None, out_normals: _Out = None,
-                             threads: _Threads = None, /
+                             out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
                              ) -> Tuple[_Float, _Float]: ...
-def skinning_dual_quaternions(skinning_matrices: _Input, out: _Out, threads: _Threads = None, /
-                              ) -> _Float: ...
+def skinning_dual_quaternions(skinning_matrices: _Input, out: _Out = None,
+                              threads: _Threads = None, /) -> _Float: ...
 
 # -- pose blending: (rotations, translations, scales)
 
 _Pose = Tuple[_Float, _Float, _Float]
+_PoseOut = Optional[Tuple[_Out, _Out, _Out]]
 def blend_poses(rotations: _Input, translations: _Input, scales: _Input, weights: _Input,
-                rest_rot: Optional[_Input], rest_trans: Optional[_Input],
-                rest_scale: Optional[_Input], threshold: float, out_rot: _Out,
-                out_trans: _Out, out_scale: _Out, threads: _Threads, /) -> _Pose: ...
-def pose_delta(ref_rot: _Input, ref_trans: _Input, ref_scale: _Input, rot: _Input,
-               trans: _Input, scale: _Input, out_rot: _Out, out_trans: _Out, out_scale: _Out,
-               threads: _Threads, /) -> _Pose: ...
-def additive_pose(base_rot: _Input, base_trans: _Input, base_scale: _Input, delta_rot: _Input,
-                  delta_trans: _Input, delta_scale: _Input, weight: _Input, out_rot: _Out,
-                  out_trans: _Out, out_scale: _Out, threads: _Threads, /) -> _Pose: ...
+                threshold: _Input, rest_rotations: Optional[_Input] = None,
+                rest_translations: Optional[_Input] = None,
+                rest_scales: Optional[_Input] = None, out: _PoseOut = None,
+                threads: _Threads = None, /) -> _Pose: ...
+def pose_delta(reference_rotations: _Input, reference_translations: _Input,
+               reference_scales: _Input, rotations: _Input, translations: _Input,
+               scales: _Input, out: _PoseOut = None, threads: _Threads = None, /) -> _Pose: ...
+def additive_pose(rotations: _Input, translations: _Input, scales: _Input,
+                  delta_rotations: _Input, delta_translations: _Input, delta_scales: _Input,
+                  weight: _Input, out: _PoseOut = None, threads: _Threads = None, /
+                  ) -> _Pose: ...
 
 # -- clip sampling: the packed form built by skinkit.Clip; writes into ``out``, returns None
 

@@ -70,8 +70,8 @@ def blend_poses(rotations, translations, scales, weights, rest=None, threshold=0
     if r.ndim >= 3 and (w.ndim < 2 or w.shape[-2:] != r.shape[-3:-1]):
         w = np.broadcast_to(w[..., None], w.shape + r.shape[-2:-1])   # per layer -> (..., L, J)
     rest = (None, None, None) if rest is None else _triple(rest, "rest")
-    out = (None, None, None) if out is None else _triple(out, "out")
-    return _core.blend_poses(r, translations, scales, w, *rest, threshold, *out, threads)
+    out = None if out is None else _triple(out, "out")
+    return _core.blend_poses(r, translations, scales, w, threshold, *rest, out, threads)
 
 
 def pose_delta(reference, pose, out=None, threads=None):
@@ -95,8 +95,8 @@ def pose_delta(reference, pose, out=None, threads=None):
     scale (a ratio).  ``additive_pose(reference, pose_delta(reference, pose), 1)`` is ``pose``.
     """
     ref, cur = _triple(reference, "reference"), _triple(pose, "pose")
-    out = (None, None, None) if out is None else _triple(out, "out")
-    return _core.pose_delta(*ref, *cur, *out, threads)
+    out = None if out is None else _triple(out, "out")
+    return _core.pose_delta(*ref, *cur, out, threads)
 
 
 def additive_pose(base, delta, weight=1.0, out=None, threads=None):
@@ -121,5 +121,5 @@ def additive_pose(base, delta, weight=1.0, out=None, threads=None):
     ``BlendingJob`` additive layers for scale.
     """
     b, d = _triple(base, "base"), _triple(delta, "delta")
-    out = (None, None, None) if out is None else _triple(out, "out")
-    return _core.additive_pose(*b, *d, weight, *out, threads)
+    out = None if out is None else _triple(out, "out")
+    return _core.additive_pose(*b, *d, weight, out, threads)

@@ -155,15 +155,6 @@ def forward_kinematics(parents, rotations, translations, scales=None, out=None, 
     return _core.forward_kinematics(parents, rotations, translations, scales, out, threads)
 
 
-def _pair(out):
-    """``out=`` of a two-result kernel: a tuple or list of two arrays (an ndarray would be split
-    along its first axis, which is never what was meant)."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise TypeError(f"out must be a pair (tuple) of two arrays, got {type(out).__name__}"
-                        + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
-    return out
-
-
 def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threads=None):
     """Joint-centred rigid FK, as libigl's ``forward_kinematics``.
 
@@ -193,11 +184,7 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threa
     forward kinematics for linear blend skinning") equals this only when p is a root; this
     function follows libigl's recursion, which is right at every depth.
     """
-    if out is None:
-        out = (None, None)
-    out = _pair(out)
-    return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out[0], out[1],
-                                          threads)
+    return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out, threads)
 
 
 def skinning_matrices(world, inverse_bind, out=None, threads=None):
@@ -266,10 +253,7 @@ def _skin(kernel, vertices, joints, weights, transforms, normals, out, threads):
             raise ValueError(f"joints[{', '.join(map(str, where))}] = {j[where]} is out of range "
                              "(expected -1 for no influence or 0..J-1)")
         j = j.astype(np.int32)
-    if normals is None:
-        return kernel(vertices, j, weights, transforms, None, out, None, threads)
-    o_pos, o_nrm = (None, None) if out is None else _pair(out)
-    return kernel(vertices, j, weights, transforms, normals, o_pos, o_nrm, threads)
+    return kernel(vertices, j, weights, transforms, normals, out, threads)
 
 
 def dual_quaternion_skinning(vertices, joints, weights, skinning_matrices, normals=None, out=None,
@@ -311,9 +295,12 @@ def dual_quaternion_skinning(vertices, joints, weights, skinning_matrices, norma
     unless a joint's world matrix shears.  Rigid matrices give exactly Kavan's result.
     """
     m = _asarray(skinning_matrices)
-    if m.dtype == np.float32 and any(_asarray(a).dtype != np.float32
-                                     for a in (vertices, weights, normals) if a is not None):
-        m = m.astype(np.float64)           # computed in float64, as linear_blend_skinning
+    f32 = [_asarray(a).dtype.char == "f" for a in (m, vertices, weights, normals) if a is not None]
+    if f32[0] and not all(f32):            # computed in float64, as linear_blend_skinning
+        m = m.astype(np.float64)
+    for o in out if isinstance(out, (tuple, list)) else (out,):
+        if isinstance(o, np.ndarray) and np.may_share_memory(o, m):
+            raise ValueError("out overlaps the memory of skinning_matrices")
     dq = _core.skinning_dual_quaternions(m, None, threads)
     return _skin(_core.dual_quaternion_skinning, vertices, joints, weights, dq, normals, out,
                  threads)
