@@ -23,6 +23,7 @@
  * A vertex whose blended rotation is zero (no influence, zero weights) keeps its rest position
  * and normal, as in Blender. */
 #ifndef SK_DOUBLE
+#include "simd.h"
 #define SK_DOUBLE 0
 #include "dqs.c"
 #undef SK_DOUBLE
@@ -159,6 +160,18 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
                                     const T *normals, ptrdiff_t sn, T *restrict out_pos,
                                     ptrdiff_t sp, T *restrict out_nrm, ptrdiff_t so, size_t *bad)
 {
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    /* the SIMD variant takes packed vertices of one pose whose joints are all rigid */
+    if (sk_simd() && sv == 3 && sp == 3 && sd == 0 && sj == (ptrdiff_t)K &&
+        sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3))) {
+        int rigid = 1;
+        for (size_t j = 0; j < J && rigid; j++)
+            rigid = dqs[SK_DQ_RECORD * j + 29] == 0;
+        if (rigid)
+            return sk_dqs_pose_avx2(n, K, J, verts, joints, itype, weights, dqs, normals,
+                                    out_pos, out_nrm, bad);
+    }
+#endif
     for (size_t x = 0; x < n; x++) {
         const T *rec = dqs + x * sd, *w = weights + x * sw, *v = verts + x * sv;
         T b[4] = {0, 0, 0, 0}, e[4] = {0, 0, 0, 0}, S[9] = {0}, wsum = 0, wscaled = 0;

@@ -266,3 +266,56 @@ def test_nan_propagates():
     bad = (joints == 2).any(axis=1)
     assert np.isnan(got[bad]).any(axis=1).all()
     assert np.isfinite(got[~bad & (np.arange(V) != 1)]).all()
+
+
+SIMD_SCRIPT = """
+import sys, numpy as np, skinkit
+from skinkit import _core
+d = np.load(sys.argv[1])
+out = {"simd": _core.simd()}
+for K in (4, 5):
+    for jt in ("uint16", "int32"):
+        j, w = d["j"][:, :K], d["w"][:, :K]
+        if jt == "uint16":                  # no -1: unused slots become joint 0, weight 0
+            j, w = np.where(j < 0, 0, j), np.where(j < 0, 0, w)
+        p, n = skinkit.dual_quaternion_skinning(d["v"], j.astype(jt), w, d["m"], normals=d["n"])
+        out[f"p{K}{jt}"], out[f"n{K}{jt}"] = p, n
+np.savez(sys.argv[2], **out)
+"""
+
+
+def test_avx2_and_portable_paths_agree(tmp_path):
+    """float32 poses of rigid joints take the AVX2 variant (by default, on CPUs that have it):
+    the portable code (SKINKIT_SIMD=baseline, in a subprocess) gives the same up to FMA
+    rounding, for K = 4 with uint16 joints (specialized), K = 5, vertex counts that are not a
+    multiple of 8, unused slots and weightless vertices."""
+    import os
+    import subprocess
+    import sys
+    rng = ref.rng_for("dqs-simd")
+    V = 1003
+    d = {"v": rng.normal(size=(V, 3)).astype(np.float32),
+         "j": rng.integers(0, J, size=(V, 5)).astype(np.int32),
+         "w": rng.random((V, 5)).astype(np.float32),
+         "m": rigid(rng, (2, J)).astype(np.float32),
+         "n": unit(rng.normal(size=(V, 3))).astype(np.float32)}
+    d["j"][rng.random((V, 5)) < 0.2] = -1
+    d["j"][:, 0] = rng.integers(0, J, size=V)
+    d["w"][::97] = 0
+    np.savez(tmp_path / "in.npz", **d)
+    runs = {}
+    for simd in ("default", "baseline"):
+        env = dict(os.environ)
+        env.pop("SKINKIT_SIMD", None)
+        if simd == "baseline":
+            env["SKINKIT_SIMD"] = "baseline"
+        subprocess.run([sys.executable, "-c", SIMD_SCRIPT, str(tmp_path / "in.npz"),
+                        str(tmp_path / f"{simd}.npz")], env=env, check=True)
+        runs[simd] = np.load(tmp_path / f"{simd}.npz")
+    assert str(runs["baseline"]["simd"]) == "baseline"
+    for key in runs["default"].files:
+        if key != "simd":
+            np.testing.assert_allclose(runs["default"][key], runs["baseline"][key], rtol=0,
+                                       atol=2e-5)
+    ref.assert_close(runs["default"]["p5int32"],
+                     ref.dual_quaternion_skinning(d["v"], d["j"], d["w"], d["m"]), scale=10)
