@@ -33,6 +33,7 @@
 #include "real.h"
 #include "qmath.h"
 #include "lbs_normal.h"
+#include "dqs_influence.h"
 
 #ifndef SK_DQS_ONCE
 #define SK_DQS_ONCE
@@ -179,24 +180,15 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
         int scaled = 0;
         for (int pass = 0; pass < 1 + scaled; pass++) /* pass 1: the scaled joints' terms */
             for (size_t k = 0; k < K; k++) {
-                size_t at = x * sj + k;
-                int64_t j = itype == SK_U8    ? ((const uint8_t *)joints)[at]
-                            : itype == SK_U16 ? ((const uint16_t *)joints)[at]
-                                              : ((const int32_t *)joints)[at];
-                if (j < 0 || (size_t)j >= J) {
-                    if (j == -1)
-                        continue;
+                const T *r;
+                T wk = w[k], ws;
+                int use = FN(dq_influence)(joints, itype, x * sj + k, J, rec, wk, &pivot, &r, &ws);
+                if (use < 0) {
                     *bad = x * K + k;
-                    return SK_ERR_JOINT_INDEX;
+                    return use;
                 }
-                const T *r = rec + SK_DQ_RECORD * (size_t)j;
-                T wk = w[k];
-                if (wk == 0)
+                if (!use)
                     continue;
-                if (!pivot)
-                    pivot = r;
-                T dot = pivot[0] * r[0] + pivot[1] * r[1] + pivot[2] * r[2] + pivot[3] * r[3];
-                T ws = dot < 0 ? -wk : wk;
                 if (pass == 0) {
                     for (int c = 0; c < 4; c++) {
                         b[c] += ws * r[c];

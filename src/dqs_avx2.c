@@ -10,6 +10,7 @@
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
+#include "dqs_influence.h"
 
 /* the staged blends of 8 vertices: st[8 * l + c] = component c (b0..b3, e0..e3) of vertex l
  * (gathered by component); positions p[c * 8 + l] and normals n[c * 8 + l] (c < 3) */
@@ -96,24 +97,15 @@ static inline __attribute__((always_inline)) int dqs_body(
         __m256 acc = _mm256_setzero_ps();
         const float *pivot = NULL, *w = weights + x * K;
         for (size_t k = 0; k < K; k++) {
-            size_t at = x * K + k;
-            int64_t j = itype == SK_U8    ? ((const uint8_t *)joints)[at]
-                        : itype == SK_U16 ? ((const uint16_t *)joints)[at]
-                                          : ((const int32_t *)joints)[at];
-            if (j < 0 || (size_t)j >= J) {
-                if (j == -1)
-                    continue;
-                *bad = at;
-                return SK_ERR_JOINT_INDEX;
+            const float *r;
+            float ws;
+            int use = dq_influence_f(joints, itype, x * K + k, J, rec, w[k], &pivot, &r, &ws);
+            if (use < 0) {
+                *bad = x * K + k;
+                return use;
             }
-            const float *r = rec + SK_DQ_RECORD * (size_t)j;
-            float wk = w[k];
-            if (wk == 0)
-                continue;
-            if (!pivot)
-                pivot = r;
-            float dot = pivot[0] * r[0] + pivot[1] * r[1] + pivot[2] * r[2] + pivot[3] * r[3];
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(dot < 0 ? -wk : wk), _mm256_loadu_ps(r), acc);
+            if (use)
+                acc = _mm256_fmadd_ps(_mm256_set1_ps(ws), _mm256_loadu_ps(r), acc);
         }
         size_t l = x % 8;
         _mm256_storeu_ps(s.st + 8 * l, acc);
