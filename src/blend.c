@@ -2,13 +2,6 @@
  * poses and an additive layer (three.js's additive convention for rotation and translation,
  * ozz-animation's for scale).  A pose is local rotations (x, y, z, w), translations and scales.
  * The body is compiled twice, for float and double (see real.h). */
-#ifndef SK_DOUBLE
-#define SK_DOUBLE 0
-#include "blend.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "blend.c"
-#else
 #include "real.h"
 #include "qmath.h"
 
@@ -120,4 +113,3 @@ void FN(sk_additive_pose)(size_t n, const T *base_rot, ptrdiff_t s0, const T *ba
         }
     }
 }
-#endif

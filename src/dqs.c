@@ -22,24 +22,14 @@
  * sign of its determinant, as LBS), then the blended rotation, and are renormalized.
  * A vertex whose blended rotation is zero (no influence, zero weights) keeps its rest position
  * and normal, as in Blender. */
-#ifndef SK_DOUBLE
 #include "simd.h"
-#define SK_DOUBLE 0
-#include "dqs.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "dqs.c"
-#else
 #include "real.h"
 #include "qmath.h"
 #include "lbs_normal.h"
 #include "dqs_influence.h"
 
-#ifndef SK_DQS_ONCE
-#define SK_DQS_ONCE
 /* a 3x3 A is taken as a rotation when max |A^T A - I| <= this many epsilons and det A > 0 */
 #define SK_RIGID_EPS 128
-#endif
 
 /* (x, y) <- (c x - s y, s x + c y) */
 static inline void FN(givens)(T *x, T *y, T c, T s)
@@ -256,4 +246,3 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
     }
     return SK_OK;
 }
-#endif

@@ -1,13 +1,6 @@
 /* lbs.c -- linear blend skinning: v' = sum_k w_k M_{j_k} v, normals by the cofactor matrix.
  * float32 poses run the AVX2/FMA variant (lbs_avx2.c) when the CPU has it (cpu.c). */
-#ifndef SK_DOUBLE
 #include "simd.h"
-#define SK_DOUBLE 0
-#include "lbs.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "lbs.c"
-#else
 #include "real.h"
 #include "lbs_normal.h"
 
@@ -66,4 +59,3 @@ int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, p
     return FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals,
                          sn, out_pos, sp, out_nrm, so, bad);
 }
-#endif
