@@ -75,6 +75,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="precision of the computation and of the output (default float64)")
     p.add_argument("--normals", action="store_true",
                    help="also write skinned `normals_<node>_<primitive>` (T, V, 3)")
+    p.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
+                   help="linear blend (default) or dual quaternion skinning (volume preserving, "
+                        "as Blender's Preserve Volume)")
     p.add_argument("--out", required=True, metavar="FILE.npz|DIR/|FILE.glb",
                    help="output: an .npz (default), a directory (trailing slash or existing) "
                         "for one mesh file per frame, or a .glb of one posed frame")
@@ -170,14 +173,14 @@ def _progress_bar(total: int, quiet: bool):
                 dynamic_ncols=True)
 
 
-def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar):
+def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar, skinning: str):
     """``skinkit.pose.pose`` over ``times`` in blocks of ``BLOCK_FRAMES``: yields
     ``(first frame, result)`` and advances ``bar`` once the caller is done with the block."""
     from .pose import pose
 
     for start in range(0, len(times), BLOCK_FRAMES):
         block = times[start:start + BLOCK_FRAMES]
-        yield start, pose(model, clip, block, loop, normals)
+        yield start, pose(model, clip, block, loop, normals, skinning)
         if bar is not None:
             bar.update(len(block))
 
@@ -199,8 +202,8 @@ def _pose_to_npz(model, clip, times, args, dtype, bar) -> None:
     arrays = {"times": np.asarray(times, dtype=dtype)}
     if not model.primitives:  # a skeleton-only model (BVH): `joints`, world positions
         arrays["joints"] = _joint_positions(model, clip, times, args.loop, bar)
-    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar)
-                         if model.primitives else ()):
+    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar,
+                                      args.skinning) if model.primitives else ()):
         for prim in model.primitives:
             result = posed[prim.key]
             parts = {"positions": result[0] if args.normals else result}
@@ -231,7 +234,8 @@ def _pose_to_frames(model, clip, times, args, bar) -> None:
     except ImportError as exc:
         raise CliError(str(exc)) from exc
     with writer:
-        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar):
+        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar,
+                                     args.skinning):
             if args.normals:
                 writer.write({k: v[0] for k, v in posed.items()},
                              {k: v[1] for k, v in posed.items()})
@@ -247,7 +251,7 @@ def _pose_to_glb(model, clip, times, args) -> None:
 
     if not model.primitives:
         raise CliError("the model has no skinned primitives to write as meshes")
-    posed = pose(model, clip, times, args.loop, normals=True)
+    posed = pose(model, clip, times, args.loop, normals=True, skinning=args.skinning)
     positions, normals = {}, {}
     for key, value in posed.items():
         p, n = cast(Tuple[np.ndarray, Optional[np.ndarray]], value)  # with normals=True

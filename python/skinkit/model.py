@@ -161,8 +161,8 @@ class Model:
         return world_matrices(self, clip, times, loop)
 
     def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False,
-             skinning: str = "lbs"):
+             skinning: str = "lbs", blend=None):
         """Skinned positions per primitive key, (T, V, 3) each; see ``skinkit.pose.pose``."""
         from .pose import pose
 
-        return pose(self, clip, times, loop, normals, skinning)
+        return pose(self, clip, times, loop, normals, skinning, blend)

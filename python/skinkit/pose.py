@@ -19,10 +19,11 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import kernels
+from .blending import blend_poses
 from .clip import Clip
 
-__all__ = ["resolve_clip", "local_pose", "world_matrices", "skin_matrices", "pose",
-           "frame_times"]
+__all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices", "skin_matrices",
+           "pose", "frame_times"]
 
 ClipLike = Union[Clip, int, str, None]
 
@@ -144,6 +145,49 @@ def local_pose(model, clip: ClipLike = None, times=None, loop: bool = False
     return translations, rotations, scales
 
 
+def blended_local_pose(model, blend, times=None, loop: bool = False
+                       ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Local TRS of a weighted blend of clips (a cross-fade, a blend tree's output).
+
+    Parameters
+    ----------
+    model : Model
+    blend : sequence of (clip, weight)
+        Clips (object, index or name) and their weights: a number, or an array (T,) with one
+        weight per time.
+    times, loop
+        As for ``local_pose`` (default times: those of the first clip).
+
+    Returns
+    -------
+    translations (T, N, 3), rotations (T, N, 4), scales (T, N, 3)
+        ``blend_poses`` of the clips' local poses per node, with the skeleton's rest pose as
+        ``rest`` (it fills in where the weights sum to less than 0.1, as in ozz-animation).
+
+    Raises
+    ------
+    ValueError
+        An empty blend, an unknown clip, weights of another length than the times.
+    """
+    blend = list(blend)
+    if not blend or not all(isinstance(b, (tuple, list)) and len(b) == 2 for b in blend):
+        raise ValueError("blend must be a non-empty sequence of (clip, weight) pairs")
+    first = resolve_clip(model, blend[0][0])
+    t = _times_array(times, first, _model_dtype(model) if first is None else first.dtype)
+    layers = [local_pose(model, clip, t, loop) for clip, _ in blend]
+    T = layers[0][0].shape[0]
+    try:
+        w = np.stack([np.broadcast_to(np.asarray(wt, np.float64), (T,)) for _, wt in blend], 1)
+    except ValueError:
+        raise ValueError(f"each blend weight must be a number or an array of {T} weights (one "
+                         "per time)") from None
+    sk = model.skeleton
+    r, tr, sc = blend_poses(*(np.stack([layer[i] for layer in layers], axis=1)
+                              for i in (1, 0, 2)), w.astype(layers[0][0].dtype),
+                            rest=(sk.rotations, sk.translations, sk.scales))
+    return tr, r, sc
+
+
 def world_matrices(model, clip: ClipLike = None, times=None, loop: bool = False) -> np.ndarray:
     """World matrices of every node of ``model`` at every time.
 
@@ -172,7 +216,7 @@ SKINNING = {"lbs": kernels.linear_blend_skinning, "dqs": kernels.dual_quaternion
 
 
 def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: bool = False,
-         skinning: str = "lbs") -> Dict[str, object]:
+         skinning: str = "lbs", blend=None) -> Dict[str, object]:
     """Skinned vertex positions (and normals) of every skinned primitive at every time.
 
     Parameters
@@ -184,6 +228,8 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     skinning : {"lbs", "dqs"}
         ``"lbs"``: ``linear_blend_skinning``; ``"dqs"``: ``dual_quaternion_skinning`` (volume
         preserving, as Blender's "Preserve Volume").
+    blend : sequence of (clip, weight), optional
+        Pose a blend of clips instead of ``clip`` (see ``blended_local_pose``).
 
     Returns
     -------
@@ -209,7 +255,13 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
         raise ValueError(f"skinning must be one of {', '.join(map(repr, SKINNING))}, got "
                          f"{skinning!r}")
     skin = SKINNING[skinning]
-    world = world_matrices(model, clip, times, loop)
+    if blend is None:
+        world = world_matrices(model, clip, times, loop)
+    elif clip is not None:
+        raise ValueError("give either clip or blend, not both")
+    else:
+        tr, ro, sc = blended_local_pose(model, blend, times, loop)
+        world = kernels.forward_kinematics(np.asarray(model.skeleton.parents), ro, tr, sc)
     mats = skin_matrices(model, world)
     out = {}
     for prim in model.primitives:
