@@ -182,8 +182,8 @@ def blended_local_pose(model, blend, times=None, loop: bool = False
         raise ValueError(f"each blend weight must be a number or an array of {T} weights (one "
                          "per time)") from None
     sk = model.skeleton
-    r, tr, sc = blend_poses(*(np.stack([layer[i] for layer in layers], axis=1)
-                              for i in (1, 0, 2)), w.astype(layers[0][0].dtype),
+    tr, r, sc = (np.stack([layer[i] for layer in layers], axis=1) for i in range(3))
+    r, tr, sc = blend_poses(r, tr, sc, w.astype(tr.dtype),
                             rest=(sk.rotations, sk.translations, sk.scales))
     return tr, r, sc
 
