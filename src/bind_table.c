@@ -27,6 +27,8 @@
 #include "bind_loops.h"
 
 #define LOOPS(name) {loop_##name##_f, loop_##name##_d}
+#define STR_(x) #x
+#define STR(x) STR_(x) /* a size from skinkit.h in a shape string */
 #define OUTPUT(name, shape) {name, shape, OP_REAL, OP_OUT, 0}
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread (each thread: ~100 us of work or more) */
 #define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
@@ -108,12 +110,13 @@ kernel_t kernels[] = {
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
      'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), fail_joint_index},
     ELEMENTWISE(skinning_dual_quaternions, "Joint records of dual quaternion skinning (dqs.c).",
-                {"skinning_matrices", "(...,4,4)"}, OUTPUT("out", "(...,32)")),
+                {"skinning_matrices", "(...,4,4)"},
+                OUTPUT("out", "(...," STR(SK_DQ_RECORD) ")")),
     {"dual_quaternion_skinning", "Dual quaternion skinning of positions (and normals).",
      {{"vertices", "(...,V,3)"},
       {"joints", "(V,K)", OP_JOINTS},
       {"weights", "(V,K)"},
-      {"dual_quaternions", "(...,J,32)"},
+      {"dual_quaternions", "(...,J," STR(SK_DQ_RECORD) ")"},
       {"normals", "(...,V,3)", OP_REAL, OP_OPTIONAL},
       OUTPUT("positions", "(...,V,3)"),
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},

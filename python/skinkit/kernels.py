@@ -280,7 +280,9 @@ def dual_quaternion_skinning(vertices, joints, weights, skinning_matrices, norma
     dual part 1/2 (t_k, 0) q_k.  Per vertex the dual quaternions are summed with its weights,
     each q_k first put in the hemisphere of the vertex's first influence (the first slot with a
     joint and a non-zero weight: a matrix gives q or -q, so this is not optional), divided by
-    the norm of the rotation part, and applied to the position.
+    the norm of the rotation part, and applied to the position.  (Blender and libigl compare
+    with the running sum instead; the two choices differ only for influences whose rotations
+    spread over more than a half turn.)
 
     Skinning matrices with scale or shear (3x3 part A not a rotation to 128 epsilons of the
     dtype, or det A <= 0) are handled as Blender's armature modifier does with "Preserve
