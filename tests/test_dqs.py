@@ -319,3 +319,20 @@ def test_avx2_and_portable_paths_agree(tmp_path):
                                        atol=2e-5)
     ref.assert_close(runs["default"]["p5int32"],
                      ref.dual_quaternion_skinning(d["v"], d["j"], d["w"], d["m"]), scale=10)
+
+
+def test_twist_keeps_volume_where_lbs_collapses():
+    """The candy wrapper: a cylinder along x whose far end twists 170 deg about x.  DQS keeps
+    every vertex at its radius; LBS pulls the middle towards the axis."""
+    x, a = np.meshgrid(np.linspace(0, 1, 11), np.linspace(0, 2 * np.pi, 16, endpoint=False))
+    verts = np.stack([x.ravel(), np.cos(a.ravel()), np.sin(a.ravel())], axis=1)
+    joints = np.tile(np.array([[0, 1]], np.int32), (len(verts), 1))
+    weights = np.stack([1 - verts[:, 0], verts[:, 0]], axis=1)
+    mats = np.tile(np.eye(4), (2, 1, 1))
+    mats[1, :3, :3] = ref.quat_to_matrix(ref.quat_from_axis_angle([np.radians(170.0), 0, 0]))
+    dqs = sk.dual_quaternion_skinning(verts, joints, weights, mats)
+    lbs = sk.linear_blend_skinning(verts, joints, weights, mats)
+    ref.assert_close(np.hypot(dqs[:, 1], dqs[:, 2]), np.ones(len(verts)))
+    ref.assert_close(dqs[:, 0], verts[:, 0])
+    middle = np.isclose(verts[:, 0], 0.5)
+    assert np.hypot(lbs[middle, 1], lbs[middle, 2]).max() < 0.1
