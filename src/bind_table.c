@@ -20,6 +20,8 @@
  * array, or a tuple for several outputs), threads=, the GIL, messages naming the argument. */
 #include "binding.h"
 
+#include <stdio.h>
+
 #define SK_DOUBLE 0
 #include "bind_loops.h"
 #undef SK_DOUBLE
@@ -32,33 +34,30 @@
 #define OUTPUT(name, shape) {name, shape, OP_REAL, OP_OUT, 0}
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread (each thread: ~100 us of work or more) */
 #define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
+#define GRAIN_MATRICES 16384 /* 4x4 inverses per thread */
 #define GRAIN_VERTICES 32768 /* skinned vertices per thread */
 
+/* "matrices[2, 1] is singular": the batch index of the first singular matrix */
 static void fail_singular(const call_t *c, int status)
 {
-    size_t J = (size_t)c->sym[SYM('J')], bad = (size_t)c->ctx.item * J + c->ctx.bad;
+    npy_intp flat = c->ctx.item + (npy_intp)c->ctx.bad, idx[NPY_MAXDIMS];
+    char where[256] = "";
+    size_t len = 0;
     (void)status;
-    PyErr_Format(PyExc_ValueError, "%s: matrix %zu (joint %zu, counting matrices in C order "
-                 "over the batch) is singular", c->name[0], bad, J ? bad % J : 0);
-}
-
-static void fail_joint_index(const call_t *c, int status)
-{
-    size_t J = (size_t)c->sym[SYM('J')], K = (size_t)c->sym[SYM('K')];
-    size_t V = (size_t)c->sym[SYM('V')];
-    size_t b = (size_t)c->ctx.item % V * K + c->ctx.bad;
-    const void *jd = PyArray_DATA(c->arr[1]);
-    long long value = c->ctx.itype == SK_U8    ? ((const uint8_t *)jd)[b]
-                      : c->ctx.itype == SK_U16 ? ((const uint16_t *)jd)[b]
-                                               : ((const int32_t *)jd)[b];
-    (void)status;
-    PyErr_Format(PyExc_ValueError, "%s[%zu, %zu] = %lld is out of range for %zu joints "
-                 "(expected -1 for no influence or 0..%lld)", c->name[1], b / K, b % K, value, J,
-                 (long long)J - 1);
+    for (int d = c->bnd - 1; d >= 0; d--) {
+        idx[d] = flat % c->bshape[d];
+        flat /= c->bshape[d];
+    }
+    for (int d = 0; d < c->bnd && len < sizeof where; d++)
+        len += (size_t)snprintf(where + len, sizeof where - len, "%s%" NPY_INTP_FMT "%s",
+                                d ? ", " : "[", idx[d], d == c->bnd - 1 ? "]" : "");
+    PyErr_Format(PyExc_ValueError, "%s%s is singular", c->name[0], where);
 }
 
 #define ELEMENTWISE(name, summary, ...) \
     {#name, summary, {__VA_ARGS__}, 0, 0, GRAIN_ELEMENTS, LOOPS(name), NULL}
+#define ELEMENTWISE_AS(pyname, name, summary, ...) \
+    {pyname, summary, {__VA_ARGS__}, 0, 0, GRAIN_ELEMENTS, LOOPS(name), NULL}
 
 kernel_t kernels[] = {
     ELEMENTWISE(quat_multiply, "Hamilton product a * b of quaternions (x, y, z, w).",
@@ -75,9 +74,8 @@ kernel_t kernels[] = {
                 {"q", "(...,4)"}, OUTPUT("out", "(...,3,3)")),
     ELEMENTWISE(quat_from_matrix, "Unit quaternion (w >= 0) of a rotation matrix.",
                 {"m", "(...,3,3)"}, OUTPUT("out", "(...,4)")),
-    {"quat_from_axis_angle", "Unit quaternion of a rotation vector (axis * angle).",
-     {{"rotvec", "(...,3)"}, OUTPUT("out", "(...,4)")}, 0, 0, GRAIN_ELEMENTS,
-     LOOPS(quat_from_rotvec), NULL},
+    ELEMENTWISE(quat_from_rotvec, "Unit quaternion of a rotation vector (axis * angle).",
+                {"rotvec", "(...,3)"}, OUTPUT("out", "(...,4)")),
     ELEMENTWISE(slerp, "Shortest-path spherical linear interpolation at t.",
                 {"q0", "(...,4)"}, {"q1", "(...,4)"}, {"t", "(...)"}, OUTPUT("out", "(...,4)")),
     {"forward_kinematics", "World matrices parent . T(t) . R(q) . S(s) of every joint.",
@@ -97,9 +95,9 @@ kernel_t kernels[] = {
     {"skinning_matrices", "Skinning matrices world_j . inverse_bind_j.",
      {{"world", "(...,J,4,4)"}, {"inverse_bind", "(...,J,4,4)"}, OUTPUT("out", "(...,J,4,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(skinning_matrices), NULL},
-    {"inverse_bind_matrices", "General 4x4 inverse of every matrix.",
-     {{"world", "(...,J,4,4)"}, OUTPUT("out", "(...,J,4,4)")},
-     0, 'J', GRAIN_JOINTS, LOOPS(invert), fail_singular},
+    {"matrix_inverse", "General inverse of 4x4 matrices.",
+     {{"matrices", "(...,4,4)"}, OUTPUT("out", "(...,4,4)")},
+     0, 0, GRAIN_MATRICES, LOOPS(matrix_inverse), fail_singular},
     {"linear_blend_skinning", "Linear blend skinning of positions (and normals).",
      {{"vertices", "(...,V,3)"},
       {"joints", "(V,K)", OP_JOINTS},
@@ -109,10 +107,13 @@ kernel_t kernels[] = {
       OUTPUT("positions", "(...,V,3)"),
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
      'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), fail_joint_index},
-    ELEMENTWISE(skinning_dual_quaternions, "Joint records of dual quaternion skinning (dqs.c).",
-                {"skinning_matrices", "(...,4,4)"},
-                OUTPUT("out", "(...," STR(SK_DQ_RECORD) ")")),
-    {"dual_quaternion_skinning", "Dual quaternion skinning of positions (and normals).",
+    /* internal steps (names with _): the Python functions take other arguments (tuples; the
+     * skinning matrices, turned into records first) */
+    ELEMENTWISE_AS("_skinning_dual_quaternions", skinning_dual_quaternions,
+                   "Joint records of dual quaternion skinning (dqs.c).",
+                   {"skinning_matrices", "(...,4,4)"},
+                   OUTPUT("out", "(...," STR(SK_DQ_RECORD) ")")),
+    {"_dual_quaternion_skinning", "Dual quaternion skinning of positions (and normals).",
      {{"vertices", "(...,V,3)"},
       {"joints", "(V,K)", OP_JOINTS},
       {"weights", "(V,K)"},
@@ -121,7 +122,7 @@ kernel_t kernels[] = {
       OUTPUT("positions", "(...,V,3)"),
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
      'V', 0, GRAIN_VERTICES, LOOPS(dual_quaternion_skinning), fail_joint_index},
-    {"blend_poses", "Weighted blend of L layers of poses (ozz-animation BlendingJob).",
+    {"_blend_poses", "Weighted blend of L layers of poses (ozz-animation BlendingJob).",
      {{"rotations", "(...,L,J,4)"},
       {"translations", "(...,L,J,3)"},
       {"scales", "(...,L,J,3)"},
@@ -134,17 +135,19 @@ kernel_t kernels[] = {
       OUTPUT("translations", "(...,J,3)"),
       OUTPUT("scales", "(...,J,3)")},
      0, 'J', GRAIN_JOINTS, LOOPS(blend_poses), NULL},
-    ELEMENTWISE(pose_delta, "Difference of two poses: r_ref^-1 r, t - t_ref, s / s_ref.",
-                {"reference_rotations", "(...,4)"}, {"reference_translations", "(...,3)"},
-                {"reference_scales", "(...,3)"}, {"rotations", "(...,4)"},
-                {"translations", "(...,3)"}, {"scales", "(...,3)"},
-                OUTPUT("rotations", "(...,4)"), OUTPUT("translations", "(...,3)"),
-                OUTPUT("scales", "(...,3)")),
-    ELEMENTWISE(additive_pose, "Additive layer: r slerp(1, dr, w), t + w dt, s (1 + w (ds - 1)).",
-                {"rotations", "(...,4)"}, {"translations", "(...,3)"}, {"scales", "(...,3)"},
-                {"delta_rotations", "(...,4)"}, {"delta_translations", "(...,3)"},
-                {"delta_scales", "(...,3)"}, {"weight", "(...)"},
-                OUTPUT("rotations", "(...,4)"), OUTPUT("translations", "(...,3)"),
-                OUTPUT("scales", "(...,3)")),
+    ELEMENTWISE_AS("_pose_delta", pose_delta,
+                   "Difference of two poses: r_ref^-1 r, t - t_ref, s / s_ref.",
+                   {"reference_rotations", "(...,4)"}, {"reference_translations", "(...,3)"},
+                   {"reference_scales", "(...,3)"}, {"rotations", "(...,4)"},
+                   {"translations", "(...,3)"}, {"scales", "(...,3)"},
+                   OUTPUT("rotations", "(...,4)"), OUTPUT("translations", "(...,3)"),
+                   OUTPUT("scales", "(...,3)")),
+    ELEMENTWISE_AS("_additive_pose", additive_pose,
+                   "Additive layer: r slerp(1, dr, w), t + w dt, s (1 + w (ds - 1)).",
+                   {"rotations", "(...,4)"}, {"translations", "(...,3)"}, {"scales", "(...,3)"},
+                   {"delta_rotations", "(...,4)"}, {"delta_translations", "(...,3)"},
+                   {"delta_scales", "(...,3)"}, {"weight", "(...)"},
+                   OUTPUT("rotations", "(...,4)"), OUTPUT("translations", "(...,3)"),
+                   OUTPUT("scales", "(...,3)")),
 };
 const size_t n_kernels = sizeof kernels / sizeof kernels[0];

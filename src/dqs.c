@@ -172,7 +172,8 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
             for (size_t k = 0; k < K; k++) {
                 const T *r;
                 T wk = w[k], ws;
-                int use = FN(dq_influence)(joints, itype, x * sj + k, J, rec, wk, &pivot, &r, &ws);
+                int use = FN(dq_influence)(joints, itype, x * sj + k, J, bad != NULL, rec, wk,
+                                           &pivot, &r, &ws);
                 if (use < 0) {
                     *bad = x * K + k;
                     return use;

@@ -99,7 +99,8 @@ static inline __attribute__((always_inline)) int dqs_body(
         for (size_t k = 0; k < K; k++) {
             const float *r;
             float ws;
-            int use = dq_influence_f(joints, itype, x * K + k, J, rec, w[k], &pivot, &r, &ws);
+            int use = dq_influence_f(joints, itype, x * K + k, J, bad != NULL, rec, w[k], &pivot,
+                                     &r, &ws);
             if (use < 0) {
                 *bad = x * K + k;
                 return use;

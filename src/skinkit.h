@@ -101,8 +101,11 @@ void sk_rigid_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,
 /* n vertices (an item = one vertex: position, K joints, K weights, the J x 4x4  \
    skinning matrices of its pose, its normal and outputs; sj and sw in elements  \
    of joints and weights).  joints are of type itype (enum sk_index_type); -1    \
-   (I32 only) = no influence; normals and out_nrm may be NULL.                   \
-   Status SK_ERR_JOINT_INDEX with *bad = i * K + k for vertex i, slot k. */      \
+   (I32 only) = no influence; normals and out_nrm may be NULL.  With bad given,  \
+   the joint indices are checked as they are read: SK_ERR_JOINT_INDEX with      \
+   *bad = i * K + k for vertex i, slot k, the first outside -1..J-1.  With bad   \
+   NULL (indices checked on an earlier pose of the same call) such an index is  \
+   skipped, never read through. */                                                \
 int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,     \
                                  ptrdiff_t sv, const void *joints, ptrdiff_t sj,  \
                                  int itype, const T *weights, ptrdiff_t sw,       \

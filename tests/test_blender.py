@@ -31,19 +31,14 @@ EXAMPLE = ROOT / "examples"
 def evaluated_positions(scene, meshes, frames):
     """{mesh name: (T, V, 3)} world-space positions of the evaluated meshes at ``frames``."""
     import bpy
+    from blender_mesh import world_vertices
 
     out = {m.name: [] for m in meshes}
     for f in frames:
         scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
         depsgraph = bpy.context.evaluated_depsgraph_get()
         for m in meshes:
-            ev = m.evaluated_get(depsgraph)
-            mesh = ev.to_mesh()
-            co = np.empty(len(mesh.vertices) * 3)
-            mesh.vertices.foreach_get("co", co)
-            M = np.array(ev.matrix_world)
-            out[m.name].append(co.reshape(-1, 3) @ M[:3, :3].T + M[:3, 3])
-            ev.to_mesh_clear()
+            out[m.name].append(world_vertices(m, depsgraph))
     return {k: np.array(v) for k, v in out.items()}
 
 

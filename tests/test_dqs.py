@@ -7,19 +7,20 @@ import numpy as np
 import pytest
 
 import skinkit as sk
+import helpers
 import reference as ref
 
-DTYPES = ref.DTYPES
+DTYPES = helpers.DTYPES
 J, V = 7, 40
 
 
 def rigid(rng, shape, angle=None):
     """Rotation + translation 4x4 matrices; ``angle`` bounds the rotation angle (radians)."""
-    q = ref.random_quats(rng, shape)
+    q = helpers.random_quats(rng, shape)
     if angle is not None:
         axis = rng.normal(size=tuple(shape) + (3,))
         axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
-        q = ref.quat_from_axis_angle(axis * rng.uniform(0, angle, size=tuple(shape) + (1,)))
+        q = ref.quat_from_rotvec(axis * rng.uniform(0, angle, size=tuple(shape) + (1,)))
     m = np.zeros(tuple(shape) + (4, 4))
     m[..., :3, :3] = ref.quat_to_matrix(q)
     m[..., :3, 3] = rng.normal(size=tuple(shape) + (3,))
@@ -45,8 +46,8 @@ def unit(n):
 
 def sheared(rng, shape):
     """General affine matrices: a random 3x3 with singular values in [0.5, 2], det > 0."""
-    u = ref.quat_to_matrix(ref.random_quats(rng, shape))
-    w = ref.quat_to_matrix(ref.random_quats(rng, shape))
+    u = ref.quat_to_matrix(helpers.random_quats(rng, shape))
+    w = ref.quat_to_matrix(helpers.random_quats(rng, shape))
     s = rng.uniform(0.5, 2.0, size=tuple(shape) + (3,))
     m = np.zeros(tuple(shape) + (4, 4))
     m[..., :3, :3] = u @ (s[..., :, None] * w)
@@ -59,15 +60,15 @@ def sheared(rng, shape):
 @pytest.mark.parametrize("K", [1, 4, 8])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_rigid_positions_and_normals(dtype, K, jdtype):
-    rng = ref.rng_for("dqs", K, np.dtype(jdtype).name)
+    rng = helpers.rng_for("dqs", K, np.dtype(jdtype).name)
     verts, joints, weights, mats = rig(rng, K, dtype, jdtype, unused=jdtype != np.uint8 and
                                        jdtype != np.uint16)
     normals = unit(rng.normal(size=(V, 3))).astype(dtype)
     pos, nrm = sk.dual_quaternion_skinning(verts, joints, weights, mats, normals)
     assert pos.dtype == nrm.dtype == dtype and pos.shape == nrm.shape == (V, 3)
     epos, enrm = ref.dual_quaternion_skinning(verts, joints, weights, mats, normals)
-    ref.assert_close(pos, epos, scale=10)
-    ref.assert_close(nrm, enrm, scale=10)
+    helpers.assert_close(pos, epos, scale=10)
+    helpers.assert_close(nrm, enrm, scale=10)
     assert np.array_equal(sk.dual_quaternion_skinning(verts, joints, weights, mats), pos)
 
 
@@ -76,36 +77,36 @@ def test_rigid_positions_and_normals(dtype, K, jdtype):
 def test_scaled_and_sheared_matrices(dtype, kind):
     """Non-rigid skinning matrices against the reference (nearest rotation by SVD, Blender's
     pivot at the vertex)."""
-    rng = ref.rng_for("dqs-scale", kind)
-    mats = {"scaled": lambda: ref.random_affine(rng, (J,)), "sheared": lambda: sheared(rng, (J,)),
+    rng = helpers.rng_for("dqs-scale", kind)
+    mats = {"scaled": lambda: helpers.random_affine(rng, (J,)), "sheared": lambda: sheared(rng, (J,)),
             "mirrored": lambda: sheared(rng, (J,)) @ np.diag([-1.0, 1, 1, 1])}[kind]()
     verts, joints, weights, mats = rig(rng, 4, dtype, mats=mats)
     normals = unit(rng.normal(size=(V, 3))).astype(dtype)
     pos, nrm = sk.dual_quaternion_skinning(verts, joints, weights, mats, normals)
     epos, enrm = ref.dual_quaternion_skinning(verts, joints, weights, mats, normals)
-    ref.assert_close(pos, epos, scale=100)
-    ref.assert_close(nrm, enrm, scale=100)
+    helpers.assert_close(pos, epos, scale=100)
+    helpers.assert_close(nrm, enrm, scale=100)
 
 
 @pytest.mark.parametrize("kind", ["rigid", "sheared", "mirrored"])
 def test_one_influence_is_the_matrix(kind):
     """With one influence a vertex goes exactly where its matrix takes it, whatever the matrix
     (Blender's pivot at the vertex makes each influence exact)."""
-    rng = ref.rng_for("dqs-one", kind)
+    rng = helpers.rng_for("dqs-one", kind)
     mats = {"rigid": rigid(rng, (J,)), "sheared": sheared(rng, (J,)),
             "mirrored": sheared(rng, (J,)) @ np.diag([1.0, -1, 1, 1])}[kind]
     verts, joints, weights, mats = rig(rng, 1, mats=mats)
     got = sk.dual_quaternion_skinning(verts, joints, weights * 3.0, mats)
     lbs = sk.linear_blend_skinning(verts, joints, np.ones_like(weights), mats)
-    ref.assert_close(got, lbs, scale=10)
+    helpers.assert_close(got, lbs, scale=10)
 
 
 def test_rigid_matches_libigl_dqs():
     """libigl's igl::dqs transcribed (dense weights, rotations as quaternions with random signs,
     translations) against the kernel fed the same rigid motions as matrices."""
-    rng = ref.rng_for("dqs-igl")
-    base = ref.random_quats(rng)
-    q = ref.quat_multiply(base, ref.quat_from_axis_angle(rng.normal(scale=0.5, size=(J, 3))))
+    rng = helpers.rng_for("dqs-igl")
+    base = helpers.random_quats(rng)
+    q = ref.quat_multiply(base, ref.quat_from_rotvec(rng.normal(scale=0.5, size=(J, 3))))
     q *= rng.choice([-1.0, 1.0], size=(J, 1))                # q or -q: the same rotation
     t = rng.normal(size=(J, 3))
     mats = np.tile(np.eye(4), (J, 1, 1))
@@ -114,7 +115,7 @@ def test_rigid_matches_libigl_dqs():
     W = np.zeros((V, J))
     np.add.at(W, (np.repeat(np.arange(V), 4), joints.ravel()), weights.ravel())
     expected = ref.igl_dqs(verts, W, q, t)
-    ref.assert_close(sk.dual_quaternion_skinning(verts, joints, weights, mats), expected,
+    helpers.assert_close(sk.dual_quaternion_skinning(verts, joints, weights, mats), expected,
                      scale=10)
     assert not np.allclose(expected, sk.linear_blend_skinning(verts, joints,
                                                               sk.normalize_weights(weights),
@@ -127,11 +128,11 @@ def test_rotations_straddling_the_antipodal_boundary(dtype):
     quaternions (w >= 0) on opposite sides of the q / -q boundary.  Two equal weights at
     180 - d and 180 + d blend to exactly 180 deg; without the hemisphere alignment they would
     cancel out."""
-    rng = ref.rng_for("straddle")
+    rng = helpers.rng_for("straddle")
     axis = unit(rng.normal(size=3))
     angles = np.pi + np.radians([-3.0, 3.0, -1.0, 2.0])
     mats = np.tile(np.eye(4), (4, 1, 1))
-    mats[:, :3, :3] = ref.quat_to_matrix(ref.quat_from_axis_angle(angles[:, None] * axis))
+    mats[:, :3, :3] = ref.quat_to_matrix(ref.quat_from_rotvec(angles[:, None] * axis))
     mats[:, :3, 3] = [0.5, -0.2, 0.1]
     quats = sk.quat_from_matrix(mats[:, :3, :3])
     assert quats[0] @ quats[1] < 0                            # straddling, as converted
@@ -139,14 +140,14 @@ def test_rotations_straddling_the_antipodal_boundary(dtype):
     joints = np.tile(np.array([[0, 1]], np.int32), (V, 1))
     weights = np.full((V, 2), 0.5, dtype)
     got = sk.dual_quaternion_skinning(verts, joints, weights, mats.astype(dtype))
-    half = ref.quat_to_matrix(ref.quat_from_axis_angle(np.pi * axis))
-    ref.assert_close(got, verts.astype(np.float64) @ half.T + [0.5, -0.2, 0.1], scale=10)
+    half = ref.quat_to_matrix(ref.quat_from_rotvec(np.pi * axis))
+    helpers.assert_close(got, verts.astype(np.float64) @ half.T + [0.5, -0.2, 0.1], scale=10)
     # four influences, random weights: the reference and libigl (with its own signs) agree
     joints4 = np.tile(np.arange(4, dtype=np.int32), (V, 1))
     w4 = rng.uniform(0.1, 1.0, size=(V, 4)).astype(dtype)
     got4 = sk.dual_quaternion_skinning(verts, joints4, w4, mats.astype(dtype))
-    ref.assert_close(got4, ref.dual_quaternion_skinning(verts, joints4, w4, mats), scale=10)
-    ref.assert_close(got4, ref.igl_dqs(verts, w4, quats, mats[:, :3, 3]), scale=10)
+    helpers.assert_close(got4, ref.dual_quaternion_skinning(verts, joints4, w4, mats), scale=10)
+    helpers.assert_close(got4, ref.igl_dqs(verts, w4, quats, mats[:, :3, 3]), scale=10)
 
 
 def blender_rig(rng, n_joints):
@@ -154,8 +155,8 @@ def blender_rig(rng, n_joints):
     bone's own axes (no shear), and the skinning matrices pose @ rest^-1 (sheared in model
     space)."""
     rest = rigid(rng, (n_joints,))
-    base = ref.random_quats(rng)
-    q = ref.quat_multiply(base, ref.quat_from_axis_angle(rng.normal(scale=0.4,
+    base = helpers.random_quats(rng)
+    q = ref.quat_multiply(base, ref.quat_from_rotvec(rng.normal(scale=0.4,
                                                                     size=(n_joints, 3))))
     pose = np.tile(np.eye(4), (n_joints, 1, 1))      # rotated by q from the rest, then scaled
     pose[:, :3, :3] = (ref.quat_to_matrix(q) @ rest[:, :3, :3]
@@ -170,24 +171,24 @@ def test_scaled_bones_match_blender_preserve_volume_math():
     transcribed: same positions, and normals by the inverse transpose of Blender's deform
     matrix.  (The bones do not shear, where Blender's Gram-Schmidt rotation along the bone
     and the kernel's polar rotation agree.)"""
-    rng = ref.rng_for("dqs-blender")
+    rng = helpers.rng_for("dqs-blender")
     rest, mats = blender_rig(rng, J)
     verts, joints, weights, _ = rig(rng, 4)
     normals = unit(rng.normal(size=(V, 3)))
     bpos, bdef = ref.blender_preserve_volume(verts, joints, weights, rest, mats)
     pos, nrm = sk.dual_quaternion_skinning(verts, joints, weights, mats, normals)
-    ref.assert_close(pos, bpos, scale=100)
+    helpers.assert_close(pos, bpos, scale=100)
     bn = unit(np.einsum("vij,vj->vi", np.linalg.inv(bdef).transpose(0, 2, 1), normals))
-    ref.assert_close(nrm, bn, scale=100)
+    helpers.assert_close(nrm, bn, scale=100)
     # a rigid rig takes Blender's rigid branch: Kavan's result
     rmats = rigid(rng, (J,), angle=1.5)
     bpos, _ = ref.blender_preserve_volume(verts, joints, weights, rest, rmats)
-    ref.assert_close(sk.dual_quaternion_skinning(verts, joints, weights, rmats), bpos, scale=10)
+    helpers.assert_close(sk.dual_quaternion_skinning(verts, joints, weights, rmats), bpos, scale=10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_batch_and_broadcasting(dtype):
-    rng = ref.rng_for("dqs-batch")
+    rng = helpers.rng_for("dqs-batch")
     verts, joints, weights, mats = rig(rng, 4, dtype, batch=(3,))
     got = sk.dual_quaternion_skinning(verts, joints, weights, mats)
     assert got.shape == (3, V, 3) and got.dtype == dtype
@@ -199,8 +200,8 @@ def test_batch_and_broadcasting(dtype):
     pos, nrm = sk.dual_quaternion_skinning(verts_b, joints, weights, mats, normals)
     assert pos.shape == nrm.shape == (2, 3, V, 3)
     epos, enrm = ref.dual_quaternion_skinning(verts_b, joints, weights, mats, normals)
-    ref.assert_close(pos, epos, scale=10)
-    ref.assert_close(nrm, enrm, scale=10)
+    helpers.assert_close(pos, epos, scale=10)
+    helpers.assert_close(nrm, enrm, scale=10)
     out = (np.empty((2, 3, V, 3), dtype), np.empty((2, 3, V, 3), dtype))
     res = sk.dual_quaternion_skinning(verts_b, joints, weights, mats, normals, out=out)
     assert res[0] is out[0] and res[1] is out[1] and np.array_equal(out[0], pos)
@@ -209,12 +210,12 @@ def test_batch_and_broadcasting(dtype):
 
 
 def test_mixed_dtypes_compute_in_float64():
-    rng = ref.rng_for("dqs-mixed")
+    rng = helpers.rng_for("dqs-mixed")
     verts, joints, weights, mats = rig(rng, 4)
     got = sk.dual_quaternion_skinning(verts, joints, weights.astype(np.float32),
                                       mats.astype(np.float32))
     assert got.dtype == np.float64
-    ref.assert_close(got, ref.dual_quaternion_skinning(verts, joints,
+    helpers.assert_close(got, ref.dual_quaternion_skinning(verts, joints,
                                                        weights.astype(np.float32),
                                                        mats.astype(np.float32)), scale=10)
 
@@ -223,26 +224,26 @@ def test_mixed_dtypes_compute_in_float64():
 def test_weight_scale_and_unused_slots(dtype):
     """Rigid DQS normalizes: weights times 3 give the same result; a -1 slot contributes
     nothing even with a large weight; a vertex without weight keeps its rest pose."""
-    rng = ref.rng_for("dqs-weights")
+    rng = helpers.rng_for("dqs-weights")
     verts, joints, weights, mats = rig(rng, 4, dtype, unused=False)
     normals = unit(rng.normal(size=(V, 3))).astype(dtype)
     pos = sk.dual_quaternion_skinning(verts, joints, weights, mats)
-    ref.assert_close(sk.dual_quaternion_skinning(verts, joints, weights * 3, mats),
+    helpers.assert_close(sk.dual_quaternion_skinning(verts, joints, weights * 3, mats),
                      pos.astype(np.float64), dtype=dtype, scale=10)
     j2, w2 = joints.copy(), weights.copy()
     j2[:, 3], w2[:, 3] = -1, 5.0
-    ref.assert_close(sk.dual_quaternion_skinning(verts, j2, w2, mats),
+    helpers.assert_close(sk.dual_quaternion_skinning(verts, j2, w2, mats),
                      ref.dual_quaternion_skinning(verts, joints[:, :3], weights[:, :3], mats),
                      scale=10)
     w2[:5] = 0
     p, n = sk.dual_quaternion_skinning(verts, j2, w2, mats, normals * 2)
     assert np.array_equal(p[:5], verts[:5])
-    ref.assert_close(n[:5], normals[:5])
+    helpers.assert_close(n[:5], normals[:5])
 
 
 @pytest.mark.parametrize("jdtype", (np.int32, np.int64, np.uint8))
 def test_joint_index_out_of_range(jdtype):
-    rng = ref.rng_for("dqs-range")
+    rng = helpers.rng_for("dqs-range")
     verts, joints, weights, mats = rig(rng, 8, jdtype=np.int64, unused=False)
     joints = joints.astype(jdtype)
     joints[9, 6] = J + 3
@@ -257,7 +258,7 @@ def test_joint_index_out_of_range(jdtype):
 
 
 def test_nan_propagates():
-    rng = ref.rng_for("dqs-nan")
+    rng = helpers.rng_for("dqs-nan")
     verts, joints, weights, mats = rig(rng, 4, unused=False)
     mats[2, 0, 0] = np.nan
     weights[1, 0] = np.nan
@@ -292,7 +293,7 @@ def test_avx2_and_portable_paths_agree(tmp_path):
     import os
     import subprocess
     import sys
-    rng = ref.rng_for("dqs-simd")
+    rng = helpers.rng_for("dqs-simd")
     V = 1003
     d = {"v": rng.normal(size=(V, 3)).astype(np.float32),
          "j": rng.integers(0, J, size=(V, 5)).astype(np.int32),
@@ -317,7 +318,7 @@ def test_avx2_and_portable_paths_agree(tmp_path):
         if key != "simd":
             np.testing.assert_allclose(runs["default"][key], runs["baseline"][key], rtol=0,
                                        atol=2e-5)
-    ref.assert_close(runs["default"]["p5int32"],
+    helpers.assert_close(runs["default"]["p5int32"],
                      ref.dual_quaternion_skinning(d["v"], d["j"], d["w"], d["m"]), scale=10)
 
 
@@ -329,10 +330,10 @@ def test_twist_keeps_volume_where_lbs_collapses():
     joints = np.tile(np.array([[0, 1]], np.int32), (len(verts), 1))
     weights = np.stack([1 - verts[:, 0], verts[:, 0]], axis=1)
     mats = np.tile(np.eye(4), (2, 1, 1))
-    mats[1, :3, :3] = ref.quat_to_matrix(ref.quat_from_axis_angle([np.radians(170.0), 0, 0]))
+    mats[1, :3, :3] = ref.quat_to_matrix(ref.quat_from_rotvec([np.radians(170.0), 0, 0]))
     dqs = sk.dual_quaternion_skinning(verts, joints, weights, mats)
     lbs = sk.linear_blend_skinning(verts, joints, weights, mats)
-    ref.assert_close(np.hypot(dqs[:, 1], dqs[:, 2]), np.ones(len(verts)))
-    ref.assert_close(dqs[:, 0], verts[:, 0])
+    helpers.assert_close(np.hypot(dqs[:, 1], dqs[:, 2]), np.ones(len(verts)))
+    helpers.assert_close(dqs[:, 0], verts[:, 0])
     middle = np.isclose(verts[:, 0], 0.5)
     assert np.hypot(lbs[middle, 1], lbs[middle, 2]).max() < 0.1

@@ -71,7 +71,7 @@ def blend_poses(rotations, translations, scales, weights, rest=None, threshold=0
         w = np.broadcast_to(w[..., None], w.shape + r.shape[-2:-1])   # per layer -> (..., L, J)
     rest = (None, None, None) if rest is None else _triple(rest, "rest")
     out = None if out is None else _triple(out, "out")
-    return _core.blend_poses(r, translations, scales, w, threshold, *rest, out, threads)
+    return _core._blend_poses(r, translations, scales, w, threshold, *rest, out, threads)
 
 
 def pose_delta(reference, pose, out=None, threads=None):
@@ -96,7 +96,7 @@ def pose_delta(reference, pose, out=None, threads=None):
     """
     ref, cur = _triple(reference, "reference"), _triple(pose, "pose")
     out = None if out is None else _triple(out, "out")
-    return _core.pose_delta(*ref, *cur, out, threads)
+    return _core._pose_delta(*ref, *cur, out, threads)
 
 
 def additive_pose(base, delta, weight=1.0, out=None, threads=None):
@@ -122,4 +122,4 @@ def additive_pose(base, delta, weight=1.0, out=None, threads=None):
     """
     b, d = _triple(base, "base"), _triple(delta, "delta")
     out = None if out is None else _triple(out, "out")
-    return _core.additive_pose(*b, *d, weight, out, threads)
+    return _core._additive_pose(*b, *d, weight, out, threads)
