@@ -170,6 +170,15 @@ def _gltf_clip(model, action_name):
     raise AssertionError(f"no clip for Blender's action {action_name!r}")
 
 
+def in_blender_axes(model, posed, name):
+    """skinkit's posed positions of the mesh on the node named ``name`` (its primitives side by
+    side), turned from glTF's +Y up to Blender's +Z up: (x, y, z) -> (x, -z, y)."""
+    prims = [p for p in model.primitives if model.skeleton.names[p.node] == name]
+    assert prims, f"no glTF primitive on a node named {name!r}"
+    ours = np.concatenate([posed[p.key] for p in prims], axis=1)
+    return ours[..., [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
+
+
 @pytest.mark.parametrize("model_name", sorted(JOBS))
 def test_skinkit_gltf_pose_matches_blender(blender_results, model_name):
     """skinkit's glTF pose, turned from glTF's +Y up to Blender's +Z up ((x, y, z) ->
@@ -179,12 +188,8 @@ def test_skinkit_gltf_pose_matches_blender(blender_results, model_name):
     clip = _gltf_clip(model, str(r["action"]))
     frames = np.array(JOBS[model_name], np.float64)
     posed = model.pose(clip=clip, times=frames / float(r["fps"]))
-    names = model.skeleton.names
     for name in r["meshes"]:
-        prims = [p for p in model.primitives if names[p.node] == name]
-        assert prims, f"no glTF primitive on a node named {name!r}"
-        ours = np.concatenate([posed[p.key] for p in prims], axis=1)
-        ours = ours[..., [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
+        ours = in_blender_axes(model, posed, name)
         blender = r[f"blender_{name}"]
         assert ours.shape == blender.shape
         for i, f in enumerate(JOBS[model_name]):
@@ -203,11 +208,8 @@ def test_skinkit_dqs_matches_blender_preserve_volume(blender_results, model_name
     keys = [i for i, f in enumerate(JOBS[model_name]) if (model_name, f) not in BETWEEN_KEYS]
     posed = model.pose(clip=clip, times=frames / float(r["fps"]), skinning="dqs")
     lbs = model.pose(clip=clip, times=frames / float(r["fps"]))
-    names = model.skeleton.names
     for name in r["meshes"]:
-        prims = [p for p in model.primitives if names[p.node] == name]
-        ours = np.concatenate([posed[p.key] for p in prims], axis=1)
-        ours = ours[..., [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
+        ours = in_blender_axes(model, posed, name)
         blender = r[f"blender_dqs_{name}"][keys]
         err = rel_error(ours, blender)
         # examples/blender_pose.py from the bpy data, with Preserve Volume on
@@ -217,5 +219,4 @@ def test_skinkit_dqs_matches_blender_preserve_volume(blender_results, model_name
         assert err < TIGHT, (name, err)
         assert example < TIGHT, (name, example)
         # Preserve Volume really differs from LBS on these poses
-        ours_lbs = np.concatenate([lbs[p.key] for p in prims], axis=1)[..., [0, 2, 1]]
-        assert rel_error(ours_lbs * np.array([1.0, -1.0, 1.0]), blender) > 100 * TIGHT
+        assert rel_error(in_blender_axes(model, lbs, name), blender) > 100 * TIGHT
