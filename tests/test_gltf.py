@@ -617,6 +617,8 @@ HOSTILE = [
         sampler(d), input=d.add([0, np.nan], 5126, "SCALAR"))), "animations[0].samplers[0].input"),
     ("CUBICSPLINE output count", edit_json(lambda d: put(sampler(d), interpolation="CUBICSPLINE")),
      "animations[0].samplers[0].output"),
+    ("unknown interpolation", edit_json(lambda d: put(sampler(d), interpolation="SMOOTH")),
+     "animations[0].samplers[0].interpolation"),
     ("rotation output not VEC4", edit_json(lambda d: put(sampler(d), output=POS)),
      "animations[0].samplers[0].output"),
 ]

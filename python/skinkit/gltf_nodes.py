@@ -2,13 +2,15 @@
 scene (glTF 2.0 sections 3.5 "Scenes and Nodes" and 3.7.3 "Skins")."""
 from __future__ import annotations
 
+import re
+
 from typing import List, Optional
 
 import numpy as np
 
 from .gltf_accessors import FLOAT, Accessors
 from .gltf_json import GltfError, int_field, list_field, name_field, numbers_field, obj
-from .kernels import quat_from_matrix
+from .kernels import forward_kinematics, quat_from_matrix
 from .model import Skeleton, Skin
 
 
@@ -32,21 +34,19 @@ def _decompose(values: np.ndarray, path: str):
     return m[:3, 3], quat_from_matrix(u @ vt), scale
 
 
-def _check_acyclic(parents: list) -> None:
-    """Raise GltfError if following parents from some node comes back to it."""
-    state = [0] * len(parents)  # 0 unseen, 1 on the current walk, 2 known to reach a root
-    for start in range(len(parents)):
-        walk = []
-        i = start
-        while i != -1 and state[i] == 0:
-            state[i] = 1
-            walk.append(i)
-            i = parents[i]
-        if i != -1 and state[i] == 1:
-            raise GltfError(f"nodes[{parents[i]}].children: node {i} is its own ancestor "
-                            "(the node hierarchy has a cycle)")
-        for j in walk:
-            state[j] = 2
+def _check_hierarchy(parents: np.ndarray) -> None:
+    """Refuse a node hierarchy with a cycle, as a GltfError naming the ``children`` list that
+    closes it.
+
+    The rule is ``sk_topological_order``'s, which ``forward_kinematics`` runs on its parents
+    before any pose (here none): its ValueError names the joint, reworded with the JSON path.
+    """
+    try:
+        forward_kinematics(parents, np.zeros((0, len(parents), 4)), np.zeros((0, len(parents), 3)))
+    except ValueError as e:
+        node = int(re.search(r"joint (\d+)", str(e)).group(1))
+        raise GltfError(f"nodes[{parents[node]}].children: node {node} is its own ancestor, the "
+                        f"node hierarchy has a cycle ({e})") from None
 
 
 def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
@@ -78,9 +78,10 @@ def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
             r = numbers_field(node, "rotation", path, 4, (0, 0, 0, 1))
             s = numbers_field(node, "scale", path, 3, (1, 1, 1))
         trs[i] = np.concatenate([t, r, s])
-    _check_acyclic(parents)
+    parents = np.array(parents, dtype=np.int32)
+    _check_hierarchy(parents)
     trs = trs.astype(dtype)
-    return Skeleton(names, np.array(parents, dtype=np.int32), trs[:, :3].copy(),
+    return Skeleton(names, parents, trs[:, :3].copy(),
                     trs[:, 3:7].copy(), trs[:, 7:].copy())
 
 
