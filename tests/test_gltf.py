@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import helpers
-from gltf_doc import DTYPES, Doc
+from gltf_doc import DTYPES, Doc, edited, put
 from skinkit import gltf_accessors
 from skinkit.gltf import GltfError, load_gltf
 from conftest import GLTF, THREEJS
@@ -432,11 +432,7 @@ def test_small_model_is_valid(tmp_path):
 
 def edit_json(change):
     """A .glb of small() after ``change(doc)``."""
-    def build(tmp_path):
-        d = small()
-        change(d)
-        return d.write(tmp_path / "m.glb")
-    return build
+    return edited(small, change)
 
 
 def edit_bytes(change):
@@ -490,10 +486,6 @@ def symlink_loop(tmp_path):
 def short_file(tmp_path):
     (tmp_path / "model" / "y.bin").write_bytes(b"12")
     return "y.bin"
-
-
-def put(obj, **fields):
-    obj.update(fields)
 
 
 def sparse_position(indices):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -125,20 +124,11 @@ def _load(path: Optional[str], dtype, scene: Optional[int] = None):
 def _write_npz_atomic(out: str, arrays) -> None:
     """``np.savez`` into a temporary file in the output's folder, then ``os.replace`` it over
     ``out``: an existing ``out`` is either replaced whole or left untouched."""
+    from .export import write_atomic
+
     if os.path.isdir(out):
         raise CliError(f"cannot write {out}: it is a directory")
-    folder = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".npz", prefix=".skinkit-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        umask = os.umask(0)  # mkstemp makes 0600; give the usual 0666 & ~umask
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_atomic(out, lambda f: np.savez(f, **arrays), suffix=".npz")
 
 
 # --- output kinds and progress of ``skinkit pose`` ---------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 
 from .clip import PATHS, WEIGHTS, Channel, Clip
 from .gltf_accessors import FLOAT, SNORM, UNORM, Accessors
-from .gltf_json import GltfError, int_field, list_field, name_field, obj
+from .gltf_json import GltfError, int_field, list_field, name_field, obj, objects
 
 # a Channel field -> the sampler property it comes from
 _PROPERTY = {"times": "input", "values": "output", "interpolation": "interpolation"}
@@ -25,16 +25,12 @@ def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
     """
     node_count = len(list_field(doc, "nodes", ""))
     out = []
-    for a, animation in enumerate(list_field(doc, "animations", "")):
-        path = f"animations[{a}]"
-        animation = obj(animation, path)
+    for _, path, animation in objects(doc, "animations", ""):
         samplers = list_field(animation, "samplers", path, required=True)
         channels: List[Channel] = []
         unsupported: List[str] = []
         targets: Dict[Tuple[int, str], int] = {}
-        for c, channel in enumerate(list_field(animation, "channels", path, required=True)):
-            cpath = f"{path}.channels[{c}]"
-            channel = obj(channel, cpath)
+        for c, cpath, channel in objects(animation, "channels", path, required=True):
             j = int_field(channel, "sampler", cpath, hi=len(samplers))
             tpath = f"{cpath}.target"
             target = obj(channel.get("target"), tpath)

@@ -9,7 +9,8 @@ from typing import List, Optional
 import numpy as np
 
 from .gltf_accessors import FLOAT, Accessors
-from .gltf_json import GltfError, int_field, list_field, name_field, numbers_field, obj
+from .gltf_json import (GltfError, int_field, list_field, name_field, numbers_field, obj,
+                        objects)
 from .kernels import forward_kinematics, quat_from_matrix
 from .model import Skeleton, Skin
 
@@ -51,14 +52,11 @@ def _check_hierarchy(parents: np.ndarray) -> None:
 
 def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
     """Every node as one skeleton (glTF 2.0 "Nodes and Hierarchy", "Transformations")."""
-    nodes = list_field(doc, "nodes", "")
-    n = len(nodes)
+    n = len(list_field(doc, "nodes", ""))
     parents = [-1] * n
     names = []
     trs = np.zeros((n, 10))
-    for i, node in enumerate(nodes):
-        path = f"nodes[{i}]"
-        node = obj(node, path)
+    for i, path, node in objects(doc, "nodes", ""):
         names.append(name_field(node, path))
         for c in list_field(node, "children", path):
             if type(c) is not int or not 0 <= c < n:
@@ -88,26 +86,26 @@ def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
 def read_skins(doc: dict, accessors: Accessors, dtype: np.dtype) -> List[Skin]:
     """One Skin per ``skins[s]``; inverse bind matrices row-major (glTF 2.0 "Skins")."""
     count = len(list_field(doc, "nodes", ""))
-    out = []
-    for s, skin in enumerate(list_field(doc, "skins", "")):
-        path = f"skins[{s}]"
-        skin = obj(skin, path)
-        joints = list_field(skin, "joints", path, required=True)
-        for j in joints:
-            if type(j) is not int or not 0 <= j < count:
-                raise GltfError(f"{path}.joints: {j!r:.40} is not a node index "
-                                f"(there are {count} nodes)")
-        if "inverseBindMatrices" in skin:
-            ibm = accessors.get(skin, "inverseBindMatrices", path, ("MAT4",), FLOAT)
-            if len(ibm) != len(joints):
-                raise GltfError(f"{path}.inverseBindMatrices: {len(ibm)} matrices for "
-                                f"{len(joints)} joints")
-            ibm = np.ascontiguousarray(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype)
-        else:
-            ibm = np.tile(np.eye(4, dtype=dtype), (len(joints), 1, 1))
-        out.append(Skin(name_field(skin, path), np.array(joints, dtype=np.int32), ibm,
-                        int_field(skin, "skeleton", path, default=None, hi=count)))
-    return out
+    return [_read_skin(skin, path, count, accessors, dtype)
+            for _, path, skin in objects(doc, "skins", "")]
+
+
+def _read_skin(skin: dict, path: str, count: int, accessors: Accessors, dtype: np.dtype) -> Skin:
+    joints = list_field(skin, "joints", path, required=True)
+    for j in joints:
+        if type(j) is not int or not 0 <= j < count:
+            raise GltfError(f"{path}.joints: {j!r:.40} is not a node index "
+                            f"(there are {count} nodes)")
+    if "inverseBindMatrices" in skin:
+        ibm = accessors.get(skin, "inverseBindMatrices", path, ("MAT4",), FLOAT)
+        if len(ibm) != len(joints):
+            raise GltfError(f"{path}.inverseBindMatrices: {len(ibm)} matrices for "
+                            f"{len(joints)} joints")
+        ibm = np.ascontiguousarray(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype)
+    else:
+        ibm = np.tile(np.eye(4, dtype=dtype), (len(joints), 1, 1))
+    return Skin(name_field(skin, path), np.array(joints, dtype=np.int32), ibm,
+                int_field(skin, "skeleton", path, default=None, hi=count))
 
 
 def scene_nodes(doc: dict, skeleton: Skeleton, scene: Optional[int]) -> List[int]:

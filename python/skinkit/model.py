@@ -12,6 +12,31 @@ import numpy as np
 from .clip import Clip
 
 
+def float_dtype(dtype) -> np.dtype:
+    """``dtype`` as a NumPy dtype, float32 or float64: the precision argument of the loaders.
+
+    Raises
+    ------
+    TypeError
+        Any other dtype.
+    """
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
+    """``positions`` of one posed frame as an array (V, 3); (1, V, 3) is accepted too (a
+    ``model.pose(clip, [t])`` entry).  Raises ValueError naming ``what`` for any other shape."""
+    p = np.asarray(positions, dtype=dtype)
+    if p.ndim == 3 and p.shape[0] == 1:
+        p = p[0]
+    if p.ndim != 2 or p.shape[1] != 3:
+        raise ValueError(f"{what} must have shape (V, 3), got {p.shape}")
+    return p
+
+
 @dataclass(repr=False)
 class Skeleton:
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
