@@ -296,25 +296,27 @@ def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens, pare
 # --- MOTION ----------------------------------------------------------------------------------
 
 
+def _header(st: _Statements, pattern: re.Pattern, expected: str) -> Tuple[int, str]:
+    """The line number of the next line, which must match ``pattern``, and its group 1."""
+    line, text = st.next()
+    m = None if text is None else pattern.match(text)
+    if m is None:
+        raise BvhError(line, f"expected {expected}"
+                       + ("" if text is None else f", got {text!r:.40}"))
+    return line, m.group(1)
+
+
 def _parse_motion(lines, h: _Hierarchy):
     st = _Statements(lines)
     st.i = h.motion_line
-    line, s = st.next()
-    m = None if s is None else _FRAMES.match(s)
-    if m is None:
-        raise BvhError(line, "expected 'Frames: <count>' after MOTION"
-                       + ("" if s is None else f", got {s!r:.40}"))
-    if not _COUNT.match(m.group(1)):
-        raise BvhError(line, f"Frames: {m.group(1)!r:.40} is not a whole number >= 0")
-    frames_line, frame_count = line, int(m.group(1))
-    line, s = st.next()
-    m = None if s is None else _FRAME_TIME.match(s)
-    if m is None:
-        raise BvhError(line, "expected 'Frame Time: <seconds>' after Frames:"
-                       + ("" if s is None else f", got {s!r:.40}"))
-    frame_time = _parse_number(m.group(1).strip(), line, "Frame Time")
+    line, count = _header(st, _FRAMES, "'Frames: <count>' after MOTION")
+    if not _COUNT.match(count):
+        raise BvhError(line, f"Frames: {count!r:.40} is not a whole number >= 0")
+    frames_line, frame_count = line, int(count)
+    line, seconds = _header(st, _FRAME_TIME, "'Frame Time: <seconds>' after Frames:")
+    frame_time = _parse_number(seconds.strip(), line, "Frame Time")
     if not (frame_time > 0 or (frame_time == 0 and frame_count <= 1)):
-        raise BvhError(line, f"Frame Time must be positive, got {m.group(1)!r:.40}")
+        raise BvhError(line, f"Frame Time must be positive, got {seconds!r:.40}")
 
     ncols = len(h.channels)
     data = [(i + 1, lines[i]) for i in range(st.i, len(lines)) if lines[i].strip()]
