@@ -240,7 +240,7 @@ def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
     return [os.path.join(w.directory, name) for name in w.written]
 
 
-def write_atomic(path, write: Callable[[BinaryIO], None], suffix: str = "") -> None:
+def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
     """``write(file)`` into a temporary file beside ``path``, then ``os.replace`` it over
     ``path``: an existing ``path`` is either replaced whole or left untouched.  The file gets
     the usual mode (0666 & ~umask).  Raises IsADirectoryError if ``path`` is a directory."""

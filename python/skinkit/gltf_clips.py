@@ -61,8 +61,10 @@ def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
                 channels.append(Channel(node, kind, times.astype(dtype), values.astype(dtype),
                                         interpolation))
             except ValueError as e:  # Channel owns the key rules: reworded with the JSON path
-                field = re.search(r"channel (times|values|interpolation)", str(e)).group(1)
-                raise GltfError(f"{spath}.{_PROPERTY[field]}: {e}") from None
+                field = re.search(r"channel (times|values|interpolation)", str(e))
+                if field is None:  # the loader's own arguments (node, path) are checked above
+                    raise
+                raise GltfError(f"{spath}.{_PROPERTY[field.group(1)]}: {e}") from None
         out.append(Clip(name_field(animation, path), channels, dtype=dtype,
                         unsupported=unsupported))
     return out

@@ -45,7 +45,10 @@ def _check_hierarchy(parents: np.ndarray) -> None:
     try:
         forward_kinematics(parents, np.zeros((0, len(parents), 4)), np.zeros((0, len(parents), 3)))
     except ValueError as e:
-        node = int(re.search(r"joint (\d+)", str(e)).group(1))
+        found = re.search(r"joint (\d+)", str(e))
+        if found is None:  # not about a joint: not a hierarchy the file made
+            raise
+        node = int(found.group(1))
         raise GltfError(f"nodes[{parents[node]}].children: node {node} is its own ancestor, the "
                         f"node hierarchy has a cycle ({e})") from None
 
@@ -76,10 +79,10 @@ def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
             r = numbers_field(node, "rotation", path, 4, (0, 0, 0, 1))
             s = numbers_field(node, "scale", path, 3, (1, 1, 1))
         trs[i] = np.concatenate([t, r, s])
-    parents = np.array(parents, dtype=np.int32)
-    _check_hierarchy(parents)
+    parent_array = np.array(parents, dtype=np.int32)
+    _check_hierarchy(parent_array)
     trs = trs.astype(dtype)
-    return Skeleton(names, parents, trs[:, :3].copy(),
+    return Skeleton(names, parent_array, trs[:, :3].copy(),
                     trs[:, 3:7].copy(), trs[:, 7:].copy())
 
 

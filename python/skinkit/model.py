@@ -9,6 +9,8 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from . import _repr
+from ._repr import Summarized
 from .clip import Clip
 
 
@@ -38,7 +40,7 @@ def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
 
 
 @dataclass(repr=False)
-class Skeleton:
+class Skeleton(Summarized):
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
 
     Attributes
@@ -50,6 +52,8 @@ class Skeleton:
     scales : float array (N, 3), rest local scale.
     """
 
+    _summary = (_repr.skeleton, _repr.skeleton_html)
+
     names: Sequence[Optional[str]]
     parents: np.ndarray
     translations: np.ndarray
@@ -60,17 +64,10 @@ class Skeleton:
     def count(self) -> int:
         return len(self.parents)
 
-    def __repr__(self) -> str:
-        from ._repr import skeleton
-        return skeleton(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import skeleton_html
-        return skeleton_html(self)
 
 
 @dataclass(repr=False)
-class Skin:
+class Skin(Summarized):
     """A glTF skin: the nodes used as joints and their inverse bind matrices.
 
     Attributes
@@ -82,22 +79,17 @@ class Skin:
     skeleton : int or None, the node named by ``skin.skeleton``.
     """
 
+    _summary = (_repr.skin, _repr.skin_html)
+
     name: Optional[str]
     joints: np.ndarray
     inverse_bind_matrices: np.ndarray
     skeleton: Optional[int] = None
 
-    def __repr__(self) -> str:
-        from ._repr import skin
-        return skin(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import skin_html
-        return skin_html(self)
 
 
 @dataclass(repr=False)
-class Primitive:
+class Primitive(Summarized):
     """One mesh primitive instance: ``meshes[mesh].primitives[index]`` drawn by node ``node``.
 
     A mesh used by several nodes gives one Primitive per node (an instance each); they share
@@ -126,6 +118,8 @@ class Primitive:
         zeros.  None (or M = 0) when the primitive has no morph targets.
     target_names : list of str or None, ``mesh.extras.targetNames`` when the file gives them.
     """
+
+    _summary = (_repr.primitive, _repr.primitive_html)
 
     node: int
     mesh: int
@@ -156,13 +150,6 @@ class Primitive:
         """M, the number of morph targets."""
         return 0 if self.morph_weights is None else len(self.morph_weights)
 
-    def __repr__(self) -> str:
-        from ._repr import primitive
-        return primitive(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import primitive_html
-        return primitive_html(self)
 
 
 SkinnedPrimitive = Primitive
@@ -170,7 +157,7 @@ SkinnedPrimitive = Primitive
 
 
 @dataclass(repr=False)
-class Model:
+class Model(Summarized):
     """A posable model: skeleton, skins, mesh primitive instances and clips.
 
     Attributes
@@ -183,19 +170,14 @@ class Model:
     name : str or None
     """
 
+    _summary = (_repr.model, _repr.model_html)
+
     skeleton: Skeleton
     skins: List[Skin] = field(default_factory=list)
     primitives: List[Primitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
 
-    def __repr__(self) -> str:
-        from ._repr import model
-        return model(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import model_html
-        return model_html(self)
 
     # -- posing: thin delegations to skinkit.pose ------------------------------------------------
 
