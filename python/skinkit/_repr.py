@@ -65,6 +65,11 @@ def skin(s) -> str:
             f"skeleton={s.skeleton!r})")
 
 
+def clip(c) -> str:
+    return (f"Clip(name={c.name!r}, duration={c.duration:g} s, "
+            f"channels={len(c.channels)}, interpolations={c.interpolations})")
+
+
 def _targets(prim) -> int:
     return int(getattr(prim, "target_count", 0))
 
