@@ -23,7 +23,7 @@
 
 #include "skinkit.h"
 
-#define MAXOP 8        /* operands of one kernel, inputs and outputs */
+#define MAXOP 12       /* operands of one kernel, inputs and outputs */
 #define MAXCORE 4      /* core dimensions of one operand */
 #define MAX_THREADS 64
 #define NSYM 26        /* symbolic sizes are single capital letters: J, V, K, L... */

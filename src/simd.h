@@ -10,5 +10,10 @@
 int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
                      const float *weights, const float *m, const float *nv, float *op, float *on,
                      size_t *bad);
+/* dqs_avx2.c: one float32 pose of dual quaternion skinning with AVX2/FMA, packed vertices,
+   every joint record rigid (dqs.c checks) */
+int sk_dqs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
+                     const float *weights, const float *rec, const float *nv, float *op,
+                     float *on, size_t *bad);
 #endif
 #endif

@@ -42,6 +42,9 @@ enum sk_status {
 /* joint index types accepted by linear blend skinning */
 enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 
+/* reals per joint record of dual quaternion skinning (sk_skinning_dual_quaternions) */
+#define SK_DQ_RECORD 32
+
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 
@@ -110,6 +113,58 @@ int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,  
                                  ptrdiff_t sn, T *SK_RESTRICT out_pos,            \
                                  ptrdiff_t sp, T *SK_RESTRICT out_nrm,            \
                                  ptrdiff_t so, size_t *bad);                      \
+                                                                                  \
+/* --- dual quaternion skinning (dqs.c) --- */                                    \
+/* n 4x4 skinning matrices -> n records of SK_DQ_RECORD reals: the rotation's     \
+   unit quaternion, its dual part and the scale/shear terms (layout in dqs.c) */  \
+void sk_skinning_dual_quaternions_##S(size_t n, const T *m, ptrdiff_t sm,         \
+                                      T *SK_RESTRICT out, ptrdiff_t so);          \
+/* As sk_linear_blend_skinning, with the J records of the vertex's pose (from     \
+   sk_skinning_dual_quaternions, sd in elements) in place of its J matrices. */   \
+int sk_dual_quaternion_skinning_##S(size_t n, size_t K, size_t J, const T *verts, \
+                                    ptrdiff_t sv, const void *joints,             \
+                                    ptrdiff_t sj, int itype, const T *weights,    \
+                                    ptrdiff_t sw, const T *dqs, ptrdiff_t sd,     \
+                                    const T *normals, ptrdiff_t sn,               \
+                                    T *SK_RESTRICT out_pos, ptrdiff_t sp,         \
+                                    T *SK_RESTRICT out_nrm, ptrdiff_t so,         \
+                                    size_t *bad);                                 \
+                                                                                  \
+/* --- pose blending (blend.c) --- */                                             \
+/* n poses of L layers x J joints (rot L*J*4, trans and scale L*J*3, weights L*J  \
+   per item) -> J blended joints: weighted means of translations and scales,      \
+   normalized weighted sum of rotations, each in the hemisphere of the joint's    \
+   first contributing layer; layers of weight <= 0 are skipped; where the total  \
+   is below threshold (one per item) the rest pose (J joints per item; rest_rot   \
+   NULL for none)                                                                 \
+   adds weight threshold - total (ozz-animation BlendingJob).  A joint with total \
+   0 (and no rest) gets the identity transform. */                               \
+void sk_blend_poses_##S(size_t n, size_t L, size_t J, const T *rot, ptrdiff_t sr, \
+                        const T *trans, ptrdiff_t st, const T *scale,             \
+                        ptrdiff_t ss, const T *weights, ptrdiff_t sw,             \
+                        const T *threshold, ptrdiff_t sth, const T *rest_rot,     \
+                        ptrdiff_t srr, const T *rest_trans, ptrdiff_t srt,        \
+                        const T *rest_scale, ptrdiff_t srs,                       \
+                        T *SK_RESTRICT out_rot, ptrdiff_t sor,                    \
+                        T *SK_RESTRICT out_trans, ptrdiff_t sot,                  \
+                        T *SK_RESTRICT out_scale, ptrdiff_t sos);                 \
+/* n joints: (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */                     \
+void sk_pose_delta_##S(size_t n, const T *ref_rot, ptrdiff_t s0,                  \
+                       const T *ref_trans, ptrdiff_t s1, const T *ref_scale,      \
+                       ptrdiff_t s2, const T *rot, ptrdiff_t s3, const T *trans,  \
+                       ptrdiff_t s4, const T *scale, ptrdiff_t s5,                \
+                       T *SK_RESTRICT out_rot, ptrdiff_t s6,                      \
+                       T *SK_RESTRICT out_trans, ptrdiff_t s7,                    \
+                       T *SK_RESTRICT out_scale, ptrdiff_t s8);                   \
+/* n joints: r slerp(identity, dr, w), t + w dt, s (1 + w (ds - 1)) */            \
+void sk_additive_pose_##S(size_t n, const T *base_rot, ptrdiff_t s0,              \
+                          const T *base_trans, ptrdiff_t s1,                      \
+                          const T *base_scale, ptrdiff_t s2, const T *delta_rot,  \
+                          ptrdiff_t s3, const T *delta_trans, ptrdiff_t s4,       \
+                          const T *delta_scale, ptrdiff_t s5, const T *weight,    \
+                          ptrdiff_t sw, T *SK_RESTRICT out_rot, ptrdiff_t s6,     \
+                          T *SK_RESTRICT out_trans, ptrdiff_t s7,                 \
+                          T *SK_RESTRICT out_scale, ptrdiff_t s8);                \
                                                                                   \
 /* --- clip sampling (sample.c) --- */                                            \
 /* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).   \

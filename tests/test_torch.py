@@ -97,6 +97,8 @@ def kernel_calls(dtype):
         "matrix_inverse": (sk.matrix_inverse, (mats,)),
         "linear_blend_skinning": (sk.linear_blend_skinning,
                                   (f(V, 3), joints, weights, mats, f(V, 3))),
+        "dual_quaternion_skinning": (sk.dual_quaternion_skinning,
+                                     (f(V, 3), joints, weights, mats, f(V, 3))),
         "normalize_weights": (sk.normalize_weights, (weights,)),
         "limit_influences": (sk.limit_influences, (joints, weights, 2)),
     }

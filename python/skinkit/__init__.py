@@ -1,8 +1,10 @@
 """skinkit: fast, batchable skeletal animation from NumPy.
 
-C kernels for forward kinematics, glTF 2.0 clip sampling and linear blend skinning, blend
-shapes (morph targets), a glTF 2.0 scene loader, and the ``skinkit`` command.
+C kernels for forward kinematics, glTF 2.0 clip sampling, pose blending, linear blend and dual
+quaternion skinning, blend shapes (morph targets), a glTF 2.0 scene loader, and the ``skinkit``
+command.
 """
+from .blending import additive_pose, blend_poses, pose_delta
 from .bvh import BvhError, load_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
@@ -16,5 +18,6 @@ from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
 
 __version__ = "0.1.0"
 __all__ = ["BvhError", "Channel", "Clip", "GltfError", "Model", "PosedMeshes", "Primitive",
-           "Skeleton", "SkinnedPrimitive", "Skin", "blend_shapes", "default_model", "frame_times",
-           "load_bvh", "load_gltf", "local_pose", "pose", "world_matrices", *_kernel_names]
+           "Skeleton", "SkinnedPrimitive", "Skin", "additive_pose", "blend_poses", "blend_shapes",
+           "default_model", "frame_times", "load_bvh", "load_gltf", "local_pose", "pose",
+           "pose_delta", "world_matrices", *_kernel_names]

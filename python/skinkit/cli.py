@@ -79,6 +79,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="wrap times into [0, duration) before sampling")
     p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                    help="precision of the computation and of the output (default float64)")
+    p.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
+                   help="linear blend (default) or dual quaternion skinning (volume preserving, "
+                        "as Blender's Preserve Volume)")
     p.add_argument("--normals", action="store_true",
                    help="also write posed `normals_<node>_<primitive>` (T, V, 3)")
     p.add_argument("--out", required=True, metavar="FILE.npz|DIR/|FILE.glb",
@@ -175,14 +178,14 @@ def _progress_bar(total: int, quiet: bool):
                 dynamic_ncols=True)
 
 
-def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar):
+def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar, skinning: str):
     """``skinkit.pose.pose`` over ``times`` in blocks of ``BLOCK_FRAMES``: yields
     ``(first frame, result)`` and advances ``bar`` once the caller is done with the block."""
     from .pose import pose
 
     for start in range(0, len(times), BLOCK_FRAMES):
         block = times[start:start + BLOCK_FRAMES]
-        yield start, pose(model, clip, block, loop, normals)
+        yield start, pose(model, clip, block, loop, normals, skinning)
         if bar is not None:
             bar.update(len(block))
 
@@ -204,7 +207,8 @@ def _pose_to_npz(model, clip, times, args, dtype, bar) -> None:
     arrays = {"times": np.asarray(times, dtype=dtype)}
     if not model.primitives:  # a skeleton-only model (BVH): `joints`, world positions
         arrays["joints"] = _joint_positions(model, clip, times, args.loop, bar)
-    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar)
+    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar,
+                                      args.skinning)
                          if model.primitives else ()):
         for name, a in posed.arrays().items():
             if name not in arrays:
@@ -230,7 +234,8 @@ def _pose_to_frames(model, clip, times, args, bar) -> None:
     except ImportError as exc:
         raise CliError(str(exc)) from exc
     with writer:
-        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar):
+        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar,
+                                     args.skinning):
             writer.write(posed.positions, posed.normals if args.normals else None)
 
 
@@ -242,7 +247,7 @@ def _pose_to_glb(model, clip, times, args) -> None:
 
     if not model.primitives:
         raise CliError("the model has no mesh primitives to write as meshes")
-    posed = pose(model, clip, times, args.loop, normals=True)
+    posed = pose(model, clip, times, args.loop, normals=True, skinning=args.skinning)
     try:
         write_glb(args.out, {k: p[0] for k, p in posed.positions.items()},
                   {p.key: p.faces for p in model.primitives},

@@ -209,9 +209,11 @@ class Model(Summarized):
 
         return world_matrices(self, clip, times, loop)
 
-    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False):
+    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False,
+             skinning: str = "lbs", blend=None):
         """Posed positions (and normals) of every primitive instance, a ``PosedMeshes`` record
-        (key -> (T, V, 3)); see ``skinkit.pose.pose``."""
+        (key -> (T, V, 3)); ``skinning="dqs"`` for dual quaternions, ``blend=[(clip, weight),
+        ...]`` for a blend of clips; see ``skinkit.pose.pose``."""
         from .pose import pose
 
-        return pose(self, clip, times, loop, normals)
+        return pose(self, clip, times, loop, normals, skinning, blend)

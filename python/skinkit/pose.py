@@ -4,7 +4,7 @@ transform, in a few batched calls.
 The path is ``Clip.sample`` (local TRS of every node at every time) and ``Clip.sample_weights``
 (morph weights) -> ``forward_kinematics`` (world matrices of every node) -> per mesh primitive
 instance: ``blend_shapes`` (morph targets) then, for a skinned primitive, ``skinning_matrices``
-(per skin) and ``linear_blend_skinning``, for a rigid one the node's world matrix (one matrix
+(per skin) and ``linear_blend_skinning`` (or ``dual_quaternion_skinning``), for a rigid one the node's world matrix (one matrix
 product for all times).  Each step is one call over all times; there are no Python loops over
 times or vertices, only over skins and primitives.
 
@@ -24,10 +24,11 @@ from typing import Dict, Iterator, Mapping, Optional, Tuple, Union
 import numpy as np
 
 from . import kernels
+from .blending import blend_poses
 from .clip import Clip, as_times
 from .morph import blend_shapes
 
-__all__ = ["resolve_clip", "local_pose", "world_matrices", "morph_weights", "skinning_matrices",
+__all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices", "morph_weights", "skinning_matrices",
            "pose", "PosedMeshes", "frame_times"]
 
 ClipLike = Union[Clip, int, str, None]
@@ -145,6 +146,69 @@ def local_pose(model, clip: ClipLike = None, times=None, loop: bool = False
     return translations, rotations, scales
 
 
+def _blend_layers(model, blend, times, loop):
+    """The clips of ``blend`` resolved, the times, and the weights (T, L)."""
+    blend = list(blend)
+    if not blend or not all(isinstance(b, (tuple, list)) and len(b) == 2 for b in blend):
+        raise ValueError("blend must be a non-empty sequence of (clip, weight) pairs")
+    clips = [resolve_clip(model, c) for c, _ in blend]
+    t = _times_array(times, clips[0], _model_dtype(model))
+    try:
+        w = np.stack([np.broadcast_to(np.asarray(wt, np.float64), t.shape) for _, wt in blend], 1)
+    except ValueError:
+        raise ValueError(f"each blend weight must be a number or an array of {t.size} weights "
+                         "(one per time)") from None
+    return clips, t, w
+
+
+def blended_local_pose(model, blend, times=None, loop: bool = False
+                       ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Local TRS of a weighted blend of clips (a cross-fade, a blend tree's output).
+
+    Parameters
+    ----------
+    model : Model
+    blend : sequence of (clip, weight)
+        Clips (object, index or name; None for the rest pose) and their weights: a number, or
+        an array (T,) with one weight per time.
+    times, loop
+        As for ``local_pose`` (default times: those of the first clip).
+
+    Returns
+    -------
+    translations (T, N, 3), rotations (T, N, 4), scales (T, N, 3)
+        ``blending.blend_poses`` of the clips' local poses, with the skeleton's rest pose as
+        ``rest`` (it fills in where the weights sum to less than 0.1, as in ozz-animation).
+
+    Raises
+    ------
+    ValueError
+        An empty blend, an unknown clip, weights of another length than the times.
+    """
+    clips, t, w = _blend_layers(model, blend, times, loop)
+    layers = [local_pose(model, c, t, loop) for c in clips]
+    tr, r, sc = (np.stack([layer[i] for layer in layers], axis=1) for i in range(3))
+    sk = model.skeleton
+    r, tr, sc = blend_poses(r, tr, sc, w.astype(tr.dtype),
+                            rest=(sk.rotations, sk.translations, sk.scales))
+    return tr, r, sc
+
+
+def _blended_morph_weights(model, blend, times, loop) -> Dict[int, np.ndarray]:
+    """``morph_weights`` of a blend of clips: per node the weighted mean of the clips' morph
+    weights (T, M) (the plain mean where the weights sum to 0)."""
+    clips, t, w = _blend_layers(model, blend, times, loop)
+    total = w.sum(axis=1, keepdims=True)
+    w = np.divide(w, total, out=np.full_like(w, 1.0 / w.shape[1]), where=total != 0)
+    per_clip = [morph_weights(model, c, t, loop) for c in clips]
+    out = {}
+    for node, first in per_clip[0].items():
+        shape = (t.size, np.shape(first)[-1])
+        out[node] = sum(w[:, i, None] * np.broadcast_to(mw[node], shape)
+                        for i, mw in enumerate(per_clip))
+    return out
+
+
 def world_matrices(model, clip: ClipLike = None, times=None, loop: bool = False) -> np.ndarray:
     """World matrices of every node of ``model`` at every time.
 
@@ -213,8 +277,11 @@ class PosedMeshes(Mapping[str, np.ndarray]):
                 f"{{{shapes}{more}}}, normals for {len(self.normals)})")
 
 
-def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: bool = False
-         ) -> PosedMeshes:
+SKINNING = {"lbs": kernels.linear_blend_skinning, "dqs": kernels.dual_quaternion_skinning}
+
+
+def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: bool = False,
+         skinning: str = "lbs", blend=None) -> PosedMeshes:
     """Posed vertex positions (and normals) of every mesh primitive instance at every time.
 
     Parameters
@@ -223,6 +290,12 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
         As for ``local_pose``.
     normals : bool
         Also pose the normals of the primitives that have them.
+    skinning : {"lbs", "dqs"}
+        ``"lbs"``: ``linear_blend_skinning``; ``"dqs"``: ``dual_quaternion_skinning`` (volume
+        preserving, as Blender's "Preserve Volume").
+    blend : sequence of (clip, weight), optional
+        Pose a blend of clips instead of ``clip`` (``blended_local_pose``; morph weights are
+        the weighted means of the clips').
 
     Returns
     -------
@@ -236,7 +309,8 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     ------
     ValueError
         As ``world_matrices``; a joint index outside the primitive's skin (from the kernel); a
-        weights channel whose width is not the primitive's number of morph targets.
+        weights channel whose width is not the primitive's number of morph targets; an unknown
+        ``skinning``; both ``clip`` and ``blend``.
 
     Notes
     -----
@@ -250,16 +324,27 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     times.  Skinning weights are used as the model stores
     them.
     """
-    c = resolve_clip(model, clip)
-    t = _times_array(times, c, _model_dtype(model))
-    world = world_matrices(model, c, t, loop)
-    weights = morph_weights(model, c, t, loop)
+    if skinning not in SKINNING:
+        raise ValueError(f"skinning must be one of {', '.join(map(repr, SKINNING))}, got "
+                         f"{skinning!r}")
+    if blend is None:
+        c = resolve_clip(model, clip)
+        t = _times_array(times, c, _model_dtype(model))
+        world = world_matrices(model, c, t, loop)
+        weights = morph_weights(model, c, t, loop)
+    elif clip is not None:
+        raise ValueError("give either clip or blend, not both")
+    else:
+        t = _blend_layers(model, blend, times, loop)[1]
+        tr, ro, sc = blended_local_pose(model, blend, t, loop)
+        world = kernels.forward_kinematics(np.asarray(model.skeleton.parents), ro, tr, sc)
+        weights = _blended_morph_weights(model, blend, t, loop)
     mats = skinning_matrices(model, world)
     positions, normals_out = {}, {}
     for prim in model.primitives:
         p, n = _morph(prim, weights.get(prim.node), normals)
         if prim.skinned:
-            p, n = _skin(prim, p, n, mats[prim.skin])
+            p, n = _skin(prim, p, n, mats[prim.skin], SKINNING[skinning])
         else:
             p, n = _rigid(world[:, prim.node], p, n)
         positions[prim.key] = p
@@ -320,13 +405,12 @@ def _morph(prim, weights, normals: bool):
     return p, n
 
 
-def _skin(prim, positions, normals, matrices):
+def _skin(prim, positions, normals, matrices, kernel):
     """Skin ``positions`` (and ``normals``), (V, 3) or (T, V, 3), with skinning ``matrices``
-    (T, J, 4, 4): the one place that chooses the skinning kernel (linear blend skinning)."""
+    (T, J, 4, 4) and the skinning ``kernel`` (``SKINNING``)."""
     if normals is None:
-        return kernels.linear_blend_skinning(positions, prim.joints, prim.weights, matrices), None
-    return kernels.linear_blend_skinning(positions, prim.joints, prim.weights, matrices,
-                                         normals=normals)
+        return kernel(positions, prim.joints, prim.weights, matrices), None
+    return kernel(positions, prim.joints, prim.weights, matrices, normals=normals)
 
 
 def _rigid(world, positions, normals):
