@@ -37,7 +37,9 @@ def _build_parser() -> argparse.ArgumentParser:
         p.add_argument("--debug", action="store_true", default=default,
                        help="show the full traceback of an error")
 
-    def add_scene(p):
+    def add_model(p):
+        p.add_argument("model", nargs="?", metavar="MODEL",
+                       help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
         p.add_argument("--scene", type=int, metavar="N",
                        help="the glTF scene whose meshes are posed (default: the file's "
                             "default scene)")
@@ -61,9 +63,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     "the world position of every joint.  --out DIR/ writes one PLY or OBJ mesh "
                     "per frame instead (frame_0000.ply, ...: every primitive in one mesh), "
                     "--out FILE.glb the model posed at one time as a static glTF binary.")
-    p.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
-    add_scene(p)
+    add_model(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument("--clip", metavar="NAME|INDEX",
                        help="clip to play, by name or index (default: the first clip)")
@@ -97,9 +97,7 @@ def _build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("info", help="describe a model",
                        description="Print the skeleton, skins, meshes and clips.")
     add_debug(i, argparse.SUPPRESS)
-    i.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
-    add_scene(i)
+    add_model(i)
     i.set_defaults(func=_cmd_info, parser=i)
     return parser
 
