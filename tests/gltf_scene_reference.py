@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+import reference as ref
+
 _DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
@@ -80,19 +82,11 @@ class Document:
         return out
 
 
-def _quat_matrix(q):
-    """The rotation matrix of a unit quaternion (x, y, z, w), applied to the stored values as
-    they are (as three.js does): SimpleSkin's keys have |q| = 1.00023, and normalizing them
-    first would move its vertices by 4.5e-4 of the model's size."""
-    x, y, z, w = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
 def _trs(t, r, s):
     m = np.eye(4)
-    m[:3, :3] = _quat_matrix(np.asarray(r, float)) * np.asarray(s, float)
+    # the stored rotation as it is (as three.js does): SimpleSkin's keys have |q| = 1.00023, and
+    # normalizing them first would move its vertices by 4.5e-4 of the model's size
+    m[:3, :3] = ref.quat_to_matrix(r) * np.asarray(s, float)
     m[:3, 3] = t
     return m
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import helpers
-from gltf_doc import DTYPES, Doc
+import reference as ref
+from gltf_doc import DTYPES, Doc, edited, put
 from skinkit import gltf_accessors
 from skinkit.gltf import GltfError, load_gltf
 from conftest import GLTF, THREEJS
@@ -192,17 +193,11 @@ def test_step_and_cubic_variants():
 # --- a synthetic file: every component type, strides, normalized ints, sparse, matrices -----
 
 
-def quat_matrix(q):
-    x, y, z, w = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
 def trs_matrix(t, q, s):
     """glTF node.matrix (column-major list of 16) for translation, rotation, scale."""
     m = np.eye(4)
-    m[:3, :3] = quat_matrix(np.asarray(q, float)) * s
+    q = np.asarray(q, float)
+    m[:3, :3] = ref.quat_to_matrix(q / np.linalg.norm(q)) * s
     m[:3, 3] = t
     return m.T.ravel().tolist()
 
@@ -432,11 +427,7 @@ def test_small_model_is_valid(tmp_path):
 
 def edit_json(change):
     """A .glb of small() after ``change(doc)``."""
-    def build(tmp_path):
-        d = small()
-        change(d)
-        return d.write(tmp_path / "m.glb")
-    return build
+    return edited(small, change)
 
 
 def edit_bytes(change):
@@ -470,30 +461,26 @@ def buffer_uri(uri):
     return build
 
 
-def symlink_out(tmp_path):
-    try:
-        os.symlink(tmp_path / "x.bin", tmp_path / "model" / "link.bin")
-    except (OSError, NotImplementedError):  # pragma: no cover - no symlinks on this system
-        pytest.skip("symlinks are not available")
-    return "link.bin"
+def symlinks(*links):
+    """A buffer URI builder: make each ``(target, name)`` link in tmp/model, return the first
+    name (the test is skipped where the system has no symlinks)."""
+    def uri(tmp_path):
+        try:
+            for target, name in links:
+                os.symlink(str(target).format(tmp=tmp_path), tmp_path / "model" / name)
+        except (OSError, NotImplementedError):  # pragma: no cover - no symlinks on this system
+            pytest.skip("symlinks are not available")
+        return links[0][1]
+    return uri
 
 
-def symlink_loop(tmp_path):
-    try:
-        os.symlink("loop-b.bin", tmp_path / "model" / "loop-a.bin")
-        os.symlink("loop-a.bin", tmp_path / "model" / "loop-b.bin")
-    except (OSError, NotImplementedError):  # pragma: no cover - no symlinks on this system
-        pytest.skip("symlinks are not available")
-    return "loop-a.bin"
+symlink_out = symlinks(("{tmp}/x.bin", "link.bin"))
+symlink_loop = symlinks(("loop-b.bin", "loop-a.bin"), ("loop-a.bin", "loop-b.bin"))
 
 
 def short_file(tmp_path):
     (tmp_path / "model" / "y.bin").write_bytes(b"12")
     return "y.bin"
-
-
-def put(obj, **fields):
-    obj.update(fields)
 
 
 def sparse_position(indices):
@@ -617,6 +604,8 @@ HOSTILE = [
         sampler(d), input=d.add([0, np.nan], 5126, "SCALAR"))), "animations[0].samplers[0].input"),
     ("CUBICSPLINE output count", edit_json(lambda d: put(sampler(d), interpolation="CUBICSPLINE")),
      "animations[0].samplers[0].output"),
+    ("unknown interpolation", edit_json(lambda d: put(sampler(d), interpolation="SMOOTH")),
+     "animations[0].samplers[0].interpolation"),
     ("rotation output not VEC4", edit_json(lambda d: put(sampler(d), output=POS)),
      "animations[0].samplers[0].output"),
 ]

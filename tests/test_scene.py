@@ -13,7 +13,7 @@ import helpers
 import reference as ref
 from cli_run import run
 from conftest import GLTF
-from gltf_doc import Doc
+from gltf_doc import Doc, edited, put
 from gltf_scene_reference import Document, evaluate, scene_times
 import skinkit
 from skinkit import Channel, Clip, GltfError, blend_shapes, load_gltf
@@ -269,15 +269,8 @@ def test_weights_sampling_reference(interpolation, dtype):
 # --- hostile morph target files --------------------------------------------------------------
 
 def hostile(change):
-    def build(tmp_path):
-        d = scene_document()
-        change(d)
-        return d.write(tmp_path / "h.glb")
-    return build
-
-
-def put(obj, **fields):
-    obj.update(fields)
+    """A .glb of scene_document() after ``change(doc)``."""
+    return edited(scene_document, change)
 
 
 def targets(d, mesh=0, prim=0):

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import skinkit as sk
+import helpers
 
 import torch  # the test extra pins torch==2.13.0 (the CPU wheel)
 from conftest import GLTF
@@ -36,20 +37,6 @@ class DLPackOnly:
         return self._a.__dlpack_device__()
 
 
-class ArrayOnly:
-    """Exposes an array only through ``__array__`` (as pandas, xarray and many wrappers do)."""
-
-    def __init__(self, a):
-        self._a = a
-
-    def __array__(self, dtype=None, copy=None):
-        if dtype is not None and np.dtype(dtype) != self._a.dtype:
-            if copy is False:
-                raise ValueError("a copy would be needed")
-            return self._a.astype(dtype)
-        return self._a
-
-
 def as_torch(a):
     return torch.from_numpy(a)
 
@@ -59,7 +46,7 @@ def as_dlpack(a):
 
 
 def as_array_only(a):
-    return ArrayOnly(a)
+    return helpers.ArrayOnly(a)
 
 
 WRAPPERS = {"torch": as_torch, "dlpack": as_dlpack, "__array__": as_array_only}

@@ -6,13 +6,26 @@ interpolations instead.  Long lists are cut to their first few items plus "... N
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable, List, Sequence
+from typing import Any, Callable, Iterable, List, Sequence, Tuple
 
 import numpy as np
 
 MAX_ITEMS = 6      # list items in a text repr
 MAX_NAMES = 4      # node names in a Skeleton repr
 MAX_ROWS = 20      # table rows in an HTML repr
+
+
+class Summarized:
+    """Mixin of the data model classes: ``__repr__`` and ``_repr_html_`` are the pair of this
+    module's functions that the class names as ``_summary`` (a subclass inherits its base's)."""
+
+    _summary: Tuple[Callable[[Any], str], Callable[[Any], str]]
+
+    def __repr__(self) -> str:
+        return self._summary[0](self)
+
+    def _repr_html_(self) -> str:
+        return self._summary[1](self)
 
 
 def plural(n: int, word: str, many: str = "") -> str:
@@ -50,6 +63,11 @@ def skeleton(sk) -> str:
 def skin(s) -> str:
     return (f"Skin(name={s.name!r}, {plural(len(s.joints), 'joint')}, "
             f"skeleton={s.skeleton!r})")
+
+
+def clip(c) -> str:
+    return (f"Clip(name={c.name!r}, duration={c.duration:g} s, "
+            f"channels={len(c.channels)}, interpolations={c.interpolations})")
 
 
 def _targets(prim) -> int:
@@ -178,3 +196,4 @@ def model_html(m) -> str:
     parts.append(_table(SKELETON_HEADER, _skeleton_rows(m.skeleton), "Skeleton"))
     parts.append("</div>")
     return "".join(parts)
+

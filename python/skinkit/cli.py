@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -39,7 +38,9 @@ def _build_parser() -> argparse.ArgumentParser:
         p.add_argument("--debug", action="store_true", default=default,
                        help="show the full traceback of an error")
 
-    def add_scene(p):
+    def add_model(p):
+        p.add_argument("model", nargs="?", metavar="MODEL",
+                       help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
         p.add_argument("--scene", type=int, metavar="N",
                        help="the glTF scene whose meshes are posed (default: the file's "
                             "default scene)")
@@ -63,9 +64,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     "the world position of every joint.  --out DIR/ writes one PLY or OBJ mesh "
                     "per frame instead (frame_0000.ply, ...: every primitive in one mesh), "
                     "--out FILE.glb the model posed at one time as a static glTF binary.")
-    p.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
-    add_scene(p)
+    add_model(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument("--clip", metavar="NAME|INDEX",
                        help="clip to play, by name or index (default: the first clip)")
@@ -103,9 +102,7 @@ def _build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("info", help="describe a model",
                        description="Print the skeleton, skins, meshes and clips.")
     add_debug(i, argparse.SUPPRESS)
-    i.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
-    add_scene(i)
+    add_model(i)
     i.set_defaults(func=_cmd_info, parser=i)
     return parser
 
@@ -133,20 +130,11 @@ def _load(path: Optional[str], dtype, scene: Optional[int] = None):
 def _write_npz_atomic(out: str, arrays) -> None:
     """``np.savez`` into a temporary file in the output's folder, then ``os.replace`` it over
     ``out``: an existing ``out`` is either replaced whole or left untouched."""
+    from .export import write_atomic
+
     if os.path.isdir(out):
         raise CliError(f"cannot write {out}: it is a directory")
-    folder = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".npz", prefix=".skinkit-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        umask = os.umask(0)  # mkstemp makes 0600; give the usual 0666 & ~umask
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_atomic(out, lambda f: np.savez(f, **arrays), suffix=".npz")
 
 
 # --- output kinds and progress of ``skinkit pose`` ---------------------------------------------

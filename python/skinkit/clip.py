@@ -15,7 +15,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _core
+from . import _core, _repr
+from ._repr import Summarized
 
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}   # the TRS paths, and their components
@@ -132,7 +133,7 @@ class ClipTable(NamedTuple):
             path=np.array([_PATH_INDEX[ch.path] for ch in c], dtype=np.int64))
 
 
-class Clip:
+class Clip(Summarized):
     """A named set of channels, sampled all at once.
 
     Parameters
@@ -144,6 +145,8 @@ class Clip:
     unsupported : sequence of str
         Descriptions of channels the source held but skinkit does not play.
     """
+
+    _summary = (_repr.clip, _repr.clip_html)
 
     def __init__(self, name: Optional[str], channels: Sequence[Channel], dtype=np.float64,
                  unsupported: Sequence[str] = ()):
@@ -175,14 +178,6 @@ class Clip:
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates."""
         return self._weights.node.tolist()
-
-    def __repr__(self) -> str:
-        return (f"Clip(name={self.name!r}, duration={self.duration:g} s, "
-                f"channels={len(self.channels)}, interpolations={self.interpolations})")
-
-    def _repr_html_(self) -> str:
-        from ._repr import clip_html
-        return clip_html(self)
 
     def _times(self, times, loop: bool):
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import kernels
 from .clip import Channel, Clip
-from .model import Model, Primitive, Skeleton, Skin
+from .model import Model, Primitive, Skeleton, Skin, float_dtype
 
 __all__ = ["default_model"]
 
@@ -53,9 +53,7 @@ def default_model(dtype=np.float64) -> Model:
     TypeError
         ``dtype`` is not float32 or float64.
     """
-    dt = np.dtype(dtype)
-    if dt not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    dt = float_dtype(dtype)
 
     # --- skeleton: node 0 = mesh node, nodes 1..4 = joint chain ---------------------------------
     bone = HEIGHT / (JOINTS - 1)

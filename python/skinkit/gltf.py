@@ -31,7 +31,7 @@ from .gltf_clips import read_clips
 from .gltf_json import GltfError, list_field
 from .gltf_meshes import read_primitives, target_counts
 from .gltf_nodes import read_skeleton, read_skins, scene_nodes
-from .model import Model
+from .model import Model, float_dtype
 
 __all__ = ["GltfError", "load_gltf"]
 
@@ -91,9 +91,7 @@ def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
     TypeError
         ``dtype`` is not float32 or float64.
     """
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    dtype = float_dtype(dtype)
     path = Path(path)
     data = path.read_bytes()
     if path.suffix.lower() == ".glb" or data[:4] == b"glTF":

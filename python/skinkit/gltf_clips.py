@@ -2,13 +2,17 @@
 (glTF 2.0 section 3.11 "Animations"; translation, rotation, scale and morph target weights)."""
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Tuple
 
 import numpy as np
 
-from .clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
+from .clip import PATHS, WEIGHTS, Channel, Clip
 from .gltf_accessors import FLOAT, SNORM, UNORM, Accessors
-from .gltf_json import GltfError, int_field, list_field, name_field, obj
+from .gltf_json import GltfError, int_field, list_field, name_field, obj, objects
+
+# a Channel field -> the sampler property it comes from
+_PROPERTY = {"times": "input", "values": "output", "interpolation": "interpolation"}
 
 
 def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
@@ -21,16 +25,12 @@ def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
     """
     node_count = len(list_field(doc, "nodes", ""))
     out = []
-    for a, animation in enumerate(list_field(doc, "animations", "")):
-        path = f"animations[{a}]"
-        animation = obj(animation, path)
+    for _, path, animation in objects(doc, "animations", ""):
         samplers = list_field(animation, "samplers", path, required=True)
         channels: List[Channel] = []
         unsupported: List[str] = []
         targets: Dict[Tuple[int, str], int] = {}
-        for c, channel in enumerate(list_field(animation, "channels", path, required=True)):
-            cpath = f"{path}.channels[{c}]"
-            channel = obj(channel, cpath)
+        for c, cpath, channel in objects(animation, "channels", path, required=True):
             j = int_field(channel, "sampler", cpath, hi=len(samplers))
             tpath = f"{cpath}.target"
             target = obj(channel.get("target"), tpath)
@@ -57,8 +57,14 @@ def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
             spath = f"{path}.samplers[{j}]"
             times, values, interpolation = _sampler(obj(samplers[j], spath), spath, kind,
                                                     width, accessors)
-            channels.append(Channel(node, kind, times.astype(dtype), values.astype(dtype),
-                                    interpolation))
+            try:
+                channels.append(Channel(node, kind, times.astype(dtype), values.astype(dtype),
+                                        interpolation))
+            except ValueError as e:  # Channel owns the key rules: reworded with the JSON path
+                field = re.search(r"channel (times|values|interpolation)", str(e))
+                if field is None:  # the loader's own arguments (node, path) are checked above
+                    raise
+                raise GltfError(f"{spath}.{_PROPERTY[field.group(1)]}: {e}") from None
         out.append(Clip(name_field(animation, path), channels, dtype=dtype,
                         unsupported=unsupported))
     return out
@@ -69,25 +75,18 @@ def _sampler(sampler: dict, path: str, kind: str, width: int, accessors: Accesso
 
     Times are seconds; rotation and weights values may be normalized integers, decoded to float.
     Weights outputs are scalars, ``width`` (the number of morph targets) per key (glTF 2.0
-    section 3.11).
+    section 3.11), read as rows of ``width``.  The interpolation, key counts and times are
+    checked by :class:`~skinkit.clip.Channel`.
     """
     interpolation = sampler.get("interpolation", "LINEAR")
-    if interpolation not in INTERPOLATIONS:
-        raise GltfError(f"{path}.interpolation: {interpolation!r:.40} is not one of "
-                        f"{INTERPOLATIONS}")
     times = accessors.get(sampler, "input", path, ("SCALAR",), FLOAT)[:, 0]
-    if not np.all(np.isfinite(times)) or np.any(np.diff(times) <= 0):
-        raise GltfError(f"{path}.input: key times must be finite and strictly increasing")
     if kind == "translation" or kind == "scale":
         values = accessors.get(sampler, "output", path, ("VEC3",), FLOAT)
     else:
         values = accessors.get(sampler, "output", path,
                                ("VEC4",) if kind == "rotation" else ("SCALAR",),
                                FLOAT | UNORM | SNORM)
-    per_key = 3 if interpolation == "CUBICSPLINE" else 1
-    expected = len(times) * per_key * (width if kind == WEIGHTS else 1)
-    if len(values) != expected:
-        what = f" x {width} morph targets" if kind == WEIGHTS else ""
-        raise GltfError(f"{path}.output: {len(values)} values for {len(times)} "
-                        f"{interpolation} keys{what}, expected {expected}")
-    return times, values.reshape(len(times) * per_key, -1), interpolation
+    if kind == WEIGHTS and len(values) % width:
+        raise GltfError(f"{path}.output: {len(values)} values, not a multiple of the {width} "
+                        "morph targets of the node")
+    return times, values.reshape(-1, width), interpolation

@@ -46,6 +46,13 @@ def list_field(obj: dict, key: str, path: str, required: bool = False) -> list:
     return value
 
 
+def objects(value: dict, key: str, path: str, required: bool = False) -> list:
+    """``(index, path, item)`` for every item of the array ``value[key]``, each a JSON object."""
+    where = join(path, key)
+    return [(i, f"{where}[{i}]", obj(item, f"{where}[{i}]"))
+            for i, item in enumerate(list_field(value, key, path, required))]
+
+
 def obj(value, path: str) -> dict:
     """``value`` if it is a JSON object."""
     if not isinstance(value, dict):

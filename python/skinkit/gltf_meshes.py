@@ -10,7 +10,7 @@ import numpy as np
 
 from .gltf_accessors import FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX, Accessors
 from .gltf_draco import DRACO, decode_draco
-from .gltf_json import GltfError, int_field, list_field, numbers_field, obj
+from .gltf_json import GltfError, int_field, list_field, numbers_field, obj, objects
 from .model import Primitive, Skin
 
 # Attribute types: glTF 2.0 "Meshes" widened by KHR_mesh_quantization (positions and morph
@@ -55,11 +55,10 @@ def target_counts(doc: dict) -> Dict[int, int]:
     meshes = list_field(doc, "meshes", "")
     per_mesh: Dict[int, int] = {}
     out = {}
-    for i, node in enumerate(list_field(doc, "nodes", "")):
-        node = obj(node, f"nodes[{i}]")
+    for i, npath, node in objects(doc, "nodes", ""):
         if "mesh" not in node:
             continue
-        m = int_field(node, "mesh", f"nodes[{i}]", hi=len(meshes))
+        m = int_field(node, "mesh", npath, hi=len(meshes))
         if m not in per_mesh:
             path = f"meshes[{m}]"
             prims = list_field(obj(meshes[m], path), "primitives", path, required=True)

@@ -2,13 +2,16 @@
 scene (glTF 2.0 sections 3.5 "Scenes and Nodes" and 3.7.3 "Skins")."""
 from __future__ import annotations
 
+import re
+
 from typing import List, Optional
 
 import numpy as np
 
 from .gltf_accessors import FLOAT, Accessors
-from .gltf_json import GltfError, int_field, list_field, name_field, numbers_field, obj
-from .kernels import quat_from_matrix
+from .gltf_json import (GltfError, int_field, list_field, name_field, numbers_field, obj,
+                        objects)
+from .kernels import forward_kinematics, quat_from_matrix
 from .model import Skeleton, Skin
 
 
@@ -32,33 +35,31 @@ def _decompose(values: np.ndarray, path: str):
     return m[:3, 3], quat_from_matrix(u @ vt), scale
 
 
-def _check_acyclic(parents: list) -> None:
-    """Raise GltfError if following parents from some node comes back to it."""
-    state = [0] * len(parents)  # 0 unseen, 1 on the current walk, 2 known to reach a root
-    for start in range(len(parents)):
-        walk = []
-        i = start
-        while i != -1 and state[i] == 0:
-            state[i] = 1
-            walk.append(i)
-            i = parents[i]
-        if i != -1 and state[i] == 1:
-            raise GltfError(f"nodes[{parents[i]}].children: node {i} is its own ancestor "
-                            "(the node hierarchy has a cycle)")
-        for j in walk:
-            state[j] = 2
+def _check_hierarchy(parents: np.ndarray) -> None:
+    """Refuse a node hierarchy with a cycle, as a GltfError naming the ``children`` list that
+    closes it.
+
+    The rule is ``sk_topological_order``'s, which ``forward_kinematics`` runs on its parents
+    before any pose (here none): its ValueError names the joint, reworded with the JSON path.
+    """
+    try:
+        forward_kinematics(parents, np.zeros((0, len(parents), 4)), np.zeros((0, len(parents), 3)))
+    except ValueError as e:
+        found = re.search(r"joint (\d+)", str(e))
+        if found is None:  # not about a joint: not a hierarchy the file made
+            raise
+        node = int(found.group(1))
+        raise GltfError(f"nodes[{parents[node]}].children: node {node} is its own ancestor, the "
+                        f"node hierarchy has a cycle ({e})") from None
 
 
 def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
     """Every node as one skeleton (glTF 2.0 "Nodes and Hierarchy", "Transformations")."""
-    nodes = list_field(doc, "nodes", "")
-    n = len(nodes)
+    n = len(list_field(doc, "nodes", ""))
     parents = [-1] * n
     names = []
     trs = np.zeros((n, 10))
-    for i, node in enumerate(nodes):
-        path = f"nodes[{i}]"
-        node = obj(node, path)
+    for i, path, node in objects(doc, "nodes", ""):
         names.append(name_field(node, path))
         for c in list_field(node, "children", path):
             if type(c) is not int or not 0 <= c < n:
@@ -78,35 +79,36 @@ def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
             r = numbers_field(node, "rotation", path, 4, (0, 0, 0, 1))
             s = numbers_field(node, "scale", path, 3, (1, 1, 1))
         trs[i] = np.concatenate([t, r, s])
-    _check_acyclic(parents)
+    parent_array = np.array(parents, dtype=np.int32)
+    _check_hierarchy(parent_array)
     trs = trs.astype(dtype)
-    return Skeleton(names, np.array(parents, dtype=np.int32), trs[:, :3].copy(),
+    return Skeleton(names, parent_array, trs[:, :3].copy(),
                     trs[:, 3:7].copy(), trs[:, 7:].copy())
 
 
 def read_skins(doc: dict, accessors: Accessors, dtype: np.dtype) -> List[Skin]:
     """One Skin per ``skins[s]``; inverse bind matrices row-major (glTF 2.0 "Skins")."""
     count = len(list_field(doc, "nodes", ""))
-    out = []
-    for s, skin in enumerate(list_field(doc, "skins", "")):
-        path = f"skins[{s}]"
-        skin = obj(skin, path)
-        joints = list_field(skin, "joints", path, required=True)
-        for j in joints:
-            if type(j) is not int or not 0 <= j < count:
-                raise GltfError(f"{path}.joints: {j!r:.40} is not a node index "
-                                f"(there are {count} nodes)")
-        if "inverseBindMatrices" in skin:
-            ibm = accessors.get(skin, "inverseBindMatrices", path, ("MAT4",), FLOAT)
-            if len(ibm) != len(joints):
-                raise GltfError(f"{path}.inverseBindMatrices: {len(ibm)} matrices for "
-                                f"{len(joints)} joints")
-            ibm = np.ascontiguousarray(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype)
-        else:
-            ibm = np.tile(np.eye(4, dtype=dtype), (len(joints), 1, 1))
-        out.append(Skin(name_field(skin, path), np.array(joints, dtype=np.int32), ibm,
-                        int_field(skin, "skeleton", path, default=None, hi=count)))
-    return out
+    return [_read_skin(skin, path, count, accessors, dtype)
+            for _, path, skin in objects(doc, "skins", "")]
+
+
+def _read_skin(skin: dict, path: str, count: int, accessors: Accessors, dtype: np.dtype) -> Skin:
+    joints = list_field(skin, "joints", path, required=True)
+    for j in joints:
+        if type(j) is not int or not 0 <= j < count:
+            raise GltfError(f"{path}.joints: {j!r:.40} is not a node index "
+                            f"(there are {count} nodes)")
+    if "inverseBindMatrices" in skin:
+        ibm = accessors.get(skin, "inverseBindMatrices", path, ("MAT4",), FLOAT)
+        if len(ibm) != len(joints):
+            raise GltfError(f"{path}.inverseBindMatrices: {len(ibm)} matrices for "
+                            f"{len(joints)} joints")
+        ibm = np.ascontiguousarray(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype)
+    else:
+        ibm = np.tile(np.eye(4, dtype=dtype), (len(joints), 1, 1))
+    return Skin(name_field(skin, path), np.array(joints, dtype=np.int32), ibm,
+                int_field(skin, "skeleton", path, default=None, hi=count))
 
 
 def scene_nodes(doc: dict, skeleton: Skeleton, scene: Optional[int]) -> List[int]:

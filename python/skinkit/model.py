@@ -9,11 +9,38 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from . import _repr
+from ._repr import Summarized
 from .clip import Clip
 
 
+def float_dtype(dtype) -> np.dtype:
+    """``dtype`` as a NumPy dtype, float32 or float64: the precision argument of the loaders.
+
+    Raises
+    ------
+    TypeError
+        Any other dtype.
+    """
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
+    """``positions`` of one posed frame as an array (V, 3); (1, V, 3) is accepted too (a
+    ``model.pose(clip, [t])`` entry).  Raises ValueError naming ``what`` for any other shape."""
+    p = np.asarray(positions, dtype=dtype)
+    if p.ndim == 3 and p.shape[0] == 1:
+        p = p[0]
+    if p.ndim != 2 or p.shape[1] != 3:
+        raise ValueError(f"{what} must have shape (V, 3), got {p.shape}")
+    return p
+
+
 @dataclass(repr=False)
-class Skeleton:
+class Skeleton(Summarized):
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
 
     Attributes
@@ -25,6 +52,8 @@ class Skeleton:
     scales : float array (N, 3), rest local scale.
     """
 
+    _summary = (_repr.skeleton, _repr.skeleton_html)
+
     names: Sequence[Optional[str]]
     parents: np.ndarray
     translations: np.ndarray
@@ -35,17 +64,10 @@ class Skeleton:
     def count(self) -> int:
         return len(self.parents)
 
-    def __repr__(self) -> str:
-        from ._repr import skeleton
-        return skeleton(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import skeleton_html
-        return skeleton_html(self)
 
 
 @dataclass(repr=False)
-class Skin:
+class Skin(Summarized):
     """A glTF skin: the nodes used as joints and their inverse bind matrices.
 
     Attributes
@@ -57,22 +79,17 @@ class Skin:
     skeleton : int or None, the node named by ``skin.skeleton``.
     """
 
+    _summary = (_repr.skin, _repr.skin_html)
+
     name: Optional[str]
     joints: np.ndarray
     inverse_bind_matrices: np.ndarray
     skeleton: Optional[int] = None
 
-    def __repr__(self) -> str:
-        from ._repr import skin
-        return skin(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import skin_html
-        return skin_html(self)
 
 
 @dataclass(repr=False)
-class Primitive:
+class Primitive(Summarized):
     """One mesh primitive instance: ``meshes[mesh].primitives[index]`` drawn by node ``node``.
 
     A mesh used by several nodes gives one Primitive per node (an instance each); they share
@@ -101,6 +118,8 @@ class Primitive:
         zeros.  None (or M = 0) when the primitive has no morph targets.
     target_names : list of str or None, ``mesh.extras.targetNames`` when the file gives them.
     """
+
+    _summary = (_repr.primitive, _repr.primitive_html)
 
     node: int
     mesh: int
@@ -131,13 +150,6 @@ class Primitive:
         """M, the number of morph targets."""
         return 0 if self.morph_weights is None else len(self.morph_weights)
 
-    def __repr__(self) -> str:
-        from ._repr import primitive
-        return primitive(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import primitive_html
-        return primitive_html(self)
 
 
 SkinnedPrimitive = Primitive
@@ -145,7 +157,7 @@ SkinnedPrimitive = Primitive
 
 
 @dataclass(repr=False)
-class Model:
+class Model(Summarized):
     """A posable model: skeleton, skins, mesh primitive instances and clips.
 
     Attributes
@@ -158,19 +170,14 @@ class Model:
     name : str or None
     """
 
+    _summary = (_repr.model, _repr.model_html)
+
     skeleton: Skeleton
     skins: List[Skin] = field(default_factory=list)
     primitives: List[Primitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
 
-    def __repr__(self) -> str:
-        from ._repr import model
-        return model(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import model_html
-        return model_html(self)
 
     # -- posing: thin delegations to skinkit.pose ------------------------------------------------
 

@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ._optional import require
+from .model import one_frame
 
 __all__ = ["plot_skeleton", "plot_mesh", "animate"]
 
@@ -192,11 +193,7 @@ def plot_mesh(positions, faces=None, ax=None, *, up: str = "y", color=MESH_COLOR
     -------
     matplotlib 3D axes
     """
-    p = np.asarray(positions)
-    if p.ndim == 3 and p.shape[0] == 1:
-        p = p[0]
-    if p.ndim != 2 or p.shape[1] != 3:
-        raise ValueError(f"positions must have shape (V, 3), got {p.shape}")
+    p = one_frame(positions)
     f = None if faces is None else np.asarray(faces, dtype=np.int64)
     ax = _axes(ax)
     verts = _view(p, up)
