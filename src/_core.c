@@ -5,8 +5,8 @@
  * one pointer and one item stride (0 when broadcast) per operand and per run of batch items. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
-#define NPY_TARGET_VERSION NPY_1_22_API_VERSION
+#define NPY_NO_DEPRECATED_API NPY_1_24_API_VERSION
+#define NPY_TARGET_VERSION NPY_1_24_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stdio.h>
 #include <stdlib.h>
