@@ -18,8 +18,9 @@ import pytest
 
 import skinkit as sk
 
-import torch  # the test extra pins torch==2.13.0 (the CPU wheel)
-from conftest import DATA
+from conftest import DATA, TORCH_HOW, optional_import
+
+torch = optional_import("torch", TORCH_HOW)
 
 GLTF = DATA / "gltf"
 
