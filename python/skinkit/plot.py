@@ -55,7 +55,7 @@ def _axes(ax, figsize=None):
 
 def _fit(ax, points) -> None:
     """Equal-scale limits around ``points`` (..., 3) (already in the view frame)."""
-    p = np.asarray(points).reshape(-1, 3)
+    p: np.ndarray = np.asarray(points).reshape(-1, 3)
     p = p[np.all(np.isfinite(p), axis=1)]
     if not len(p):
         return
