@@ -20,6 +20,8 @@
  * array, or a tuple for several outputs), threads=, the GIL, messages naming the argument. */
 #include "binding.h"
 
+#include <stdio.h>
+
 #define SK_DOUBLE 0
 #include "bind_loops.h"
 #undef SK_DOUBLE
@@ -30,29 +32,24 @@
 #define OUTPUT(name, shape) {name, shape, OP_REAL, OP_OUT, 0}
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread (each thread: ~100 us of work or more) */
 #define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
+#define GRAIN_MATRICES 16384 /* 4x4 inverses per thread */
 #define GRAIN_VERTICES 32768 /* skinned vertices per thread */
 
+/* "matrices[2, 1] is singular": the batch index of the first singular matrix */
 static void fail_singular(const call_t *c, int status)
 {
-    size_t J = (size_t)c->sym[SYM('J')], bad = (size_t)c->ctx.item * J + c->ctx.bad;
+    npy_intp flat = c->ctx.item + (npy_intp)c->ctx.bad, idx[NPY_MAXDIMS];
+    char where[256] = "";
+    size_t len = 0;
     (void)status;
-    PyErr_Format(PyExc_ValueError, "%s: matrix %zu (joint %zu, counting matrices in C order "
-                 "over the batch) is singular", c->name[0], bad, J ? bad % J : 0);
-}
-
-static void fail_joint_index(const call_t *c, int status)
-{
-    size_t J = (size_t)c->sym[SYM('J')], K = (size_t)c->sym[SYM('K')];
-    size_t V = (size_t)c->sym[SYM('V')];
-    size_t b = (size_t)c->ctx.item % V * K + c->ctx.bad;
-    const void *jd = PyArray_DATA(c->arr[1]);
-    long long value = c->ctx.itype == SK_U8    ? ((const uint8_t *)jd)[b]
-                      : c->ctx.itype == SK_U16 ? ((const uint16_t *)jd)[b]
-                                               : ((const int32_t *)jd)[b];
-    (void)status;
-    PyErr_Format(PyExc_ValueError, "%s[%zu, %zu] = %lld is out of range for %zu joints "
-                 "(expected -1 for no influence or 0..%lld)", c->name[1], b / K, b % K, value, J,
-                 (long long)J - 1);
+    for (int d = c->bnd - 1; d >= 0; d--) {
+        idx[d] = flat % c->bshape[d];
+        flat /= c->bshape[d];
+    }
+    for (int d = 0; d < c->bnd && len < sizeof where; d++)
+        len += (size_t)snprintf(where + len, sizeof where - len, "%s%" NPY_INTP_FMT "%s",
+                                d ? ", " : "[", idx[d], d == c->bnd - 1 ? "]" : "");
+    PyErr_Format(PyExc_ValueError, "%s%s is singular", c->name[0], where);
 }
 
 #define ELEMENTWISE(name, summary, ...) \
@@ -73,9 +70,8 @@ kernel_t kernels[] = {
                 {"q", "(...,4)"}, OUTPUT("out", "(...,3,3)")),
     ELEMENTWISE(quat_from_matrix, "Unit quaternion (w >= 0) of a rotation matrix.",
                 {"m", "(...,3,3)"}, OUTPUT("out", "(...,4)")),
-    {"quat_from_axis_angle", "Unit quaternion of a rotation vector (axis * angle).",
-     {{"rotvec", "(...,3)"}, OUTPUT("out", "(...,4)")}, 0, 0, GRAIN_ELEMENTS,
-     LOOPS(quat_from_rotvec), NULL},
+    ELEMENTWISE(quat_from_rotvec, "Unit quaternion of a rotation vector (axis * angle).",
+                {"rotvec", "(...,3)"}, OUTPUT("out", "(...,4)")),
     ELEMENTWISE(slerp, "Shortest-path spherical linear interpolation at t.",
                 {"q0", "(...,4)"}, {"q1", "(...,4)"}, {"t", "(...)"}, OUTPUT("out", "(...,4)")),
     {"forward_kinematics", "World matrices parent . T(t) . R(q) . S(s) of every joint.",
@@ -95,9 +91,9 @@ kernel_t kernels[] = {
     {"skinning_matrices", "Skinning matrices world_j . inverse_bind_j.",
      {{"world", "(...,J,4,4)"}, {"inverse_bind", "(...,J,4,4)"}, OUTPUT("out", "(...,J,4,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(skinning_matrices), NULL},
-    {"inverse_bind_matrices", "General 4x4 inverse of every matrix.",
-     {{"world", "(...,J,4,4)"}, OUTPUT("out", "(...,J,4,4)")},
-     0, 'J', GRAIN_JOINTS, LOOPS(invert), fail_singular},
+    {"matrix_inverse", "General inverse of 4x4 matrices.",
+     {{"matrices", "(...,4,4)"}, OUTPUT("out", "(...,4,4)")},
+     0, 0, GRAIN_MATRICES, LOOPS(matrix_inverse), fail_singular},
     {"linear_blend_skinning", "Linear blend skinning of positions (and normals).",
      {{"vertices", "(...,V,3)"},
       {"joints", "(V,K)", OP_JOINTS},

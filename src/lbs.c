@@ -1,13 +1,6 @@
 /* lbs.c -- linear blend skinning: v' = sum_k w_k M_{j_k} v, normals by the cofactor matrix.
  * float32 poses run the AVX2/FMA variant (lbs_avx2.c) when the CPU has it (cpu.c). */
-#ifndef SK_DOUBLE
 #include "simd.h"
-#define SK_DOUBLE 0
-#include "lbs.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "lbs.c"
-#else
 #include "real.h"
 #include "lbs_normal.h"
 
@@ -32,7 +25,7 @@ static int FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,
         for (size_t k = 0; k < K; k++) {
             int64_t j = FN(joint_at)(joints, itype, x * sj + k);
             if (j < 0 || (size_t)j >= J) {
-                if (j == -1)
+                if (j == -1 || !bad) /* no influence, or checked by the caller already */
                     continue;
                 *bad = x * K + k;
                 return SK_ERR_JOINT_INDEX;
@@ -66,4 +59,3 @@ int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, p
     return FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals,
                          sn, out_pos, sp, out_nrm, so, bad);
 }
-#endif

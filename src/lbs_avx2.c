@@ -104,7 +104,7 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
             for (size_t k = 0; k < K; k++) {                                                  \
                 size_t j = (size_t)joints[x * K + k];                                         \
                 if (j >= J) {                                                                 \
-                    if ((JT)-1 < 0 && j == (size_t)-1)                                        \
+                    if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                              \
                         continue;                                                             \
                     *bad = x * K + k;                                                         \
                     return SK_ERR_JOINT_INDEX;                                                \

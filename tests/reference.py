@@ -9,123 +9,22 @@ row-major matrices acting on column vectors.
 """
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
-
-DTYPES = (np.float32, np.float64)
-BATCHES = ((), (5,), (2, 3))
-
-
-# --------------------------------------------------------------------------- test helpers
-
-def rng_for(*key):
-    """A generator seeded by ``key`` (stable across runs, unlike hash())."""
-    return np.random.default_rng(zlib.crc32(repr(key).encode()))
-
-
-def tol(dtype):
-    """(rtol, atol) for comparing a kernel result of ``dtype`` with the float64 reference."""
-    return (1e-5, 1e-5) if np.dtype(dtype) == np.float32 else (1e-12, 1e-12)
-
-
-def assert_close(actual, expected, dtype=None, scale=1.0):
-    """Compare with the tolerance of ``dtype`` (default: the dtype of ``actual``); ``scale``
-    widens the tolerance for long computations (chains, big magnitudes)."""
-    actual = np.asarray(actual)
-    rtol, atol = tol(actual.dtype if dtype is None else dtype)
-    np.testing.assert_allclose(actual, np.asarray(expected, dtype=np.float64),
-                               rtol=rtol * scale, atol=atol * scale)
-
-
-def assert_quat_close(actual, expected, dtype=None, scale=1.0):
-    """Compare quaternions up to sign (q and -q are the same rotation)."""
-    actual = np.asarray(actual)
-    dtype = actual.dtype if dtype is None else dtype
-    a64, expected = actual.astype(np.float64), np.asarray(expected, dtype=np.float64)
-    sign = np.where(np.sum(a64 * expected, axis=-1, keepdims=True) < 0, -1.0, 1.0)
-    assert_close(a64 * sign, expected, dtype=dtype, scale=scale)
-
-
-def random_quats(rng, shape=(), dtype=np.float64):
-    """Uniformly distributed unit quaternions of shape ``shape + (4,)`` with mixed signs of w."""
-    q = rng.normal(size=tuple(shape) + (4,))
-    q /= np.linalg.norm(q, axis=-1, keepdims=True)
-    return q.astype(dtype)
-
-
-def random_tree(rng, J, depth=None):
-    """A random forest of J joints with parents listed in random order (not topological).
-
-    When ``depth`` is given the first ``depth`` joints (before permutation) form a chain, so the
-    forest has depth >= depth.  Returns int32 parents (J,).
-    """
-    parents = np.full(J, -1)
-    for i in range(1, J):
-        if depth is not None and i < depth:
-            parents[i] = i - 1
-        else:
-            parents[i] = rng.integers(-1, i) if i > 1 else 0
-    perm = rng.permutation(J)           # new index of old joint i is perm[i]
-    new = np.full(J, -1)
-    for old in range(J):
-        new[perm[old]] = -1 if parents[old] < 0 else perm[parents[old]]
-    return new.astype(np.int32)
-
-
-def chain_parents(J, rng=None):
-    """A single chain of J joints (depth J), optionally listed in random order."""
-    parents = np.arange(-1, J - 1)
-    if rng is None:
-        return parents.astype(np.int32)
-    perm = rng.permutation(J)
-    new = np.full(J, -1)
-    for old in range(J):
-        new[perm[old]] = -1 if parents[old] < 0 else perm[parents[old]]
-    return new.astype(np.int32)
-
-
-def depth_of(parents, i):
-    d = 0
-    while parents[i] >= 0:
-        i = parents[i]
-        d += 1
-    return d
-
-
-def random_affine(rng, shape=(), scale=(0.5, 2.0)):
-    """Well-conditioned 4x4 affine matrices: rotation, positive non-uniform scale, translation."""
-    q = random_quats(rng, shape)
-    s = rng.uniform(*scale, size=tuple(shape) + (3,))
-    t = rng.normal(size=tuple(shape) + (3,))
-    m = np.zeros(tuple(shape) + (4, 4))
-    m[..., :3, :3] = quat_to_matrix(q) * s[..., None, :]
-    m[..., :3, 3] = t
-    m[..., 3, 3] = 1.0
-    return m
-
-
-def layouts(a):
-    """Copies of ``a`` in unusual memory layouts, all equal in value to ``a``:
-    a strided slice, Fortran order, byte-swapped, read-only."""
-    a = np.asarray(a)
-    big = np.zeros(a.shape[:-1] + (2 * a.shape[-1],) if a.ndim else (2,), dtype=a.dtype)
-    strided = big[..., ::2]
-    strided[...] = a
-    fortran = np.asfortranarray(a)
-    swapped = a.astype(a.dtype.newbyteorder("S"))      # non-native byte order, e.g. '>f8'
-    readonly = a.copy()
-    readonly.flags.writeable = False
-    out = {"strided": strided, "fortran": fortran, "byteswapped": swapped, "readonly": readonly}
-    if a.ndim >= 2:
-        out["transposed"] = np.ascontiguousarray(np.swapaxes(a, -1, -2)).swapaxes(-1, -2)
-    return out
-
 
 # --------------------------------------------------------------------------- quaternions
 
 def _f64(x):
     return np.asarray(x, dtype=np.float64)
+
+
+def _per_item(f, x, core_nd, out_core):
+    """f(item) for every item of x (its last core_nd dimensions), in float64."""
+    x = _f64(x)
+    batch = x.shape[:x.ndim - core_nd]
+    out = np.empty(batch + out_core)
+    for idx in np.ndindex(batch):
+        out[idx] = f(x[idx])
+    return out
 
 
 def quat_multiply(a, b):
@@ -173,25 +72,19 @@ def quat_rotate(q, v):
 def quat_to_matrix(q):
     """Rotation matrix, with q used as given (the formula of glTF engines, e.g. three.js's
     Matrix4.compose: diagonal 1 - 2(y^2 + z^2) ...)."""
-    q = _f64(q)
-    out = np.empty(q.shape[:-1] + (3, 3))
-    for idx in np.ndindex(q.shape[:-1]):
-        x, y, z, w = q[idx]
-        out[idx] = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
-    return out
+    def item(q):
+        x, y, z, w = q
+        return [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+    return _per_item(item, q, 1, (3, 3))
 
 
 def quat_from_matrix(m):
     """Unit quaternion with w >= 0 (Shepperd: branch on the largest of w^2, x^2, y^2, z^2)."""
-    m = _f64(m)
-    out = np.empty(m.shape[:-2] + (4,))
-    for idx in np.ndindex(m.shape[:-2]):
-        r = m[idx]
+    def item(r):
         tr = np.trace(r)
-        cand = [tr, r[0, 0], r[1, 1], r[2, 2]]
-        k = int(np.argmax(cand))
+        k = int(np.argmax([tr, r[0, 0], r[1, 1], r[2, 2]]))
         if k == 0:
             w = 0.5 * np.sqrt(1 + tr)
             q = [(r[2, 1] - r[1, 2]) / (4 * w), (r[0, 2] - r[2, 0]) / (4 * w),
@@ -209,19 +102,17 @@ def quat_from_matrix(m):
             q = [(r[0, 2] + r[2, 0]) / (4 * z), (r[1, 2] + r[2, 1]) / (4 * z), z,
                  (r[1, 0] - r[0, 1]) / (4 * z)]
         q = np.array(q)
-        out[idx] = -q if q[3] < 0 else q
-    return out
+        return -q if q[3] < 0 else q
+    return _per_item(item, m, 2, (4,))
 
 
-def quat_from_axis_angle(rotvec):
+def quat_from_rotvec(rotvec):
     """exp map: (sin(a/2) axis, cos(a/2)); the series sin(a/2)/a ~ 1/2 - a^2/48 near zero."""
-    r = _f64(rotvec)
-    out = np.empty(r.shape[:-1] + (4,))
-    for idx in np.ndindex(r.shape[:-1]):
-        a = np.linalg.norm(r[idx])
+    def item(r):
+        a = np.linalg.norm(r)
         k = 0.5 - a * a / 48.0 + a ** 4 / 3840.0 if a < 1e-4 else np.sin(a / 2) / a
-        out[idx] = [*(k * r[idx]), np.cos(a / 2)]
-    return out
+        return [*(k * r), np.cos(a / 2)]
+    return _per_item(item, rotvec, 1, (4,))
 
 
 def slerp(q0, q1, t):
@@ -346,7 +237,7 @@ def skinning_matrices(world, inverse_bind):
     return np.matmul(_f64(world), _f64(inverse_bind))
 
 
-def inverse_bind_matrices(world):
+def matrix_inverse(world):
     return np.linalg.inv(_f64(world))
 
 
@@ -464,3 +355,17 @@ def sample_clip(channels, times, rest, loop=False, duration=None):
                                                       ch.path == "rotation")
     return (out["translation"].reshape(shape + (n, 3)), out["rotation"].reshape(shape + (n, 4)),
             out["scale"].reshape(shape + (n, 3)))
+
+
+# --------------------------------------------------------------------------- blend shapes
+
+def blend_shapes(base, deltas, weights):
+    """glTF 2.0 3.7.2.2 morph targets: base + sum_m w_m delta_m, one weight row at a time."""
+    w = _f64(weights)
+    out = np.empty(w.shape[:-1] + np.shape(base))
+    for idx in np.ndindex(*w.shape[:-1]):
+        acc = _f64(base).copy()
+        for m in range(np.shape(deltas)[0]):
+            acc = acc + w[idx + (m,)] * _f64(deltas[m])
+        out[idx] = acc
+    return out

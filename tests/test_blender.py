@@ -36,6 +36,7 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
 
     sys.path.insert(0, str(EXAMPLE))
     import blender_pose
+    from blender_mesh import world_vertices
 
     for job in json.loads(jobs_json):
         bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -56,13 +57,7 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
             scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
             depsgraph = bpy.context.evaluated_depsgraph_get()
             for m in meshes:
-                ev = m.evaluated_get(depsgraph)
-                mesh = ev.to_mesh()
-                co = np.empty(len(mesh.vertices) * 3)
-                mesh.vertices.foreach_get("co", co)
-                M = np.array(ev.matrix_world)
-                blender[m.name].append(co.reshape(-1, 3) @ M[:3, :3].T + M[:3, 3])
-                ev.to_mesh_clear()
+                blender[m.name].append(world_vertices(m, depsgraph))
         for m in meshes:                        # scene is at the last frame: its current pose
             out[f"blender_{m.name}"] = np.array(blender[m.name])
             out[f"current_{m.name}"] = blender_pose.pose_mesh(arm, m)

@@ -14,12 +14,10 @@ import skinkit
 from skinkit import BvhError, load_bvh
 from skinkit.bvh import BvhModel, parse_bvh
 from cli_run import run
-from conftest import DATA
+from conftest import BVH, DATA
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = DATA
-BVH = FIXTURES / "bvh"
-THREE = json.loads((FIXTURES / "bvh-threejs" / "cmu_01_03_first300.json").read_text())
+THREE = json.loads((DATA / "bvh-threejs" / "cmu_01_03_first300.json").read_text())
 BVH_FILES = sorted(p.name for p in BVH.glob("*.bvh"))
 CMU = BVH / "cmu_01_03_first300.bvh"
 
@@ -548,7 +546,7 @@ def test_cli_info(capsys):
     code, out, err = run(["info", CMU], capsys)
     assert code == 0, err
     assert "skeleton: 38 nodes" in out and "LeftToeBase_end" in out
-    assert "skinned primitives: 0" in out
+    assert "meshes: 0 (0 primitive instances, 0 skinned)" in out
     assert re.search(r"clips: 1\n  0: cmu_01_03_first300: 2\.4916\d* s, 32 channels, LINEAR",
                      out), out
 

@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import pytest
 
-from skinkit import kernels
-from cli_run import run
+from skinkit import GltfError, kernels
+from cli_run import assert_usage_error, run
 from skinkit.cli import main
 from skinkit.default_model import default_model
 from skinkit.pose import frame_times, local_pose, pose, world_matrices
@@ -64,7 +64,8 @@ def test_default_model_rest_pose_is_bind_pose(dtype):
     mats = kernels.skinning_matrices(world[:, skin.joints], skin.inverse_bind_matrices)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(mats, np.broadcast_to(np.eye(4), mats.shape), atol=tol)
-    (pos, nrm) = pose(m, normals=True)["0_0"]
+    posed = pose(m, normals=True)
+    pos, nrm = posed.positions["0_0"], posed.normals["0_0"]
     assert pos.shape == (1, 136, 3) and pos.dtype == dtype
     np.testing.assert_allclose(pos[0], prim.positions, atol=tol * 8)
     np.testing.assert_allclose(nrm[0], prim.normals, atol=tol * 8)
@@ -195,7 +196,8 @@ def test_pose_output_equals_pose_call(tmp_path, capsys):
     code, _, err = run(["pose", "--fps", "7", "--normals", "--loop", "--out", out], capsys)
     assert code == 0, err
     m = default_model()
-    pos, nrm = m.pose("bend", frame_times(2.0, 7), loop=True, normals=True)["0_0"]
+    posed = m.pose("bend", frame_times(2.0, 7), loop=True, normals=True)
+    pos, nrm = posed.positions["0_0"], posed.normals["0_0"]
     with np.load(out) as d:
         np.testing.assert_array_equal(d["times"], frame_times(2.0, 7))
         np.testing.assert_array_equal(d["positions_0_0"], pos)
@@ -225,10 +227,7 @@ def test_info_default_model(capsys):
 ])
 def test_usage_errors_exit_2(tmp_path, capsys, monkeypatch, argv):
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(argv, capsys)
-    assert code == 2
-    assert "usage:" in err and "Traceback" not in err
-    assert os.listdir(tmp_path) == []
+    assert_usage_error(argv, capsys)
 
 
 def test_missing_model_exits_1(tmp_path, capsys):
@@ -348,9 +347,12 @@ def test_output_folder_that_cannot_be_written(tmp_path, capsys):
     assert (ro / "o.npz").read_bytes() == b"precious" and os.listdir(ro) == ["o.npz"]
 
 
-def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsys, monkeypatch):
-    """Posing fails in the second block of frames: exit 1, the old output intact, no temporary
-    file left in the folder."""
+@pytest.mark.parametrize("exc", [GltfError, ValueError])
+def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsys, monkeypatch,
+                                                                 exc):
+    """Posing fails in the second block of frames: the old output intact, no temporary file left
+    in the folder.  An input error of skinkit's own (GltfError) exits 1 with its message; any
+    other exception is a bug and propagates."""
     import importlib
     pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
     real, calls = pose_module.pose, []
@@ -358,15 +360,21 @@ def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsy
     def failing(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:
-            raise ValueError("simulated failure in the second block")
+            raise exc("simulated failure in the second block")
         return real(*args, **kwargs)
     monkeypatch.setattr(pose_module, "pose", failing)
     out = tmp_path / "out.npz"
     out.write_bytes(b"precious")
-    code, _, err = run(["pose", "--fps", "100", "--out", out], capsys)   # 201 frames, 4 blocks
-    assert code == 1 and len(calls) == 2
-    assert_one_line_error(err)
-    assert "simulated failure" in err
+    argv = ["pose", "--fps", "100", "--out", out]                     # 201 frames, 4 blocks
+    if exc is ValueError:
+        with pytest.raises(ValueError, match="simulated failure"):
+            main([str(a) for a in argv])
+    else:
+        code, _, err = run(argv, capsys)
+        assert code == 1
+        assert_one_line_error(err)
+        assert "simulated failure" in err
+    assert len(calls) == 2
     assert out.read_bytes() == b"precious"
     assert os.listdir(tmp_path) == ["out.npz"]
 

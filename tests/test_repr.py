@@ -5,11 +5,10 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit import Channel, Clip, Model, Skeleton, Skin, SkinnedPrimitive
+from skinkit import Channel, Clip, Model, Primitive, Skeleton, Skin, SkinnedPrimitive
 from skinkit.default_model import default_model
-from conftest import DATA
+from conftest import BVH, GLTF
 
-GLTF = DATA / "gltf"
 
 
 def test_default_model_reprs():
@@ -18,7 +17,7 @@ def test_default_model_reprs():
                                 "'bone1', 'bone2', 'bone3'])")
     assert repr(m.skins[0]) == "Skin(name='chain', 4 joints, skeleton=None)"
     assert repr(m.primitives[0]) == (
-        "SkinnedPrimitive(key='0_0', node=0, mesh=0, index=0, skin=0, 136 vertices, "
+        "Primitive(key='0_0', node=0, mesh=0, index=0, skin=0, 136 vertices, "
         "256 triangles, 2 influences, normals, float32)")
     assert repr(m.clips[0]) == ("Clip(name='bend', duration=2 s, channels=4, "
                                 "interpolations=['LINEAR'])")
@@ -31,9 +30,12 @@ def test_default_model_reprs():
 
 
 @pytest.mark.parametrize("name", ["CesiumMan.glb", "Fox.glb", "RecursiveSkeletons.glb",
-                                  "RiggedFigure-cubic.glb"])
+                                  "RiggedFigure-cubic.glb", "cmu_01_03_first300.bvh",
+                                  "animdrawings_fair1_dab.bvh"])
 def test_fixture_reprs_are_compact(name):
-    m = skinkit.load_gltf(GLTF / name)
+    """glTF and BVH models alike: one compact summary, no array dumps."""
+    m = (skinkit.load_bvh(BVH / name) if name.endswith(".bvh")
+         else skinkit.load_gltf(GLTF / name))
     text = repr(m)
     assert "array(" not in text and "\n       [" not in text
     assert len(text) < 3000 and text.count("\n") <= 4 + 3 * 7
@@ -44,7 +46,7 @@ def test_fixture_reprs_are_compact(name):
         r = repr(obj)
         assert "array(" not in r and "\n" not in r and len(r) < 300, r
     html = m._repr_html_()
-    assert html.startswith("<div>") and html.count("<table>") == 3 + bool(m.skins)
+    assert html.startswith("<div>") and html.count("<table>") == 1 + sum(map(bool, (m.skins, m.primitives, m.clips)))
     assert "array(" not in html and len(html) < 30000
 
 
@@ -98,7 +100,11 @@ def test_primitive_without_faces_or_normals():
     p = SkinnedPrimitive(node=3, mesh=1, index=2, skin=0, positions=np.zeros((1, 3)),
                          normals=None, joints=np.zeros((1, 4), np.uint8),
                          weights=np.ones((1, 4)) / 4)
-    assert repr(p) == ("SkinnedPrimitive(key='3_2', node=3, mesh=1, index=2, skin=0, 1 vertex, "
+    assert repr(p) == ("Primitive(key='3_2', node=3, mesh=1, index=2, skin=0, 1 vertex, "
                        "0 triangles, 4 influences, no normals, float64)")
+    rigid = Primitive(node=4, mesh=0, index=0, skin=None, positions=np.zeros((2, 3), np.float32),
+                      morph_positions=np.zeros((3, 2, 3)), morph_weights=np.zeros(3))
+    assert repr(rigid) == ("Primitive(key='4_0', node=4, mesh=0, index=0, rigid, 2 vertices, "
+                           "0 triangles, 3 morph targets, no normals, float32)")
     assert repr(Skin(None, np.array([0]), np.eye(4)[None])) == (
         "Skin(name=None, 1 joint, skeleton=None)")

@@ -2,10 +2,10 @@
 
 Usage::
 
-    skinkit pose [MODEL] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F] [--loop]
-                 [--dtype float64|float32] [--normals] [--quiet]
+    skinkit pose [MODEL] [--scene N] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F]
+                 [--loop] [--dtype float64|float32] [--normals] [--quiet]
                  --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
-    skinkit info [MODEL]
+    skinkit info [MODEL] [--scene N]
 
 Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
 2 usage error, 1 a model or input file that cannot be read or posed (one line
@@ -20,7 +20,7 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import List, Optional, Tuple, cast
+from typing import List, Optional
 
 import numpy as np
 
@@ -38,6 +38,11 @@ def _build_parser() -> argparse.ArgumentParser:
         p.add_argument("--debug", action="store_true", default=default,
                        help="show the full traceback of an error")
 
+    def add_scene(p):
+        p.add_argument("--scene", type=int, metavar="N",
+                       help="the glTF scene whose meshes are posed (default: the file's "
+                            "default scene)")
+
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Fast, batchable skeletal animation: pose glTF models with C kernels.")
@@ -49,15 +54,17 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "pose", help="pose a model over time, write positions to an .npz",
-        description="Sample a clip, run forward kinematics and linear blend skinning, and write "
-                    "`times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for every skinned "
-                    "primitive to an .npz file (written atomically); a model without skinned "
-                    "primitives (a .bvh file) gets `joints` (T, N, 3), the world position of "
-                    "every joint.  --out DIR/ writes one PLY or OBJ mesh per frame instead "
-                    "(frame_0000.ply, ...: every skinned primitive in one mesh), --out FILE.glb "
-                    "the model posed at one time as a static glTF binary.")
+        description="Sample a clip, run forward kinematics, morph targets and skinning (or the "
+                    "node transform of rigid meshes), and write `times` (T,) and "
+                    "`positions_<node>_<primitive>` (T, V, 3) for every mesh primitive "
+                    "instance of the scene, in world space, to an .npz file (written "
+                    "atomically); a model without meshes (a .bvh file) gets `joints` (T, N, 3), "
+                    "the world position of every joint.  --out DIR/ writes one PLY or OBJ mesh "
+                    "per frame instead (frame_0000.ply, ...: every primitive in one mesh), "
+                    "--out FILE.glb the model posed at one time as a static glTF binary.")
     p.add_argument("model", nargs="?", metavar="MODEL",
                    help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
+    add_scene(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument("--clip", metavar="NAME|INDEX",
                        help="clip to play, by name or index (default: the first clip)")
@@ -74,7 +81,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                    help="precision of the computation and of the output (default float64)")
     p.add_argument("--normals", action="store_true",
-                   help="also write skinned `normals_<node>_<primitive>` (T, V, 3)")
+                   help="also write posed `normals_<node>_<primitive>` (T, V, 3)")
     p.add_argument("--out", required=True, metavar="FILE.npz|DIR/|FILE.glb",
                    help="output: an .npz (default), a directory (trailing slash or existing) "
                         "for one mesh file per frame, or a .glb of one posed frame")
@@ -86,16 +93,20 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_pose, parser=p)
 
     i = sub.add_parser("info", help="describe a model",
-                       description="Print the skeleton, skins, skinned primitives and clips.")
+                       description="Print the skeleton, skins, meshes and clips.")
     add_debug(i, argparse.SUPPRESS)
     i.add_argument("model", nargs="?", metavar="MODEL",
                    help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
+    add_scene(i)
     i.set_defaults(func=_cmd_info, parser=i)
     return parser
 
 
-def _load(path: Optional[str], dtype):
-    """The model at ``path`` (glTF or BVH), or the default model when ``path`` is None."""
+def _load(path: Optional[str], dtype, scene: Optional[int] = None):
+    """The model at ``path`` (glTF or BVH), or the default model when ``path`` is None;
+    ``scene`` (glTF only) chooses the scene whose meshes are posed."""
+    if scene is not None and (path is None or Path(path).suffix.lower() == ".bvh"):
+        raise CliError("--scene applies only to glTF models")
     if path is None:
         from .default_model import default_model
         return default_model(dtype=dtype), "default model"
@@ -107,7 +118,7 @@ def _load(path: Optional[str], dtype):
         from .bvh import load_bvh
         return load_bvh(path, dtype=dtype), p.name
     from .gltf import load_gltf
-    model = load_gltf(path, dtype=dtype)
+    model = load_gltf(path, dtype=dtype, scene=scene)
     return model, p.name
 
 
@@ -155,7 +166,8 @@ def _output_kind(args) -> str:
 
 def _progress_bar(total: int, quiet: bool):
     """A tqdm bar over the frames on stderr when it is a terminal and there are several frames;
-    with ``--quiet`` or a redirected stderr, a null context (nothing is printed)."""
+    with ``--quiet``, a redirected stderr or without tqdm (the ``progress`` extra), a null context
+    (nothing is printed)."""
     import contextlib
 
     stream = sys.stderr
@@ -165,7 +177,10 @@ def _progress_bar(total: int, quiet: bool):
         tty = False
     if quiet or total < 2 or not tty:
         return contextlib.nullcontext(None)
-    from tqdm import tqdm
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return contextlib.nullcontext(None)
     return tqdm(total=total, unit="frame", desc=PROG, file=stream, leave=False,
                 dynamic_ncols=True)
 
@@ -201,16 +216,10 @@ def _pose_to_npz(model, clip, times, args, dtype, bar) -> None:
         arrays["joints"] = _joint_positions(model, clip, times, args.loop, bar)
     for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar)
                          if model.primitives else ()):
-        for prim in model.primitives:
-            result = posed[prim.key]
-            parts = {"positions": result[0] if args.normals else result}
-            if args.normals and prim.normals is not None:
-                parts["normals"] = result[1]
-            for what, a in parts.items():
-                name = f"{what}_{prim.key}"
-                if name not in arrays:
-                    arrays[name] = np.empty((len(times),) + a.shape[1:], dtype=a.dtype)
-                arrays[name][start:start + len(a)] = a
+        for name, a in posed.arrays().items():
+            if name not in arrays:
+                arrays[name] = np.empty((len(times),) + a.shape[1:], dtype=a.dtype)
+            arrays[name][start:start + len(a)] = a
     _write_npz_atomic(args.out, arrays)
 
 
@@ -219,11 +228,11 @@ def _pose_to_frames(model, clip, times, args, bar) -> None:
     from .export import FrameWriter
 
     if not model.primitives:
-        raise CliError("the model has no skinned primitives to write as meshes")
+        raise CliError("the model has no mesh primitives to write as meshes")
     if args.normals:
         missing = [p.key for p in model.primitives if p.normals is None]
         if missing:
-            raise CliError(f"--normals: skinned primitive {missing[0]} has no normals")
+            raise CliError(f"--normals: mesh primitive {missing[0]} has no normals")
     faces = {p.key: p.faces for p in model.primitives}
     try:
         writer = FrameWriter(args.out, faces, len(times), args.format or "ply",
@@ -232,11 +241,7 @@ def _pose_to_frames(model, clip, times, args, bar) -> None:
         raise CliError(str(exc)) from exc
     with writer:
         for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar):
-            if args.normals:
-                writer.write({k: v[0] for k, v in posed.items()},
-                             {k: v[1] for k, v in posed.items()})
-            else:
-                writer.write(posed)
+            writer.write(posed.positions, posed.normals if args.normals else None)
 
 
 def _pose_to_glb(model, clip, times, args) -> None:
@@ -246,19 +251,26 @@ def _pose_to_glb(model, clip, times, args) -> None:
     from .pose import pose
 
     if not model.primitives:
-        raise CliError("the model has no skinned primitives to write as meshes")
+        raise CliError("the model has no mesh primitives to write as meshes")
     posed = pose(model, clip, times, args.loop, normals=True)
-    positions, normals = {}, {}
-    for key, value in posed.items():
-        p, n = cast(Tuple[np.ndarray, Optional[np.ndarray]], value)  # with normals=True
-        positions[key], normals[key] = p[0], None if n is None else n[0]
     try:
-        write_glb(args.out, positions, {p.key: p.faces for p in model.primitives}, normals)
+        write_glb(args.out, {k: p[0] for k, p in posed.positions.items()},
+                  {p.key: p.faces for p in model.primitives},
+                  {k: n[0] for k, n in posed.normals.items()})
     except ImportError as exc:
         raise CliError(str(exc)) from exc
 
 
+def _from_arguments(fn, *args):
+    """``fn(*args)`` on values from the command line: a ValueError is the user's input error."""
+    try:
+        return fn(*args)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def _cmd_pose(args) -> int:
+    from .clip import as_times
     from .pose import frame_times, resolve_clip
 
     start = time.perf_counter()
@@ -267,23 +279,22 @@ def _cmd_pose(args) -> int:
         args.parser.error("--rest poses one frame at time 0; do not combine it with "
                           "--times or --fps")
     kind = _output_kind(args)
-    model, label = _load(args.model, dtype)
+    model, label = _load(args.model, dtype, args.scene)
 
     clip = None
     if args.clip is not None:
-        clip = _clip_by_name_or_index(model, args.clip)
+        clip = _from_arguments(_clip_by_name_or_index, model, args.clip)
     elif not args.rest and model.clips:
         clip = model.clips[0]
     if args.rest or clip is None:
         clip = None
-        times = np.zeros(1) if args.times is None else np.asarray(args.times, dtype=np.float64)
+        times = np.zeros(1) if args.times is None else args.times
     elif args.times is not None:
-        times = np.asarray(args.times, dtype=np.float64)
+        times = args.times
     else:
-        times = frame_times(clip, 30.0 if args.fps is None else args.fps)
+        times = _from_arguments(frame_times, clip, 30.0 if args.fps is None else args.fps)
     clip = resolve_clip(model, clip)
-    if not np.all(np.isfinite(times)):
-        raise CliError("times must be finite")
+    times = _from_arguments(as_times, times, np.float64)
 
     if kind == "glb" and len(times) != 1:
         args.parser.error(f"--out {args.out} writes one posed frame, got {len(times)} times; "
@@ -299,6 +310,7 @@ def _cmd_pose(args) -> int:
     elapsed = time.perf_counter() - start
     nverts = sum(len(p.positions) for p in model.primitives)
     nprim = len(model.primitives)
+    nskinned = sum(p.skinned for p in model.primitives)
     if clip is None:
         what = "rest pose" + ("" if args.rest or args.clip else " (the model has no clips)")
     else:
@@ -308,7 +320,7 @@ def _cmd_pose(args) -> int:
                if kind == "dir" else "")
     if not args.quiet:
         print(f"{PROG}: {label}: {what}, {len(times)} frame{'s' * (len(times) != 1)}, "
-              f"{nprim} skinned primitive{'s' * (nprim != 1)} ({nverts} vertices), "
+              f"{_plural(nprim, 'mesh primitive')} ({nskinned} skinned, {nverts} vertices), "
               f"{elapsed:.3f} s -> {args.out}{written}", file=sys.stderr)
     return 0
 
@@ -330,8 +342,38 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
+def _mesh_lines(model) -> List[str]:
+    """``skinkit info``'s mesh section: each mesh, its instances (skinned or rigid), vertex counts,
+    morph target names and the clips that animate their weights."""
+    meshes: dict = {}
+    for prim in model.primitives:
+        meshes.setdefault(prim.mesh, []).append(prim)
+    out = [f"meshes: {len(meshes)} ({_plural(len(model.primitives), 'primitive instance')}, "
+           f"{sum(p.skinned for p in model.primitives)} skinned)"]
+    for m, prims in meshes.items():
+        first = prims[0]
+        nodes = list(dict.fromkeys(p.node for p in prims))
+        line = (f"  mesh {m}: {_plural(len(nodes), 'instance')} (node{'s' * (len(nodes) != 1)} "
+                f"{', '.join(map(str, nodes))})")
+        if first.target_count:
+            names = first.target_names or [str(i) for i in range(first.target_count)]
+            animated = [c.name if c.name is not None else str(i)
+                        for i, c in enumerate(model.clips) if set(c.weights_nodes) & set(nodes)]
+            line += (f", {_plural(first.target_count, 'morph target')} ({', '.join(names)}), "
+                     f"weights animated by {', '.join(animated) if animated else 'no clip'}")
+        out.append(line)
+        for prim in prims:
+            k = prim.joints.shape[1] if prim.skinned else 0
+            how = (f"skinned (skin {prim.skin}, {_plural(k, 'influence')} per vertex)"
+                   if prim.skinned else "rigid")
+            extra = "" if prim.normals is not None else ", no normals"
+            out.append(f"    {prim.key}: node {prim.node}, primitive {prim.index}, {how}, "
+                       f"{len(prim.positions)} vertices{extra}")
+    return out
+
+
 def _cmd_info(args) -> int:
-    model, label = _load(args.model, np.float64)
+    model, label = _load(args.model, np.float64, args.scene)
     sk = model.skeleton
     out = []
     out.append(f"model: {label}" + (f" ({model.name})" if model.name and model.name != label
@@ -346,13 +388,7 @@ def _cmd_info(args) -> int:
         root = "" if skin.skeleton is None else f", skeleton node {skin.skeleton}"
         out.append(f"  {idx}: {skin.name if skin.name is not None else '-'}: "
                    f"{_plural(len(skin.joints), 'joint')}{root}")
-    out.append(f"skinned primitives: {len(model.primitives)}")
-    for prim in model.primitives:
-        k = prim.joints.shape[1] if np.ndim(prim.joints) == 2 else 0
-        extra = "" if prim.normals is not None else ", no normals"
-        out.append(f"  {prim.key}: node {prim.node}, mesh {prim.mesh}, primitive {prim.index}, "
-                   f"{len(prim.positions)} vertices, {_plural(k, 'influence')} per vertex, "
-                   f"skin {prim.skin}{extra}")
+    out.extend(_mesh_lines(model))
     out.append(f"clips: {len(model.clips)}")
     for idx, clip in enumerate(model.clips):
         unsupported = (f", unsupported: {'; '.join(clip.unsupported)}" if clip.unsupported
@@ -378,6 +414,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         0 on success, 1 for an input or model error (one line on stderr).  Usage errors raise
         SystemExit(2) through argparse, as for any argparse program.
     """
+    from .bvh import BvhError
+    from .gltf import GltfError
+
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
@@ -390,7 +429,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 1
-    except (CliError, ValueError, OSError) as exc:  # GltfError is a ValueError
+    except (CliError, GltfError, BvhError, OSError) as exc:  # skinkit's own input errors
         if args.debug:
             traceback.print_exc()
         message = str(exc) or type(exc).__name__

@@ -11,14 +11,16 @@ from __future__ import annotations
 import operator
 import sys
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _core
 
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
-PATHS = {"translation": 3, "rotation": 4, "scale": 3}
+PATHS = {"translation": 3, "rotation": 4, "scale": 3}   # the TRS paths, and their components
+WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0 section 3.11)
+_PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
 
 
 @dataclass(repr=False)
@@ -29,12 +31,13 @@ class Channel:
     ----------
     node : int
         Index of the animated node (joint).
-    path : {"translation", "rotation", "scale"}
+    path : {"translation", "rotation", "scale", "weights"}
     times : float array (K,)
         Key times in seconds, strictly increasing.
     values : float array (K, C) or (3 K, C) for CUBICSPLINE
-        C = 3 for translation and scale, 4 for rotation (x, y, z, w).  CUBICSPLINE stores, per
-        key, the in-tangent, the value and the out-tangent (glTF 2.0 Appendix C).
+        C = 3 for translation and scale, 4 for rotation (x, y, z, w), M >= 1 for the morph
+        target weights of the node's mesh.  CUBICSPLINE stores, per key, the in-tangent, the
+        value and the out-tangent (glTF 2.0 Appendix C).
     interpolation : {"STEP", "LINEAR", "CUBICSPLINE"}
     """
 
@@ -45,8 +48,9 @@ class Channel:
     interpolation: str = "LINEAR"
 
     def __post_init__(self):
-        if self.path not in PATHS:
-            raise ValueError(f"channel path must be one of {sorted(PATHS)}, got {self.path!r}")
+        if self.path not in PATHS and self.path != WEIGHTS:
+            raise ValueError(f"channel path must be one of {sorted(PATHS) + [WEIGHTS]}, "
+                             f"got {self.path!r}")
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(
                 f"channel interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}")
@@ -66,7 +70,8 @@ class Channel:
         if not np.all(np.isfinite(times)) or np.any(np.diff(times) <= 0):
             raise ValueError("channel times must be finite and strictly increasing")
         per_key = 3 if self.interpolation == "CUBICSPLINE" else 1
-        expected = (per_key * times.size, PATHS[self.path])
+        width = PATHS.get(self.path, values.shape[-1] if values.ndim == 2 else 1)
+        expected = (per_key * times.size, max(width, 1))
         if values.shape != expected:
             raise ValueError(f"{self.path} channel values must have shape {expected} for "
                              f"{times.size} {self.interpolation} keys, got {values.shape}")
@@ -74,6 +79,57 @@ class Channel:
     def __repr__(self) -> str:
         from ._repr import channel
         return channel(self)
+
+
+def as_times(times, dtype) -> np.ndarray:
+    """``times`` as a C-contiguous 1-D array of ``dtype``; the one check of sampling times.
+
+    Raises TypeError if they are not real numbers, ValueError if one is not finite.
+    """
+    t = np.asarray(times)
+    if t.dtype.kind not in "iuf":
+        raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
+    t = np.require(t.reshape(-1), dtype, ["C", "A"])
+    if not np.all(np.isfinite(t)):
+        raise ValueError("times must be finite")
+    return t
+
+
+class ClipTable(NamedTuple):
+    """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
+    ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
+    ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
+    components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
+    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
+    into PATHS, or 3 for morph weights) say where each channel's samples go."""
+
+    key_times: np.ndarray
+    values: np.ndarray
+    key_offset: np.ndarray
+    nkeys: np.ndarray
+    value_offset: np.ndarray
+    ncomp: np.ndarray
+    interp: np.ndarray
+    rotation: np.ndarray
+    node: np.ndarray
+    path: np.ndarray
+
+    @classmethod
+    def pack(cls, channels: Sequence[Channel], dtype) -> "ClipTable":
+        c = channels
+        nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
+        sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
+        return cls(
+            key_times=np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype),
+            values=np.concatenate([np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(dtype),
+            key_offset=np.cumsum(nkeys) - nkeys,
+            nkeys=nkeys,
+            value_offset=np.cumsum(sizes) - sizes,
+            ncomp=np.array([np.shape(ch.values)[1] for ch in c], dtype=np.int32),
+            interp=np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c], dtype=np.int32),
+            rotation=np.array([ch.path == "rotation" for ch in c], dtype=np.int32),
+            node=np.array([ch.node for ch in c], dtype=np.int64),
+            path=np.array([_PATH_INDEX[ch.path] for ch in c], dtype=np.int64))
 
 
 class Clip:
@@ -86,7 +142,7 @@ class Clip:
     dtype : float32 or float64
         Precision of the packed keys and of every sample.
     unsupported : sequence of str
-        Descriptions of channels the source held but skinkit does not play (morph weights).
+        Descriptions of channels the source held but skinkit does not play.
     """
 
     def __init__(self, name: Optional[str], channels: Sequence[Channel], dtype=np.float64,
@@ -97,21 +153,14 @@ class Clip:
         self.dtype = np.dtype(dtype)
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
-        c = self.channels
-        self.duration = float(max((ch.times[-1] for ch in c), default=0.0))
-        self._key_times = np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(self.dtype)
-        self._values = np.concatenate(
-            [np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(self.dtype)
-        self._nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
-        self._key_offset = np.cumsum(self._nkeys) - self._nkeys     # one entry per channel
-        sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
-        self._value_offset = np.cumsum(sizes) - sizes
-        self._ncomp = np.array([PATHS[ch.path] for ch in c], dtype=np.int32)
-        self._interp = np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c],
-                                dtype=np.int32)
-        self._rotation = np.array([ch.path == "rotation" for ch in c], dtype=np.int32)
-        self._nodes = np.array([ch.node for ch in c], dtype=np.int64)
-        self._path_index = np.array([list(PATHS).index(ch.path) for ch in c], dtype=np.int64)
+        self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
+        self._table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS],
+                                     self.dtype)
+        self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
+                                       self.dtype)
+        nodes = self._weights.node.tolist()
+        if len(set(nodes)) != len(nodes):
+            raise ValueError(f"clip {name!r} has several weights channels for one node")
 
     def __reduce__(self):
         # pickle the channels only; the packed arrays are rebuilt on load
@@ -122,6 +171,11 @@ class Clip:
         """The distinct interpolations used by the channels, in first-use order."""
         return list(dict.fromkeys(ch.interpolation for ch in self.channels))
 
+    @property
+    def weights_nodes(self) -> List[int]:
+        """The nodes whose morph target weights the clip animates."""
+        return self._weights.node.tolist()
+
     def __repr__(self) -> str:
         return (f"Clip(name={self.name!r}, duration={self.duration:g} s, "
                 f"channels={len(self.channels)}, interpolations={self.interpolations})")
@@ -130,9 +184,19 @@ class Clip:
         from ._repr import clip_html
         return clip_html(self)
 
+    def _times(self, times, loop: bool):
+        """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
+        t = np.asarray(times)
+        shape = t.shape
+        t = as_times(t, self.dtype)
+        if loop and self.duration > 0:
+            t = np.mod(t, self.dtype.type(self.duration))
+        return t, shape
+
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
                threads=None):
-        """Sample every channel at ``times``, on top of a rest pose.
+        """Sample every translation, rotation and scale channel at ``times``, on top of a rest
+        pose (``sample_weights`` samples the morph weights channels).
 
         Parameters
         ----------
@@ -160,8 +224,6 @@ class Clip:
             If T x N poses cannot be allocated (checked before anything is copied).
         """
         t = np.asarray(times)
-        if t.dtype.kind not in "iuf":
-            raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
         shape = t.shape
         rest_t, rest_r, rest_s = (np.asarray(a) for a in rest)
         n = rest_t.shape[0] if rest_t.ndim else -1
@@ -171,18 +233,15 @@ class Clip:
         if any(a.dtype.kind not in "iuf" for a in (rest_t, rest_r, rest_s)):
             raise TypeError("rest must be real number arrays, got dtypes "
                             f"{rest_t.dtype}, {rest_r.dtype}, {rest_s.dtype}")
-        if self._nodes.size and (self._nodes.min() < 0 or self._nodes.max() >= n):
-            raise ValueError(f"clip {self.name!r} animates node {int(self._nodes.max())}, "
+        nodes = self._table.node
+        if nodes.size and nodes.max() >= n:
+            raise ValueError(f"clip {self.name!r} animates node {int(nodes.max())}, "
                              f"but the rest pose has {n} nodes")
-        T = t.size
+        T = int(np.prod(shape))
         if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
             raise MemoryError(f"{T} times x {n} nodes of TRS do not fit in memory")
         buf = np.empty(10 * n * T, dtype=self.dtype)   # the result first: fails before any copy
-        t = np.require(t.reshape(-1), self.dtype, ["C", "A"])
-        if not np.all(np.isfinite(t)):
-            raise ValueError("times must be finite")
-        if loop and self.duration > 0:
-            t = np.mod(t, self.dtype.type(self.duration))
+        t, shape = self._times(t, loop)
         tr = buf[:3 * n * T].reshape(T, n, 3)
         ro = buf[3 * n * T:7 * n * T].reshape(T, n, 4)
         sc = buf[7 * n * T:].reshape(T, n, 3)
@@ -190,10 +249,41 @@ class Clip:
         ro[...] = rest_r
         sc[...] = rest_s
         base = np.array([0, 3 * n * T, 7 * n * T], dtype=np.int64)  # PATHS order
-        out_offset = base[self._path_index] + self._nodes * self._ncomp
-        out_stride = n * self._ncomp.astype(np.int64)
-        _core.sample_channels(self._key_times, self._key_offset, self._nkeys, self._values,
-                              self._value_offset, self._ncomp, self._interp, self._rotation,
-                              out_offset, out_stride, t, buf, threads)
+        ncomp = self._table.ncomp.astype(np.int64)
+        out_offset = base[self._table.path] + nodes * ncomp
+        _core.sample_channels(self._table, out_offset, n * ncomp, t, buf, threads)
         return (tr.reshape(shape + (n, 3)), ro.reshape(shape + (n, 4)),
                 sc.reshape(shape + (n, 3)))
+
+    def sample_weights(self, times, loop: bool = False, threads=None) -> Dict[int, np.ndarray]:
+        """Sample the morph target weights channels at ``times`` (the C sampler of ``sample``).
+
+        Parameters
+        ----------
+        times : float or array (T,)
+            Seconds.  With ``loop``, times are wrapped into [0, duration) first.
+        loop : bool
+        threads : int or None
+
+        Returns
+        -------
+        dict
+            node -> weights (..., M) for every node with a weights channel, in the clip's dtype;
+            ``...`` is the shape of ``times``.  STEP holds, LINEAR lerps (no normalisation),
+            CUBICSPLINE is the Hermite spline (glTF 2.0 section 3.11 and Appendix C).
+
+        Raises
+        ------
+        ValueError, TypeError
+            Times not finite or not real numbers.
+        """
+        table = self._weights
+        t, shape = self._times(times, loop)
+        ncomp = table.ncomp.astype(np.int64)
+        width = int(ncomp.sum())
+        buf = np.empty((t.size, width), dtype=self.dtype)
+        offset = np.cumsum(ncomp) - ncomp
+        _core.sample_channels(table, offset, np.full_like(ncomp, width), t, buf.reshape(-1),
+                              threads)
+        return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
+                for node, o, m in zip(table.node, offset, ncomp)}

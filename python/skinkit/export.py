@@ -7,9 +7,10 @@ write leaves an existing output untouched.
 
 Layout of a frame sequence (``write_frames``, ``skinkit pose --out DIR/``): one file per frame,
 ``frame_0000.ply``, ``frame_0001.ply``, ... (more digits past 10 000 frames), each holding *one*
-mesh with every skinned primitive of the model: the vertices of the primitives one after the
-other, in the order given (``model.primitives``), and their triangles with indices shifted
-accordingly.  Primitives without triangles (points, lines) contribute their vertices only.
+mesh with every mesh primitive instance of the model (skinned and rigid): the vertices of the
+primitives one after the other, in the order given (``model.primitives``), and their triangles
+with indices shifted accordingly.  Primitives without triangles (points, lines) contribute their
+vertices only.
 
 Precision: trimesh writes PLY coordinates as float32 (exact for float32 poses) and OBJ
 coordinates with 8 decimals; a GLB holds float32, as glTF 2.0 requires.
@@ -23,6 +24,8 @@ from typing import List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ._optional import require
+
 __all__ = ["FORMATS", "FrameWriter", "frame_name", "write_frames", "write_glb"]
 
 FORMATS = ("ply", "obj")
@@ -30,11 +33,7 @@ _PREFIX = ".skinkit-"
 
 
 def _trimesh():
-    try:
-        import trimesh
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("mesh export needs trimesh: pip install 'skinkit[export]'") from exc
-    return trimesh
+    return require("trimesh", "export", "mesh export")
 
 
 def frame_name(index: int, count: int, format: str = "ply") -> str:
