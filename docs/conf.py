@@ -7,6 +7,7 @@ name, so a name added to ``__all__`` appears without editing the docs.  The gall
 """
 import importlib
 import os
+import shutil
 from pathlib import Path
 
 import matplotlib
@@ -90,4 +91,5 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 
 _write_if_changed(DOCS / "api.rst", _api_page())
+shutil.rmtree(DOCS / "generated", ignore_errors=True)    # no stub of a name that has gone
 os.environ.setdefault("MPLBACKEND", "Agg")
