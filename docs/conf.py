@@ -59,10 +59,13 @@ sphinx_gallery_conf = {
 
 def _api_page() -> str:
     """api.rst: every name of ``skinkit.__all__``, grouped by the module that defines it."""
-    groups = {}
+    groups, aliases = {}, {}
     for name in skinkit.__all__:
         obj = getattr(skinkit, name)
         module = getattr(obj, "__module__", "skinkit") or "skinkit"
+        if getattr(obj, "__name__", name) != name:        # another name of a documented object
+            aliases.setdefault(module, []).append((name, obj.__name__))
+            continue
         groups.setdefault(module, []).append(name)
     lines = ["API reference", "=============", "",
              "Every public name of ``skinkit`` (``skinkit.__all__``), by the module that defines it,",
@@ -74,6 +77,8 @@ def _api_page() -> str:
         title = f"``{module}``: {doc}"
         lines += [title, "-" * len(title), "", ".. autosummary::", "   :toctree: generated", ""]
         lines += [f"   {name}" for name in groups[module]] + [""]
+        lines += [f"``{alias}`` is another name of :class:`{target}`." for alias, target in
+                  aliases.get(module, [])] + [""]
     for module in ("skinkit.plot", "skinkit.export"):
         mod = importlib.import_module(module)
         names = [n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
