@@ -8,12 +8,13 @@ import types
 import numpy as np
 import pytest
 import scipy.sparse
-import torch
+from conftest import DATA, TORCH_HOW, optional_import
+
+torch = optional_import("torch", TORCH_HOW)  # before body_torch, which needs it
 
 import skinkit as sk
 from body_models import SIZES, make_arrays, random_params
 from body_torch import body_forward
-from conftest import DATA
 
 BODY = DATA / "body"
 

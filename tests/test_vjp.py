@@ -4,7 +4,9 @@ autograd, and BodyModel.forward_vjp against torch autograd through the exact tra
 smplx.lbs (float64, 1e-8 relative) and against finite differences."""
 import numpy as np
 import pytest
-import torch
+from conftest import TORCH_HOW, optional_import
+
+torch = optional_import("torch", TORCH_HOW)  # before body_torch, which needs it
 
 import helpers
 import reference as ref
