@@ -49,7 +49,9 @@ sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": str(DOCS / "auto_examples"),
     "filename_pattern": r"/plot_",             # run these at build time
-    "ignore_pattern": r"blender_pose\.py",     # needs bpy: shown in the DCC guide instead
+    # only plot_*.py: the other scripts (blender_pose.py needs bpy, fit_smpl.py takes minutes)
+    # are command-line tools, shown in the guides
+    "ignore_pattern": r"(^|[/\\])(?!plot_)[^/\\]+\.py$",
     "image_scrapers": ("matplotlib",),
     "download_all_examples": False,
     "remove_config_comments": True,

@@ -31,8 +31,8 @@ def quat_to_matrix_vjp(q, g, out=None, threads=None):
 def quat_from_rotvec_vjp(rotvec, g, out=None, threads=None):
     """Cotangent of rotvec from the cotangent g of ``quat_from_rotvec(rotvec)``.
 
-    With a = |r| and q = (sin(a/2)/a r, cos(a/2)): ``g_r = k g_u + ((g_u.r) k'(a)/a - g_w k/2) r``
-    where k = sin(a/2)/a; k'(a)/a is taken from its Taylor series for a < 0.3, so the result is
+    With ``a = |r|`` and ``q = (sin(a/2)/a r, cos(a/2))``:
+    ``g_r = k g_u + ((g_u.r) k'(a)/a - g_w k/2) r`` where k = sin(a/2)/a; k'(a)/a is taken from its Taylor series for a < 0.3, so the result is
     accurate at and near the zero rotation."""
     return _core.quat_from_rotvec_vjp(rotvec, g, out, threads)
 
