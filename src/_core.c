@@ -1131,7 +1131,8 @@ static PyObject *py_sample_channels(PyObject *self, PyObject *args)
 
 static PyObject *py_simd(PyObject *self, PyObject *unused)
 {
-    return PyUnicode_FromString(sk_simd() ? "avx2" : "baseline");
+    static const char *const names[] = {"baseline", "avx2", "avx512"};
+    return PyUnicode_FromString(names[sk_simd()]);
 }
 
 static PyObject *py_default_threads(PyObject *self, PyObject *unused)
@@ -1159,8 +1160,8 @@ static PyMethodDef methods[] = {
      "default_threads() -> int: threads a kernel may use when threads=None "
      "(SKINKIT_NUM_THREADS at import, else the number of online CPUs)"},
     {"simd", py_simd, METH_NOARGS,
-     "simd() -> 'avx2' or 'baseline': the code float32 skinning runs (SKINKIT_SIMD=baseline "
-     "at import forces the portable code)"},
+     "simd() -> 'avx512', 'avx2' or 'baseline': the code float32 skinning runs (the best the "
+     "CPU has; SKINKIT_SIMD=avx2 or baseline at import caps it)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1192,8 +1193,17 @@ PyMODINIT_FUNC PyInit__core(void)
 #endif
     }
     const char *simd = getenv("SKINKIT_SIMD");
-    if (simd && (!strcmp(simd, "baseline") || !strcmp(simd, "0") || !strcmp(simd, "off")))
-        sk_set_simd(0);
+    if (simd && *simd) { /* a cap: the best variant at or below it that this CPU has */
+        if (!strcmp(simd, "baseline") || !strcmp(simd, "0") || !strcmp(simd, "off"))
+            sk_set_simd(SK_SIMD_BASELINE);
+        else if (!strcmp(simd, "avx2"))
+            sk_set_simd(SK_SIMD_AVX2);
+        else if (strcmp(simd, "avx512")) {
+            PyErr_Format(PyExc_ImportError,
+                         "SKINKIT_SIMD must be avx512, avx2 or baseline, got '%s'", simd);
+            return NULL;
+        }
+    }
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np)
         return NULL;

@@ -123,11 +123,14 @@ SK_DECLARE(float, f)
 SK_DECLARE(double, d)
 #undef SK_DECLARE
 
-/* SIMD: float32 skinning uses an AVX2/FMA variant on x86-64 CPUs that have it.  sk_simd()
-   tells which code runs (1 AVX2/FMA, 0 portable C); sk_set_simd(0) forces the portable code,
-   sk_set_simd(1) restores the default.  Call it before kernels run on other threads. */
+/* SIMD: float32 skinning uses an AVX-512 or an AVX2/FMA variant on x86-64 CPUs that have it.
+   sk_simd() tells which code runs (an sk_simd_level); sk_set_simd(level) caps it: the best
+   variant not above `level` that the build and the CPU have (SK_SIMD_BASELINE forces the
+   portable code, SK_SIMD_AVX512 restores the default), and returns the level now in use.  Call
+   it before kernels run on other threads. */
+enum sk_simd_level { SK_SIMD_BASELINE = 0, SK_SIMD_AVX2 = 1, SK_SIMD_AVX512 = 2 };
 int sk_simd(void);
-void sk_set_simd(int enable);
+int sk_set_simd(int max_level);
 
 /* Topological order of a joint forest: order[] lists every joint after its
    parent.  Returns SK_OK, or SK_ERR_PARENT_* with *bad = the joint. */

@@ -21,12 +21,13 @@ def rng():
     return np.random.default_rng(11)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_lbs_same_bits_for_any_thread_count(rng, dtype):
+@pytest.mark.parametrize("dtype, jdtype", [(np.float32, np.int32), (np.float64, np.int32),
+                                           (np.float32, np.uint16)])
+def test_lbs_same_bits_for_any_thread_count(rng, dtype, jdtype):
     V, K, J = 50_001, 4, 30
     v = rng.normal(size=(V, 3)).astype(dtype)
     n = rng.normal(size=(V, 3)).astype(dtype)
-    j = rng.integers(-1, J, size=(V, K)).astype(np.int32)
+    j = rng.integers(-1 if jdtype == np.int32 else 0, J, size=(V, K)).astype(jdtype)
     w = rng.random((V, K)).astype(dtype)
     m = rng.normal(size=(3, J, 4, 4)).astype(dtype)
     ref = skinkit.linear_blend_skinning(v, j, w, m[0], normals=n, threads=1)
