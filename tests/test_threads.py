@@ -108,3 +108,23 @@ def test_bad_environment_value_fails_the_import_clearly():
     r = _default_threads("many")
     assert r.returncode != 0
     assert "SKINKIT_NUM_THREADS must be an integer >= 1, got 'many'" in r.stderr
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fk_pose_gets_the_same_bits_alone_or_in_a_batch(rng, dtype):
+    """float32 FK runs poses 8 side by side and the rest one at a time (fk_avx2.c); a pose's
+    result must not depend on which of the two computed it."""
+    B, J = 19, 24
+    parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, J)])
+    q = _unit(rng.normal(size=(B, J, 4))).astype(dtype)
+    t = rng.normal(size=(B, J, 3)).astype(dtype)
+    s = (rng.random((B, J, 3)) + 0.5).astype(dtype)
+    world = skinkit.forward_kinematics(parents, q, t, s)
+    rot, trans = skinkit.rigid_forward_kinematics(parents, t, q)
+    rot1, trans1 = skinkit.rigid_forward_kinematics(parents, t[0], q)   # shared rest pose
+    for b in range(B):
+        assert np.array_equal(skinkit.forward_kinematics(parents, q[b], t[b], s[b]), world[b]), b
+        r, tr = skinkit.rigid_forward_kinematics(parents, t[b], q[b])
+        assert np.array_equal(r, rot[b]) and np.array_equal(tr, trans[b]), b
+        r, tr = skinkit.rigid_forward_kinematics(parents, t[0], q[b])
+        assert np.array_equal(r, rot1[b]) and np.array_equal(tr, trans1[b]), b
