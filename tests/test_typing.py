@@ -94,10 +94,10 @@ def test_a_user_of_the_installed_package_is_type_checked(request, tmp_path, monk
         import numpy as np
         from skinkit import _core
 
-        q = _core.quat_normalize(np.ones((3, 4)))            # out is required by the binding
+        q = _core.quat_rotate(np.ones((3, 4)))               # v is missing
         n: int = _core.slerp(np.ones(4), np.ones(4), 0.5, None)
     """))
     out, status = run_mypy(request, "--follow-imports=silent", str(bad))
     assert status == 1, out
-    assert 'bad.py:5: error: Too few arguments for "quat_normalize"' in out, out
+    assert 'bad.py:5: error: Too few arguments for "quat_rotate"' in out, out
     assert "bad.py:6: error: Incompatible types in assignment" in out, out

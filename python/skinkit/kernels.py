@@ -154,15 +154,6 @@ def forward_kinematics(parents, rotations, translations, scales=None, out=None, 
     return _core.forward_kinematics(parents, rotations, translations, scales, out, threads)
 
 
-def _pair(out):
-    """``out=`` of a two-result kernel: a tuple or list of two arrays (an ndarray would be split
-    along its first axis, which is never what was meant)."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise TypeError(f"out must be a pair (tuple) of two arrays, got {type(out).__name__}"
-                        + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
-    return out
-
-
 def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threads=None):
     """Joint-centred rigid FK, as libigl's ``forward_kinematics``.
 
@@ -192,11 +183,7 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threa
     forward kinematics for linear blend skinning") equals this only when p is a root; this
     function follows libigl's recursion, which is right at every depth.
     """
-    if out is None:
-        out = (None, None)
-    out = _pair(out)
-    return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out[0], out[1],
-                                          threads)
+    return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out, threads)
 
 
 def skinning_matrices(world, inverse_bind, out=None, threads=None):
@@ -258,12 +245,8 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
             raise ValueError(f"joints[{', '.join(map(str, where))}] = {j[where]} is out of range "
                              "(expected -1 for no influence or 0..J-1)")
         j = j.astype(np.int32)
-    if normals is None:
-        return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, None, out, None,
-                                           threads)
-    o_pos, o_nrm = (None, None) if out is None else _pair(out)
-    return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, normals,
-                                       o_pos, o_nrm, threads)
+    return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, normals, out,
+                                       threads)
 
 
 def normalize_weights(weights):

@@ -1,0 +1,86 @@
+/* bind_loops.h -- the loops of the kernel descriptors (bind_table.c), written once for float
+ * and double: bind_table.c includes this file twice, with SK_DOUBLE 0 and 1 (see real.h).
+ * A loop gets one run of n items: p[k] is operand k of the descriptor (inputs in the API's
+ * order, then outputs; NULL when absent), s[k] its item stride in elements. */
+#include "real.h"
+
+#define IN(k) ((const T *)p[k])
+#define OUT(k) ((T *)p[k])
+#define SIZE(c, letter) ((size_t)(c)->sym[SYM(letter)])
+
+/* elementwise: one item is one quaternion, vector or matrix */
+#define ELEMENTWISE1(NAME)                                                              \
+    static int FN(loop_##NAME)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)   \
+    {                                                                                   \
+        (void)c;                                                                        \
+        FN(sk_##NAME)(n, IN(0), s[0], OUT(1), s[1]);                                    \
+        return SK_OK;                                                                   \
+    }
+#define ELEMENTWISE2(NAME)                                                              \
+    static int FN(loop_##NAME)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)   \
+    {                                                                                   \
+        (void)c;                                                                        \
+        FN(sk_##NAME)(n, IN(0), s[0], IN(1), s[1], OUT(2), s[2]);                       \
+        return SK_OK;                                                                   \
+    }
+ELEMENTWISE2(quat_multiply)
+ELEMENTWISE1(quat_conjugate)
+ELEMENTWISE1(quat_inverse)
+ELEMENTWISE1(quat_normalize)
+ELEMENTWISE2(quat_rotate)
+ELEMENTWISE1(quat_to_matrix)
+ELEMENTWISE1(quat_from_matrix)
+ELEMENTWISE1(quat_from_rotvec)
+
+static int FN(loop_slerp)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    (void)c;
+    FN(sk_slerp)(n, IN(0), s[0], IN(1), s[1], IN(2), s[2], OUT(3), s[3]);
+    return SK_OK;
+}
+
+/* one item is one pose of J joints; p[0] (parents) is read from c->parents, c->order */
+static int FN(loop_forward_kinematics)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_forward_kinematics)(n, SIZE(c, 'J'), c->parents, c->order, IN(1), s[1], IN(2), s[2],
+                              IN(3), s[3], OUT(4), s[4]);
+    return SK_OK;
+}
+
+static int FN(loop_rigid_forward_kinematics)(size_t n, char **p, const ptrdiff_t *s,
+                                             loop_ctx *c)
+{
+    FN(sk_rigid_forward_kinematics)(n, SIZE(c, 'J'), c->parents, c->order, IN(1), s[1], IN(2),
+                                    s[2], OUT(3), s[3], OUT(4), s[4]);
+    return SK_OK;
+}
+
+static int FN(loop_skinning_matrices)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_matmul4)(n, SIZE(c, 'J'), IN(0), s[0], IN(1), s[1], OUT(2), s[2]);
+    return SK_OK;
+}
+
+/* one item is J matrices; c->bad = item * J + matrix of the first singular one */
+static int FN(loop_invert)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    size_t J = SIZE(c, 'J');
+    for (size_t i = 0; i < n; i++) {
+        size_t bad = 0;
+        int st = FN(sk_invert4)(J, IN(0) + i * s[0], 16, OUT(1) + i * s[1], 16, &bad);
+        if (st != SK_OK) {
+            c->bad = i * J + bad;
+            return st;
+        }
+    }
+    return SK_OK;
+}
+
+/* one item is one vertex (inner symbol V): its position, joints, weights, normal, the
+ * skinning matrices of its pose (stride 0 within the pose) and its outputs */
+static int FN(loop_linear_blend_skinning)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    return FN(sk_linear_blend_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1], s[1],
+                                        c->itype, IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5),
+                                        s[5], OUT(6), s[6], &c->bad);
+}

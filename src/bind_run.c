@@ -1,0 +1,185 @@
+/* bind_run.c -- the threaded batch runner: walks the broadcast batch of a prepared call in
+ * runs of its innermost dimension and calls the kernel's loop on each run, with the GIL
+ * released, split into contiguous ranges of items over up to threads= threads. */
+#include "binding.h"
+
+#ifndef _WIN32
+#include <pthread.h>
+#endif
+#include <string.h>
+
+int default_threads = 1; /* SKINKIT_NUM_THREADS, else the number of online CPUs (_core.c) */
+
+/* threads=None -> the default; else an int >= 1 */
+int parse_threads(PyObject *obj, int *threads)
+{
+    if (obj == Py_None) {
+        *threads = default_threads;
+        return 0;
+    }
+    long n = PyLong_Check(obj) && !PyBool_Check(obj) ? PyLong_AsLong(obj) : -1;
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    if (n < 1) {
+        PyErr_Format(PyExc_ValueError, "threads must be None or an integer >= 1, got %R", obj);
+        return -1;
+    }
+    *threads = n > MAX_THREADS ? MAX_THREADS : (int)n;
+    return 0;
+}
+
+/* Calls fn(args + t * size) for t < parts, parts - 1 of them on new threads (no pool: nothing
+ * survives the call, so a fork() later is safe).  The caller has released the GIL. */
+void parallel(int parts, void *(*fn)(void *), char *args, size_t size)
+{
+#ifndef _WIN32
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 1; t < parts; t++)
+        started[t] = pthread_create(&tid[t], NULL, fn, args + t * size) == 0;
+    for (int t = 0; t < parts; t++)
+        if (!started[t])
+            fn(args + t * size);
+    for (int t = 1; t < parts; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
+#else
+    for (int t = 0; t < parts; t++)
+        fn(args + t * size);
+#endif
+}
+
+/* how many threads for `work` units when each thread should get at least `grain` of them */
+int thread_count(int threads, npy_intp work, npy_intp grain)
+{
+    npy_intp parts = grain > 0 ? work / grain : work;
+    return parts < 1 ? 1 : parts < threads ? (int)parts : threads;
+}
+
+typedef struct {
+    int nop, nd;
+    const npy_intp *bshape;
+    npy_intp bst[MAXOP][NPY_MAXDIMS + 1]; /* byte strides per batch dimension, 0 = broadcast */
+    char *base[MAXOP];
+    ptrdiff_t step[MAXOP];                /* item stride of the innermost dimension, elements */
+    loop_fn fn;
+} plan_t;
+
+typedef struct {
+    const plan_t *pl;
+    loop_ctx ctx;
+    npy_intp begin, end; /* flat batch items */
+    int status;
+} part_t;
+
+/* calls fn on the runs of the innermost batch dimension that cover items [begin, end) */
+static int run_range(const plan_t *pl, npy_intp begin, npy_intp end, loop_ctx *ctx)
+{
+    int nd = pl->nd;
+    npy_intp inner = nd ? pl->bshape[nd - 1] : 1, idx[NPY_MAXDIMS + 1];
+    npy_intp o = begin / inner, i = begin % inner;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = o % pl->bshape[d];
+        o /= pl->bshape[d];
+    }
+    while (begin < end) {
+        npy_intp len = inner - i < end - begin ? inner - i : end - begin;
+        char *p[MAXOP] = {NULL};
+        for (int k = 0; k < pl->nop; k++) {
+            if (!pl->base[k])
+                continue;
+            npy_intp off = nd ? i * pl->bst[k][nd - 1] : 0;
+            for (int d = 0; d < nd - 1; d++)
+                off += idx[d] * pl->bst[k][d];
+            p[k] = pl->base[k] + off;
+        }
+        ctx->item = begin;
+        int st = pl->fn((size_t)len, p, pl->step, ctx);
+        if (st != 0)
+            return st;
+        begin += len;
+        i = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            if (++idx[d] < pl->bshape[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    return 0;
+}
+
+static void *run_part(void *arg)
+{
+    part_t *t = arg;
+    t->status = run_range(t->pl, t->begin, t->end, &t->ctx);
+    return NULL;
+}
+
+/* The strides of operand k over the batch dimensions of the plan: its own batch dimensions
+ * right-aligned against the broadcast ones (0 where it broadcasts), then, for a kernel with an
+ * inner symbol, the stride of that core dimension (0 for an operand without it). */
+static void plan_operand(const call_t *c, plan_t *pl, int k)
+{
+    PyArrayObject *a = c->arr[k];
+    const core_t *core = c->core[k];
+    int and = PyArray_NDIM(a) - core->nd;
+    for (int d = 0; d < c->bnd; d++) {
+        int ad = d - (c->bnd - and);
+        pl->bst[k][d] = (ad < 0 || PyArray_DIM(a, ad) == 1) ? 0 : PyArray_STRIDE(a, ad);
+    }
+    if (c->k->inner) {
+        int has = core->nd && core->dim[0] == -(npy_intp)SYM(c->k->inner) - 1;
+        pl->bst[k][c->bnd] = has && PyArray_DIM(a, and) != 1 ? PyArray_STRIDE(a, and) : 0;
+    }
+    pl->base[k] = PyArray_BYTES(a);
+    pl->step[k] = pl->nd ? pl->bst[k][pl->nd - 1] / PyArray_ITEMSIZE(a) : 0;
+}
+
+/* Runs the kernel's loop over the broadcast batch of c with the GIL released.  Every item is
+ * computed by the same code whatever the split, so results do not depend on the thread count;
+ * on failure c->ctx.bad and c->ctx.item come from the first failing run. */
+int run_call(call_t *c)
+{
+    const kernel_t *k = c->k;
+    plan_t pl = {c->nin + c->nout, c->bnd + (k->inner != 0), c->bshape, {{0}}, {NULL}, {0},
+                 k->loop[c->typenum == NPY_DOUBLE]};
+    int reduce = 0;
+    npy_intp total = 1, row = 1;
+    if (k->inner)
+        c->bshape[c->bnd] = c->sym[SYM(k->inner)];
+    for (int d = 0; d < pl.nd; d++)
+        total *= c->bshape[d];
+    for (int i = 0; i < pl.nop; i++) {
+        if (!c->arr[i])
+            continue;
+        plan_operand(c, &pl, i);
+        if (i >= c->nin && (k->op[c->core[i] - k->core].flags & OP_REDUCE)) {
+            reduce = 1;
+            memset(PyArray_DATA(c->arr[i]), 0, (size_t)PyArray_NBYTES(c->arr[i]));
+        }
+    }
+    if (total == 0)
+        return 0;
+    if (reduce) /* threads take whole runs: a run sums into one output item */
+        row = pl.nd ? c->bshape[pl.nd - 1] : 1;
+    npy_intp w = k->work ? c->sym[SYM(k->work)] : 0;
+    npy_intp grain = k->work ? k->grain / (w + 1) + 1 : k->grain;
+    int parts = thread_count(c->threads, total / row, (grain + row - 1) / row), status = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (parts == 1) {
+        status = run_range(&pl, 0, total, &c->ctx);
+    } else {
+        part_t part[MAX_THREADS];
+        npy_intp rows = total / row;
+        for (int t = 0; t < parts; t++) {
+            part_t pt = {&pl, c->ctx, rows * t / parts * row, rows * (t + 1) / parts * row, 0};
+            part[t] = pt;
+        }
+        parallel(parts, run_part, (char *)part, sizeof part[0]);
+        for (int t = 0; t < parts && !status; t++)
+            if ((status = part[t].status) != 0)
+                c->ctx = part[t].ctx;
+    }
+    Py_END_ALLOW_THREADS
+    return status;
+}

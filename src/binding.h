@@ -1,0 +1,133 @@
+/* binding.h -- internal header of the NumPy binding (the only files that include Python.h):
+ *   bind_table.c     the kernel descriptors (start there to add a kernel), their loops and
+ *                    error messages;
+ *   bind_operands.c  one call: parse the arguments, read and check the operands against the
+ *                    descriptor, broadcast the batch shapes, allocate or check out=;
+ *   bind_run.c       the threaded batch runner (threads=, GIL released);
+ *   bind_clip.c      clip sampling (ragged: a packed channel table, not a descriptor);
+ *   _core.c          the module: one Python function per descriptor.
+ * The loops (bind_loops.h) see no Python object: only pointers, strides and a loop_ctx. */
+#ifndef SK_BINDING_H
+#define SK_BINDING_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
+#define NPY_TARGET_VERSION NPY_1_22_API_VERSION
+#ifndef SK_IMPORT_ARRAY /* only _core.c defines the API table; the other files import it */
+#define NO_IMPORT_ARRAY
+#endif
+#define PY_ARRAY_UNIQUE_SYMBOL skinkit_ARRAY_API
+#include <numpy/arrayobject.h>
+
+#include "skinkit.h"
+
+#define MAXOP 8        /* operands of one kernel, inputs and outputs */
+#define MAXCORE 4      /* core dimensions of one operand */
+#define MAX_THREADS 64
+#define NSYM 26        /* symbolic sizes are single capital letters: J, V, K, L... */
+#define SYM(c) ((c) - 'A')
+
+/* ------------------------------------------------------------------ the descriptor */
+
+enum op_kind {
+    OP_REAL = 0,  /* float32/float64 (integers convert to float64), C-contiguous */
+    OP_PARENTS,   /* (J) integer joint parents: int32 copy and topological order, checked once */
+    OP_JOINTS     /* (V, K) joint indices: uint8, uint16 or int32 kept as they are, checked once
+                     against J; other integer types range-checked and converted to int32 */
+};
+
+enum op_flag {
+    OP_OUT = 1,      /* an output (allocated, or given in out=) */
+    OP_OPTIONAL = 2, /* an input that may be None (the loop gets a NULL pointer) */
+    OP_REDUCE = 4    /* an output without the kernel's inner symbol: zeroed, then summed into
+                        by every item of a run (a pose's vertices); runs are not split between
+                        threads */
+};
+
+typedef struct loop_ctx loop_ctx;
+/* one run of n items: p[k] points at the first item of operand k (NULL when absent), s[k] is
+ * its item stride in elements (0: the same item for all n).  Returns SK_OK or a status, with
+ * c->bad the failing item counted from p. */
+typedef int (*loop_fn)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c);
+
+typedef struct {
+    const char *name;  /* the argument's name, in messages, stubs and docstrings */
+    const char *shape; /* gufunc-style "(...,J,4)": "..." takes the broadcast batch dimensions,
+                          without it the operand is the same for the whole batch */
+    int kind;          /* enum op_kind */
+    int flags;         /* enum op_flag */
+    int if_given;      /* output: present only when input if_given - 1 is given (0: always) */
+} op_spec;
+
+typedef struct call call_t;
+
+typedef struct {
+    int batched, nd;
+    npy_intp dim[MAXCORE]; /* >= 0 a fixed size, < 0 symbol -(dim + 1) */
+} core_t;
+
+typedef struct {
+    const char *name;
+    const char *summary;  /* first line of the docstring after the signature */
+    op_spec op[MAXOP];    /* inputs in the API's order (optional ones last), then outputs */
+    char inner;           /* symbol made the innermost batch dimension, one item each (the
+                             vertex V of skinning), or 0: one item = the whole core */
+    char work;            /* symbol counting the work in one item (J: joints), 0 for one */
+    npy_intp grain;       /* work per thread: threads start only with this much each */
+    loop_fn loop[2];      /* float32, float64 */
+    /* sets the exception for a status a loop returned (NULL: loops never fail) */
+    void (*fail)(const call_t *c, int status);
+    /* filled at import from op[] (bind_init) */
+    core_t core[MAXOP];
+    int nin, nreq, nout;  /* inputs, required inputs, outputs */
+} kernel_t;
+
+/* ------------------------------------------------------------------ one call */
+
+struct loop_ctx {
+    const npy_intp *sym;            /* sizes of the symbols, sym[SYM('J')] */
+    npy_intp item;                  /* flat batch index of the run's first item */
+    const int32_t *parents, *order; /* OP_PARENTS */
+    int itype;                      /* OP_JOINTS: enum sk_index_type */
+    size_t bad;
+};
+
+struct call {
+    const kernel_t *k;
+    int nin, nout;                /* inputs; outputs present in this call */
+    PyObject *obj[MAXOP];         /* as passed (borrowed), NULL when None or absent */
+    PyArrayObject *arr[MAXOP];    /* converted operands and the outputs (owned) */
+    const char *name[MAXOP];      /* names in messages (outputs: out or out[i]) */
+    const core_t *core[MAXOP];    /* core shape of each operand (in k->core) */
+    npy_intp sym[NSYM];           /* bound symbol sizes, -1 unbound */
+    int typenum;                  /* NPY_FLOAT or NPY_DOUBLE */
+    int bnd;                      /* broadcast batch shape (without the inner symbol) */
+    npy_intp bshape[NPY_MAXDIMS + 1];
+    int threads;
+    int32_t *parents;             /* J parents then J order (PyMem), OP_PARENTS */
+    loop_ctx ctx;
+};
+
+/* bind_operands.c */
+int bind_init(kernel_t *k, size_t n);
+int parse_threads(PyObject *obj, int *threads);
+PyObject *call_kernel(const kernel_t *k, PyObject *const *args, Py_ssize_t nargs);
+void fmt_shape(char *buf, size_t cap, int nd, const npy_intp *d);
+PyArrayObject *as_array(PyObject *obj);
+extern PyObject *from_dlpack;
+extern int default_threads;
+
+/* bind_run.c */
+int run_call(call_t *c);
+int thread_count(int threads, npy_intp work, npy_intp grain);
+void parallel(int parts, void *(*fn)(void *), char *args, size_t size);
+
+/* bind_table.c */
+extern kernel_t kernels[];
+extern const size_t n_kernels;
+
+/* bind_clip.c */
+PyObject *py_sample_channels(PyObject *self, PyObject *args);
+
+#endif /* SK_BINDING_H */
