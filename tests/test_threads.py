@@ -1,7 +1,9 @@
 """threads=: results are bitwise identical whatever the thread count; SKINKIT_NUM_THREADS."""
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -128,3 +130,33 @@ def test_fk_pose_gets_the_same_bits_alone_or_in_a_batch(rng, dtype):
         assert np.array_equal(r, rot[b]) and np.array_equal(tr, trans[b]), b
         r, tr = skinkit.rigid_forward_kinematics(parents, t[0], q[b])
         assert np.array_equal(r, rot1[b]) and np.array_equal(tr, trans1[b]), b
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform")
+def test_threads_work_in_a_forked_child(rng):
+    """The kernels keep a pool of sleeping worker threads; fork() copies none of them, and a
+    child's first threaded call must start its own instead of waiting for them forever."""
+    V, J = 200_000, 10
+    v = rng.normal(size=(V, 3))
+    j = rng.integers(0, J, size=(V, 4)).astype(np.int32)
+    w = rng.random((V, 4))
+    m = rng.normal(size=(J, 4, 4))
+    ref = skinkit.linear_blend_skinning(v, j, w, m, threads=2)     # the parent's pool is up
+    pid = os.fork()
+    if pid == 0:                                                   # child: exit code = verdict
+        ok = False
+        try:
+            ok = np.array_equal(skinkit.linear_blend_skinning(v, j, w, m, threads=2), ref)
+        finally:
+            os._exit(0 if ok else 1)
+    for _ in range(600):                                           # up to 60 s, then a hang
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung in a threaded call")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert np.array_equal(skinkit.linear_blend_skinning(v, j, w, m, threads=2), ref)
