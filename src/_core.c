@@ -78,8 +78,8 @@ static PyObject *py_default_threads(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"sample_channels", py_sample_channels, METH_VARARGS,
-     "sample_channels(key_times, key_offset, nkeys, values, value_offset, ncomp, interp, "
-     "rotation, out_offset, out_stride, times, out, threads)"},
+     "sample_channels(table, out_offset, out_stride, times, out, threads=None)\n\n"
+     "Samples every channel of a clip table (skinkit.clip.ClipTable) at times into out."},
     {"default_threads", py_default_threads, METH_NOARGS,
      "default_threads() -> int: threads a kernel may use when threads=None "
      "(SKINKIT_NUM_THREADS at import, else the number of online CPUs)"},

@@ -68,26 +68,59 @@ static void FN(interpolate)(const T *kt, const T *vals, int interp, int nc, int 
 #define SK_CHANNEL_GROUP 64
 #define SK_TIME_BLOCK 256
 
-int FN(sk_sample_channels)(size_t nchannels, const T *key_times, const int64_t *key_offset,
-                           const int64_t *nkeys, const T *values, const int64_t *value_offset,
-                           const int32_t *ncomp, const int32_t *interp, const int32_t *rotation,
-                           const int64_t *out_offset, const int64_t *out_stride, size_t ntimes,
-                           const T *times, T *restrict out, size_t *bad)
+/* the clip table's own rules (skinkit.h): every range inside its array */
+int FN(sk_check_clip)(const FN(sk_clip) *clip, size_t *bad)
 {
-    for (size_t c = 0; c < nchannels; c++)
-        if (nkeys[c] < 1) {
+    int64_t nkt = (int64_t)clip->nkey_times, nv = (int64_t)clip->nvalues;
+    for (size_t c = 0; c < clip->nchannels; c++) {
+        int64_t ko = clip->key_offset[c], nk = clip->nkeys[c], vo = clip->value_offset[c];
+        int32_t nc = clip->ncomp[c], mode = clip->interp[c];
+        int st = SK_OK;
+        if (nk < 1 || ko < 0 || ko > nkt || nk > nkt - ko)
+            st = SK_ERR_CLIP_KEYS;
+        else if (nc < 1 || nc > 4 || (clip->rotation[c] && nc != 4))
+            st = SK_ERR_CLIP_NCOMP;
+        else if (mode < SK_STEP || mode > SK_CUBICSPLINE)
+            st = SK_ERR_CLIP_INTERP;
+        else if (vo < 0 || vo > nv || nk > (nv - vo) / ((mode == SK_CUBICSPLINE ? 3 : 1) * nc))
+            st = SK_ERR_CLIP_VALUES;
+        if (st != SK_OK) {
             *bad = c;
-            return SK_ERR_KEYS;
+            return st;
         }
-    for (size_t g = 0; g < nchannels; g += SK_CHANNEL_GROUP) {
-        size_t gend = g + SK_CHANNEL_GROUP < nchannels ? g + SK_CHANNEL_GROUP : nchannels;
+    }
+    return SK_OK;
+}
+
+int FN(sk_check_clip_output)(const FN(sk_clip) *clip, const int64_t *out_offset,
+                             const int64_t *out_stride, size_t ntimes, size_t nout, size_t *bad)
+{
+    int64_t nt = (int64_t)ntimes, no = (int64_t)nout;
+    for (size_t c = 0; c < clip->nchannels && nt > 0; c++) {
+        int64_t oo = out_offset[c], os = out_stride[c], end = no - clip->ncomp[c];
+        if (oo < 0 || os < 0 || oo > end || (os > 0 && nt - 1 > (end - oo) / os)) {
+            *bad = c;
+            return SK_ERR_CLIP_OUTPUT;
+        }
+    }
+    return SK_OK;
+}
+
+void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
+                        const int64_t *out_offset, const int64_t *out_stride, size_t ntimes,
+                        const T *times, T *restrict out)
+{
+    const T *key_times = clip->key_times, *values = clip->values;
+    for (size_t g = c0; g < c1; g += SK_CHANNEL_GROUP) {
+        size_t gend = g + SK_CHANNEL_GROUP < c1 ? g + SK_CHANNEL_GROUP : c1;
         size_t cursor[SK_CHANNEL_GROUP] = {0};
         for (size_t b = 0; b < ntimes; b += SK_TIME_BLOCK) {
             size_t bend = b + SK_TIME_BLOCK < ntimes ? b + SK_TIME_BLOCK : ntimes;
             for (size_t c = g; c < gend; c++) {
-                size_t K = (size_t)nkeys[c], k = cursor[c - g];
-                const T *kt = key_times + key_offset[c], *vals = values + value_offset[c];
-                int nc = ncomp[c], mode = interp[c], rot = rotation[c];
+                size_t K = (size_t)clip->nkeys[c], k = cursor[c - g];
+                const T *kt = key_times + clip->key_offset[c];
+                const T *vals = values + clip->value_offset[c];
+                int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
                 for (size_t i = b; i < bend; i++) {
                     T t = times[i];
                     T *o = out + out_offset[c] + (ptrdiff_t)i * out_stride[c];
@@ -113,7 +146,6 @@ int FN(sk_sample_channels)(size_t nchannels, const T *key_times, const int64_t *
             }
         }
     }
-    return SK_OK;
 }
 #undef SK_CHANNEL_GROUP
 #undef SK_TIME_BLOCK

@@ -31,7 +31,12 @@ enum sk_status {
     SK_ERR_PARENT_CYCLE = -3,  /* joint bad lies on a cycle                  */
     SK_ERR_JOINT_INDEX = -4,   /* influence bad (flat v*K+k) is < -1 or >= J */
     SK_ERR_SINGULAR = -5,      /* matrix of item bad is singular             */
-    SK_ERR_KEYS = -6           /* channel bad has no keys                    */
+    /* sk_check_clip: channel bad of an sk_clip table has ... */
+    SK_ERR_CLIP_KEYS = -6,     /* no keys, or keys outside key_times         */
+    SK_ERR_CLIP_NCOMP = -7,    /* ncomp not 1..4, or not 4 for a rotation    */
+    SK_ERR_CLIP_INTERP = -8,   /* an interp that is no sk_interpolation      */
+    SK_ERR_CLIP_VALUES = -9,   /* values outside the values array            */
+    SK_ERR_CLIP_OUTPUT = -10   /* an output range outside the output array   */
 };
 
 /* joint index types accepted by linear blend skinning */
@@ -104,20 +109,35 @@ int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,  
                                  ptrdiff_t so, size_t *bad);                      \
                                                                                   \
 /* --- clip sampling (sample.c) --- */                                            \
-/* Samples channels at ntimes times.  Channel c has nkeys[c] keys at             \
-   key_times + key_offset[c], values at values + value_offset[c] (ncomp[c]        \
-   components per key; 3 per key for CUBICSPLINE: in-tangent, value,             \
-   out-tangent), interpolation interp[c], rotation[c] != 0 for quaternions.      \
-   Result of channel c at time i goes to out[out_offset[c] + i*out_stride[c]].  \
-   Key search is amortised O(1) for sorted times, binary otherwise.  SK_ERR_KEYS \
-   with *bad = channel when a channel has no keys. */                            \
-int sk_sample_channels_##S(size_t nchannels, const T *key_times,                  \
-                           const int64_t *key_offset, const int64_t *nkeys,       \
-                           const T *values, const int64_t *value_offset,          \
-                           const int32_t *ncomp, const int32_t *interp,           \
-                           const int32_t *rotation, const int64_t *out_offset,    \
-                           const int64_t *out_stride, size_t ntimes,              \
-                           const T *times, T *SK_RESTRICT out, size_t *bad);
+/* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).   \
+   Channel c has nkeys[c] >= 1 key times at key_times + key_offset[c] (sorted times  \
+   are expected; unsorted ones are sampled without reading outside) and nkeys[c] \
+   keys of ncomp[c] values at values + value_offset[c] (3 per key for           \
+   CUBICSPLINE: in-tangent, value, out-tangent); ncomp[c] is 1..4, and 4 when     \
+   rotation[c] != 0 (quaternions, slerped); interp[c] is an sk_interpolation.     \
+   sk_check_clip checks all of this before sampling. */                           \
+typedef struct {                                                                  \
+    size_t nchannels;                                                             \
+    const T *key_times;    /* nkey_times key times of all channels */             \
+    size_t nkey_times;                                                            \
+    const T *values;       /* nvalues key values of all channels */               \
+    size_t nvalues;                                                               \
+    const int64_t *key_offset, *nkeys, *value_offset; /* per channel */           \
+    const int32_t *ncomp, *interp, *rotation;          /* per channel */           \
+} sk_clip_##S;                                                                    \
+/* SK_OK, or SK_ERR_CLIP_* with *bad = the first bad channel */                   \
+int sk_check_clip_##S(const sk_clip_##S *clip, size_t *bad);                      \
+/* SK_OK, or SK_ERR_CLIP_OUTPUT with *bad = the first channel whose ntimes results \
+   (below) do not fit in an output array of nout values */                       \
+int sk_check_clip_output_##S(const sk_clip_##S *clip, const int64_t *out_offset,  \
+                             const int64_t *out_stride, size_t ntimes,            \
+                             size_t nout, size_t *bad);                           \
+/* Samples channels c0 <= c < c1 of a checked clip at ntimes times: the ncomp[c]  \
+   values of channel c at time i go to out[out_offset[c] + i * out_stride[c]].    \
+   Key search is amortised O(1) for sorted times, binary otherwise. */            \
+void sk_sample_clip_##S(const sk_clip_##S *clip, size_t c0, size_t c1,            \
+                        const int64_t *out_offset, const int64_t *out_stride,     \
+                        size_t ntimes, const T *times, T *SK_RESTRICT out);
 
 SK_DECLARE(float, f)
 SK_DECLARE(double, d)

@@ -57,16 +57,11 @@ def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
                           out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
                           ) -> Tuple[_Float, _Float]: ...
 
-# -- clip sampling: the packed form built by skinkit.Clip; writes into ``out``, returns None
+# -- clip sampling: a clip table (skinkit.clip.ClipTable) sampled into ``out``; returns None
 
-def sample_channels(key_times: NDArray[np.floating[Any]], key_offset: NDArray[np.int64],
-                    nkeys: NDArray[np.int64], values: NDArray[np.floating[Any]],
-                    value_offset: NDArray[np.int64], ncomp: NDArray[np.int32],
-                    interp: NDArray[np.int32], rotation: NDArray[np.int32],
-                    out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
+def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
                     times: NDArray[np.floating[Any]], out: NDArray[np.floating[Any]],
-                    threads: _Threads, /
-                    ) -> None: ...
+                    threads: _Threads = None, /) -> None: ...
 
 # -- build information
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 import sys
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -76,6 +76,43 @@ class Channel:
         return channel(self)
 
 
+class ClipTable(NamedTuple):
+    """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
+    ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
+    ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
+    components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
+    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
+    into PATHS) say where each channel's samples go."""
+
+    key_times: np.ndarray
+    values: np.ndarray
+    key_offset: np.ndarray
+    nkeys: np.ndarray
+    value_offset: np.ndarray
+    ncomp: np.ndarray
+    interp: np.ndarray
+    rotation: np.ndarray
+    node: np.ndarray
+    path: np.ndarray
+
+    @classmethod
+    def pack(cls, channels: Sequence[Channel], dtype) -> "ClipTable":
+        c = channels
+        nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
+        sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
+        return cls(
+            key_times=np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype),
+            values=np.concatenate([np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(dtype),
+            key_offset=np.cumsum(nkeys) - nkeys,
+            nkeys=nkeys,
+            value_offset=np.cumsum(sizes) - sizes,
+            ncomp=np.array([PATHS[ch.path] for ch in c], dtype=np.int32),
+            interp=np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c], dtype=np.int32),
+            rotation=np.array([ch.path == "rotation" for ch in c], dtype=np.int32),
+            node=np.array([ch.node for ch in c], dtype=np.int64),
+            path=np.array([list(PATHS).index(ch.path) for ch in c], dtype=np.int64))
+
+
 class Clip:
     """A named set of channels, sampled all at once.
 
@@ -97,21 +134,8 @@ class Clip:
         self.dtype = np.dtype(dtype)
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
-        c = self.channels
-        self.duration = float(max((ch.times[-1] for ch in c), default=0.0))
-        self._key_times = np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(self.dtype)
-        self._values = np.concatenate(
-            [np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(self.dtype)
-        self._nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
-        self._key_offset = np.cumsum(self._nkeys) - self._nkeys     # one entry per channel
-        sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
-        self._value_offset = np.cumsum(sizes) - sizes
-        self._ncomp = np.array([PATHS[ch.path] for ch in c], dtype=np.int32)
-        self._interp = np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c],
-                                dtype=np.int32)
-        self._rotation = np.array([ch.path == "rotation" for ch in c], dtype=np.int32)
-        self._nodes = np.array([ch.node for ch in c], dtype=np.int64)
-        self._path_index = np.array([list(PATHS).index(ch.path) for ch in c], dtype=np.int64)
+        self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
+        self._table = ClipTable.pack(self.channels, self.dtype)
 
     def __reduce__(self):
         # pickle the channels only; the packed arrays are rebuilt on load
@@ -171,8 +195,9 @@ class Clip:
         if any(a.dtype.kind not in "iuf" for a in (rest_t, rest_r, rest_s)):
             raise TypeError("rest must be real number arrays, got dtypes "
                             f"{rest_t.dtype}, {rest_r.dtype}, {rest_s.dtype}")
-        if self._nodes.size and (self._nodes.min() < 0 or self._nodes.max() >= n):
-            raise ValueError(f"clip {self.name!r} animates node {int(self._nodes.max())}, "
+        nodes = self._table.node
+        if nodes.size and nodes.max() >= n:
+            raise ValueError(f"clip {self.name!r} animates node {int(nodes.max())}, "
                              f"but the rest pose has {n} nodes")
         T = t.size
         if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
@@ -190,10 +215,8 @@ class Clip:
         ro[...] = rest_r
         sc[...] = rest_s
         base = np.array([0, 3 * n * T, 7 * n * T], dtype=np.int64)  # PATHS order
-        out_offset = base[self._path_index] + self._nodes * self._ncomp
-        out_stride = n * self._ncomp.astype(np.int64)
-        _core.sample_channels(self._key_times, self._key_offset, self._nkeys, self._values,
-                              self._value_offset, self._ncomp, self._interp, self._rotation,
-                              out_offset, out_stride, t, buf, threads)
+        ncomp = self._table.ncomp.astype(np.int64)
+        out_offset = base[self._table.path] + nodes * ncomp
+        _core.sample_channels(self._table, out_offset, n * ncomp, t, buf, threads)
         return (tr.reshape(shape + (n, 3)), ro.reshape(shape + (n, 4)),
                 sc.reshape(shape + (n, 3)))
