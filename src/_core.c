@@ -79,7 +79,11 @@ static PyObject *py_default_threads(PyObject *self, PyObject *unused)
 static PyMethodDef methods[] = {
     {"sample_channels", py_sample_channels, METH_VARARGS,
      "sample_channels(table, out_offset, out_stride, times, out, threads=None)\n\n"
-     "Samples every channel of a clip table (skinkit.clip.ClipTable) at times into out."},
+     "Samples every channel of a clip table (skinkit.clip.ClipTable) at times into out (one "
+     "array, or a tuple of one per path: translations, rotations, scales)."},
+    {"prepare_clip", py_prepare_clip, METH_O,
+     "prepare_clip(table) -> slerp\n\n"
+     "The slerp constants of a clip table's LINEAR rotation keys (its slerp field)."},
     {"default_threads", py_default_threads, METH_NOARGS,
      "default_threads() -> int: threads a kernel may use when threads=None "
      "(SKINKIT_NUM_THREADS at import, else the number of online CPUs)"},

@@ -124,6 +124,9 @@ typedef struct {                                                                
     size_t nvalues;                                                               \
     const int64_t *key_offset, *nkeys, *value_offset; /* per channel */           \
     const int32_t *ncomp, *interp, *rotation;          /* per channel */           \
+    /* NULL, or nvalues entries from sk_prepare_clip: each LINEAR rotation key's  \
+       slerp constants, so that a sample needs one sine/cosine pair */            \
+    const T *slerp;                                                               \
 } sk_clip_##S;                                                                    \
 /* SK_OK, or SK_ERR_CLIP_* with *bad = the first bad channel */                   \
 int sk_check_clip_##S(const sk_clip_##S *clip, size_t *bad);                      \
@@ -132,6 +135,10 @@ int sk_check_clip_##S(const sk_clip_##S *clip, size_t *bad);                    
 int sk_check_clip_output_##S(const sk_clip_##S *clip, const int64_t *out_offset,  \
                              const int64_t *out_stride, size_t ntimes,            \
                              size_t nout, size_t *bad);                           \
+/* Fills slerp[value_offset[c] + 4 k ..] for every key k but the last of every    \
+   LINEAR rotation channel c of a checked clip (slerp has nvalues entries; the    \
+   others are left as they are); set clip->slerp to it before sampling. */        \
+void sk_prepare_clip_##S(const sk_clip_##S *clip, T *SK_RESTRICT slerp);           \
 /* Samples channels c0 <= c < c1 of a checked clip at ntimes times: the ncomp[c]  \
    values of channel c at time i go to out[out_offset[c] + i * out_stride[c]].    \
    Key search is amortised O(1) for sorted times, binary otherwise. */            \

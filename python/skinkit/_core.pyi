@@ -60,8 +60,10 @@ def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
 # -- clip sampling: a clip table (skinkit.clip.ClipTable) sampled into ``out``; returns None
 
 def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
-                    times: NDArray[np.floating[Any]], out: NDArray[np.floating[Any]],
+                    times: NDArray[np.floating[Any]],
+                    out: Union[NDArray[np.floating[Any]], Tuple[NDArray[np.floating[Any]], ...]],
                     threads: _Threads = None, /) -> None: ...
+def prepare_clip(table: Any, /) -> NDArray[np.floating[Any]]: ...
 
 # -- build information
 
