@@ -16,7 +16,8 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from harness import Case, Impl, Target, Unavailable, time_interleaved, with_threads
+from harness import (Case, Impl, Target, Unavailable, accepts_out, time_interleaved,
+                     with_threads)
 import peers
 
 from skinkit import kernels as K
@@ -423,9 +424,16 @@ def group_sample(ctx: Ctx):
                                 params={"joints": J, "keys": nkeys, "T": T, "order": order,
                                         "channels": "translation+rotation LINEAR"})
                     f = sk(clip.sample, thr)
-                    entries: Dict[str, object] = {
-                        "skinkit": f if isinstance(f, Unavailable) else
-                        functools.partial(f, times_dt, rest)}
+                    entries: Dict[str, object] = {}
+                    if isinstance(f, Unavailable):
+                        entries["skinkit"] = f
+                    elif accepts_out(clip.sample):             # a loop reusing its result
+                        out = clip.sample(times_dt, rest)
+                        entries["skinkit"] = functools.partial(f, times_dt, rest, out=out)
+                        if largest:
+                            entries["skinkit (no out=)"] = functools.partial(f, times_dt, rest)
+                    else:
+                        entries["skinkit"] = functools.partial(f, times_dt, rest)
                     entries["scipy Slerp + np.interp"] = (
                         missing("scipy") if ref is None else functools.partial(ref, times))
                     cmp = (lambda a, b: max(maxdiff(a[0], b[0]), quat_diff(a[1], b[1])))
