@@ -108,12 +108,14 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
     }
 
 /* A variant's kernel NAME for index type JT over its NAME##_body: K = 4 (glTF's JOINTS_0) gets
- * its own copy with the influence loop unrolled. */
+ * its own copies with the influence loop unrolled, with and without normals. */
 #define SK_LBS_K4(NAME, JT)                                                                    \
     static int NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,             \
                     const float *w, const float *mt, const float *nv, float *op, float *on,     \
                     size_t *bad)                                                                \
     {                                                                                           \
-        return K == 4 ? NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on, bad)                 \
-                      : NAME##_body(V, K, J, v, joints, w, mt, nv, op, on, bad);                \
+        if (K != 4)                                                                             \
+            return NAME##_body(V, K, J, v, joints, w, mt, nv, op, on, bad);                     \
+        return on ? NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on, bad)                     \
+                  : NAME##_body(V, 4, J, v, joints, w, mt, NULL, op, NULL, bad);                \
     }
