@@ -1,13 +1,10 @@
 /* fk.c -- forward kinematics over a joint forest given in any order.  float32 batches run 8
  * poses side by side (fk_avx2.c) when the CPU has AVX2/FMA (cpu.c). */
-#ifndef SK_DOUBLE
 #include "simd.h"
-#define SK_DOUBLE 0
-#include "fk.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "fk.c"
+#include "real.h"
+#include "qmath.h"
 
+#if !SK_DOUBLE /* once, in the float compile */
 /* Emits each joint after its parent in O(J): walk up from every unvisited joint, marking the
  * chain "open" (1), until a finished joint (2) or a root; then emit the chain root-first.
  * Meeting an open joint means a cycle.  scratch holds J states. */
@@ -49,9 +46,7 @@ int sk_topological_order(size_t J, const int32_t *parents, int32_t *restrict ord
     }
     return SK_OK;
 }
-#else
-#include "real.h"
-#include "qmath.h"
+#endif
 
 /* world (rows 0..2 of a 4x4, last row 0 0 0 1) = parent * (T R S) */
 void FN(sk_forward_kinematics)(size_t n, size_t J, const int32_t *parents, const int32_t *order,
@@ -132,4 +127,3 @@ void FN(sk_rigid_forward_kinematics)(size_t n, size_t J, const int32_t *parents,
         }
     }
 }
-#endif

@@ -1,14 +1,7 @@
 /* lbs.c -- linear blend skinning: v' = sum_k w_k M_{j_k} v, normals by the cofactor matrix.
  * float32 poses run the AVX-512 (lbs_avx512.c) or AVX2/FMA (lbs_avx2.c) variant when the CPU
  * has it (cpu.c). */
-#ifndef SK_DOUBLE
 #include "simd.h"
-#define SK_DOUBLE 0
-#include "lbs.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "lbs.c"
-#else
 #include "real.h"
 #include "lbs_normal.h"
 
@@ -74,4 +67,3 @@ int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, p
     return FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals,
                          sn, out_pos, sp, out_nrm, so, bad);
 }
-#endif

@@ -1,11 +1,4 @@
 /* mat.c -- batched 4x4 matrix products and inverses (skinning and inverse bind matrices). */
-#ifndef SK_DOUBLE
-#define SK_DOUBLE 0
-#include "mat.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "mat.c"
-#else
 #include "real.h"
 
 void FN(sk_matmul4)(size_t n, size_t J, const T *a, ptrdiff_t sa, const T *b, ptrdiff_t sb,
@@ -61,4 +54,3 @@ int FN(sk_invert4)(size_t n, const T *m, ptrdiff_t sm, T *restrict out, ptrdiff_
     }
     return SK_OK;
 }
-#endif

@@ -1,12 +1,5 @@
 /* quat.c -- quaternion kernels over n items with item strides (elements).
- * The body is compiled twice, for float and double (see real.h). */
-#ifndef SK_DOUBLE
-#define SK_DOUBLE 0
-#include "quat.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "quat.c"
-#else
+ * Compiled twice, for float and double (see real.h). */
 #include "real.h"
 #include "qmath.h"
 
@@ -110,4 +103,3 @@ void FN(sk_slerp)(size_t n, const T *q0, ptrdiff_t s0, const T *q1, ptrdiff_t s1
     for (size_t i = 0; i < n; i++)
         FN(qslerp)(q0 + i * s0, q1 + i * s1, t[i * st], out + i * so);
 }
-#endif

@@ -1,6 +1,10 @@
-/* real.h -- precision template: included by each kernel body with SK_DOUBLE 0 or 1.
- * Defines T (the real type), FN(name) (name_f or name_d) and the math functions of T,
- * so that one source gives the float and the double kernels (as PyWavelets' templates). */
+/* real.h -- precision template: the build compiles each kernel source twice, with SK_DOUBLE
+ * defined 0 and 1 (CMakeLists.txt).  Defines T (the real type), FN(name) (name_f or name_d)
+ * and the math functions of T, so that one source gives the float and the double kernels (as
+ * PyWavelets' templates). */
+#ifndef SK_DOUBLE
+#error "compile the kernels with SK_DOUBLE defined to 0 (float) or 1 (double)"
+#endif
 #include <math.h>
 #include <float.h>
 #include "skinkit.h"

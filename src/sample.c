@@ -1,11 +1,4 @@
 /* sample.c -- glTF 2.0 animation sampling (section 3.11 and Appendix C "Interpolation"). */
-#ifndef SK_DOUBLE
-#define SK_DOUBLE 0
-#include "sample.c"
-#undef SK_DOUBLE
-#define SK_DOUBLE 1
-#include "sample.c"
-#else
 #include "real.h"
 #include "qmath.h"
 
@@ -163,6 +156,3 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
         }
     }
 }
-#undef SK_CHANNEL_GROUP
-#undef SK_TIME_BLOCK
-#endif
