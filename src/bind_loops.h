@@ -80,7 +80,8 @@ static int FN(loop_invert)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
  * skinning matrices of its pose (stride 0 within the pose) and its outputs */
 static int FN(loop_linear_blend_skinning)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
-    return FN(sk_linear_blend_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1], s[1],
-                                        c->itype, IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5),
-                                        s[5], OUT(6), s[6], &c->bad);
+    FN(sk_linear_blend_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1], s[1], c->itype,
+                                 IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5), s[5], OUT(6),
+                                 s[6]);
+    return SK_OK;
 }

@@ -3,7 +3,8 @@
  * parents, joint indices), check the core shapes and bind the symbolic sizes, broadcast the
  * batch shapes, allocate the outputs or check the arrays given as out=, run, return.
  *
- * Every float operand is converted to a native, aligned, C-contiguous array of the compute
+ * Integer operands (parents, joint indices) are read by bind_indices.c.  Every float operand
+ * is converted to a native, aligned, C-contiguous array of the compute
  * dtype: float32 when every float input is float32, else float64.  Shapes are checked on the
  * inputs as given, before any conversion: a bad zero-stride view of 2**31 items is refused
  * without first being copied. */
@@ -171,91 +172,6 @@ static int check_core(call_t *c, int i, PyArrayObject *a)
     return 0;
 }
 
-/* OP_PARENTS: an int32 copy and a topological order in c->parents; ValueError names the
- * joint.  Unsigned parents are read as uint64: as int64, 2**64 - 1 would wrap to -1. */
-static int read_parents(call_t *c, int i)
-{
-    PyArrayObject *a = as_array(c->obj[i]);
-    if (!a)
-        return -1;
-    char kind = PyArray_DESCR(a)->kind;
-    int is_unsigned = kind == 'u';
-    if (kind != 'i' && kind != 'u') {
-        PyErr_Format(PyExc_TypeError, "%s must be an integer array, got dtype %S", c->name[i],
-                     (PyObject *)PyArray_DESCR(a));
-        Py_DECREF(a);
-        return -1;
-    }
-    if (check_core(c, i, a) < 0) {
-        Py_DECREF(a);
-        return -1;
-    }
-    c->arr[i] = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)a, PyArray_DescrFromType(is_unsigned ? NPY_UINT64 : NPY_INT64), 1, 1,
-        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
-    Py_DECREF(a);
-    if (!c->arr[i])
-        return -1;
-    npy_intp n = PyArray_DIM(c->arr[i], 0);
-    const npy_int64 *src = PyArray_DATA(c->arr[i]);
-    const npy_uint64 *usrc = PyArray_DATA(c->arr[i]);
-    int32_t *buf = c->parents = PyMem_Malloc(sizeof(int32_t) * (size_t)(3 * n + 1));
-    if (!buf) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (npy_intp j = 0; j < n; j++) {
-        if (is_unsigned ? usrc[j] >= (npy_uint64)n : (src[j] < -1 || src[j] >= n)) {
-            char value[32];
-            if (is_unsigned)
-                snprintf(value, sizeof value, "%llu", (unsigned long long)usrc[j]);
-            else
-                snprintf(value, sizeof value, "%lld", (long long)src[j]);
-            PyErr_Format(PyExc_ValueError,
-                         "%s[%" NPY_INTP_FMT "] = %s is out of range for %" NPY_INTP_FMT
-                         " joints (expected -1 for a root or 0..%" NPY_INTP_FMT ")",
-                         c->name[i], j, value, n, n - 1);
-            return -1;
-        }
-        buf[j] = (int32_t)src[j];
-    }
-    size_t bad = 0;
-    int st = sk_topological_order((size_t)n, buf, buf + n, buf + 2 * n, &bad);
-    if (st == SK_ERR_PARENT_SELF)
-        PyErr_Format(PyExc_ValueError, "%s[%zu] = %zu: joint %zu is its own parent", c->name[i],
-                     bad, bad, bad);
-    else if (st == SK_ERR_PARENT_CYCLE)
-        PyErr_Format(PyExc_ValueError, "%s: joint %zu is on a cycle (%s[%zu] = %d)", c->name[i],
-                     bad, c->name[i], bad, (int)buf[bad]);
-    else if (st != SK_OK)
-        PyErr_Format(PyExc_ValueError, "%s[%zu] is out of range", c->name[i], bad);
-    c->ctx.parents = buf;
-    c->ctx.order = buf + n;
-    return st == SK_OK ? 0 : -1;
-}
-
-/* OP_JOINTS: uint8, uint16 or int32, native, aligned and C-contiguous, in their own type */
-static int read_joints(call_t *c, int i)
-{
-    PyArrayObject *j = as_array(c->obj[i]);
-    if (!j)
-        return -1;
-    int t = PyArray_TYPE(j);
-    int itype = t == NPY_UINT8 ? SK_U8 : t == NPY_UINT16 ? SK_U16 : t == NPY_INT32 ? SK_I32 : 0;
-    if (!itype) {
-        PyErr_Format(PyExc_TypeError, "%s must be a uint8, uint16 or int32 array, got dtype %S",
-                     c->name[i], (PyObject *)PyArray_DESCR(j));
-        Py_DECREF(j);
-        return -1;
-    }
-    c->ctx.itype = itype;
-    c->arr[i] = (PyArrayObject *)PyArray_FromAny((PyObject *)j, PyArray_DescrFromType(t), 0, 0,
-                                                 NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED,
-                                                 NULL);
-    Py_DECREF(j);
-    return c->arr[i] ? 0 : -1;
-}
-
 /* Reads every float input and picks the compute dtype.  Python int/float scalars are weak
  * (they do not widen float32); integer arrays convert to float64; anything else is refused. */
 static int resolve_type(call_t *c)
@@ -331,32 +247,34 @@ static int broadcast(call_t *c)
     return 0;
 }
 
-/* Reads the inputs: index operands first (they bind J, V, K), then the float ones; checks
- * the core shapes and broadcasts the batch shapes as given, then converts. */
+/* Reads the inputs: integer ones (bind_indices.c) and the dtype of the float ones first; then
+ * checks the core shapes (in the API's order) and broadcasts the batch shapes as given; then
+ * converts, and checks the integer operands' values once every size is known. */
 static int prepare_inputs(call_t *c)
 {
-    for (int i = 0; i < c->nin; i++) {
-        int kind = c->k->op[i].kind;
-        if (kind == OP_PARENTS && read_parents(c, i) < 0)
+    for (int i = 0; i < c->nin; i++)
+        if (c->obj[i] && c->k->op[i].kind != OP_REAL && read_indices(c, i) < 0)
             return -1;
-        if (kind == OP_JOINTS && read_joints(c, i) < 0)
-            return -1;
-    }
     if (resolve_type(c) < 0)
         return -1;
     for (int i = 0; i < c->nin; i++) {
-        if (!c->obj[i] || c->k->op[i].kind == OP_PARENTS)
+        if (!c->obj[i])
             continue;
         if (!c->arr[i] && !(c->arr[i] = (PyArrayObject *)PyArray_FROM_O(c->obj[i]))) /* scalar */
             return -1;
-        if (check_core(c, i, c->arr[i]) < 0)
+        if (check_core(c, i, c->given[i] ? c->given[i] : c->arr[i]) < 0)
             return -1;
     }
     if (broadcast(c) < 0)
         return -1;
     for (int i = 0; i < c->nin; i++) {
-        if (!c->obj[i] || c->k->op[i].kind != OP_REAL)
+        if (!c->obj[i])
             continue;
+        if (c->k->op[i].kind != OP_REAL) {
+            if (check_indices(c, i) < 0)
+                return -1;
+            continue;
+        }
         Py_SETREF(c->arr[i], (PyArrayObject *)PyArray_FromAny(
                                  (PyObject *)c->arr[i], PyArray_DescrFromType(c->typenum), 0, 0,
                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
@@ -515,9 +433,11 @@ static int parse_args(call_t *c, PyObject *const *args, Py_ssize_t nargs)
 
 static void call_free(call_t *c)
 {
-    for (int i = 0; i < c->nin + c->nout; i++)
+    for (int i = 0; i < c->nin + c->nout; i++) {
         Py_CLEAR(c->arr[i]);
-    PyMem_Free(c->parents);
+        Py_CLEAR(c->given[i]);
+    }
+    PyMem_Free(c->order);
 }
 
 /* The whole call: arguments, operands, outputs, run; returns the output or a tuple. */

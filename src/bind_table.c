@@ -40,21 +40,6 @@ static void fail_singular(const call_t *c, int status)
                  "over the batch) is singular", c->name[0], bad, J ? bad % J : 0);
 }
 
-static void fail_joint_index(const call_t *c, int status)
-{
-    size_t J = (size_t)c->sym[SYM('J')], K = (size_t)c->sym[SYM('K')];
-    size_t V = (size_t)c->sym[SYM('V')];
-    size_t b = (size_t)c->ctx.item % V * K + c->ctx.bad;
-    const void *jd = PyArray_DATA(c->arr[1]);
-    long long value = c->ctx.itype == SK_U8    ? ((const uint8_t *)jd)[b]
-                      : c->ctx.itype == SK_U16 ? ((const uint16_t *)jd)[b]
-                                               : ((const int32_t *)jd)[b];
-    (void)status;
-    PyErr_Format(PyExc_ValueError, "%s[%zu, %zu] = %lld is out of range for %zu joints "
-                 "(expected -1 for no influence or 0..%lld)", c->name[1], b / K, b % K, value, J,
-                 (long long)J - 1);
-}
-
 #define ELEMENTWISE(name, summary, ...) \
     {#name, summary, {__VA_ARGS__}, 0, 0, GRAIN_ELEMENTS, LOOPS(name), NULL}
 
@@ -106,6 +91,6 @@ kernel_t kernels[] = {
       {"normals", "(...,V,3)", OP_REAL, OP_OPTIONAL},
       OUTPUT("positions", "(...,V,3)"),
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
-     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), fail_joint_index},
+     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), NULL},
 };
 const size_t n_kernels = sizeof kernels / sizeof kernels[0];

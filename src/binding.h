@@ -3,6 +3,7 @@
  *                    error messages;
  *   bind_operands.c  one call: parse the arguments, read and check the operands against the
  *                    descriptor, broadcast the batch shapes, allocate or check out=;
+ *   bind_indices.c   integer operands (parents, joint indices) and their messages;
  *   bind_run.c       the threaded batch runner (threads=, GIL released);
  *   bind_clip.c      clip sampling (ragged: a packed channel table, not a descriptor);
  *   _core.c          the module: one Python function per descriptor.
@@ -32,9 +33,10 @@
 
 enum op_kind {
     OP_REAL = 0,  /* float32/float64 (integers convert to float64), C-contiguous */
-    OP_PARENTS,   /* (J) integer joint parents: int32 copy and topological order, checked once */
-    OP_JOINTS     /* (V, K) joint indices: uint8, uint16 or int32 kept as they are, checked once
-                     against J; other integer types range-checked and converted to int32 */
+    OP_PARENTS,   /* (J) joint parents, any integer type: int32 and a topological order
+                     (sk_topological_order), once per call */
+    OP_JOINTS     /* (V, K) joint indices, any integer type (uint8, uint16 and int32 read as they
+                     are), checked once per call against J (sk_check_joints) */
 };
 
 enum op_flag {
@@ -98,6 +100,7 @@ struct call {
     int nin, nout;                /* inputs; outputs present in this call */
     PyObject *obj[MAXOP];         /* as passed (borrowed), NULL when None or absent */
     PyArrayObject *arr[MAXOP];    /* converted operands and the outputs (owned) */
+    PyArrayObject *given[MAXOP];  /* integer operands as given, for messages (owned) */
     const char *name[MAXOP];      /* names in messages (outputs: out or out[i]) */
     const core_t *core[MAXOP];    /* core shape of each operand (in k->core) */
     npy_intp sym[NSYM];           /* bound symbol sizes, -1 unbound */
@@ -105,7 +108,7 @@ struct call {
     int bnd;                      /* broadcast batch shape (without the inner symbol) */
     npy_intp bshape[NPY_MAXDIMS + 1];
     int threads;
-    int32_t *parents;             /* J parents then J order (PyMem), OP_PARENTS */
+    int32_t *order;               /* OP_PARENTS: topological order, then scratch (PyMem) */
     loop_ctx ctx;
 };
 
@@ -117,6 +120,10 @@ void fmt_shape(char *buf, size_t cap, int nd, const npy_intp *d);
 PyArrayObject *as_array(PyObject *obj);
 extern PyObject *from_dlpack;
 extern int default_threads;
+
+/* bind_indices.c */
+int read_indices(call_t *c, int i);
+int check_indices(call_t *c, int i);
 
 /* bind_run.c */
 int run_call(call_t *c);

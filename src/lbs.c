@@ -5,6 +5,7 @@
 #include "real.h"
 #include "lbs_normal.h"
 
+
 static inline int64_t FN(joint_at)(const void *joints, int itype, size_t i)
 {
     switch (itype) {
@@ -14,23 +15,33 @@ static inline int64_t FN(joint_at)(const void *joints, int itype, size_t i)
     }
 }
 
+#if !SK_DOUBLE /* once, in the float compile */
+int sk_check_joints(size_t n, const void *joints, int itype, size_t J, size_t *bad)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t j = FN(joint_at)(joints, itype, i);
+        if (j < -1 || j >= (int64_t)J) {
+            *bad = i;
+            return SK_ERR_JOINT_INDEX;
+        }
+    }
+    return SK_OK;
+}
+#endif
+
 /* portable C, any strides */
-static int FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,
-                         const void *joints, ptrdiff_t sj, int itype, const T *weights,
-                         ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *nv, ptrdiff_t sn,
-                         T *restrict op, ptrdiff_t sp, T *restrict on, ptrdiff_t so, size_t *bad)
+static void FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,
+                          const void *joints, ptrdiff_t sj, int itype, const T *weights,
+                          ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *nv, ptrdiff_t sn,
+                          T *restrict op, ptrdiff_t sp, T *restrict on, ptrdiff_t so)
 {
     for (size_t x = 0; x < n; x++) {
         const T *m = mats + x * sm, *w = weights + x * sw, *p = v + x * sv;
         T a[12] = {0};
         for (size_t k = 0; k < K; k++) {
             int64_t j = FN(joint_at)(joints, itype, x * sj + k);
-            if (j < 0 || (size_t)j >= J) {
-                if (j == -1)
-                    continue;
-                *bad = x * K + k;
-                return SK_ERR_JOINT_INDEX;
-            }
+            if (j < 0 || (size_t)j >= J) /* -1: no influence */
+                continue;
             const T *mj = m + 16 * (size_t)j;
             for (int e = 0; e < 12; e++)
                 a[e] += w[k] * mj[e];
@@ -41,14 +52,13 @@ static int FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,
         if (on)
             FN(skin_normal)(a, nv + x * sn, on + x * so);
     }
-    return SK_OK;
 }
 
-int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
-                                 const void *joints, ptrdiff_t sj, int itype, const T *weights,
-                                 ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *normals,
-                                 ptrdiff_t sn, T *restrict out_pos, ptrdiff_t sp,
-                                 T *restrict out_nrm, ptrdiff_t so, size_t *bad)
+void FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
+                                  const void *joints, ptrdiff_t sj, int itype, const T *weights,
+                                  ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *normals,
+                                  ptrdiff_t sn, T *restrict out_pos, ptrdiff_t sp,
+                                  T *restrict out_nrm, ptrdiff_t so)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     /* the SIMD variants take packed vertices of one pose */
@@ -57,13 +67,15 @@ int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, p
         sj == (ptrdiff_t)K && sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3))) {
 #if defined(SK_HAVE_AVX512)
         if (level >= SK_SIMD_AVX512)
-            return sk_lbs_pose_avx512(n, K, J, verts, joints, itype, weights, mats, normals,
-                                      out_pos, out_nrm, bad);
+            sk_lbs_pose_avx512(n, K, J, verts, joints, itype, weights, mats, normals, out_pos,
+                               out_nrm);
+        else
 #endif
-        return sk_lbs_pose_avx2(n, K, J, verts, joints, itype, weights, mats, normals, out_pos,
-                                out_nrm, bad);
+            sk_lbs_pose_avx2(n, K, J, verts, joints, itype, weights, mats, normals, out_pos,
+                             out_nrm);
+        return;
     }
 #endif
-    return FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals,
-                         sn, out_pos, sp, out_nrm, so, bad);
+    FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals, sn,
+                  out_pos, sp, out_nrm, so);
 }

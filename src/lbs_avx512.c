@@ -46,33 +46,27 @@ SK_IN_RANGE(in_range_i32, int32_t, __m512i, _mm512_maskz_loadu_epi32,
             _mm512_mask_cmpge_epu32_mask, _mm512_set1_epi32)
 
 #define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                              \
-    /* the blended matrix of vertex x; `checked` when some index of its group may be out of  \
-       range or -1 */                                                                         \
-    static inline __attribute__((always_inline)) int NAME##_blend(                            \
+    /* the blended matrix of vertex x; `checked` when some index of its group may lie outside \
+       0..J-1 (-1: no influence; sk_check_joints refuses the others before a call) */        \
+    static inline __attribute__((always_inline)) __m512 NAME##_blend(                         \
         size_t x, size_t K, size_t J, const JT *joints, const float *restrict w,              \
-        const float *restrict mt, int checked, __m512 *out, size_t *bad)                      \
+        const float *restrict mt, int checked)                                                \
     {                                                                                         \
         __m512 acc = _mm512_setzero_ps();                                                     \
         for (size_t k = 0; k < K; k++) {                                                      \
             size_t j = (size_t)joints[x * K + k];                                             \
-            if (checked && j >= J) {                                                          \
-                if ((JT)-1 < 0 && j == (size_t)-1)                                            \
-                    continue;                                                                 \
-                *bad = x * K + k;                                                             \
-                return SK_ERR_JOINT_INDEX;                                                    \
-            }                                                                                 \
+            if (checked && j >= J)                                                            \
+                continue;                                                                     \
             acc = _mm512_fmadd_ps(_mm512_set1_ps(w[x * K + k]), _mm512_loadu_ps(mt + 16 * j), \
                                   acc);                                                       \
         }                                                                                     \
-        *out = acc;                                                                           \
-        return SK_OK;                                                                         \
+        return acc;                                                                           \
     }                                                                                         \
     /* the vertices x0 .. x0+cnt-1 (cnt <= 4), padded with zeros to a group of 4 */          \
-    static inline __attribute__((always_inline)) int NAME##_group(                            \
+    static inline __attribute__((always_inline)) void NAME##_group(                           \
         size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
         const JT *joints, const float *restrict w, const float *restrict mt,                  \
-        const float *restrict nv, float *restrict op, float *restrict on, __m256 *st,         \
-        size_t *bad)                                                                          \
+        const float *restrict nv, float *restrict op, float *restrict on, __m256 *st)         \
     {                                                                                         \
         __mmask16 m3 = (__mmask16)((1u << (3 * cnt)) - 1);                                    \
         __m512 P = _mm512_mask_blend_ps(0xF000, _mm512_maskz_loadu_ps(m3, v + 3 * x0),        \
@@ -85,9 +79,8 @@ SK_IN_RANGE(in_range_i32, int32_t, __m512i, _mm512_maskz_loadu_epi32,
             r[l] = _mm512_setzero_ps();                                                       \
             if (l >= cnt)                                                                     \
                 continue;                                                                     \
-            if (checked ? NAME##_blend(x, K, J, joints, w, mt, 1, &acc, bad)                  \
-                        : NAME##_blend(x, K, J, joints, w, mt, 0, &acc, bad))                 \
-                return SK_ERR_JOINT_INDEX;                                                    \
+            acc = checked ? NAME##_blend(x, K, J, joints, w, mt, 1)                           \
+                          : NAME##_blend(x, K, J, joints, w, mt, 0);                          \
             __m512i spread = _mm512_setr_epi32(3 * l, 3 * l, 3 * l, 3 * l, 3 * l + 1,         \
                                                3 * l + 1, 3 * l + 1, 3 * l + 1, 3 * l + 2,    \
                                                3 * l + 2, 3 * l + 2, 3 * l + 2, 12, 12, 12, 12); \
@@ -105,21 +98,18 @@ SK_IN_RANGE(in_range_i32, int32_t, __m512i, _mm512_maskz_loadu_epi32,
         const __m512i pick = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0,  \
                                                0, 0);                                         \
         _mm512_mask_storeu_ps(op + 3 * x0, m3, _mm512_permutexvar_ps(pick, sum_columns4(r))); \
-        return SK_OK;                                                                         \
     }                                                                                         \
-    static inline __attribute__((always_inline)) int NAME##_body(                             \
+    static inline __attribute__((always_inline)) void NAME##_body(                            \
         size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
         const float *restrict w, const float *restrict mt, const float *restrict nv,          \
-        float *restrict op, float *restrict on, size_t *bad)                                  \
+        float *restrict op, float *restrict on)                                               \
     {                                                                                         \
         __m256 st[16];                                                                        \
         size_t x0 = 0;                                                                        \
         for (; x0 + 4 <= V; x0 += 4)                                                          \
-            if (NAME##_group(x0, 4, V, K, J, v, joints, w, mt, nv, op, on, st, bad))          \
-                return SK_ERR_JOINT_INDEX;                                                    \
+            NAME##_group(x0, 4, V, K, J, v, joints, w, mt, nv, op, on, st);                   \
         if (x0 < V)                                                                           \
-            return NAME##_group(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, st, bad);  \
-        return SK_OK;                                                                         \
+            NAME##_group(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, st);              \
     }                                                                                         \
     SK_LBS_K4(NAME, JT)
 SK_LBS_AVX512(lbs_u8, uint8_t, in_range_u8)

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from skinkit import kernels
+from skinkit import GltfError, kernels
 from cli_run import run
 from skinkit.cli import main
 from skinkit.default_model import default_model
@@ -348,9 +348,12 @@ def test_output_folder_that_cannot_be_written(tmp_path, capsys):
     assert (ro / "o.npz").read_bytes() == b"precious" and os.listdir(ro) == ["o.npz"]
 
 
-def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsys, monkeypatch):
-    """Posing fails in the second block of frames: exit 1, the old output intact, no temporary
-    file left in the folder."""
+@pytest.mark.parametrize("exc", [GltfError, ValueError])
+def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsys, monkeypatch,
+                                                                 exc):
+    """Posing fails in the second block of frames: the old output intact, no temporary file left
+    in the folder.  An input error of skinkit's own (GltfError) exits 1 with its message; any
+    other exception is a bug and propagates."""
     import importlib
     pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
     real, calls = pose_module.pose, []
@@ -358,15 +361,21 @@ def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsy
     def failing(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:
-            raise ValueError("simulated failure in the second block")
+            raise exc("simulated failure in the second block")
         return real(*args, **kwargs)
     monkeypatch.setattr(pose_module, "pose", failing)
     out = tmp_path / "out.npz"
     out.write_bytes(b"precious")
-    code, _, err = run(["pose", "--fps", "100", "--out", out], capsys)   # 201 frames, 4 blocks
-    assert code == 1 and len(calls) == 2
-    assert_one_line_error(err)
-    assert "simulated failure" in err
+    argv = ["pose", "--fps", "100", "--out", out]                     # 201 frames, 4 blocks
+    if exc is ValueError:
+        with pytest.raises(ValueError, match="simulated failure"):
+            main([str(a) for a in argv])
+    else:
+        code, _, err = run(argv, capsys)
+        assert code == 1
+        assert_one_line_error(err)
+        assert "simulated failure" in err
+    assert len(calls) == 2
     assert out.read_bytes() == b"precious"
     assert os.listdir(tmp_path) == ["out.npz"]
 

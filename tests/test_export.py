@@ -319,6 +319,16 @@ def test_progress_bar_per_block(tmp_path, capsys, monkeypatch):
     assert updates == [BLOCK_FRAMES] * 3 + [201 - 3 * BLOCK_FRAMES]
 
 
+def test_no_progress_bar_without_tqdm(tmp_path, capsys, monkeypatch):
+    """tqdm is optional (the ``progress`` extra): without it a terminal gets no bar, the pose is
+    written and the summary line printed."""
+    monkeypatch.setitem(sys.modules, "tqdm", None)      # import tqdm raises ImportError
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = run(["pose", "--fps", "100", "--out", tmp_path / "o.npz"], capsys)
+    assert code == 0 and (tmp_path / "o.npz").is_file()
+    assert "%|" not in err and err.startswith("skinkit: default") and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("tty, quiet", [(False, False), (True, True), (False, True)])
 def test_no_progress_bar_when_redirected_or_quiet(tmp_path, capsys, monkeypatch, tty, quiet):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: tty)

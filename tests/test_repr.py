@@ -31,9 +31,12 @@ def test_default_model_reprs():
 
 
 @pytest.mark.parametrize("name", ["CesiumMan.glb", "Fox.glb", "RecursiveSkeletons.glb",
-                                  "RiggedFigure-cubic.glb"])
+                                  "RiggedFigure-cubic.glb", "cmu_01_03_first300.bvh",
+                                  "animdrawings_fair1_dab.bvh"])
 def test_fixture_reprs_are_compact(name):
-    m = skinkit.load_gltf(GLTF / name)
+    """glTF and BVH models alike: one compact summary, no array dumps."""
+    m = (skinkit.load_bvh(DATA / "bvh" / name) if name.endswith(".bvh")
+         else skinkit.load_gltf(GLTF / name))
     text = repr(m)
     assert "array(" not in text and "\n       [" not in text
     assert len(text) < 3000 and text.count("\n") <= 4 + 3 * 7
@@ -44,7 +47,7 @@ def test_fixture_reprs_are_compact(name):
         r = repr(obj)
         assert "array(" not in r and "\n" not in r and len(r) < 300, r
     html = m._repr_html_()
-    assert html.startswith("<div>") and html.count("<table>") == 3 + bool(m.skins)
+    assert html.startswith("<div>") and html.count("<table>") == 1 + sum(map(bool, (m.skins, m.primitives, m.clips)))
     assert "array(" not in html and len(html) < 30000
 
 

@@ -75,7 +75,7 @@ def _list(items: Iterable[str]) -> str:
 
 
 def model(m) -> str:
-    return (f"Model(name={m.name!r},\n"
+    return (f"{type(m).__name__}(name={m.name!r},\n"
             f"  skeleton={skeleton(m.skeleton)},\n"
             f"  skins={_list(skin(s) for s in m.skins)},\n"
             f"  primitives={_list(primitive(p) for p in m.primitives)},\n"

@@ -60,7 +60,7 @@ class BvhError(ValueError):
         super().__init__(f"line {line}: {message}")
 
 
-@dataclass
+@dataclass(repr=False)  # the compact Model repr, not a dump of the motion arrays
 class BvhModel(Model):
     """A :class:`~skinkit.model.Model` read from a BVH file (no skins, no primitives).
 

@@ -155,7 +155,8 @@ def _output_kind(args) -> str:
 
 def _progress_bar(total: int, quiet: bool):
     """A tqdm bar over the frames on stderr when it is a terminal and there are several frames;
-    with ``--quiet`` or a redirected stderr, a null context (nothing is printed)."""
+    with ``--quiet``, a redirected stderr or without tqdm (the ``progress`` extra), a null context
+    (nothing is printed)."""
     import contextlib
 
     stream = sys.stderr
@@ -165,7 +166,10 @@ def _progress_bar(total: int, quiet: bool):
         tty = False
     if quiet or total < 2 or not tty:
         return contextlib.nullcontext(None)
-    from tqdm import tqdm
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return contextlib.nullcontext(None)
     return tqdm(total=total, unit="frame", desc=PROG, file=stream, leave=False,
                 dynamic_ncols=True)
 
@@ -258,7 +262,16 @@ def _pose_to_glb(model, clip, times, args) -> None:
         raise CliError(str(exc)) from exc
 
 
+def _from_arguments(fn, *args):
+    """``fn(*args)`` on values from the command line: a ValueError is the user's input error."""
+    try:
+        return fn(*args)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def _cmd_pose(args) -> int:
+    from .clip import as_times
     from .pose import frame_times, resolve_clip
 
     start = time.perf_counter()
@@ -271,19 +284,18 @@ def _cmd_pose(args) -> int:
 
     clip = None
     if args.clip is not None:
-        clip = _clip_by_name_or_index(model, args.clip)
+        clip = _from_arguments(_clip_by_name_or_index, model, args.clip)
     elif not args.rest and model.clips:
         clip = model.clips[0]
     if args.rest or clip is None:
         clip = None
-        times = np.zeros(1) if args.times is None else np.asarray(args.times, dtype=np.float64)
+        times = np.zeros(1) if args.times is None else args.times
     elif args.times is not None:
-        times = np.asarray(args.times, dtype=np.float64)
+        times = args.times
     else:
-        times = frame_times(clip, 30.0 if args.fps is None else args.fps)
+        times = _from_arguments(frame_times, clip, 30.0 if args.fps is None else args.fps)
     clip = resolve_clip(model, clip)
-    if not np.all(np.isfinite(times)):
-        raise CliError("times must be finite")
+    times = _from_arguments(as_times, times, np.float64)
 
     if kind == "glb" and len(times) != 1:
         args.parser.error(f"--out {args.out} writes one posed frame, got {len(times)} times; "
@@ -378,6 +390,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         0 on success, 1 for an input or model error (one line on stderr).  Usage errors raise
         SystemExit(2) through argparse, as for any argparse program.
     """
+    from .bvh import BvhError
+    from .gltf import GltfError
+
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
@@ -390,7 +405,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 1
-    except (CliError, ValueError, OSError) as exc:  # GltfError is a ValueError
+    except (CliError, GltfError, BvhError, OSError) as exc:  # skinkit's own input errors
         if args.debug:
             traceback.print_exc()
         message = str(exc) or type(exc).__name__

@@ -76,6 +76,20 @@ class Channel:
         return channel(self)
 
 
+def as_times(times, dtype) -> np.ndarray:
+    """``times`` as a C-contiguous 1-D array of ``dtype``; the one check of sampling times.
+
+    Raises TypeError if they are not real numbers, ValueError if one is not finite.
+    """
+    t = np.asarray(times)
+    if t.dtype.kind not in "iuf":
+        raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
+    t = np.require(t.reshape(-1), dtype, ["C", "A"])
+    if not np.all(np.isfinite(t)):
+        raise ValueError("times must be finite")
+    return t
+
+
 class ClipTable(NamedTuple):
     """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
     ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
@@ -198,8 +212,6 @@ class Clip:
             If T x N poses cannot be allocated (checked before anything is copied).
         """
         t = np.asarray(times)
-        if t.dtype.kind not in "iuf":
-            raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
         shape = t.shape
         rest_t, rest_r, rest_s = (np.asarray(a) for a in rest)
         n = rest_t.shape[0] if rest_t.ndim else -1
@@ -221,9 +233,7 @@ class Clip:
             out = tuple(np.empty(s, self.dtype) for s in shapes)   # before any copy
         else:
             self._check_out(out, shapes)
-        t = np.require(t.reshape(-1), self.dtype, ["C", "A"])
-        if not np.all(np.isfinite(t)):
-            raise ValueError("times must be finite")
+        t = as_times(t, self.dtype)
         if loop and self.duration > 0:
             t = np.mod(t, self.dtype.type(self.duration))
         for o, r in zip(out, (rest_t, rest_r, rest_s)):

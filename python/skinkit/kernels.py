@@ -216,8 +216,8 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
     Parameters
     ----------
     vertices : (..., V, 3) rest (bind-pose) positions.
-    joints : (V, K) uint8, uint16 or int32 joint indices (other integer types are range-checked
-        and converted to int32); any K, e.g. glTF's JOINTS_0 and JOINTS_1 side by side.
+    joints : (V, K) joint indices of any integer type (uint8, uint16 and int32 are read without a
+        copy), checked once per call; any K, e.g. glTF's JOINTS_0 and JOINTS_1 side by side.
         -1 marks an unused slot.
     weights : (V, K) weights, used as given (see ``normalize_weights``).
     skinning_matrices : (..., J, 4, 4) from ``skinning_matrices``.
@@ -237,15 +237,7 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
         A joint index < -1 or >= J (the message gives the vertex and slot), shapes that do not
         match.
     """
-    j = _asarray(joints)
-    if j.dtype.kind in "iu" and j.dtype not in (np.uint8, np.uint16, np.int32):
-        bad = (j < -1) | (j > np.iinfo(np.int32).max)
-        if bad.any():
-            where = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"joints[{', '.join(map(str, where))}] = {j[where]} is out of range "
-                             "(expected -1 for no influence or 0..J-1)")
-        j = j.astype(np.int32)
-    return _core.linear_blend_skinning(vertices, j, weights, skinning_matrices, normals, out,
+    return _core.linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals, out,
                                        threads)
 
 

@@ -19,7 +19,7 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import kernels
-from .clip import Clip
+from .clip import Clip, as_times
 
 __all__ = ["resolve_clip", "local_pose", "world_matrices", "skin_matrices", "pose",
            "frame_times"]
@@ -83,14 +83,9 @@ def _times_array(times, clip: Optional[Clip], dtype) -> np.ndarray:
         if clip is None:
             return np.zeros(1, dtype=dtype)
         return frame_times(clip).astype(clip.dtype)
-    t = np.asarray(times)
-    if t.dtype.kind not in "iuf":
-        raise TypeError(f"times must be real numbers, got an array of dtype {t.dtype}")
-    t = t.astype(dtype if clip is None else clip.dtype).reshape(-1)
+    t = as_times(times, dtype if clip is None else clip.dtype)
     if t.size == 0:
         raise ValueError("times must hold at least one time")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("times must be finite")
     return t
 
 
