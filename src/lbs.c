@@ -16,17 +16,49 @@ static inline int64_t FN(joint_at)(const void *joints, int itype, size_t i)
 }
 
 #if !SK_DOUBLE /* once, in the float compile */
+/* Scans blocks of 1024 indices with a branch-free test the compiler vectorizes in the index's
+ * own width, and looks for the first bad index only in a block that has one: a call's check
+ * costs little next to its skinning.  BAD(j) is the test of one index j. */
+#define SK_SCAN_JOINTS(JT, BAD)                                                                \
+    {                                                                                         \
+        const JT *p = joints;                                                                 \
+        for (size_t b = 0; b < n; b += 1024) {                                                \
+            size_t e = n - b < 1024 ? n : b + 1024;                                           \
+            int any = 0;                                                                      \
+            for (size_t i = b; i < e; i++)                                                    \
+                any |= BAD(p[i]);                                                             \
+            for (size_t i = b; any && i < e; i++)                                             \
+                if (BAD(p[i])) {                                                              \
+                    *bad = i;                                                                 \
+                    return SK_ERR_JOINT_INDEX;                                                \
+                }                                                                             \
+        }                                                                                     \
+        return SK_OK;                                                                         \
+    }
+
+/* valid: 0..J-1, and -1 (int32: no influence) */
 int sk_check_joints(size_t n, const void *joints, int itype, size_t J, size_t *bad)
 {
-    for (size_t i = 0; i < n; i++) {
-        int64_t j = FN(joint_at)(joints, itype, i);
-        if (j < -1 || j >= (int64_t)J) {
-            *bad = i;
-            return SK_ERR_JOINT_INDEX;
-        }
-    }
-    return SK_OK;
+#if defined(SK_HAVE_AVX512)
+    if (sk_simd() >= SK_SIMD_AVX512 && sk_joints_in_range_avx512(n, joints, itype, J))
+        return SK_OK; /* all in 0..J-1; else (a -1, or a bad index) the scan below decides */
+#endif
+    uint32_t J32 = J < ((size_t)1 << 31) ? (uint32_t)J : (uint32_t)1 << 31;
+#define BAD_U8(j) ((j) >= (uint8_t)J)
+#define BAD_U16(j) ((j) >= (uint16_t)J)
+#define BAD_I32(j) ((uint32_t)(j) + 1u > J32) /* -1 -> 0 */
+    if (itype == SK_U8 && J <= UINT8_MAX)
+        SK_SCAN_JOINTS(uint8_t, BAD_U8)
+    if (itype == SK_U16 && J <= UINT16_MAX)
+        SK_SCAN_JOINTS(uint16_t, BAD_U16)
+    if (itype == SK_I32)
+        SK_SCAN_JOINTS(int32_t, BAD_I32)
+#undef BAD_U8
+#undef BAD_U16
+#undef BAD_I32
+    return SK_OK; /* J above every value of the index type */
 }
+#undef SK_SCAN_JOINTS
 #endif
 
 /* portable C, any strides */

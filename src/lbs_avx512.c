@@ -24,25 +24,29 @@ static inline __m512 sum_columns4(const __m512 r[4])
                          _mm512_shuffle_f32x4(s01, s23, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
-/* whether the n joint indices at j are all below J (as unsigned: -1 is not), 16 at a time */
-#define SK_IN_RANGE(NAME, JT, VT, LOAD, CMPGE, SET1)                                          \
+/* whether the n joint indices at j are all below J (as unsigned: -1 is not), a register of
+ * LANES at a time (the last one masked) */
+#define SK_IN_RANGE(NAME, JT, LANES, MASK, LOADZ, CMPGE, SET1)                                 \
     static inline int NAME(const JT *j, size_t n, size_t J)                                   \
     {                                                                                         \
         if (J > (JT)-1)                                                                       \
             return 1;                                                                         \
-        for (size_t i = 0; i < n; i += 16) {                                                  \
-            __mmask16 m = (__mmask16)(n - i >= 16 ? 0xFFFF : (1u << (n - i)) - 1);            \
-            VT x = LOAD(m, j + i);                                                            \
-            if (CMPGE(m, x, SET1((JT)J)))                                                     \
-                return 0;                                                                     \
+        const __m512i lim = SET1((JT)J);                                                      \
+        MASK any = 0, all = (MASK)~(MASK)0;                                                   \
+        size_t i = 0;                                                                         \
+        for (; i + LANES <= n; i += LANES)                                                    \
+            any |= CMPGE(all, _mm512_loadu_si512(j + i), lim);                                \
+        if (i < n) {                                                                          \
+            MASK m = (MASK)((((MASK)1) << (n - i)) - 1);                                      \
+            any |= CMPGE(m, LOADZ(m, j + i), lim);                                            \
         }                                                                                     \
-        return 1;                                                                             \
+        return !any;                                                                          \
     }
-SK_IN_RANGE(in_range_u8, uint8_t, __m128i, _mm_maskz_loadu_epi8, _mm_mask_cmpge_epu8_mask,
-            _mm_set1_epi8)
-SK_IN_RANGE(in_range_u16, uint16_t, __m256i, _mm256_maskz_loadu_epi16,
-            _mm256_mask_cmpge_epu16_mask, _mm256_set1_epi16)
-SK_IN_RANGE(in_range_i32, int32_t, __m512i, _mm512_maskz_loadu_epi32,
+SK_IN_RANGE(in_range_u8, uint8_t, 64, __mmask64, _mm512_maskz_loadu_epi8,
+            _mm512_mask_cmpge_epu8_mask, _mm512_set1_epi8)
+SK_IN_RANGE(in_range_u16, uint16_t, 32, __mmask32, _mm512_maskz_loadu_epi16,
+            _mm512_mask_cmpge_epu16_mask, _mm512_set1_epi16)
+SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
             _mm512_mask_cmpge_epu32_mask, _mm512_set1_epi32)
 
 #define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                              \
@@ -117,3 +121,10 @@ SK_LBS_AVX512(lbs_u16, uint16_t, in_range_u16)
 SK_LBS_AVX512(lbs_i32, int32_t, in_range_i32)
 
 SK_LBS_POSE(sk_lbs_pose_avx512)
+
+int sk_joints_in_range_avx512(size_t n, const void *joints, int itype, size_t J)
+{
+    return itype == SK_U8    ? in_range_u8(joints, n, J)
+           : itype == SK_U16 ? in_range_u16(joints, n, J)
+                             : in_range_i32(joints, n, J);
+}

@@ -24,5 +24,8 @@ void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents
 void sk_lbs_pose_avx512(size_t V, size_t K, size_t J, const float *v, const void *joints,
                         int itype, const float *weights, const float *m, const float *nv,
                         float *op, float *on);
+/* whether the n joint indices (of type itype) all lie in 0..J-1, 16 at a time: the fast path of
+   sk_check_joints (lbs.c) */
+int sk_joints_in_range_avx512(size_t n, const void *joints, int itype, size_t J);
 #endif
 #endif
