@@ -7,7 +7,9 @@
  * permute and one masked store.  A group at the end of the range is padded with zeros (masked
  * loads and stores, no access past the range), and every vertex goes through the same
  * instructions wherever its group starts, so the result does not depend on how a call is split.
- * Normals as in lbs_avx2.c: 8 vertices at a time, one vertex per lane. */
+ * Normals 16 vertices at a time, one vertex per lane: their blended matrices transposed, their
+ * normals deinterleaved with two permutes per component, the results interleaved back (the
+ * cofactor arithmetic is lbs_avx2.c's, SK_NORMALS in lbs_simd.h). */
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
@@ -22,6 +24,82 @@ static inline __m512 sum_columns4(const __m512 r[4])
                                _mm512_shuffle_f32x4(r[2], r[3], _MM_SHUFFLE(3, 1, 3, 1)));
     return _mm512_add_ps(_mm512_shuffle_f32x4(s01, s23, _MM_SHUFFLE(2, 0, 2, 0)),
                          _mm512_shuffle_f32x4(s01, s23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* r[e] lane l <- r[l] lane e for the rows e of the 3x3 block (lanes 0-2, 4-6, 8-10); the other
+ * rows are left undefined */
+static inline void transpose16_3x3(__m512 r[16])
+{
+    __m512 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) { /* u[i + m]: element 4k + m of rows i..i+3 in lane k */
+        u[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    }
+    for (int m = 0; m < 3; m++) { /* the 4 x 4 transpose of 128-bit lanes of u[m], u[4+m], .. */
+        __m512 p0 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(2, 0, 2, 0));
+        __m512 p1 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(3, 1, 3, 1));
+        __m512 p2 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], _MM_SHUFFLE(2, 0, 2, 0));
+        __m512 p3 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], _MM_SHUFFLE(3, 1, 3, 1));
+        r[m] = _mm512_shuffle_f32x4(p0, p2, _MM_SHUFFLE(2, 0, 2, 0));
+        r[4 + m] = _mm512_shuffle_f32x4(p1, p3, _MM_SHUFFLE(2, 0, 2, 0));
+        r[8 + m] = _mm512_shuffle_f32x4(p0, p2, _MM_SHUFFLE(3, 1, 3, 1));
+    }
+}
+
+#define SK_NONZERO512(r, len2) \
+    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
+SK_NORMALS(normals16, __m512, _mm512, SK_NONZERO512)
+
+/* The normals of vertices x0 .. x0+cnt-1 (cnt <= 16) from their blended matrices st[0..cnt-1]:
+ * transposed to one vertex per lane (spare lanes zero), their normals nv deinterleaved into
+ * x, y, z registers, the results interleaved back; masked loads and stores past cnt. */
+static inline void flush_normals16(__m512 *st, size_t cnt, const float *nv, float *on)
+{
+    __m512 a[15], o[3], n[3], q[3];
+    for (size_t l = cnt; l < 16; l++)
+        st[l] = _mm512_setzero_ps();
+    transpose16_3x3(st);
+    for (int e = 0; e < 12; e++)
+        a[e] = st[e];
+    for (int i = 0; i < 3; i++) {
+        size_t left = 3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i : 0;
+        __mmask16 m = (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1);
+        n[i] = _mm512_maskz_loadu_ps(m, nv + 16 * i);
+    }
+    /* component c of lane l is float 3 l + c of n[0..2]: from n[0] | n[1] (index < 32), then
+       n[2] (index - 32) for the lanes beyond; and back for the output */
+    static const int32_t de[3][16] = {
+        {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33 - 32, 36 - 32, 39 - 32, 42 - 32, 45 - 32},
+        {1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 34 - 32, 37 - 32, 40 - 32, 43 - 32, 46 - 32},
+        {2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 32 - 32, 35 - 32, 38 - 32, 41 - 32, 44 - 32,
+         47 - 32}};
+    static const __mmask16 de_hi[3] = {0xF800, 0xF800, 0xFC00};
+    /* output float 16 i + f is component (16 i + f) % 3 of lane (16 i + f) / 3: x from o[0]
+       (index lane), y from o[1] (index 16 + lane), z from o[2] where in_z */
+    static const int32_t in[3][16] = {
+        {0, 16, 0, 1, 17, 1, 2, 18, 2, 3, 19, 3, 4, 20, 4, 5},
+        {21, 5, 6, 22, 6, 7, 23, 7, 8, 24, 8, 9, 25, 9, 10, 26},
+        {10, 11, 27, 11, 12, 28, 12, 13, 29, 13, 14, 30, 14, 15, 31, 15}};
+    static const __mmask16 in_z[3] = {0x4924, 0x2492, 0x9249};
+    for (int c = 0; c < 3; c++) {
+        __m512i d = _mm512_loadu_si512(de[c]);
+        a[12 + c] = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(n[0], d, n[1]), de_hi[c],
+                                               d, n[2]);
+    }
+    normals16(a, o);
+    for (int i = 0; i < 3; i++) {
+        __m512i d = _mm512_loadu_si512(in[i]);
+        q[i] = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(o[0], d, o[1]), in_z[i], d,
+                                          o[2]);
+        size_t left = 3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i : 0;
+        _mm512_mask_storeu_ps(on + 16 * i, (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1),
+                              q[i]);
+    }
 }
 
 /* whether the n joint indices at j are all below J (as unsigned: -1 is not), a register of
@@ -70,7 +148,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
     static inline __attribute__((always_inline)) void NAME##_group(                           \
         size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
         const JT *joints, const float *restrict w, const float *restrict mt,                  \
-        const float *restrict nv, float *restrict op, float *restrict on, __m256 *st)         \
+        const float *restrict nv, float *restrict op, float *restrict on, __m512 *st)         \
     {                                                                                         \
         __mmask16 m3 = (__mmask16)((1u << (3 * cnt)) - 1);                                    \
         __m512 P = _mm512_mask_blend_ps(0xF000, _mm512_maskz_loadu_ps(m3, v + 3 * x0),        \
@@ -90,13 +168,10 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
                                                3 * l + 2, 3 * l + 2, 3 * l + 2, 12, 12, 12, 12); \
             r[l] = _mm512_mul_ps(acc, _mm512_permutexvar_ps(spread, P));                      \
             if (on) {                                                                         \
-                const float *n = nv + 3 * x;                                                  \
-                size_t l8 = x % 8;                                                            \
-                st[l8] = _mm512_castps512_ps256(acc);                                         \
-                st[8 + l8] = _mm256_insertf128_ps(_mm512_extractf32x8_ps(acc, 1),             \
-                                                  _mm_set_ps(0.f, n[2], n[1], n[0]), 1);      \
-                if (l8 == 7 || x + 1 == V)                                                    \
-                    flush_normals(st, l8 + 1, on + 3 * (x - l8));                             \
+                size_t l16 = x % 16;                                                          \
+                st[l16] = acc;                                                                \
+                if (l16 == 15 || x + 1 == V)                                                  \
+                    flush_normals16(st, l16 + 1, nv + 3 * (x - l16), on + 3 * (x - l16));     \
             }                                                                                 \
         }                                                                                     \
         const __m512i pick = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0,  \
@@ -108,7 +183,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         const float *restrict w, const float *restrict mt, const float *restrict nv,          \
         float *restrict op, float *restrict on)                                               \
     {                                                                                         \
-        __m256 st[16];                                                                        \
+        __m512 st[16];                                                                        \
         size_t x0 = 0;                                                                        \
         for (; x0 + 4 <= V; x0 += 4)                                                          \
             NAME##_group(x0, 4, V, K, J, v, joints, w, mt, nv, op, on, st);                   \

@@ -37,41 +37,38 @@ static inline void transpose8(__m256 r[8])
     }
 }
 
-/* The skinned normals of 8 vertices at once (as skin_normal, lanes = vertices): a[0..11] the
- * columns of the blended 3x3 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused), a[12..14]
- * the normals; result in o[0..2]. */
-static inline void normals8(const __m256 *a, __m256 *o)
-{
+/* NAME(a, o): the skinned normals of a register's lanes at once (as skin_normal, lanes =
+ * vertices), in the vector type VT with the intrinsics of prefix P (_mm256, _mm512): a[0..11]
+ * the columns of the blended 3x3 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused),
+ * a[12..14] the normals; result in o[0..2].  NONZERO(r, len2) is r where len2 != 0, else 0. */
+#define SK_NORMALS(NAME, VT, P, NONZERO)                                                       \
+    static inline void NAME(const VT *a, VT *o)                                               \
+    {                                                                                         \
+        VT c00 = P##_fmsub_ps(E(1, 1), E(2, 2), P##_mul_ps(E(1, 2), E(2, 1)));                \
+        VT c01 = P##_fmsub_ps(E(1, 2), E(2, 0), P##_mul_ps(E(1, 0), E(2, 2)));                \
+        VT c02 = P##_fmsub_ps(E(1, 0), E(2, 1), P##_mul_ps(E(1, 1), E(2, 0)));                \
+        VT c10 = P##_fmsub_ps(E(0, 2), E(2, 1), P##_mul_ps(E(0, 1), E(2, 2)));                \
+        VT c11 = P##_fmsub_ps(E(0, 0), E(2, 2), P##_mul_ps(E(0, 2), E(2, 0)));                \
+        VT c12 = P##_fmsub_ps(E(0, 1), E(2, 0), P##_mul_ps(E(0, 0), E(2, 1)));                \
+        VT c20 = P##_fmsub_ps(E(0, 1), E(1, 2), P##_mul_ps(E(0, 2), E(1, 1)));                \
+        VT c21 = P##_fmsub_ps(E(0, 2), E(1, 0), P##_mul_ps(E(0, 0), E(1, 2)));                \
+        VT c22 = P##_fmsub_ps(E(0, 0), E(1, 1), P##_mul_ps(E(0, 1), E(1, 0)));                \
+        VT det = P##_fmadd_ps(E(0, 0), c00, P##_fmadd_ps(E(0, 1), c01,                        \
+                                                         P##_mul_ps(E(0, 2), c02)));          \
+        VT x = P##_fmadd_ps(c00, a[12], P##_fmadd_ps(c01, a[13], P##_mul_ps(c02, a[14])));    \
+        VT y = P##_fmadd_ps(c10, a[12], P##_fmadd_ps(c11, a[13], P##_mul_ps(c12, a[14])));    \
+        VT z = P##_fmadd_ps(c20, a[12], P##_fmadd_ps(c21, a[13], P##_mul_ps(c22, a[14])));    \
+        VT len2 = P##_fmadd_ps(x, x, P##_fmadd_ps(y, y, P##_mul_ps(z, z)));                   \
+        VT r = NONZERO(P##_div_ps(P##_set1_ps(1.f), P##_sqrt_ps(len2)), len2);                \
+        r = P##_xor_ps(r, P##_and_ps(det, P##_set1_ps(-0.f))); /* times sign(det) */          \
+        o[0] = P##_mul_ps(x, r);                                                              \
+        o[1] = P##_mul_ps(y, r);                                                              \
+        o[2] = P##_mul_ps(z, r);                                                              \
+    }
 #define E(r, c) a[4 * (c) + (r)]
-#define MUL _mm256_mul_ps
-#define FMS _mm256_fmsub_ps
-#define FMA _mm256_fmadd_ps
-    __m256 c00 = FMS(E(1, 1), E(2, 2), MUL(E(1, 2), E(2, 1)));
-    __m256 c01 = FMS(E(1, 2), E(2, 0), MUL(E(1, 0), E(2, 2)));
-    __m256 c02 = FMS(E(1, 0), E(2, 1), MUL(E(1, 1), E(2, 0)));
-    __m256 c10 = FMS(E(0, 2), E(2, 1), MUL(E(0, 1), E(2, 2)));
-    __m256 c11 = FMS(E(0, 0), E(2, 2), MUL(E(0, 2), E(2, 0)));
-    __m256 c12 = FMS(E(0, 1), E(2, 0), MUL(E(0, 0), E(2, 1)));
-    __m256 c20 = FMS(E(0, 1), E(1, 2), MUL(E(0, 2), E(1, 1)));
-    __m256 c21 = FMS(E(0, 2), E(1, 0), MUL(E(0, 0), E(1, 2)));
-    __m256 c22 = FMS(E(0, 0), E(1, 1), MUL(E(0, 1), E(1, 0)));
-    __m256 det = FMA(E(0, 0), c00, FMA(E(0, 1), c01, MUL(E(0, 2), c02)));
-    __m256 x = FMA(c00, a[12], FMA(c01, a[13], MUL(c02, a[14])));
-    __m256 y = FMA(c10, a[12], FMA(c11, a[13], MUL(c12, a[14])));
-    __m256 z = FMA(c20, a[12], FMA(c21, a[13], MUL(c22, a[14])));
-    __m256 len2 = FMA(x, x, FMA(y, y, MUL(z, z)));
-    __m256 r = _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_sqrt_ps(len2));
-    r = _mm256_blendv_ps(r, _mm256_setzero_ps(), _mm256_cmp_ps(len2, _mm256_setzero_ps(),
-                                                                _CMP_EQ_OQ));
-    r = _mm256_xor_ps(r, _mm256_and_ps(det, _mm256_set1_ps(-0.f))); /* times sign(det) */
-    o[0] = MUL(x, r);
-    o[1] = MUL(y, r);
-    o[2] = MUL(z, r);
-#undef E
-#undef MUL
-#undef FMS
-#undef FMA
-}
+#define SK_NONZERO256(r, len2) \
+    _mm256_andnot_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_EQ_OQ), r)
+SK_NORMALS(normals8, __m256, _mm256, SK_NONZERO256)
 
 /* the normals of vertices x0 .. x0+cnt-1 from their staged columns: st[l] = columns 0-1,
  * st[8 + l] = (column 2, normal) of vertex x0 + l */
