@@ -474,7 +474,7 @@ def group_quat(ctx: Ctx):
              lambda: ra.apply(v), maxdiff, "ra.apply(v)"),
             ("quat_to_matrix", lambda f: functools.partial(f, qa),
              lambda: ra.as_matrix(), maxdiff, "ra.as_matrix()"),
-            ("quat_from_axis_angle", lambda f: functools.partial(f, rv),
+            ("quat_from_rotvec", lambda f: functools.partial(f, rv),
              lambda: Rotation.from_rotvec(rv).as_quat(), quat_diff, "from_rotvec().as_quat()"),
             ("slerp", lambda f: functools.partial(f, qa, qb, t),
              lambda: peers.scipy_slerp_pairs(ra, rb, t), quat_diff, "ra * exp(t log(ra^-1 rb))"),
@@ -614,7 +614,7 @@ def group_smpl(ctx: Ctx):
     Bs = [1, 4] if ctx.quick else [1, 64, 1024]
     for B in Bs:
         pose = rng.normal(scale=0.3, size=(B, 72)).astype(np.float32)
-        quats = K.quat_from_axis_angle(pose.reshape(B, 24, 3))
+        quats = K.quat_from_rotvec(pose.reshape(B, 24, 3))
         if not no:
             from smplx.lbs import batch_rodrigues
             tpose = torch.from_numpy(pose)
@@ -625,7 +625,7 @@ def group_smpl(ctx: Ctx):
         for thr in ctx.threads:
             if not no:
                 torch.set_num_threads(thr)
-            fa = sk(K.quat_from_axis_angle, thr)
+            fa = sk(K.quat_from_rotvec, thr)
             fk = sk(K.forward_kinematics, thr)
             fs = sk(K.skinning_matrices, thr)
             fl = sk(K.linear_blend_skinning, thr)
@@ -657,7 +657,7 @@ def group_smpl(ctx: Ctx):
                 case.targets.append(Target("x faster than smplx.lbs", "smplx.lbs",
                                            case.ratio("smplx.lbs"), ">=", 25, "x"))
             case.notes.append(
-                "skinkit: quat_from_axis_angle, forward_kinematics, skinning_matrices, "
+                "skinkit: quat_from_rotvec, forward_kinematics, skinning_matrices, "
                 "linear_blend_skinning with K=4 (uint16 joints); smplx.lbs: dense (V, 24) weights "
                 "with the same 4 non-zeros, zero shape/pose blend shapes (it still computes "
                 "them: the posedirs product and the joint regression are part of its time); "

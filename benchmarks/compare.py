@@ -135,7 +135,8 @@ def main(argv=None):
         torch.set_num_threads(thr)
 
         def pipeline(mod, thr=thr):
-            world = mod.forward_kinematics(par, mod.quat_from_axis_angle(
+            from_rotvec = getattr(mod, "quat_from_rotvec", None) or mod.quat_from_axis_angle
+            world = mod.forward_kinematics(par, from_rotvec(                 # (renamed in 0.2)
                 pose.reshape(B, 24, 3), threads=thr), sm["rel"], threads=thr)
             return mod.linear_blend_skinning(
                 sm["v_template"], sm["joints"], sm["weights"],

@@ -192,7 +192,7 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
         elif mode == "AXIS_ANGLE":
             aa = values["rotation_axis_angle"][:, b]
             axis = aa[:, 1:] / np.maximum(np.linalg.norm(aa[:, 1:], axis=1, keepdims=True), 1e-300)
-            rot[:, b] = skinkit.quat_from_axis_angle(axis * aa[:, :1])
+            rot[:, b] = skinkit.quat_from_rotvec(axis * aa[:, :1])
         else:                                         # Euler: 'XYZ' applies X first, then Y, Z
             e = values["rotation_euler"][:, b]
             q = np.array([0.0, 0.0, 0.0, 1.0])
@@ -200,7 +200,7 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
                 k = "XYZ".index(axis_name)
                 rv = np.zeros((T, 3))
                 rv[:, k] = e[:, k]
-                q = skinkit.quat_multiply(skinkit.quat_from_axis_angle(rv), q)
+                q = skinkit.quat_multiply(skinkit.quat_from_rotvec(rv), q)
             rot[:, b] = q
     return values["location"], skinkit.quat_normalize(rot), values["scale"]
 
@@ -237,7 +237,7 @@ def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = 
 
     t, q, s = local_pose(rig, *basis)
     world = skinkit.forward_kinematics(rig.parents, q, t, s)          # (T, B, 4, 4)
-    skin = skinkit.skinning_matrices(world, skinkit.inverse_bind_matrices(rig.rest))
+    skin = skinkit.skinning_matrices(world, skinkit.matrix_inverse(rig.rest))
     joints, weights, unweighted = weights_from_vertex_groups(mesh_object, rig)
     if unweighted:     # one identity "bone" holds the vertices no bone deforms
         skin = np.concatenate([skin, np.broadcast_to(np.eye(4), skin.shape[:-3] + (1, 4, 4))],

@@ -18,7 +18,6 @@ import os
 import re
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 import atheris
@@ -30,7 +29,7 @@ with atheris.instrument_imports(include=["skinkit"]):
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import seed_model  # noqa: E402
-from random_inputs import random_inputs  # noqa: E402
+from random_inputs import fuzz_main  # noqa: E402
 
 BASE_DOC, BASE_BIN = seed_model.model()
 TMP = Path(tempfile.mkdtemp(prefix="skinkit-fuzz-gltf-",
@@ -173,12 +172,7 @@ def TestOneInput(data: bytes):
 
 
 def main(argv=None):
-    warnings.simplefilter("ignore")
-    argv = sys.argv if argv is None else argv
-    if "--random" in argv:
-        return random_inputs(argv, TestOneInput)
-    atheris.Setup(argv, TestOneInput)
-    atheris.Fuzz()
+    return fuzz_main(sys.argv if argv is None else argv, TestOneInput)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import atheris
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from random_inputs import random_inputs  # noqa: E402
+from random_inputs import fuzz_main  # noqa: E402
 
 with atheris.instrument_imports(include=["skinkit"]):
     import skinkit as sk
@@ -226,8 +226,8 @@ def call_kernel(g, name):
                  "slerp": [(4,), (4,), ()]}[name]
         args = [g.float_array(c, batch if not g.chance(4) else batch[1:]) for c in cores]
     elif name in ("quat_conjugate", "quat_inverse", "quat_normalize", "quat_to_matrix",
-                  "quat_from_axis_angle", "quat_from_matrix"):
-        core = {"quat_from_axis_angle": (3,), "quat_from_matrix": (3, 3)}.get(name, (4,))
+                  "quat_from_rotvec", "quat_from_matrix"):
+        core = {"quat_from_rotvec": (3,), "quat_from_matrix": (3, 3)}.get(name, (4,))
         args = [g.float_array(core, batch)]
     elif name == "forward_kinematics":
         args = [g.index_array(J, -2, J), g.float_array((J, 4), batch),
@@ -239,7 +239,7 @@ def call_kernel(g, name):
                 g.float_array((J, 4), batch)]
     elif name == "skinning_matrices":
         args = [g.float_array((J, 4, 4), batch), g.float_array((J, 4, 4), batch)]
-    elif name == "inverse_bind_matrices":
+    elif name == "matrix_inverse":
         args = [g.float_array((J, 4, 4), batch)]
     elif name == "linear_blend_skinning":
         if g.valid:
@@ -336,13 +336,7 @@ def TestOneInput(data: bytes):
 
 def main(argv=None):
     np.seterr(all="ignore")
-    argv = sys.argv if argv is None else argv
-    if "--random" in argv:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return random_inputs(argv, TestOneInput)
-    atheris.Setup(argv, TestOneInput)
-    atheris.Fuzz()
+    return fuzz_main(sys.argv if argv is None else argv, TestOneInput)
 
 
 if __name__ == "__main__":

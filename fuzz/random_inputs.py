@@ -1,5 +1,17 @@
-"""``--random N [SEED]`` for both harnesses: random inputs without libFuzzer."""
+"""The entry point of both harnesses, and ``--random N [SEED]``: random inputs without libFuzzer."""
 import random
+import warnings
+
+
+def fuzz_main(argv, test_one_input):
+    """``--random N [SEED]`` runs random inputs, anything else libFuzzer (atheris); warnings of
+    the inputs (NaN, overflow, deprecations) are ignored."""
+    warnings.simplefilter("ignore")
+    if "--random" in argv:
+        return random_inputs(argv, test_one_input)
+    import atheris
+    atheris.Setup(argv, test_one_input)
+    atheris.Fuzz()
 
 
 def random_inputs(argv, test_one_input):

@@ -58,6 +58,27 @@ static const char *make_doc(const kernel_t *k)
     return t->buf;
 }
 
+/* ((name, "(..., J, 4)", "in" | "optional" | "out"), ...): the operands of a descriptor, as
+ * _core._shapes[name] (tests/test_binding_table.py compares them with docstrings and stubs) */
+static PyObject *shape_tuple(const kernel_t *k)
+{
+    PyObject *t = PyTuple_New(k->nin + k->nout);
+    for (int i = 0; t && i < k->nin + k->nout; i++) {
+        const op_spec *o = &k->op[i];
+        text_t shape = {"", 0};
+        put_shape(&shape, o->shape, &k->core[i]);
+        PyObject *item = Py_BuildValue("(sss)", o->name, shape.buf,
+                                       i >= k->nin                 ? "out"
+                                       : o->flags & OP_OPTIONAL ? "optional"
+                                                                : "in");
+        if (!item)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, item);
+    }
+    return t;
+}
+
 /* ---------------------------------------------------------------- module */
 
 static PyObject *py_kernel(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -103,9 +124,19 @@ static struct PyModuleDef moduledef = {
 static int add_kernels(PyObject *m)
 {
     PyMethodDef *defs = PyMem_RawCalloc(n_kernels, sizeof *defs); /* lives as the module */
-    if (!defs || bind_init(kernels, n_kernels) < 0)
+    PyObject *shapes = PyDict_New();
+    if (!defs || !shapes || bind_init(kernels, n_kernels) < 0 ||
+        PyModule_AddObject(m, "_shapes", shapes) < 0) {
+        Py_XDECREF(shapes);
         return defs ? -1 : (PyErr_NoMemory(), -1);
+    }
     for (size_t i = 0; i < n_kernels; i++) {
+        PyObject *t = shape_tuple(&kernels[i]);
+        if (!t || PyDict_SetItemString(shapes, kernels[i].name, t) < 0) {
+            Py_XDECREF(t);
+            return -1;
+        }
+        Py_DECREF(t);
         PyMethodDef *d = &defs[i];
         d->ml_name = kernels[i].name;
         d->ml_meth = (PyCFunction)(void (*)(void))py_kernel;

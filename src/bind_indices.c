@@ -1,7 +1,8 @@
 /* bind_indices.c -- integer operands: joint parents (OP_PARENTS) and joint indices (OP_JOINTS).
  * The binding only reads them (any integer type, any layout) in the type the C kernels take;
- * the rules are the C library's: sk_topological_order for parents, sk_check_joints for joint
- * indices, both run once per call, whatever the batch.  Messages quote the value as given. */
+ * the rules are the C library's: sk_topological_order for parents, and for joint indices the
+ * skinning kernel itself, asked to check them on the first pose only; both run once per call,
+ * whatever the batch.  Messages quote the value as given. */
 #include "binding.h"
 
 #include <string.h>
@@ -63,7 +64,7 @@ static PyObject *given_at(const call_t *c, int i, size_t flat)
 }
 
 /* parents: a topological order into c->ctx.order, or ValueError naming the joint */
-static int order_parents(call_t *c, int i)
+int order_parents(call_t *c, int i)
 {
     size_t J = (size_t)PyArray_DIM(c->arr[i], 0), bad = 0;
     const int32_t *parents = PyArray_DATA(c->arr[i]);
@@ -94,24 +95,18 @@ static int order_parents(call_t *c, int i)
     return -1;
 }
 
-/* joint indices (V, K): each -1 (no influence) or 0..J-1, checked once for the whole batch */
-static int check_joints(call_t *c, int i)
+/* the exception for a joint index outside -1..J-1, from the status of a skinning loop: checked
+ * as the first pose is skinned (each vertex's indices once per call, whatever the batch) */
+void fail_joint_index(const call_t *c, int status)
 {
-    size_t J = (size_t)c->sym[SYM('J')], K = (size_t)PyArray_DIM(c->arr[i], 1), bad = 0;
-    if (sk_check_joints((size_t)PyArray_SIZE(c->arr[i]), PyArray_DATA(c->arr[i]), c->ctx.itype,
-                        J, &bad) == SK_OK)
-        return 0;
-    PyObject *value = given_at(c, i, bad);
+    size_t J = (size_t)c->sym[SYM('J')], K = (size_t)c->sym[SYM('K')];
+    size_t flat = (size_t)c->ctx.item * K + c->ctx.bad; /* the first pose: item = vertex */
+    int i = 1;                                          /* joints: the skinning operand 1 */
+    PyObject *value = given_at(c, i, flat);
+    (void)status;
     if (value)
         PyErr_Format(PyExc_ValueError, "%s[%zu, %zu] = %S is out of range for %zu joints (expected "
-                     "-1 for no influence or 0..%lld)", c->name[i], bad / K, bad % K, value, J,
+                     "-1 for no influence or 0..%lld)", c->name[i], flat / K, flat % K, value, J,
                      (long long)J - 1);
     Py_XDECREF(value);
-    return -1;
-}
-
-/* the rules of integer operand i, once its shape and every size are known */
-int check_indices(call_t *c, int i)
-{
-    return c->k->op[i].kind == OP_PARENTS ? order_parents(c, i) : check_joints(c, i);
 }

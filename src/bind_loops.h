@@ -61,27 +61,19 @@ static int FN(loop_skinning_matrices)(size_t n, char **p, const ptrdiff_t *s, lo
     return SK_OK;
 }
 
-/* one item is J matrices; c->bad = item * J + matrix of the first singular one */
-static int FN(loop_invert)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+/* one item is one 4x4 matrix; c->bad = the first singular one */
+static int FN(loop_matrix_inverse)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
-    size_t J = SIZE(c, 'J');
-    for (size_t i = 0; i < n; i++) {
-        size_t bad = 0;
-        int st = FN(sk_invert4)(J, IN(0) + i * s[0], 16, OUT(1) + i * s[1], 16, &bad);
-        if (st != SK_OK) {
-            c->bad = i * J + bad;
-            return st;
-        }
-    }
-    return SK_OK;
+    return FN(sk_invert4)(n, IN(0), s[0], OUT(1), s[1], &c->bad);
 }
 
 /* one item is one vertex (inner symbol V): its position, joints, weights, normal, the
- * skinning matrices of its pose (stride 0 within the pose) and its outputs */
+ * skinning matrices of its pose (stride 0 within the pose) and its outputs.  The joint indices
+ * are the same for every pose: the kernel checks them on the first pose only (item < V). */
 static int FN(loop_linear_blend_skinning)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
-    FN(sk_linear_blend_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1], s[1], c->itype,
-                                 IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5), s[5], OUT(6),
-                                 s[6]);
-    return SK_OK;
+    size_t *check = (size_t)c->item < SIZE(c, 'V') ? &c->bad : NULL;
+    return FN(sk_linear_blend_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1], s[1],
+                                        c->itype, IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5),
+                                        s[5], OUT(6), s[6], check);
 }

@@ -151,10 +151,13 @@ PyArrayObject *as_array(PyObject *obj)
     return (PyArrayObject *)PyArray_FROM_O(obj);
 }
 
-/* Checks the core dimensions of operand i and binds its symbolic sizes. */
+/* Checks the core dimensions of operand i and binds its symbolic sizes (a NULL a: an error set
+ * already). */
 static int check_core(call_t *c, int i, PyArrayObject *a)
 {
     const core_t *o = c->core[i];
+    if (!a)
+        return -1;
     int nd = PyArray_NDIM(a), cn = o->nd;
     if (nd < cn || (!o->batched && nd != cn))
         return shape_error(c, i, a);
@@ -247,9 +250,30 @@ static int broadcast(call_t *c)
     return 0;
 }
 
+/* input i as the loop reads it: a float array in the compute dtype, or the values of an integer
+ * operand checked once every size is known */
+static int finish_input(call_t *c, int i)
+{
+    if (c->k->op[i].kind != OP_REAL)
+        return c->k->op[i].kind == OP_PARENTS ? order_parents(c, i) : 0;
+    Py_SETREF(c->arr[i], (PyArrayObject *)PyArray_FromAny(
+                             (PyObject *)c->arr[i], PyArray_DescrFromType(c->typenum), 0, 0,
+                             NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
+                             NULL));
+    return c->arr[i] ? 0 : -1;
+}
+
+/* input i as given, for its shape: integer operands as read, a Python scalar as a 0-d array */
+static PyArrayObject *as_given(call_t *c, int i)
+{
+    if (!c->given[i] && !c->arr[i])
+        c->arr[i] = (PyArrayObject *)PyArray_FROM_O(c->obj[i]);
+    return c->given[i] ? c->given[i] : c->arr[i];
+}
+
 /* Reads the inputs: integer ones (bind_indices.c) and the dtype of the float ones first; then
- * checks the core shapes (in the API's order) and broadcasts the batch shapes as given; then
- * converts, and checks the integer operands' values once every size is known. */
+ * checks the core shapes (in the API's order; a Python scalar as a 0-d array) and broadcasts the
+ * batch shapes as given; then converts. */
 static int prepare_inputs(call_t *c)
 {
     for (int i = 0; i < c->nin; i++)
@@ -257,31 +281,14 @@ static int prepare_inputs(call_t *c)
             return -1;
     if (resolve_type(c) < 0)
         return -1;
-    for (int i = 0; i < c->nin; i++) {
-        if (!c->obj[i])
-            continue;
-        if (!c->arr[i] && !(c->arr[i] = (PyArrayObject *)PyArray_FROM_O(c->obj[i]))) /* scalar */
+    for (int i = 0; i < c->nin; i++)
+        if (c->obj[i] && check_core(c, i, as_given(c, i)) < 0)
             return -1;
-        if (check_core(c, i, c->given[i] ? c->given[i] : c->arr[i]) < 0)
-            return -1;
-    }
     if (broadcast(c) < 0)
         return -1;
-    for (int i = 0; i < c->nin; i++) {
-        if (!c->obj[i])
-            continue;
-        if (c->k->op[i].kind != OP_REAL) {
-            if (check_indices(c, i) < 0)
-                return -1;
-            continue;
-        }
-        Py_SETREF(c->arr[i], (PyArrayObject *)PyArray_FromAny(
-                                 (PyObject *)c->arr[i], PyArray_DescrFromType(c->typenum), 0, 0,
-                                 NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
-                                 NULL));
-        if (!c->arr[i])
+    for (int i = 0; i < c->nin; i++)
+        if (c->obj[i] && finish_input(c, i) < 0)
             return -1;
-    }
     return 0;
 }
 

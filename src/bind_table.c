@@ -20,6 +20,8 @@
  * array, or a tuple for several outputs), threads=, the GIL, messages naming the argument. */
 #include "binding.h"
 
+#include <stdio.h>
+
 #define SK_DOUBLE 0
 #include "bind_loops.h"
 #undef SK_DOUBLE
@@ -30,14 +32,24 @@
 #define OUTPUT(name, shape) {name, shape, OP_REAL, OP_OUT, 0}
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread (each thread: ~100 us of work or more) */
 #define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
+#define GRAIN_MATRICES 16384 /* 4x4 inverses per thread */
 #define GRAIN_VERTICES 32768 /* skinned vertices per thread */
 
+/* "matrices[2, 1] is singular": the batch index of the first singular matrix */
 static void fail_singular(const call_t *c, int status)
 {
-    size_t J = (size_t)c->sym[SYM('J')], bad = (size_t)c->ctx.item * J + c->ctx.bad;
+    npy_intp flat = c->ctx.item + (npy_intp)c->ctx.bad, idx[NPY_MAXDIMS];
+    char where[256] = "";
+    size_t len = 0;
     (void)status;
-    PyErr_Format(PyExc_ValueError, "%s: matrix %zu (joint %zu, counting matrices in C order "
-                 "over the batch) is singular", c->name[0], bad, J ? bad % J : 0);
+    for (int d = c->bnd - 1; d >= 0; d--) {
+        idx[d] = flat % c->bshape[d];
+        flat /= c->bshape[d];
+    }
+    for (int d = 0; d < c->bnd && len < sizeof where; d++)
+        len += (size_t)snprintf(where + len, sizeof where - len, "%s%" NPY_INTP_FMT "%s",
+                                d ? ", " : "[", idx[d], d == c->bnd - 1 ? "]" : "");
+    PyErr_Format(PyExc_ValueError, "%s%s is singular", c->name[0], where);
 }
 
 #define ELEMENTWISE(name, summary, ...) \
@@ -58,9 +70,8 @@ kernel_t kernels[] = {
                 {"q", "(...,4)"}, OUTPUT("out", "(...,3,3)")),
     ELEMENTWISE(quat_from_matrix, "Unit quaternion (w >= 0) of a rotation matrix.",
                 {"m", "(...,3,3)"}, OUTPUT("out", "(...,4)")),
-    {"quat_from_axis_angle", "Unit quaternion of a rotation vector (axis * angle).",
-     {{"rotvec", "(...,3)"}, OUTPUT("out", "(...,4)")}, 0, 0, GRAIN_ELEMENTS,
-     LOOPS(quat_from_rotvec), NULL},
+    ELEMENTWISE(quat_from_rotvec, "Unit quaternion of a rotation vector (axis * angle).",
+                {"rotvec", "(...,3)"}, OUTPUT("out", "(...,4)")),
     ELEMENTWISE(slerp, "Shortest-path spherical linear interpolation at t.",
                 {"q0", "(...,4)"}, {"q1", "(...,4)"}, {"t", "(...)"}, OUTPUT("out", "(...,4)")),
     {"forward_kinematics", "World matrices parent . T(t) . R(q) . S(s) of every joint.",
@@ -80,9 +91,9 @@ kernel_t kernels[] = {
     {"skinning_matrices", "Skinning matrices world_j . inverse_bind_j.",
      {{"world", "(...,J,4,4)"}, {"inverse_bind", "(...,J,4,4)"}, OUTPUT("out", "(...,J,4,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(skinning_matrices), NULL},
-    {"inverse_bind_matrices", "General 4x4 inverse of every matrix.",
-     {{"world", "(...,J,4,4)"}, OUTPUT("out", "(...,J,4,4)")},
-     0, 'J', GRAIN_JOINTS, LOOPS(invert), fail_singular},
+    {"matrix_inverse", "General inverse of 4x4 matrices.",
+     {{"matrices", "(...,4,4)"}, OUTPUT("out", "(...,4,4)")},
+     0, 0, GRAIN_MATRICES, LOOPS(matrix_inverse), fail_singular},
     {"linear_blend_skinning", "Linear blend skinning of positions (and normals).",
      {{"vertices", "(...,V,3)"},
       {"joints", "(V,K)", OP_JOINTS},
@@ -91,6 +102,6 @@ kernel_t kernels[] = {
       {"normals", "(...,V,3)", OP_REAL, OP_OPTIONAL},
       OUTPUT("positions", "(...,V,3)"),
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
-     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), NULL},
+     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), fail_joint_index},
 };
 const size_t n_kernels = sizeof kernels / sizeof kernels[0];

@@ -36,7 +36,7 @@ enum op_kind {
     OP_PARENTS,   /* (J) joint parents, any integer type: int32 and a topological order
                      (sk_topological_order), once per call */
     OP_JOINTS     /* (V, K) joint indices, any integer type (uint8, uint16 and int32 read as they
-                     are), checked once per call against J (sk_check_joints) */
+                     are), checked by the loop on the first pose (fail_joint_index words it) */
 };
 
 enum op_flag {
@@ -123,7 +123,8 @@ extern int default_threads;
 
 /* bind_indices.c */
 int read_indices(call_t *c, int i);
-int check_indices(call_t *c, int i);
+int order_parents(call_t *c, int i);
+void fail_joint_index(const call_t *c, int status);
 
 /* bind_run.c */
 int run_call(call_t *c);

@@ -16,10 +16,10 @@
  * influence on the transposed joint matrices mt; then v' = c0 x + c1 y + c2 z + c3 as
  * A (x.. | y..) + B (z.. | 1..), its two halves added. */
 #define SK_LBS_AVX2(NAME, JT)                                                                  \
-    static inline __attribute__((always_inline)) void NAME##_body(                            \
+    static inline __attribute__((always_inline)) int NAME##_body(                             \
         size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
         const float *restrict w, const float *restrict mt, const float *restrict nv,          \
-        float *restrict op, float *restrict on)                                               \
+        float *restrict op, float *restrict on, size_t *bad)                                  \
     {                                                                                         \
         const __m256i xy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);                         \
         const __m256i z1 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);                         \
@@ -28,8 +28,12 @@
             __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();                          \
             for (size_t k = 0; k < K; k++) {                                                  \
                 size_t j = (size_t)joints[x * K + k];                                         \
-                if (j >= J) /* -1: no influence */                                            \
-                    continue;                                                                 \
+                if (j >= J) {                                                                 \
+                    if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                              \
+                        continue;                                                             \
+                    *bad = x * K + k;                                                         \
+                    return SK_ERR_JOINT_INDEX;                                                \
+                }                                                                             \
                 __m256 wk = _mm256_broadcast_ss(w + x * K + k);                               \
                 A = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j), A);                     \
                 B = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j + 8), B);                 \
@@ -58,6 +62,7 @@
                     flush_normals(st, l + 1, on + 3 * (x - l));                               \
             }                                                                                 \
         }                                                                                     \
+        return SK_OK;                                                                         \
     }                                                                                         \
     SK_LBS_K4(NAME, JT)
 SK_LBS_AVX2(lbs_u8, uint8_t)

@@ -128,27 +128,34 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
             _mm512_mask_cmpge_epu32_mask, _mm512_set1_epi32)
 
 #define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                              \
-    /* the blended matrix of vertex x; `checked` when some index of its group may lie outside \
-       0..J-1 (-1: no influence; sk_check_joints refuses the others before a call) */        \
-    static inline __attribute__((always_inline)) __m512 NAME##_blend(                         \
+    /* the blended matrix of vertex x into *out; `checked` when some index of its group lies \
+       outside 0..J-1: -1 (no influence) is skipped, and so is any other when bad is NULL   \
+       (checked on an earlier pose), else it is the error */                                \
+    static inline __attribute__((always_inline)) int NAME##_blend(                            \
         size_t x, size_t K, size_t J, const JT *joints, const float *restrict w,              \
-        const float *restrict mt, int checked)                                                \
+        const float *restrict mt, int checked, __m512 *out, size_t *bad)                      \
     {                                                                                         \
         __m512 acc = _mm512_setzero_ps();                                                     \
         for (size_t k = 0; k < K; k++) {                                                      \
             size_t j = (size_t)joints[x * K + k];                                             \
-            if (checked && j >= J)                                                            \
-                continue;                                                                     \
+            if (checked && j >= J) {                                                          \
+                if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                                  \
+                    continue;                                                                 \
+                *bad = x * K + k;                                                             \
+                return SK_ERR_JOINT_INDEX;                                                    \
+            }                                                                                 \
             acc = _mm512_fmadd_ps(_mm512_set1_ps(w[x * K + k]), _mm512_loadu_ps(mt + 16 * j), \
                                   acc);                                                       \
         }                                                                                     \
-        return acc;                                                                           \
+        *out = acc;                                                                           \
+        return SK_OK;                                                                         \
     }                                                                                         \
     /* the vertices x0 .. x0+cnt-1 (cnt <= 4), padded with zeros to a group of 4 */          \
-    static inline __attribute__((always_inline)) void NAME##_group(                           \
+    static inline __attribute__((always_inline)) int NAME##_group(                            \
         size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
         const JT *joints, const float *restrict w, const float *restrict mt,                  \
-        const float *restrict nv, float *restrict op, float *restrict on, __m512 *st)         \
+        const float *restrict nv, float *restrict op, float *restrict on, __m512 *st,         \
+        size_t *bad)                                                                          \
     {                                                                                         \
         __mmask16 m3 = (__mmask16)((1u << (3 * cnt)) - 1);                                    \
         __m512 P = _mm512_mask_blend_ps(0xF000, _mm512_maskz_loadu_ps(m3, v + 3 * x0),        \
@@ -161,8 +168,9 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
             r[l] = _mm512_setzero_ps();                                                       \
             if (l >= cnt)                                                                     \
                 continue;                                                                     \
-            acc = checked ? NAME##_blend(x, K, J, joints, w, mt, 1)                           \
-                          : NAME##_blend(x, K, J, joints, w, mt, 0);                          \
+            if (checked ? NAME##_blend(x, K, J, joints, w, mt, 1, &acc, bad)                  \
+                        : NAME##_blend(x, K, J, joints, w, mt, 0, &acc, bad))                 \
+                return SK_ERR_JOINT_INDEX;                                                    \
             __m512i spread = _mm512_setr_epi32(3 * l, 3 * l, 3 * l, 3 * l, 3 * l + 1,         \
                                                3 * l + 1, 3 * l + 1, 3 * l + 1, 3 * l + 2,    \
                                                3 * l + 2, 3 * l + 2, 3 * l + 2, 12, 12, 12, 12); \
@@ -177,18 +185,21 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         const __m512i pick = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0,  \
                                                0, 0);                                         \
         _mm512_mask_storeu_ps(op + 3 * x0, m3, _mm512_permutexvar_ps(pick, sum_columns4(r))); \
+        return SK_OK;                                                                         \
     }                                                                                         \
-    static inline __attribute__((always_inline)) void NAME##_body(                            \
+    static inline __attribute__((always_inline)) int NAME##_body(                             \
         size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
         const float *restrict w, const float *restrict mt, const float *restrict nv,          \
-        float *restrict op, float *restrict on)                                               \
+        float *restrict op, float *restrict on, size_t *bad)                                  \
     {                                                                                         \
         __m512 st[16];                                                                        \
         size_t x0 = 0;                                                                        \
         for (; x0 + 4 <= V; x0 += 4)                                                          \
-            NAME##_group(x0, 4, V, K, J, v, joints, w, mt, nv, op, on, st);                   \
+            if (NAME##_group(x0, 4, V, K, J, v, joints, w, mt, nv, op, on, st, bad))          \
+                return SK_ERR_JOINT_INDEX;                                                    \
         if (x0 < V)                                                                           \
-            NAME##_group(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, st);              \
+            return NAME##_group(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, st, bad);  \
+        return SK_OK;                                                                         \
     }                                                                                         \
     SK_LBS_K4(NAME, JT)
 SK_LBS_AVX512(lbs_u8, uint8_t, in_range_u8)
@@ -196,10 +207,3 @@ SK_LBS_AVX512(lbs_u16, uint16_t, in_range_u16)
 SK_LBS_AVX512(lbs_i32, int32_t, in_range_i32)
 
 SK_LBS_POSE(sk_lbs_pose_avx512)
-
-int sk_joints_in_range_avx512(size_t n, const void *joints, int itype, size_t J)
-{
-    return itype == SK_U8    ? in_range_u8(joints, n, J)
-           : itype == SK_U16 ? in_range_u16(joints, n, J)
-                             : in_range_i32(joints, n, J);
-}

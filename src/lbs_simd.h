@@ -91,29 +91,28 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
 /* The variant's entry for one pose: transposes the matrices once, then runs its kernel for the
  * joint index type, lbs_u8 / lbs_u16 / lbs_i32 (defined by SK_LBS_K4). */
 #define SK_LBS_POSE(FNAME)                                                                     \
-    void FNAME(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,     \
-               const float *weights, const float *m, const float *nv, float *op, float *on)     \
+    int FNAME(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,      \
+              const float *weights, const float *m, const float *nv, float *op, float *on,      \
+              size_t *bad)                                                                      \
     {                                                                                           \
         float mt[16 * SK_AVX2_MAX_JOINTS]; /* the matrices transposed: columns, contiguous */   \
         transpose_mats(J, m, mt);                                                               \
         if (itype == SK_U8)                                                                     \
-            lbs_u8(V, K, J, v, joints, weights, mt, nv, op, on);                                \
-        else if (itype == SK_U16)                                                               \
-            lbs_u16(V, K, J, v, joints, weights, mt, nv, op, on);                               \
-        else                                                                                    \
-            lbs_i32(V, K, J, v, joints, weights, mt, nv, op, on);                               \
+            return lbs_u8(V, K, J, v, joints, weights, mt, nv, op, on, bad);                    \
+        if (itype == SK_U16)                                                                    \
+            return lbs_u16(V, K, J, v, joints, weights, mt, nv, op, on, bad);                   \
+        return lbs_i32(V, K, J, v, joints, weights, mt, nv, op, on, bad);                       \
     }
 
 /* A variant's kernel NAME for index type JT over its NAME##_body: K = 4 (glTF's JOINTS_0) gets
  * its own copies with the influence loop unrolled, with and without normals. */
 #define SK_LBS_K4(NAME, JT)                                                                    \
-    static void NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,            \
-                     const float *w, const float *mt, const float *nv, float *op, float *on)    \
+    static int NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,             \
+                    const float *w, const float *mt, const float *nv, float *op, float *on,     \
+                    size_t *bad)                                                                \
     {                                                                                           \
         if (K != 4)                                                                             \
-            NAME##_body(V, K, J, v, joints, w, mt, nv, op, on);                                 \
-        else if (on)                                                                            \
-            NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on);                                 \
-        else                                                                                    \
-            NAME##_body(V, 4, J, v, joints, w, mt, NULL, op, NULL);                             \
+            return NAME##_body(V, K, J, v, joints, w, mt, nv, op, on, bad);                     \
+        return on ? NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on, bad)                     \
+                  : NAME##_body(V, 4, J, v, joints, w, mt, NULL, op, NULL, bad);                \
     }

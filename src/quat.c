@@ -1,101 +1,91 @@
-/* quat.c -- quaternion kernels over n items with item strides (elements).
+/* quat.c -- quaternion kernels over n items with item strides (elements): one item function
+ * each (here or in qmath.h), mapped over the items by SK_MAP1 / SK_MAP2.
  * Compiled twice, for float and double (see real.h). */
 #include "real.h"
 #include "qmath.h"
 
-void FN(sk_quat_multiply)(size_t n, const T *a, ptrdiff_t sa, const T *b, ptrdiff_t sb,
-                          T *restrict out, ptrdiff_t so)
+/* the kernel NAME: ITEM(in + i * s_in, [in2 + i * s_in2,] out + i * so) for every item i */
+#define SK_MAP1(NAME, ITEM)                                                               \
+    void FN(NAME)(size_t n, const T *a, ptrdiff_t sa, T *restrict out, ptrdiff_t so)      \
+    {                                                                                     \
+        for (size_t i = 0; i < n; i++)                                                    \
+            ITEM(a + i * sa, out + i * so);                                               \
+    }
+#define SK_MAP2(NAME, ITEM)                                                               \
+    void FN(NAME)(size_t n, const T *a, ptrdiff_t sa, const T *b, ptrdiff_t sb,           \
+                  T *restrict out, ptrdiff_t so)                                          \
+    {                                                                                     \
+        for (size_t i = 0; i < n; i++)                                                    \
+            ITEM(a + i * sa, b + i * sb, out + i * so);                                   \
+    }
+
+static inline void FN(conjugate)(const T *p, T *o)
 {
-    for (size_t i = 0; i < n; i++)
-        FN(qmul)(a + i * sa, b + i * sb, out + i * so);
+    o[0] = -p[0]; o[1] = -p[1]; o[2] = -p[2]; o[3] = p[3];
 }
 
-void FN(sk_quat_conjugate)(size_t n, const T *q, ptrdiff_t sq, T *restrict out, ptrdiff_t so)
+static inline void FN(inverse)(const T *p, T *o)
 {
-    for (size_t i = 0; i < n; i++) {
-        const T *p = q + i * sq;
-        T *o = out + i * so;
-        o[0] = -p[0]; o[1] = -p[1]; o[2] = -p[2]; o[3] = p[3];
+    T r = 1 / (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+    o[0] = -p[0] * r; o[1] = -p[1] * r; o[2] = -p[2] * r; o[3] = p[3] * r;
+}
+
+static inline void FN(normalize)(const T *p, T *o)
+{
+    T len = SQRT(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+    if (len > 0) {
+        o[0] = p[0] / len; o[1] = p[1] / len; o[2] = p[2] / len; o[3] = p[3] / len;
+    } else if (len == 0) {
+        o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 1;
+    } else { /* NaN propagates */
+        o[0] = o[1] = o[2] = o[3] = len;
     }
 }
 
-void FN(sk_quat_inverse)(size_t n, const T *q, ptrdiff_t sq, T *restrict out, ptrdiff_t so)
+static inline void FN(to_matrix)(const T *q, T *o)
 {
-    for (size_t i = 0; i < n; i++) {
-        const T *p = q + i * sq;
-        T *o = out + i * so;
-        T r = 1 / (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-        o[0] = -p[0] * r; o[1] = -p[1] * r; o[2] = -p[2] * r; o[3] = p[3] * r;
-    }
-}
-
-void FN(sk_quat_normalize)(size_t n, const T *q, ptrdiff_t sq, T *restrict out, ptrdiff_t so)
-{
-    for (size_t i = 0; i < n; i++) {
-        const T *p = q + i * sq;
-        T *o = out + i * so;
-        T len = SQRT(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-        if (len > 0) {
-            o[0] = p[0] / len; o[1] = p[1] / len; o[2] = p[2] / len; o[3] = p[3] / len;
-        } else if (len == 0) {
-            o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 1;
-        } else { /* NaN propagates */
-            o[0] = o[1] = o[2] = o[3] = len;
-        }
-    }
-}
-
-void FN(sk_quat_rotate)(size_t n, const T *q, ptrdiff_t sq, const T *v, ptrdiff_t sv,
-                        T *restrict out, ptrdiff_t so)
-{
-    for (size_t i = 0; i < n; i++)
-        FN(qrot)(q + i * sq, v + i * sv, out + i * so);
-}
-
-void FN(sk_quat_to_matrix)(size_t n, const T *q, ptrdiff_t sq, T *restrict out, ptrdiff_t so)
-{
-    for (size_t i = 0; i < n; i++)
-        FN(qmat)(q + i * sq, out + i * so, 3);
+    FN(qmat)(q, o, 3);
 }
 
 /* Shepperd (1978): take the largest of 4w^2, 4x^2, 4y^2, 4z^2 from the trace and the
  * diagonal, the other components from the off-diagonal sums/differences. */
-void FN(sk_quat_from_matrix)(size_t n, const T *m, ptrdiff_t sm, T *restrict out, ptrdiff_t so)
+static inline void FN(from_matrix)(const T *a, T *o)
 {
-    for (size_t i = 0; i < n; i++) {
-        const T *a = m + i * sm;
-        T *o = out + i * so;
-        T tr = a[0] + a[4] + a[8], x, y, z, w;
-        if (tr >= a[0] && tr >= a[4] && tr >= a[8]) {
-            w = (T)0.5 * SQRT(1 + tr); T f = (T)0.25 / w;
-            x = (a[7] - a[5]) * f; y = (a[2] - a[6]) * f; z = (a[3] - a[1]) * f;
-        } else if (a[0] >= a[4] && a[0] >= a[8]) {
-            x = (T)0.5 * SQRT(1 + a[0] - a[4] - a[8]); T f = (T)0.25 / x;
-            y = (a[1] + a[3]) * f; z = (a[2] + a[6]) * f; w = (a[7] - a[5]) * f;
-        } else if (a[4] >= a[8]) {
-            y = (T)0.5 * SQRT(1 - a[0] + a[4] - a[8]); T f = (T)0.25 / y;
-            x = (a[1] + a[3]) * f; z = (a[5] + a[7]) * f; w = (a[2] - a[6]) * f;
-        } else {
-            z = (T)0.5 * SQRT(1 - a[0] - a[4] + a[8]); T f = (T)0.25 / z;
-            x = (a[2] + a[6]) * f; y = (a[5] + a[7]) * f; w = (a[3] - a[1]) * f;
-        }
-        T len = SQRT(x * x + y * y + z * z + w * w);
-        if (w < 0)
-            len = -len;
-        o[0] = x / len; o[1] = y / len; o[2] = z / len; o[3] = w / len;
+    T tr = a[0] + a[4] + a[8], x, y, z, w;
+    if (tr >= a[0] && tr >= a[4] && tr >= a[8]) {
+        w = (T)0.5 * SQRT(1 + tr); T f = (T)0.25 / w;
+        x = (a[7] - a[5]) * f; y = (a[2] - a[6]) * f; z = (a[3] - a[1]) * f;
+    } else if (a[0] >= a[4] && a[0] >= a[8]) {
+        x = (T)0.5 * SQRT(1 + a[0] - a[4] - a[8]); T f = (T)0.25 / x;
+        y = (a[1] + a[3]) * f; z = (a[2] + a[6]) * f; w = (a[7] - a[5]) * f;
+    } else if (a[4] >= a[8]) {
+        y = (T)0.5 * SQRT(1 - a[0] + a[4] - a[8]); T f = (T)0.25 / y;
+        x = (a[1] + a[3]) * f; z = (a[5] + a[7]) * f; w = (a[2] - a[6]) * f;
+    } else {
+        z = (T)0.5 * SQRT(1 - a[0] - a[4] + a[8]); T f = (T)0.25 / z;
+        x = (a[2] + a[6]) * f; y = (a[5] + a[7]) * f; w = (a[3] - a[1]) * f;
     }
+    T len = SQRT(x * x + y * y + z * z + w * w);
+    if (w < 0)
+        len = -len;
+    o[0] = x / len; o[1] = y / len; o[2] = z / len; o[3] = w / len;
 }
 
-void FN(sk_quat_from_rotvec)(size_t n, const T *r, ptrdiff_t sr, T *restrict out, ptrdiff_t so)
+static inline void FN(from_rotvec)(const T *v, T *o)
 {
-    for (size_t i = 0; i < n; i++) {
-        const T *v = r + i * sr;
-        T *o = out + i * so;
-        T angle = SQRT(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        T s = (T)0.5 * FN(sinc)((T)0.5 * angle); /* sin(angle/2) / angle */
-        o[0] = v[0] * s; o[1] = v[1] * s; o[2] = v[2] * s; o[3] = COS((T)0.5 * angle);
-    }
+    T angle = SQRT(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    T s = (T)0.5 * FN(sinc)((T)0.5 * angle); /* sin(angle/2) / angle */
+    o[0] = v[0] * s; o[1] = v[1] * s; o[2] = v[2] * s; o[3] = COS((T)0.5 * angle);
 }
+
+SK_MAP2(sk_quat_multiply, FN(qmul))
+SK_MAP1(sk_quat_conjugate, FN(conjugate))
+SK_MAP1(sk_quat_inverse, FN(inverse))
+SK_MAP1(sk_quat_normalize, FN(normalize))
+SK_MAP2(sk_quat_rotate, FN(qrot))
+SK_MAP1(sk_quat_to_matrix, FN(to_matrix))
+SK_MAP1(sk_quat_from_matrix, FN(from_matrix))
+SK_MAP1(sk_quat_from_rotvec, FN(from_rotvec))
 
 void FN(sk_slerp)(size_t n, const T *q0, ptrdiff_t s0, const T *q1, ptrdiff_t s1, const T *t,
                   ptrdiff_t st, T *restrict out, ptrdiff_t so)

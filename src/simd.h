@@ -7,8 +7,9 @@
 /* lbs_avx2.c / lbs_avx512.c: one float32 pose of linear blend skinning, J <= SK_AVX2_MAX_JOINTS
    (its transposed matrices live on the stack: 16 KiB) */
 #define SK_AVX2_MAX_JOINTS 256
-void sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
-                      const float *weights, const float *m, const float *nv, float *op, float *on);
+int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
+                     const float *weights, const float *m, const float *nv, float *op, float *on,
+                     size_t *bad);
 /* fk_avx2.c: float32 forward kinematics of 8 poses side by side, J <= SK_FK_SIMD_MAX_JOINTS
    (the parents' results of a group live on the stack: 48 KiB) */
 #define SK_FK_SIMD_MAX_JOINTS 128
@@ -21,11 +22,8 @@ void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents
                                       ptrdiff_t sor, float *out_trans, ptrdiff_t sot);
 #endif
 #if defined(SK_HAVE_AVX512)
-void sk_lbs_pose_avx512(size_t V, size_t K, size_t J, const float *v, const void *joints,
-                        int itype, const float *weights, const float *m, const float *nv,
-                        float *op, float *on);
-/* whether the n joint indices (of type itype) all lie in 0..J-1, 16 at a time: the fast path of
-   sk_check_joints (lbs.c) */
-int sk_joints_in_range_avx512(size_t n, const void *joints, int itype, size_t J);
+int sk_lbs_pose_avx512(size_t V, size_t K, size_t J, const float *v, const void *joints,
+                       int itype, const float *weights, const float *m, const float *nv,
+                       float *op, float *on, size_t *bad);
 #endif
 #endif

@@ -29,7 +29,7 @@ enum sk_status {
     SK_ERR_PARENT_RANGE = -1,  /* parents[bad] is < -1 or >= J             */
     SK_ERR_PARENT_SELF = -2,   /* parents[bad] == bad                        */
     SK_ERR_PARENT_CYCLE = -3,  /* joint bad lies on a cycle                  */
-    SK_ERR_JOINT_INDEX = -4,   /* joint index bad is < -1 or >= J            */
+    SK_ERR_JOINT_INDEX = -4,   /* influence bad (flat v*K+k) is < -1 or >= J */
     SK_ERR_SINGULAR = -5,      /* matrix of item bad is singular             */
     /* sk_check_clip: channel bad of an sk_clip table has ... */
     SK_ERR_CLIP_KEYS = -6,     /* no keys, or keys outside key_times         */
@@ -97,16 +97,19 @@ void sk_rigid_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,
 /* --- linear blend skinning (lbs.c) --- */                                       \
 /* n vertices (an item = one vertex: position, K joints, K weights, the J x 4x4  \
    skinning matrices of its pose, its normal and outputs; sj and sw in elements  \
-   of joints and weights).  joints are of type itype (enum sk_index_type), each  \
-   -1 (I32 only: no influence) or 0..J-1 (sk_check_joints; an index outside is  \
-   skipped like -1); normals and out_nrm may be NULL. */                          \
-void sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,    \
-                                  ptrdiff_t sv, const void *joints, ptrdiff_t sj, \
-                                  int itype, const T *weights, ptrdiff_t sw,      \
-                                  const T *mats, ptrdiff_t sm, const T *normals,  \
-                                  ptrdiff_t sn, T *SK_RESTRICT out_pos,           \
-                                  ptrdiff_t sp, T *SK_RESTRICT out_nrm,           \
-                                  ptrdiff_t so);                                  \
+   of joints and weights).  joints are of type itype (enum sk_index_type); -1    \
+   (I32 only) = no influence; normals and out_nrm may be NULL.  With bad given,  \
+   the joint indices are checked as they are read: SK_ERR_JOINT_INDEX with      \
+   *bad = i * K + k for vertex i, slot k, the first outside -1..J-1.  With bad   \
+   NULL (indices checked on an earlier pose of the same call) such an index is  \
+   skipped, never read through. */                                                \
+int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,     \
+                                 ptrdiff_t sv, const void *joints, ptrdiff_t sj,  \
+                                 int itype, const T *weights, ptrdiff_t sw,       \
+                                 const T *mats, ptrdiff_t sm, const T *normals,   \
+                                 ptrdiff_t sn, T *SK_RESTRICT out_pos,            \
+                                 ptrdiff_t sp, T *SK_RESTRICT out_nrm,            \
+                                 ptrdiff_t so, size_t *bad);                      \
                                                                                   \
 /* --- clip sampling (sample.c) --- */                                            \
 /* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).   \
@@ -158,11 +161,6 @@ SK_DECLARE(double, d)
 enum sk_simd_level { SK_SIMD_BASELINE = 0, SK_SIMD_AVX2 = 1, SK_SIMD_AVX512 = 2 };
 int sk_simd(void);
 int sk_set_simd(int max_level);
-
-/* n joint indices of type itype (enum sk_index_type): SK_OK when each is -1 (I32: no
-   influence) or 0..J-1, else SK_ERR_JOINT_INDEX with *bad = the first bad one.  Checking once
-   serves every pose skinned with these indices. */
-int sk_check_joints(size_t n, const void *joints, int itype, size_t J, size_t *bad);
 
 /* Topological order of a joint forest: order[] lists every joint after its
    parent.  Returns SK_OK, or SK_ERR_PARENT_* with *bad = the joint. */

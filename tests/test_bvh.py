@@ -14,12 +14,10 @@ import skinkit
 from skinkit import BvhError, load_bvh
 from skinkit.bvh import BvhModel, parse_bvh
 from cli_run import run
-from conftest import DATA
+from conftest import BVH, DATA
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = DATA
-BVH = FIXTURES / "bvh"
-THREE = json.loads((FIXTURES / "bvh-threejs" / "cmu_01_03_first300.json").read_text())
+THREE = json.loads((DATA / "bvh-threejs" / "cmu_01_03_first300.json").read_text())
 BVH_FILES = sorted(p.name for p in BVH.glob("*.bvh"))
 CMU = BVH / "cmu_01_03_first300.bvh"
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from skinkit import GltfError, kernels
-from cli_run import run
+from cli_run import assert_usage_error, run
 from skinkit.cli import main
 from skinkit.default_model import default_model
 from skinkit.pose import frame_times, local_pose, pose, world_matrices
@@ -225,10 +225,7 @@ def test_info_default_model(capsys):
 ])
 def test_usage_errors_exit_2(tmp_path, capsys, monkeypatch, argv):
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(argv, capsys)
-    assert code == 2
-    assert "usage:" in err and "Traceback" not in err
-    assert os.listdir(tmp_path) == []
+    assert_usage_error(argv, capsys)
 
 
 def test_missing_model_exits_1(tmp_path, capsys):

@@ -16,9 +16,8 @@ import skinkit as sk
 
 import dask.array as da
 from distributed import Client, LocalCluster
-from conftest import DATA
+from conftest import GLTF
 
-GLTF = DATA / "gltf"
 N_POSES, CHUNK = 10_000, 1_000
 
 

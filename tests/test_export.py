@@ -11,7 +11,7 @@ import pytest
 
 import skinkit
 from skinkit import export
-from cli_run import run
+from cli_run import assert_usage_error, run
 from skinkit.cli import BLOCK_FRAMES
 from skinkit.default_model import default_model
 from conftest import DATA
@@ -290,10 +290,7 @@ def test_cli_glb_replaces_existing_file_or_leaves_it(tmp_path, capsys):
 ])
 def test_export_usage_errors_exit_2(tmp_path, capsys, monkeypatch, argv):
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(argv, capsys)
-    assert code == 2
-    assert "usage:" in err and "Traceback" not in err
-    assert os.listdir(tmp_path) == []
+    assert_usage_error(argv, capsys)
 
 
 # --- progress ----------------------------------------------------------------------------------

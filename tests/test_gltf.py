@@ -10,14 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import helpers
 from gltf_doc import DTYPES, Doc
 from skinkit import gltf
 from skinkit.gltf import GltfError, load_gltf
-from conftest import DATA
+from conftest import GLTF, THREEJS
 
-FIXTURES = DATA
-GLTF = FIXTURES / "gltf"
-THREEJS = FIXTURES / "threejs"
 INDEX = json.loads((THREEJS / "index.json").read_text())
 MODEL_FILES = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
 SLICES = {"translation": slice(0, 3), "rotation": slice(3, 7), "scale": slice(7, 10)}
@@ -600,18 +598,6 @@ def test_hostile_input_raises_gltf_error(tmp_path, build, where):
         load_gltf(path)
 
 
-def peak_rss_growth(fn):
-    """Bytes the peak resident set grew while fn() ran (Linux: peak reset via clear_refs)."""
-    def status(key):
-        return int(re.search(rf"{key}:\s+(\d+) kB", Path("/proc/self/status").read_text())
-                   .group(1)) * 1024
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    start = status("VmRSS")
-    fn()
-    return status("VmHWM") - start
-
-
 def huge_sparse(d):
     put(d.json["accessors"][POS], count=2**31,
         sparse=d.sparse([0, 1], 5121, [[0, 0, 1]] * 2, 5126))
@@ -649,4 +635,4 @@ def test_huge_declared_counts_fail_fast_in_bounded_memory(tmp_path, change):
         with pytest.raises(GltfError):
             load_gltf(path)
         assert time.perf_counter() - start < 1.0
-    assert peak_rss_growth(load) < 16 * 2**20
+    assert helpers.peak_rss_growth(load) < 16 * 2**20

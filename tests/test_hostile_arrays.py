@@ -10,36 +10,16 @@ poses, concurrent sampling).
 Every case either gives the documented result or raises TypeError / ValueError / MemoryError;
 anything else (another exception, a crash) is a bug.
 """
-import re
-import resource
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 import skinkit as sk
-import reference as ref
-from test_api_contract import SPECS, IDS, JOINTS
+import helpers
+from test_api_contract import SPECS, IDS, JOINTS, specs_where
 
 ALLOWED = (TypeError, ValueError, MemoryError)
-
-
-def peak_rss_growth(fn):
-    """Run fn(); return how many bytes the peak resident set grew beyond the resident set at the
-    start (Linux: the peak is reset through /proc/self/clear_refs; elsewhere ru_maxrss)."""
-    def status(key):
-        with open("/proc/self/status") as f:
-            return int(re.search(rf"{key}:\s+(\d+) kB", f.read()).group(1)) * 1024
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        start = status("VmRSS")
-        fn()
-        return status("VmHWM") - start
-    except OSError:
-        start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        fn()
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - start
 
 
 def spec_arg_params(select):
@@ -50,21 +30,13 @@ def required_args(spec):
     return [a for a in spec.args if a.name not in ("scales", "normals")]
 
 
-def check(spec, got, kw, scale=10):
-    expected = spec.expected(kw)
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert g.shape == np.shape(e)
-        ref.assert_close(g, e, scale=scale)
-
-
 # --------------------------------------------------------------------------- missing arguments
 
 
 @pytest.mark.parametrize("spec, arg", spec_arg_params(required_args))
 def test_none_for_a_required_array_is_a_type_error(spec, arg):
     """None where an array is required: TypeError naming the argument (not a NULL read)."""
-    kw = spec.make(ref.rng_for("none", spec.name), (2,))
+    kw = spec.make(helpers.rng_for("none", spec.name), (2,))
     kw[arg.name] = None
     with pytest.raises(TypeError, match=rf"\b{arg.name}\b"):
         spec.call(kw)
@@ -107,24 +79,24 @@ LAYOUTS = {"misaligned": misaligned, "reversed": reversed_, "zero-stride": zero_
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-@pytest.mark.parametrize("dtype", ref.DTYPES)
+@pytest.mark.parametrize("dtype", helpers.DTYPES)
 @pytest.mark.parametrize("spec, arg", spec_arg_params(lambda s: s.args))
 def test_more_memory_layouts(spec, arg, dtype, layout):
-    kw = spec.make(ref.rng_for("layout2", spec.name), (2, 3), dtype)
+    kw = spec.make(helpers.rng_for("layout2", spec.name), (2, 3), dtype)
     kw[arg.name] = LAYOUTS[layout](kw[arg.name])
     got = spec.call(kw)
     assert all(g.dtype == dtype for g in got)
-    check(spec, got, kw)
+    helpers.check_results(spec, got, kw)
 
 
 @pytest.mark.parametrize("layout", ["misaligned", "byteswapped", "strided", "fortran"])
 @pytest.mark.parametrize("jdtype", [np.uint8, np.uint16, np.int32, np.int64, np.int16])
 def test_joints_in_any_layout_and_integer_type(jdtype, layout):
     spec = next(s for s in SPECS if s.name == "linear_blend_skinning")
-    kw = spec.make(ref.rng_for("jlayout"), (2,))
+    kw = spec.make(helpers.rng_for("jlayout"), (2,))
     j = np.where(JOINTS < 0, 0, JOINTS).astype(jdtype)
-    kw["joints"] = misaligned(j) if layout == "misaligned" else ref.layouts(j)[layout]
-    check(spec, spec.call(kw), {**kw, "joints": j})
+    kw["joints"] = misaligned(j) if layout == "misaligned" else helpers.layouts(j)[layout]
+    helpers.check_results(spec, spec.call(kw), {**kw, "joints": j})
 
 
 def test_array_likes_that_are_not_arrays():
@@ -164,7 +136,7 @@ def test_zero_joints(batch):
     Q, tr = sk.rigid_forward_kinematics(p, t, q)
     assert Q.shape == batch + (0, 4) and tr.shape == batch + (0, 3)
     assert sk.skinning_matrices(m, m).shape == batch + (0, 4, 4)
-    assert sk.inverse_bind_matrices(m).shape == batch + (0, 4, 4)
+    assert sk.matrix_inverse(m).shape == batch + (0, 4, 4)
 
 
 def test_zero_joints_in_skinning():
@@ -191,11 +163,11 @@ def test_zero_influences(with_normals):
     np.testing.assert_array_equal(pos, np.zeros((3, 3)))
 
 
-@pytest.mark.parametrize("dtype", ref.DTYPES)
+@pytest.mark.parametrize("dtype", helpers.DTYPES)
 def test_all_zero_weights_with_any_matrices(dtype):
     """All-zero weights give zeros whatever the matrices hold (even NaN in an unused joint)."""
-    rng = ref.rng_for("zero-w")
-    mats = ref.random_affine(rng, (4,)).astype(dtype)
+    rng = helpers.rng_for("zero-w")
+    mats = helpers.random_affine(rng, (4,)).astype(dtype)
     mats[3] = np.nan
     verts = rng.normal(size=(6, 3)).astype(dtype)
     joints = rng.integers(0, 3, size=(6, 4)).astype(np.int32)
@@ -238,28 +210,31 @@ def huge(a, n):
     return np.broadcast_to(a, (n,) + a.shape)
 
 
+def refused_without_memory(spec, kw):
+    """The call raises MemoryError or ValueError, and the resident set grows by < 64 MiB."""
+    def call():
+        with pytest.raises((MemoryError, ValueError)):
+            spec.call(kw)
+    assert helpers.peak_rss_growth(call) < 2**26
+
+
 @pytest.mark.parametrize("n", ["2**40", "max"])
 @pytest.mark.parametrize("spec, arg", spec_arg_params(lambda s: s.batch_args()))
 def test_huge_zero_stride_input_fails_before_allocating(spec, arg, n):
     """A batch dimension whose byte size is beyond memory (2**40 items) or the largest NumPy
     allows (just under 2**63 bytes): MemoryError or ValueError, and no memory is touched."""
-    kw = spec.make(ref.rng_for("huge", spec.name), ())
+    kw = spec.make(helpers.rng_for("huge", spec.name), ())
     a = kw[arg.name]
     n = 2**40 if n == "2**40" else (2**63 - 1) // a.nbytes
     kw[arg.name] = huge(a, n)
-
-    def call():
-        with pytest.raises((MemoryError, ValueError)):
-            spec.call(kw)
-    assert peak_rss_growth(call) < 2**26
+    refused_without_memory(spec, kw)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if len(s.batch_args()) >= 2],
-                         ids=[s.name for s in SPECS if len(s.batch_args()) >= 2])
+@pytest.mark.parametrize("spec", specs_where(lambda s: len(s.batch_args()) >= 2))
 def test_broadcast_result_too_big(spec):
     """Small inputs whose broadcast batch shape has more items than fit in memory or in an
     intp: MemoryError or ValueError, not a wrapped-around size."""
-    rng = ref.rng_for("bigbcast", spec.name)
+    rng = helpers.rng_for("bigbcast", spec.name)
     args = spec.batch_args()
     kw = spec.make(rng, ())
     n = 2**16      # argument i has shape (1, .., n, .., 1) + core: the batch is n**2 or n**3
@@ -268,15 +243,11 @@ def test_broadcast_result_too_big(spec):
         shape[i] = n
         kw[a.name] = np.ascontiguousarray(np.broadcast_to(
             kw[a.name], tuple(shape) + kw[a.name].shape))
-
-    def call():
-        with pytest.raises((MemoryError, ValueError)):
-            spec.call(kw)
-    assert peak_rss_growth(call) < 2**26
+    refused_without_memory(spec, kw)
 
 
 @pytest.mark.parametrize("fn, args", [
-    (sk.inverse_bind_matrices, lambda big: (big,)),
+    (sk.matrix_inverse, lambda big: (big,)),
     (sk.quat_normalize, lambda big: (big,)),
     (sk.skinning_matrices, lambda big: (np.zeros((2, 4, 4)), big)),
     (sk.forward_kinematics, lambda big: ([-1], big, np.zeros((1, 3)))),
@@ -291,7 +262,7 @@ def test_wrong_shape_is_refused_before_the_input_is_copied(fn, args):
     def call():
         with pytest.raises(ValueError, match="must have shape"):
             fn(*args(big))
-    assert peak_rss_growth(call) < 2**26
+    assert helpers.peak_rss_growth(call) < 2**26
 
 
 def test_non_broadcasting_batch_is_refused_before_the_input_is_copied():
@@ -302,7 +273,7 @@ def test_non_broadcasting_batch_is_refused_before_the_input_is_copied():
     def call():
         with pytest.raises(ValueError, match="broadcast"):
             sk.slerp(np.zeros((0, 4), np.float32), np.zeros(4, np.float32), big)
-    assert peak_rss_growth(call) < 2**26
+    assert helpers.peak_rss_growth(call) < 2**26
 
 
 def test_slerp_three_way_broadcast_overflows_intp():
@@ -342,7 +313,7 @@ def test_clip_sample_huge_times_or_rest_fails_before_allocating():
         def call():
             with pytest.raises((MemoryError, ValueError)):
                 clip.sample(times, r)
-        assert peak_rss_growth(call) < 2**26
+        assert helpers.peak_rss_growth(call) < 2**26
 
 
 # --------------------------------------------------------------------------- sizes that disagree
@@ -361,7 +332,7 @@ def test_clip_sample_huge_times_or_rest_fails_before_allocating():
      ("inverse_bind", "J=2", "(3, 4, 4)")),
     (lambda: sk.skinning_matrices(np.zeros((2, 4, 3)), np.zeros((2, 4, 4))),
      ("world", "(2, 4, 3)")),
-    (lambda: sk.inverse_bind_matrices(np.zeros((4, 4))), ("world", "(4, 4)")),
+    (lambda: sk.matrix_inverse(np.zeros((4, 3))), ("matrices", "(..., 4, 4)", "(4, 3)")),
     (lambda: sk.linear_blend_skinning(np.zeros((3, 3)), np.zeros((2, 1), np.int32),
                                       np.ones((2, 1)), np.zeros((1, 4, 4))),
      ("joints", "V=3", "(2, 1)")),
@@ -455,16 +426,15 @@ def test_lbs_with_normals_out_must_be_a_pair():
 
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)
 def test_out_that_is_not_an_array(spec):
-    kw = spec.make(ref.rng_for("outlist", spec.name), (2,))
+    kw = spec.make(helpers.rng_for("outlist", spec.name), (2,))
     outs = [np.zeros((2,) + o).tolist() for o in spec.outs]
     with pytest.raises(TypeError):
         spec.call(kw, tuple(outs) if spec.out_pair else outs[0])
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if s.out_pair],
-                         ids=[s.name for s in SPECS if s.out_pair])
+@pytest.mark.parametrize("spec", specs_where(lambda s: s.out_pair))
 def test_two_outs_that_overlap_each_other(spec):
-    kw = spec.make(ref.rng_for("outpair", spec.name), (2,))
+    kw = spec.make(helpers.rng_for("outpair", spec.name), (2,))
     shapes = [(2,) + o for o in spec.outs]
     buf = np.zeros(max(int(np.prod(s)) for s in shapes))
     outs = tuple(buf[:int(np.prod(s))].reshape(s) for s in shapes)
@@ -574,7 +544,7 @@ def test_channel_at_a_node_beyond_the_rest_pose():
         sk.Clip("c", [channel(node=5)]).sample(0.5, REST1)
 
 
-@pytest.mark.parametrize("dtype", ref.DTYPES)
+@pytest.mark.parametrize("dtype", helpers.DTYPES)
 @pytest.mark.parametrize("T", [0, 1, 3])
 def test_clip_sample_empty_sizes(dtype, T):
     """T = 0 gives (0, N, c) arrays; a clip without channels and N = 0 give the rest pose or
@@ -595,15 +565,15 @@ def test_clip_sample_empty_sizes(dtype, T):
 @pytest.mark.parametrize("layout", ["misaligned", "byteswapped", "strided", "fortran",
                                     "readonly"])
 def test_clip_inputs_in_any_layout(layout):
-    rng = ref.rng_for("cliplayout")
+    rng = helpers.rng_for("cliplayout")
     keys = np.array([0.0, 0.4, 1.0])
     values = rng.normal(size=(3, 3))
-    quats = ref.random_quats(rng, (3,))
-    rest = (rng.normal(size=(2, 3)), ref.random_quats(rng, (2,)), rng.uniform(1, 2, (2, 3)))
+    quats = helpers.random_quats(rng, (3,))
+    rest = (rng.normal(size=(2, 3)), helpers.random_quats(rng, (2,)), rng.uniform(1, 2, (2, 3)))
     times = rng.uniform(-0.5, 1.5, size=(4, 2))
 
     def lay(a):
-        return misaligned(a) if layout == "misaligned" else ref.layouts(a).get(layout, a)
+        return misaligned(a) if layout == "misaligned" else helpers.layouts(a).get(layout, a)
 
     def clip(f):
         return sk.Clip("c", [sk.Channel(1, "translation", f(keys), f(values)),
@@ -616,9 +586,9 @@ def test_clip_inputs_in_any_layout(layout):
 
 def test_clip_sample_from_threads_agrees_with_serial():
     """8 threads sampling one clip at once get the single-threaded results."""
-    rng = ref.rng_for("clipthreads")
+    rng = helpers.rng_for("clipthreads")
     keys = np.sort(rng.uniform(0, 2, 16))
-    chans = [sk.Channel(i, "rotation", keys, ref.random_quats(rng, (16,)), interp)
+    chans = [sk.Channel(i, "rotation", keys, helpers.random_quats(rng, (16,)), interp)
              for i, interp in enumerate(["LINEAR", "STEP"])]
     chans.append(sk.Channel(2, "translation", keys, rng.normal(size=(48, 3)), "CUBICSPLINE"))
     clip = sk.Clip("c", chans)
@@ -649,7 +619,7 @@ def test_channel_arrays_edited_after_the_clip_is_made_do_not_reach_it():
 def test_threads_sharing_the_same_inputs_agree_with_serial(spec):
     """8 threads call the kernel at once on the very same input arrays (read-only, shared),
     each with its own out= every other call: the serial result every time."""
-    kw = spec.make(ref.rng_for("shared-threads", spec.name), (64,))
+    kw = spec.make(helpers.rng_for("shared-threads", spec.name), (64,))
     for v in kw.values():
         v.flags.writeable = False
     alone = spec.call(kw)

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 import skinkit as sk
+import helpers
 import reference as ref
 
-DTYPES = ref.DTYPES
+DTYPES = helpers.DTYPES
 J, V = 7, 40
 JOINT_DTYPES = (np.uint8, np.uint16, np.int32, np.int64)
 
@@ -24,7 +25,7 @@ def rig(rng, K, jdtype=np.int32, dtype=np.float64, batch=(), unused=True):
     if unused and np.issubdtype(jdtype, np.signedinteger) and K > 1:
         joints[rng.uniform(size=(V, K)) < 0.25] = -1
     weights = rng.uniform(0.05, 0.6, size=(V, K)).astype(dtype)
-    mats = ref.random_affine(rng, batch + (J,)).astype(dtype)
+    mats = helpers.random_affine(rng, batch + (J,)).astype(dtype)
     return verts, joints.astype(jdtype), weights, mats
 
 
@@ -32,37 +33,37 @@ def rig(rng, K, jdtype=np.int32, dtype=np.float64, batch=(), unused=True):
 @pytest.mark.parametrize("K", [1, 4, 8])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_positions(dtype, K, jdtype):
-    rng = ref.rng_for("lbs", K, np.dtype(jdtype).name)
+    rng = helpers.rng_for("lbs", K, np.dtype(jdtype).name)
     verts, joints, weights, mats = rig(rng, K, jdtype, dtype)
     got = sk.linear_blend_skinning(verts, joints, weights, mats)
     assert got.dtype == dtype and got.shape == (V, 3)
-    ref.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
+    helpers.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_unused_slots_are_skipped(dtype):
     """A -1 slot contributes nothing even with a large weight (it is not joint J-1)."""
-    rng = ref.rng_for("unused")
+    rng = helpers.rng_for("unused")
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype, unused=False)
     joints[:, 3] = -1
     weights[:, 3] = 5.0
     got = sk.linear_blend_skinning(verts, joints, weights, mats)
     expected = ref.linear_blend_skinning(verts, joints[:, :3], weights[:, :3], mats)
-    ref.assert_close(got, expected, scale=4)
+    helpers.assert_close(got, expected, scale=4)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_normals(dtype):
-    rng = ref.rng_for("normals")
+    rng = helpers.rng_for("normals")
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype)
     normals = rng.normal(size=(V, 3))
     normals = (normals / np.linalg.norm(normals, axis=1, keepdims=True)).astype(dtype)
     pos, nrm = sk.linear_blend_skinning(verts, joints, weights, mats, normals)
     assert pos.dtype == nrm.dtype == dtype and pos.shape == nrm.shape == (V, 3)
     epos, enrm = ref.linear_blend_skinning(verts, joints, weights, mats, normals)
-    ref.assert_close(pos, epos, scale=4)
-    ref.assert_close(nrm, enrm, scale=10)
-    ref.assert_close(np.linalg.norm(nrm.astype(np.float64), axis=1), np.ones(V), dtype=dtype)
+    helpers.assert_close(pos, epos, scale=4)
+    helpers.assert_close(nrm, enrm, scale=10)
+    helpers.assert_close(np.linalg.norm(nrm.astype(np.float64), axis=1), np.ones(V), dtype=dtype)
 
 
 @pytest.mark.parametrize("scale", [(1.0, 3.0, 0.2), (2.0, 2.0, 2.0), (-1.0, 1.0, 1.0)],
@@ -71,7 +72,7 @@ def test_normals_stay_perpendicular_to_the_surface(scale):
     """Build a tangent t _|_ n; the blended 3x3 maps it into the skinned tangent plane, and the
     skinned normal must stay perpendicular to it, pointing to the same side as the inverse
     transpose (also for a mirroring joint: det < 0)."""
-    rng = ref.rng_for("perp", scale)
+    rng = helpers.rng_for("perp", scale)
     verts, joints, weights, mats = rig(rng, 4, np.int32, np.float64, unused=False)
     mats[:, :3, :3] *= np.asarray(scale)[None, None, :]        # scale every joint the same way
     n = rng.normal(size=(V, 3))
@@ -87,34 +88,34 @@ def test_normals_stay_perpendicular_to_the_surface(scale):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_batch_of_poses(dtype):
-    rng = ref.rng_for("batch")
+    rng = helpers.rng_for("batch")
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype, batch=(3,))
     got = sk.linear_blend_skinning(verts, joints, weights, mats)
     assert got.shape == (3, V, 3) and got.dtype == dtype
-    ref.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
+    helpers.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
     # batched vertices and normals against one pose, and (2, 1) x (3,) broadcasting
     verts_b = rng.normal(size=(2, 1, V, 3)).astype(dtype)
     normals = rng.normal(size=(3, V, 3)).astype(dtype)
     pos, nrm = sk.linear_blend_skinning(verts_b, joints, weights, mats, normals)
     assert pos.shape == nrm.shape == (2, 3, V, 3)
     epos, enrm = ref.linear_blend_skinning(verts_b, joints, weights, mats, normals)
-    ref.assert_close(pos, epos, scale=4)
-    ref.assert_close(nrm, enrm, scale=10)
+    helpers.assert_close(pos, epos, scale=4)
+    helpers.assert_close(nrm, enrm, scale=10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_weights_used_as_given(dtype):
-    rng = ref.rng_for("asgiven")
+    rng = helpers.rng_for("asgiven")
     verts, joints, weights, _ = rig(rng, 4, np.int32, dtype, unused=False)
     eye = np.tile(np.eye(4, dtype=dtype), (J, 1, 1))
     got = sk.linear_blend_skinning(verts, joints, weights, eye)
-    ref.assert_close(got, verts * weights.sum(axis=1, keepdims=True).astype(np.float64))
+    helpers.assert_close(got, verts * weights.sum(axis=1, keepdims=True).astype(np.float64))
     assert not np.allclose(got, verts)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_zero_weights_give_zero_position_and_normal(dtype):
-    rng = ref.rng_for("zero")
+    rng = helpers.rng_for("zero")
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype)
     weights[:5] = 0
     normals = np.tile(np.array([0.0, 0.0, 1.0], dtype), (V, 1))
@@ -140,7 +141,7 @@ def test_no_vertices(batch, with_normals):
 @pytest.mark.parametrize("jdtype", (np.int32, np.int64, np.int16))
 @pytest.mark.parametrize("bad", [J, -2, 1000])
 def test_joint_index_out_of_range(jdtype, bad):
-    rng = ref.rng_for("range")
+    rng = helpers.rng_for("range")
     verts, joints, weights, mats = rig(rng, 8, np.int64, np.float64, unused=False)
     joints = np.ascontiguousarray(joints, dtype=jdtype)
     joints[9, 6] = bad                                  # vertex 9, slot 6
@@ -152,7 +153,7 @@ def test_joint_index_out_of_range(jdtype, bad):
 
 @pytest.mark.parametrize("jdtype", (np.uint8, np.uint16))
 def test_unsigned_joint_index_out_of_range(jdtype):
-    rng = ref.rng_for("urange")
+    rng = helpers.rng_for("urange")
     verts, joints, weights, mats = rig(rng, 4, jdtype, np.float64)
     joints[3, 2] = np.iinfo(jdtype).max               # 255 / 65535 is not "unused"
     with pytest.raises(ValueError):
@@ -160,7 +161,7 @@ def test_unsigned_joint_index_out_of_range(jdtype):
 
 
 def test_joints_and_weights_shapes_must_match():
-    rng = ref.rng_for("shapes")
+    rng = helpers.rng_for("shapes")
     verts, joints, weights, mats = rig(rng, 4)
     with pytest.raises(ValueError):
         sk.linear_blend_skinning(verts, joints, weights[:, :3], mats)
@@ -175,17 +176,17 @@ def test_joints_and_weights_shapes_must_match():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 def test_normalize_weights(dtype):
-    rng = ref.rng_for("nw")
+    rng = helpers.rng_for("nw")
     w = rng.integers(0, 5, size=(30, 4)).astype(dtype)
     w[3] = 0
     before = w.copy()
     got = sk.normalize_weights(w)
     assert got.dtype == (np.float64 if dtype == np.int64 else dtype)
     assert got.shape == w.shape
-    ref.assert_close(got, ref.normalize_weights(w))
+    helpers.assert_close(got, ref.normalize_weights(w))
     assert np.all(got[3] == 0)
     rows = got.sum(axis=1)
-    ref.assert_close(rows[w.sum(axis=1) != 0], 1.0)
+    helpers.assert_close(rows[w.sum(axis=1) != 0], 1.0)
     np.testing.assert_array_equal(w, before)       # the input is not modified in place
     assert not np.shares_memory(got, w)
 
@@ -193,7 +194,7 @@ def test_normalize_weights(dtype):
 @pytest.mark.parametrize("jdtype", [np.uint8, np.uint16, np.int32])
 @pytest.mark.parametrize("K, k", [(8, 4), (4, 4), (4, 1), (2, 4)])
 def test_limit_influences(K, k, jdtype):
-    rng = ref.rng_for("limit", K, k)
+    rng = helpers.rng_for("limit", K, k)
     joints = rng.integers(0, 50, size=(25, K)).astype(jdtype)
     weights = rng.uniform(0, 1, size=(25, K))
     weights[0, :] = 0.25                   # ties keep the earlier slot
@@ -202,8 +203,8 @@ def test_limit_influences(K, k, jdtype):
     assert gj.shape == gw.shape == (25, k) and gj.dtype == jdtype
     ej, ew = ref.limit_influences(joints, weights, k)
     np.testing.assert_array_equal(gj, ej)
-    ref.assert_close(gw, ew)
-    ref.assert_close(gw.sum(axis=1), np.ones(25))
+    helpers.assert_close(gw, ew)
+    helpers.assert_close(gw.sum(axis=1), np.ones(25))
     if K < k:
         assert np.all(gj[:, K:] == 0) and np.all(gw[:, K:] == 0)
     else:

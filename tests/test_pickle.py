@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 import skinkit as sk
-from conftest import DATA
+from conftest import GLTF
 
-GLTF = DATA / "gltf"
 MODELS = ["CesiumMan.glb", "Fox.glb", "RiggedFigure.glb", "RiggedSimple.glb"]
 
 
@@ -60,6 +59,12 @@ def without_clips(model):
     return dataclasses.replace(model, clips=[])
 
 
+def assert_same_poses(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", MODELS)
 def test_model_round_trips_and_poses_the_same(name, dtype):
@@ -68,10 +73,7 @@ def test_model_round_trips_and_poses_the_same(name, dtype):
     assert_same(model, back)
     clip = 0 if model.clips else None
     times = np.linspace(0, model.clips[0].duration if model.clips else 0, 7)
-    a, b = model.pose(clip=clip, times=times), back.pose(clip=clip, times=times)
-    assert a.keys() == b.keys()
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k])
+    assert_same_poses(model.pose(clip=clip, times=times), back.pose(clip=clip, times=times))
     np.testing.assert_array_equal(model.world_matrices(clip, times), back.world_matrices(clip, times))
 
 
@@ -79,9 +81,7 @@ def test_default_model_round_trips():
     model = sk.default_model()
     back = pickle.loads(pickle.dumps(model))
     assert_same(model, back)
-    a, b = model.pose(clip=0), back.pose(clip=0)
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k])
+    assert_same_poses(model.pose(clip=0), back.pose(clip=0))
 
 
 @pytest.mark.parametrize("name", MODELS)

@@ -16,14 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import DATA
+from conftest import GLTF, THREEJS
 from skinkit.cli import main
 from skinkit.gltf import load_gltf
 from skinkit.pose import pose, world_matrices
-
-FIXTURES = DATA
-THREEJS = FIXTURES / "threejs"
-GLTF = FIXTURES / "gltf"
 
 INDEX = json.loads((THREEJS / "index.json").read_text())
 MODELS = INDEX["models"]

@@ -7,9 +7,8 @@ import pytest
 import skinkit
 from skinkit import Channel, Clip, Model, Skeleton, Skin, SkinnedPrimitive
 from skinkit.default_model import default_model
-from conftest import DATA
+from conftest import BVH, GLTF
 
-GLTF = DATA / "gltf"
 
 
 def test_default_model_reprs():
@@ -35,7 +34,7 @@ def test_default_model_reprs():
                                   "animdrawings_fair1_dab.bvh"])
 def test_fixture_reprs_are_compact(name):
     """glTF and BVH models alike: one compact summary, no array dumps."""
-    m = (skinkit.load_bvh(DATA / "bvh" / name) if name.endswith(".bvh")
+    m = (skinkit.load_bvh(BVH / name) if name.endswith(".bvh")
          else skinkit.load_gltf(GLTF / name))
     text = repr(m)
     assert "array(" not in text and "\n       [" not in text

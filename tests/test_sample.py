@@ -4,16 +4,17 @@ import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
 from skinkit import Channel, Clip
+import helpers
 import reference as ref
 
-DTYPES = ref.DTYPES
+DTYPES = helpers.DTYPES
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
 N = 4                                               # nodes in the rest pose
 KEY_TIMES = np.array([0.1, 0.4, 0.5, 1.2, 2.0])
 
 
 def rest_pose(rng):
-    return (rng.normal(size=(N, 3)), ref.random_quats(rng, (N,)),
+    return (rng.normal(size=(N, 3)), helpers.random_quats(rng, (N,)),
             rng.uniform(0.5, 2.0, size=(N, 3)))
 
 
@@ -21,7 +22,7 @@ def key_values(rng, path, interpolation, times=KEY_TIMES):
     """Key values; rotations are unit quaternions whose consecutive dots alternate in sign."""
     K = times.size
     if path == "rotation":
-        v = ref.random_quats(rng, (K,))
+        v = helpers.random_quats(rng, (K,))
         v *= np.sign(np.sum(v[:1] * v, axis=1))[:, None] * (-1.0) ** np.arange(K)[:, None]
     else:
         v = rng.normal(size=(K, 3))
@@ -52,7 +53,7 @@ def check(clip, channels, times, rest, dtype, loop=False):
     expected = ref.sample_clip(keyed, t, rest)
     for g, e in zip(got, expected):
         assert g.dtype == dtype and g.shape == np.shape(times) + e.shape[np.ndim(times):]
-        ref.assert_close(g, e, scale=10)
+        helpers.assert_close(g, e, scale=10)
     return got
 
 
@@ -60,7 +61,7 @@ def check(clip, channels, times, rest, dtype, loop=False):
 @pytest.mark.parametrize("interpolation", INTERPOLATIONS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_channel(dtype, interpolation, path):
-    rng = ref.rng_for("channel", interpolation, path)
+    rng = helpers.rng_for("channel", interpolation, path)
     rest = rest_pose(rng)
     ch = Channel(2, path, KEY_TIMES, key_values(rng, path, interpolation), interpolation)
     got = check(Clip("c", [ch], dtype=dtype), [ch], sample_times(), rest, dtype)
@@ -75,7 +76,7 @@ def test_channel(dtype, interpolation, path):
 @pytest.mark.parametrize("interpolation", INTERPOLATIONS)
 def test_keys_and_clamping(interpolation):
     """Exact values where the spec leaves no room: at keys, before the first, after the last."""
-    rng = ref.rng_for("keys", interpolation)
+    rng = helpers.rng_for("keys", interpolation)
     values = key_values(rng, "translation", interpolation)
     v = values[1::3] if interpolation == "CUBICSPLINE" else values
     clip = Clip(None, [Channel(0, "translation", KEY_TIMES, values, interpolation)])
@@ -89,7 +90,7 @@ def test_keys_and_clamping(interpolation):
 
 
 def test_several_channels_and_nodes_without_channels():
-    rng = ref.rng_for("several")
+    rng = helpers.rng_for("several")
     rest = rest_pose(rng)
     channels = [
         Channel(0, "rotation", KEY_TIMES, key_values(rng, "rotation", "LINEAR"), "LINEAR"),
@@ -110,7 +111,7 @@ def test_several_channels_and_nodes_without_channels():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_time_shapes(dtype):
-    rng = ref.rng_for("shapes")
+    rng = helpers.rng_for("shapes")
     rest = rest_pose(rng)
     ch = Channel(1, "rotation", KEY_TIMES, key_values(rng, "rotation", "LINEAR"), "LINEAR")
     clip = Clip("c", [ch], dtype=dtype)
@@ -124,7 +125,7 @@ def test_time_shapes(dtype):
 
 @pytest.mark.parametrize("interpolation", INTERPOLATIONS)
 def test_random_order_times(interpolation):
-    rng = ref.rng_for("order", interpolation)
+    rng = helpers.rng_for("order", interpolation)
     rest = rest_pose(rng)
     channels = [Channel(n, p, KEY_TIMES, key_values(rng, p, interpolation), interpolation)
                 for n, p in ((0, "translation"), (1, "rotation"), (2, "scale"))]
@@ -144,7 +145,7 @@ def test_random_order_times(interpolation):
 @pytest.mark.parametrize("path", ["translation", "rotation"])
 @pytest.mark.parametrize("interpolation", INTERPOLATIONS)
 def test_single_key(interpolation, path):
-    rng = ref.rng_for("single", interpolation, path)
+    rng = helpers.rng_for("single", interpolation, path)
     times = np.array([0.5])
     values = key_values(rng, path, interpolation, times)
     clip = Clip("one", [Channel(0, path, times, values, interpolation)])
@@ -157,7 +158,7 @@ def test_single_key(interpolation, path):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("interpolation", INTERPOLATIONS)
 def test_loop(dtype, interpolation):
-    rng = ref.rng_for("loop", interpolation)
+    rng = helpers.rng_for("loop", interpolation)
     rest = rest_pose(rng)
     channels = [Channel(0, "translation", KEY_TIMES, key_values(rng, "translation",
                                                                 interpolation), interpolation),
@@ -168,13 +169,13 @@ def test_loop(dtype, interpolation):
     check(clip, channels, times, rest, dtype, loop=True)
     # looping differs from clamping past the end: 2.3 plays like 0.3, not like 2.0
     looped = clip.sample(np.array([2.3, 0.3]), rest, loop=True)[0][:, 0]
-    ref.assert_close(looped[0], looped[1], scale=10)
+    helpers.assert_close(looped[0], looped[1], scale=10)
     assert not np.allclose(clip.sample(2.3, rest)[0][0], looped[0])
 
 
 @pytest.mark.parametrize("interpolation", INTERPOLATIONS)
 def test_float32_clip_keeps_float32(interpolation):
-    rng = ref.rng_for("f32", interpolation)
+    rng = helpers.rng_for("f32", interpolation)
     rest = rest_pose(rng)                  # float64 rest pose, float64 times
     ch = Channel(0, "rotation", KEY_TIMES, key_values(rng, "rotation", interpolation),
                  interpolation)
@@ -183,8 +184,8 @@ def test_float32_clip_keeps_float32(interpolation):
 
 
 def test_linear_rotation_takes_the_shortest_path():
-    rng = ref.rng_for("short")
-    q0 = ref.random_quats(rng)
+    rng = helpers.rng_for("short")
+    q0 = helpers.random_quats(rng)
     q1 = -ref.quat_multiply(q0, [np.sin(0.3), 0.0, 0.0, np.cos(0.3)])   # 0.6 rad, negative dot
     assert q0 @ q1 < 0
     clip = Clip("s", [Channel(0, "rotation", np.array([0.0, 1.0]), np.stack([q0, q1]))])
@@ -194,7 +195,7 @@ def test_linear_rotation_takes_the_shortest_path():
                                                for s in t]))
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     scipy = Slerp([0.0, 1.0], Rotation.from_quat(np.stack([q0, q1])))(t).as_quat()
-    ref.assert_quat_close(got, scipy)
+    helpers.assert_quat_close(got, scipy)
     np.testing.assert_array_equal(clip.sample(1.0, rest_pose(rng))[1][0], q1)
 
 
@@ -203,7 +204,7 @@ def test_translation_vs_independent_interpolators(interpolation):
     """Cross-check without the reference: STEP = searchsorted, LINEAR = np.interp, CUBICSPLINE
     with equal in/out tangents = SciPy's CubicHermiteSpline (glTF tangents are d/dt)."""
     from scipy.interpolate import CubicHermiteSpline
-    rng = ref.rng_for("independent", interpolation)
+    rng = helpers.rng_for("independent", interpolation)
     v = rng.normal(size=(KEY_TIMES.size, 3))
     d = rng.normal(size=(KEY_TIMES.size, 3))
     values = (np.stack([d, v, d], axis=1).reshape(-1, 3) if interpolation == "CUBICSPLINE"
@@ -222,7 +223,7 @@ def test_translation_vs_independent_interpolators(interpolation):
 
 def _mixed_clip(dtype=np.float64):
     """Channels of every path and interpolation, given out of path order."""
-    rng = ref.rng_for("out")
+    rng = helpers.rng_for("out")
     channels = [Channel(node, path, KEY_TIMES, key_values(rng, path, interp), interp)
                 for node, (path, interp) in enumerate([
                     ("rotation", "LINEAR"), ("scale", "CUBICSPLINE"), ("translation", "LINEAR"),

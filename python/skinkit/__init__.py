@@ -9,6 +9,7 @@ from .default_model import default_model
 from .gltf import GltfError, load_gltf
 from .kernels import *  # noqa: F401,F403
 from .kernels import __all__ as _kernel_names
+from .kernels import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
 from .model import Model, Skeleton, SkinnedPrimitive, Skin
 from .pose import frame_times, local_pose, pose, world_matrices
 

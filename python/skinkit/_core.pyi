@@ -6,7 +6,7 @@ converts (arrays, sequences, ``__array__``, the buffer protocol) and objects wit
 (PyTorch CPU tensors, JAX arrays); ``out`` arguments take a NumPy array or None.  Results are NumPy
 arrays of float32 or float64 (see ``skinkit.kernels`` for the conventions).
 """
-from typing import Any, Literal, Optional, Protocol, Tuple, Union, overload
+from typing import Any, Dict, Literal, Optional, Protocol, Tuple, Union, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,6 +20,10 @@ _Float = NDArray[np.floating[Any]]
 _Out = Optional[NDArray[np.floating[Any]]]
 _Threads = Optional[int]
 
+# the operands of every kernel descriptor: name -> ((operand, "(..., J, 4)", "in" | "optional" |
+# "out"), ...); skinkit.kernels and tests/test_binding_table.py read it
+_shapes: Dict[str, Tuple[Tuple[str, str, str], ...]]
+
 # -- elementwise quaternion kernels: (..., core) -> (..., core)
 
 def quat_multiply(a: _Input, b: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
@@ -29,7 +33,7 @@ def quat_normalize(q: _Input, out: _Out = None, threads: _Threads = None, /) -> 
 def quat_rotate(q: _Input, v: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
 def quat_to_matrix(q: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
 def quat_from_matrix(m: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
-def quat_from_axis_angle(rotvec: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def quat_from_rotvec(rotvec: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
 def slerp(q0: _Input, q1: _Input, t: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
 
 # -- hierarchy and matrices
@@ -42,8 +46,7 @@ def rigid_forward_kinematics(parents: _Input, rest_positions: _Input, rotations:
                              ) -> Tuple[_Float, _Float]: ...
 def skinning_matrices(world: _Input, inverse_bind: _Input, out: _Out = None,
                       threads: _Threads = None, /) -> _Float: ...
-def inverse_bind_matrices(world: _Input, out: _Out = None, threads: _Threads = None, /
-                          ) -> _Float: ...
+def matrix_inverse(matrices: _Input, out: _Out = None, threads: _Threads = None, /) -> _Float: ...
 
 # -- skinning: positions, or (positions, normals) when normals are given
 

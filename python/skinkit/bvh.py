@@ -34,7 +34,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from .clip import Channel, Clip
-from .kernels import quat_from_axis_angle, quat_multiply
+from .kernels import quat_from_rotvec, quat_multiply
 from .model import Model, Skeleton
 
 __all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
@@ -440,7 +440,7 @@ def _channels(h: _Hierarchy, motion: np.ndarray, offsets: np.ndarray, frame_coun
         for k, (j, r) in enumerate(rot_joints):
             for slot, (col, axis) in enumerate(r):
                 rotvec[:, k, slot, axis] = np.radians(motion[:, col])
-        q = quat_from_axis_angle(rotvec)  # (F, R, depth, 4); unused slots are the identity
+        q = quat_from_rotvec(rotvec)  # (F, R, depth, 4); unused slots are the identity
         composed = q[:, :, 0]
         for slot in range(1, depth):
             composed = quat_multiply(composed, q[:, :, slot])

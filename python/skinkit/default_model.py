@@ -40,7 +40,7 @@ def default_model(dtype=np.float64) -> Model:
         ``"bone3"``, a chain along +Y (``bone0`` at the origin, each next one ``HEIGHT / 3`` above
         its parent; units are arbitrary, think metres).  One skin ``"chain"`` with joints
         [1, 2, 3, 4] and inverse bind matrices = inverses of the joints' rest world matrices
-        (``kernels.inverse_bind_matrices``), so the rest pose gives the bind-pose mesh.  One
+        (``kernels.matrix_inverse``), so the rest pose gives the bind-pose mesh.  One
         skinned primitive (key ``"0_0"``): an open cylinder of radius 0.5 from y = 0 to y = 8,
         8 vertices around x 17 rows (136 vertices), outward normals, 256 triangles with
         counter-clockwise (outward) winding, and 2 influences per vertex: the joint below the
@@ -72,7 +72,7 @@ def default_model(dtype=np.float64) -> Model:
     joint_nodes = np.arange(1, n, dtype=np.int32)
     bind_world = kernels.forward_kinematics(parents, rotations, translations, scales)[joint_nodes]
     skin = Skin(name="chain", joints=joint_nodes,
-                inverse_bind_matrices=kernels.inverse_bind_matrices(bind_world).astype(dt))
+                inverse_bind_matrices=kernels.matrix_inverse(bind_world).astype(dt))
 
     # --- geometry: open cylinder, rows bottom to top ---------------------------------------------
     theta = 2.0 * np.pi * np.arange(SEGMENTS) / SEGMENTS

@@ -23,6 +23,8 @@ from typing import List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ._optional import require
+
 __all__ = ["FORMATS", "FrameWriter", "frame_name", "write_frames", "write_glb"]
 
 FORMATS = ("ply", "obj")
@@ -30,11 +32,7 @@ _PREFIX = ".skinkit-"
 
 
 def _trimesh():
-    try:
-        import trimesh
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("mesh export needs trimesh: pip install 'skinkit[export]'") from exc
-    return trimesh
+    return require("trimesh", "export", "mesh export")
 
 
 def frame_name(index: int, count: int, format: str = "ply") -> str:

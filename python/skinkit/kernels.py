@@ -25,16 +25,30 @@ Conventions (all functions)
 """
 from __future__ import annotations
 
+import inspect
+import warnings
+
 import numpy as np
 
 from . import _core
 
 __all__ = [
     "quat_multiply", "quat_conjugate", "quat_inverse", "quat_normalize", "quat_rotate",
-    "quat_to_matrix", "quat_from_matrix", "quat_from_axis_angle", "slerp",
-    "forward_kinematics", "rigid_forward_kinematics", "skinning_matrices",
-    "inverse_bind_matrices", "linear_blend_skinning", "normalize_weights", "limit_influences",
-]
+    "quat_to_matrix", "quat_from_matrix", "quat_from_rotvec", "slerp",
+    "forward_kinematics", "rigid_forward_kinematics", "skinning_matrices", "matrix_inverse",
+    "linear_blend_skinning", "normalize_weights", "limit_influences",
+]   # and the deprecated aliases quat_from_axis_angle, inverse_bind_matrices (until 0.3)
+
+
+def _shapes(fn):
+    """Appends the Parameters and Returns sections of kernel ``fn`` from its descriptor
+    (``_core._shapes``, src/bind_table.c), where its shapes are written once."""
+    ops = _core._shapes[fn.__name__]
+    params = "\n".join(f"{name} : {shape}" for name, shape, role in ops if role != "out")
+    returns = "\n".join(shape for _, shape, role in ops if role == "out")
+    fn.__doc__ = (f"{inspect.cleandoc(fn.__doc__ or '')}\n\nParameters\n----------\n{params}\n\n"
+                  f"Returns\n-------\n{returns}\n")
+    return fn
 
 
 def _asarray(x) -> np.ndarray:
@@ -45,64 +59,61 @@ def _asarray(x) -> np.ndarray:
     return np.asarray(x)
 
 
+@_shapes
 def quat_multiply(a, b, out=None, threads=None):
-    """Hamilton product ``a * b`` (apply b, then a).
-
-    a, b : (..., 4) quaternions (x, y, z, w).  Returns (..., 4).
-    """
+    """Hamilton product ``a * b`` (apply b, then a) of quaternions (x, y, z, w)."""
     return _core.quat_multiply(a, b, out, threads)
 
 
+@_shapes
 def quat_conjugate(q, out=None, threads=None):
-    """Conjugate (-x, -y, -z, w); the inverse of a unit quaternion.  (..., 4) -> (..., 4)."""
+    """Conjugate (-x, -y, -z, w); the inverse of a unit quaternion."""
     return _core.quat_conjugate(q, out, threads)
 
 
+@_shapes
 def quat_inverse(q, out=None, threads=None):
-    """Inverse ``conj(q) / |q|^2`` of any non-zero quaternion.  (..., 4) -> (..., 4).
-
-    A zero quaternion gives non-finite values.
-    """
+    """Inverse ``conj(q) / |q|^2`` of any non-zero quaternion; a zero quaternion gives
+    non-finite values."""
     return _core.quat_inverse(q, out, threads)
 
 
+@_shapes
 def quat_normalize(q, out=None, threads=None):
-    """Unit quaternion ``q / |q|``; a zero quaternion gives the identity (0, 0, 0, 1).
-
-    (..., 4) -> (..., 4).
-    """
+    """Unit quaternion ``q / |q|``; a zero quaternion gives the identity (0, 0, 0, 1)."""
     return _core.quat_normalize(q, out, threads)
 
 
+@_shapes
 def quat_rotate(q, v, out=None, threads=None):
-    """Rotate vectors: ``q v q*`` for unit quaternions q (..., 4) and vectors v (..., 3) -> (..., 3)."""
+    """Rotate vectors v: ``q v q*`` for unit quaternions q."""
     return _core.quat_rotate(q, v, out, threads)
 
 
+@_shapes
 def quat_to_matrix(q, out=None, threads=None):
-    """Rotation matrix of a unit quaternion, (..., 4) -> (..., 3, 3) (``R @ v`` rotates v).
+    """Rotation matrix of a unit quaternion (``R @ v`` rotates v).
 
-    The quaternion is used as given (not normalized), as glTF engines do.
-    """
+    The quaternion is used as given (not normalized), as glTF engines do."""
     return _core.quat_to_matrix(q, out, threads)
 
 
+@_shapes
 def quat_from_matrix(m, out=None, threads=None):
-    """Unit quaternion with w >= 0 of a rotation matrix, (..., 3, 3) -> (..., 4).
+    """Unit quaternion with w >= 0 of a rotation matrix.
 
     Shepperd's method (J. Guidance and Control 1(3), 1978): branches on the largest of
-    w^2, x^2, y^2, z^2 for accuracy at every angle.
-    """
+    w^2, x^2, y^2, z^2 for accuracy at every angle."""
     return _core.quat_from_matrix(m, out, threads)
 
 
-def quat_from_axis_angle(rotvec, out=None, threads=None):
-    """Unit quaternion of a rotation vector (axis times angle in radians), (..., 3) -> (..., 4).
+@_shapes
+def quat_from_rotvec(rotvec, out=None, threads=None):
+    """Unit quaternion of a rotation vector (axis times angle in radians).
 
     This is how SMPL and SciPy's ``Rotation.from_rotvec`` give rotations; accurate near zero
-    (uses sin(a/2)/a by series for small angles).
-    """
-    return _core.quat_from_axis_angle(rotvec, out, threads)
+    (uses sin(a/2)/a by series for small angles)."""
+    return _core.quat_from_rotvec(rotvec, out, threads)
 
 
 def slerp(q0, q1, t, out=None, threads=None):
@@ -110,14 +121,17 @@ def slerp(q0, q1, t, out=None, threads=None):
 
     Parameters
     ----------
-    q0, q1 : (..., 4) unit quaternions.
-    t : (...) interpolation parameter, 0 gives q0, 1 gives q1 (or -q1 when q0 . q1 < 0).
+    q0, q1 : (..., 4)
+        Unit quaternions.
+    t : (...)
+        Interpolation parameter, 0 gives q0, 1 gives q1 (or -q1 when q0 . q1 < 0).
 
     Returns
     -------
-    (..., 4): ``q0 (q0^-1 q1')^t`` with ``q1' = sign(q0 . q1) q1`` (Shoemake 1985).  The angle
-    is taken as 2 atan2(|q0 - q1'|, |q0 + q1'|) and the weights as sin(s a)/sin(a) computed through
-    sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
+    (..., 4)
+        ``q0 (q0^-1 q1')^t`` with ``q1' = sign(q0 . q1) q1`` (Shoemake 1985).  The angle is taken
+        as 2 atan2(|q0 - q1'|, |q0 + q1'|) and the weights as sin(s a)/sin(a) computed through
+        sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
     """
     return _core.slerp(q0, q1, t, out, threads)
 
@@ -127,16 +141,20 @@ def forward_kinematics(parents, rotations, translations, scales=None, out=None, 
 
     Parameters
     ----------
-    parents : integer array (J,)
-        Parent of each joint, -1 for a root; any order (a topological order is computed once per
-        call).
-    rotations : (..., J, 4) local rotations (x, y, z, w), used as given (unit expected).
-    translations : (..., J, 3) local translations.
-    scales : (..., J, 3) local scales, or None for 1.
+    parents : (J,)
+        Integer array: the parent of each joint, -1 for a root; any order (a topological order
+        is computed once per call).
+    rotations : (..., J, 4)
+        Local rotations (x, y, z, w), used as given (unit expected).
+    translations : (..., J, 3)
+        Local translations.
+    scales : (..., J, 3) or None
+        Local scales, None for 1.
 
     Returns
     -------
-    (..., J, 4, 4) world (model-space) matrices; the batch shape is the broadcast of the inputs'.
+    world : (..., J, 4, 4)
+        World (model-space) matrices; the batch shape is the broadcast of the inputs'.
 
     Raises
     ------
@@ -164,14 +182,18 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threa
 
     Parameters
     ----------
-    parents : integer array (J,), -1 for roots, any order.
-    rest_positions : (..., J, 3) rest positions of the joints (model space).
-    rotations : (..., J, 4) relative rotations (x, y, z, w).
+    parents : (J,)
+        Integer array, -1 for roots, any order.
+    rest_positions : (..., J, 3)
+        Rest positions of the joints (model space).
+    rotations : (..., J, 4)
+        Relative rotations (x, y, z, w).
     out : optional tuple (rotations_out, translations_out).
 
     Returns
     -------
-    rotations (..., J, 4), translations (..., J, 3)
+    rotations : (..., J, 4)
+    translations : (..., J, 3)
 
     Raises
     ------
@@ -187,25 +209,59 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threa
 
 
 def skinning_matrices(world, inverse_bind, out=None, threads=None):
-    """Skinning matrices ``world_j @ inverse_bind_j``: (..., J, 4, 4) x (..., J, 4, 4) -> (..., J, 4, 4).
+    """Skinning matrices ``world_j @ inverse_bind_j``.
 
-    glTF 2.0 section 3.7.3 "Skins": the joint matrix is the joint's world transform times its
-    inverse bind matrix.
+    glTF 2.0 section 3.7.3 "Skins": the skinning matrix (glTF's "joint matrix") is the joint's
+    world transform times its inverse bind matrix.
+
+    Parameters
+    ----------
+    world : (..., J, 4, 4)
+        World matrices of the skin's joints.
+    inverse_bind : (..., J, 4, 4)
+        Their inverse bind matrices.
+
+    Returns
+    -------
+    (..., J, 4, 4)
     """
     return _core.skinning_matrices(world, inverse_bind, out, threads)
 
 
-def inverse_bind_matrices(world, out=None, threads=None):
-    """Inverse of each bind-pose world matrix, (..., J, 4, 4) -> (..., J, 4, 4).
+def matrix_inverse(matrices, out=None, threads=None):
+    """Inverse of each 4x4 matrix, e.g. the inverse bind matrices of bind-pose world matrices.
 
-    General 4x4 inverse by cofactors, as three.js's ``Skeleton.calculateInverses``.
+    General 4x4 inverse by cofactors, as three.js's ``Matrix4.invert`` (used by
+    ``Skeleton.calculateInverses``).
+
+    Parameters
+    ----------
+    matrices : (..., 4, 4)
+
+    Returns
+    -------
+    (..., 4, 4)
 
     Raises
     ------
     ValueError
-        A singular matrix (the message gives its flat index).
+        A singular matrix (the message gives its batch index, e.g. ``matrices[2, 1]``).
     """
-    return _core.inverse_bind_matrices(world, out, threads)
+    return _core.matrix_inverse(matrices, out, threads)
+
+
+def _deprecated(old: str, new):
+    def alias(*args, **kwargs):
+        warnings.warn(f"skinkit.{old} is deprecated and will be removed in skinkit 0.3; use "
+                      f"{new.__module__}.{new.__name__}", DeprecationWarning, stacklevel=2)
+        return new(*args, **kwargs)
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated alias of ``{new.__name__}`` (removed in skinkit 0.3)."
+    return alias
+
+
+quat_from_axis_angle = _deprecated("quat_from_axis_angle", quat_from_rotvec)
+inverse_bind_matrices = _deprecated("inverse_bind_matrices", matrix_inverse)
 
 
 def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, out=None,
@@ -215,21 +271,28 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
 
     Parameters
     ----------
-    vertices : (..., V, 3) rest (bind-pose) positions.
-    joints : (V, K) joint indices of any integer type (uint8, uint16 and int32 are read without a
-        copy), checked once per call; any K, e.g. glTF's JOINTS_0 and JOINTS_1 side by side.
-        -1 marks an unused slot.
-    weights : (V, K) weights, used as given (see ``normalize_weights``).
-    skinning_matrices : (..., J, 4, 4) from ``skinning_matrices``.
-    normals : (..., V, 3) or None.  Normals are transformed by the inverse transpose of each
-        vertex's blended 3x3 (computed as its cofactor matrix times the sign of its determinant),
-        so they stay perpendicular to the surface under non-uniform scale and keep their side
-        under mirroring, then renormalized; a degenerate (zero) result stays zero.
+    vertices : (..., V, 3)
+        Rest (bind-pose) positions.
+    joints : (V, K)
+        Joint indices of any integer type (uint8, uint16 and int32 are read without a copy),
+        checked once per call; any K, e.g. glTF's JOINTS_0 and JOINTS_1 side by side.  -1 marks
+        an unused slot.
+    weights : (V, K)
+        Weights, used as given (see ``normalize_weights``).
+    skinning_matrices : (..., J, 4, 4)
+        From ``skinning_matrices``.
+    normals : (..., V, 3) or None
+        Normals are transformed by the inverse transpose of each vertex's blended 3x3 (computed
+        as its cofactor matrix times the sign of its determinant), so they stay perpendicular to
+        the surface under non-uniform scale and keep their side under mirroring, then
+        renormalized; a degenerate (zero) result stays zero.
     out : optional (..., V, 3) array, or a pair of them when normals are given.
 
     Returns
     -------
-    positions (..., V, 3), or (positions, normals) when normals are given.
+    positions : (..., V, 3)
+    normals : (..., V, 3)
+        Only when normals are given: then the result is the pair (positions, normals).
 
     Raises
     ------

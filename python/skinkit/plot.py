@@ -18,6 +18,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ._optional import require
+
 __all__ = ["plot_skeleton", "plot_mesh", "animate"]
 
 SKELETON_COLOR = "tab:red"
@@ -25,11 +27,7 @@ MESH_COLOR = "tab:blue"
 
 
 def _plt():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("skinkit.plot needs matplotlib: pip install 'skinkit[plot]'") from exc
-    return plt
+    return require("matplotlib.pyplot", "plot", "skinkit.plot")
 
 
 def _view(points, up: str) -> np.ndarray:

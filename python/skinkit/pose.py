@@ -21,7 +21,7 @@ import numpy as np
 from . import kernels
 from .clip import Clip, as_times
 
-__all__ = ["resolve_clip", "local_pose", "world_matrices", "skin_matrices", "pose",
+__all__ = ["resolve_clip", "local_pose", "world_matrices", "skinning_matrices", "pose",
            "frame_times"]
 
 ClipLike = Union[Clip, int, str, None]
@@ -194,7 +194,7 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     used as the model stores them.
     """
     world = world_matrices(model, clip, times, loop)
-    mats = skin_matrices(model, world)
+    mats = skinning_matrices(model, world)
     out = {}
     for prim in model.primitives:
         m = mats[prim.skin]
@@ -207,7 +207,7 @@ def pose(model, clip: ClipLike = None, times=None, loop: bool = False, normals: 
     return out
 
 
-def skin_matrices(model, world, skins=None) -> Dict[int, np.ndarray]:
+def skinning_matrices(model, world, skins=None) -> Dict[int, np.ndarray]:
     """Skinning matrices of the skins used by the model's primitives.
 
     Parameters
@@ -231,6 +231,9 @@ def skin_matrices(model, world, skins=None) -> Dict[int, np.ndarray]:
         out[i] = kernels.skinning_matrices(world[:, np.asarray(skin.joints)],
                                            skin.inverse_bind_matrices)
     return out
+
+
+skin_matrices = kernels._deprecated("pose.skin_matrices", skinning_matrices)
 
 
 def frame_times(clip, fps: float = 30.0) -> np.ndarray:

@@ -1,0 +1,58 @@
+"""A kernel's shapes are written once, in its descriptor (src/bind_table.c, exposed as
+``skinkit._core._shapes``); the Python function's signature and docstring and the stub in
+``_core.pyi`` are checked against it here, so they cannot drift apart."""
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import skinkit as sk
+from skinkit import _core
+
+STUB = Path(__file__).resolve().parents[1] / "python" / "skinkit" / "_core.pyi"
+KERNELS = sorted(_core._shapes)
+
+
+def section(doc: str, title: str) -> str:
+    """The body of a numpydoc section ("Parameters", "Returns") of a docstring."""
+    m = re.search(rf"^ *{title}\n *-+\n(.*?)(?=^ *\w+\n *-+\n|\Z)", inspect.cleandoc(doc),
+                  re.S | re.M)
+    assert m, f"no {title} section"
+    return m.group(1)
+
+
+def test_every_kernel_has_a_python_function_and_a_stub():
+    stubs = {n.name for n in ast.parse(STUB.read_text()).body if isinstance(n, ast.FunctionDef)}
+    assert set(KERNELS) <= set(sk.kernels.__all__) and set(KERNELS) <= stubs
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_python_signature_follows_the_descriptor(name):
+    inputs = [(n, role) for n, _, role in _core._shapes[name] if role != "out"]
+    params = inspect.signature(getattr(sk, name)).parameters
+    assert list(params) == [n for n, _ in inputs] + ["out", "threads"]
+    for n, role in inputs:
+        assert (params[n].default is None) == (role == "optional"), n
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_docstring_shapes_are_the_descriptor_shapes(name):
+    doc = getattr(sk, name).__doc__
+    written = {}
+    for names, shape in re.findall(r"^([\w, ]+) : (\([^)]*\))", section(doc, "Parameters"), re.M):
+        for n in names.split(", "):
+            written[n] = shape
+    returns = re.findall(r"^(?:\w+ : )?(\([^)]*\))", section(doc, "Returns"), re.M)
+    shapes = _core._shapes[name]
+    assert {n: s for n, s, role in shapes if role != "out"} == written
+    assert [s for _, s, role in shapes if role == "out"] == returns
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_stub_parameters_follow_the_descriptor(name):
+    stub = next(n for n in ast.parse(STUB.read_text()).body
+                if isinstance(n, ast.FunctionDef) and n.name == name)
+    params = [a.arg for a in stub.args.posonlyargs + stub.args.args]
+    assert params == [n for n, _, role in _core._shapes[name] if role != "out"] + ["out", "threads"]
