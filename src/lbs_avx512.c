@@ -107,7 +107,7 @@ static inline void flush_normals16(__m512 *st, size_t cnt, const float *nv, floa
 #define SK_IN_RANGE(NAME, JT, LANES, MASK, LOADZ, CMPGE, SET1)                                 \
     static inline int NAME(const JT *j, size_t n, size_t J)                                   \
     {                                                                                         \
-        if (J > (JT)-1)                                                                       \
+        if ((JT)-1 > 0 && J > (size_t)(JT)-1) /* every value of an unsigned JT is valid */     \
             return 1;                                                                         \
         const __m512i lim = SET1((JT)J);                                                      \
         MASK any = 0, all = (MASK)~(MASK)0;                                                   \
@@ -126,6 +126,12 @@ SK_IN_RANGE(in_range_u16, uint16_t, 32, __mmask32, _mm512_maskz_loadu_epi16,
             _mm512_mask_cmpge_epu16_mask, _mm512_set1_epi16)
 SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
             _mm512_mask_cmpge_epu32_mask, _mm512_set1_epi32)
+
+#if defined(__clang__)
+#define SK_UNROLL4 _Pragma("unroll 4")
+#else
+#define SK_UNROLL4 _Pragma("GCC unroll 4")
+#endif
 
 /* Software prefetch this many vertices ahead (3 KiB of positions, 4 KiB of float32 weights):
  * with the 1M-vertex working set contended in L3 by other processes, the median call was 10-55%
@@ -174,7 +180,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
                 _mm_prefetch((const char *)(nv + 3 * xa), _MM_HINT_T0);                       \
         }                                                                                     \
         int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                          \
-        _Pragma("GCC unroll 4") for (size_t l = 0; l < 4; l++)                                \
+        SK_UNROLL4 for (size_t l = 0; l < 4; l++)                                \
         {                                                                                     \
             size_t x = x0 + l;                                                                \
             __m512 acc;                                                                       \
