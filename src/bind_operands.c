@@ -271,25 +271,35 @@ static PyArrayObject *as_given(call_t *c, int i)
     return c->given[i] ? c->given[i] : c->arr[i];
 }
 
+static int read_index_input(call_t *c, int i)
+{
+    return c->k->op[i].kind == OP_REAL ? 0 : read_indices(c, i);
+}
+
+static int check_input(call_t *c, int i)
+{
+    return check_core(c, i, as_given(c, i));
+}
+
+/* fn(c, i) for every input given; -1 at the first failure */
+static int each_input(call_t *c, int (*fn)(call_t *, int))
+{
+    for (int i = 0; i < c->nin; i++)
+        if (c->obj[i] && fn(c, i) < 0)
+            return -1;
+    return 0;
+}
+
 /* Reads the inputs: integer ones (bind_indices.c) and the dtype of the float ones first; then
  * checks the core shapes (in the API's order; a Python scalar as a 0-d array) and broadcasts the
  * batch shapes as given; then converts. */
 static int prepare_inputs(call_t *c)
 {
-    for (int i = 0; i < c->nin; i++)
-        if (c->obj[i] && c->k->op[i].kind != OP_REAL && read_indices(c, i) < 0)
-            return -1;
-    if (resolve_type(c) < 0)
+    if (each_input(c, read_index_input) < 0 || resolve_type(c) < 0)
         return -1;
-    for (int i = 0; i < c->nin; i++)
-        if (c->obj[i] && check_core(c, i, as_given(c, i)) < 0)
-            return -1;
-    if (broadcast(c) < 0)
+    if (each_input(c, check_input) < 0 || broadcast(c) < 0)
         return -1;
-    for (int i = 0; i < c->nin; i++)
-        if (c->obj[i] && finish_input(c, i) < 0)
-            return -1;
-    return 0;
+    return each_input(c, finish_input);
 }
 
 /* ------------------------------------------------------------------ outputs */

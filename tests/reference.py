@@ -17,6 +17,16 @@ def _f64(x):
     return np.asarray(x, dtype=np.float64)
 
 
+def _per_item(f, x, core_nd, out_core):
+    """f(item) for every item of x (its last core_nd dimensions), in float64."""
+    x = _f64(x)
+    batch = x.shape[:x.ndim - core_nd]
+    out = np.empty(batch + out_core)
+    for idx in np.ndindex(batch):
+        out[idx] = f(x[idx])
+    return out
+
+
 def quat_multiply(a, b):
     """Hamilton product a * b."""
     a, b = np.broadcast_arrays(_f64(a), _f64(b))
@@ -62,25 +72,19 @@ def quat_rotate(q, v):
 def quat_to_matrix(q):
     """Rotation matrix, with q used as given (the formula of glTF engines, e.g. three.js's
     Matrix4.compose: diagonal 1 - 2(y^2 + z^2) ...)."""
-    q = _f64(q)
-    out = np.empty(q.shape[:-1] + (3, 3))
-    for idx in np.ndindex(q.shape[:-1]):
-        x, y, z, w = q[idx]
-        out[idx] = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
-    return out
+    def item(q):
+        x, y, z, w = q
+        return [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+    return _per_item(item, q, 1, (3, 3))
 
 
 def quat_from_matrix(m):
     """Unit quaternion with w >= 0 (Shepperd: branch on the largest of w^2, x^2, y^2, z^2)."""
-    m = _f64(m)
-    out = np.empty(m.shape[:-2] + (4,))
-    for idx in np.ndindex(m.shape[:-2]):
-        r = m[idx]
+    def item(r):
         tr = np.trace(r)
-        cand = [tr, r[0, 0], r[1, 1], r[2, 2]]
-        k = int(np.argmax(cand))
+        k = int(np.argmax([tr, r[0, 0], r[1, 1], r[2, 2]]))
         if k == 0:
             w = 0.5 * np.sqrt(1 + tr)
             q = [(r[2, 1] - r[1, 2]) / (4 * w), (r[0, 2] - r[2, 0]) / (4 * w),
@@ -98,19 +102,17 @@ def quat_from_matrix(m):
             q = [(r[0, 2] + r[2, 0]) / (4 * z), (r[1, 2] + r[2, 1]) / (4 * z), z,
                  (r[1, 0] - r[0, 1]) / (4 * z)]
         q = np.array(q)
-        out[idx] = -q if q[3] < 0 else q
-    return out
+        return -q if q[3] < 0 else q
+    return _per_item(item, m, 2, (4,))
 
 
 def quat_from_rotvec(rotvec):
     """exp map: (sin(a/2) axis, cos(a/2)); the series sin(a/2)/a ~ 1/2 - a^2/48 near zero."""
-    r = _f64(rotvec)
-    out = np.empty(r.shape[:-1] + (4,))
-    for idx in np.ndindex(r.shape[:-1]):
-        a = np.linalg.norm(r[idx])
+    def item(r):
+        a = np.linalg.norm(r)
         k = 0.5 - a * a / 48.0 + a ** 4 / 3840.0 if a < 1e-4 else np.sin(a / 2) / a
-        out[idx] = [*(k * r[idx]), np.cos(a / 2)]
-    return out
+        return [*(k * r), np.cos(a / 2)]
+    return _per_item(item, rotvec, 1, (4,))
 
 
 def slerp(q0, q1, t):
