@@ -1,6 +1,6 @@
 """The benchmark cases, by group.  Each group function yields measured ``Case`` records.
 
-Groups: triad, lbs, fk, sample, quat, overhead, memory, smpl (see README "Benchmarks").
+Groups: triad, lbs, dqs, fk, sample, quat, overhead, memory, smpl (see README "Benchmarks").
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ SMPL_PARENTS = np.array([-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 1
                          19, 20, 21])
 LBS_BYTES = 12 + 8 + 16 + 12          # per vertex, positions: xyz in, 4 uint16, 4 float32, xyz out
 LBS_NORMAL_BYTES = LBS_BYTES + 12 + 12  # + normal in, normal out
-GROUPS = ("triad", "lbs", "fk", "sample", "quat", "overhead", "memory", "smpl")
+GROUPS = ("triad", "lbs", "dqs", "fk", "sample", "quat", "overhead", "memory", "smpl", "body")
 
 
 @dataclass
@@ -317,6 +317,68 @@ def group_lbs(ctx: Ctx):
                                      " (12 B position + 8 B uint16 joints + 16 B weights + 12 B"
                                      " out)") + "; skinkit writes into a preallocated out=")
                 finish(ctx, case)
+
+
+# ----------------------------------------------------------------------------- dqs
+
+
+def np_dqs(vertices, joints, weights, mats):
+    """Dual quaternion skinning vectorized with NumPy (Kavan et al. 2008, Algorithm 1) for rigid
+    matrices: quaternions by scipy-free Shepperd on the largest diagonal term, hemisphere of
+    slot 0, v' = v + 2 d0 x (d0 x v + a0 v) + 2 (a0 de - ae d0 + d0 x de)."""
+    R, t = mats[:, :3, :3].astype(np.float64), mats[:, :3, 3].astype(np.float64)
+    tr = np.trace(R, axis1=1, axis2=2)
+    w = 0.5 * np.sqrt(np.maximum(1 + tr, 0))
+    x = 0.5 * np.sqrt(np.maximum(1 + R[:, 0, 0] - R[:, 1, 1] - R[:, 2, 2], 0))
+    y = 0.5 * np.sqrt(np.maximum(1 - R[:, 0, 0] + R[:, 1, 1] - R[:, 2, 2], 0))
+    z = 0.5 * np.sqrt(np.maximum(1 - R[:, 0, 0] - R[:, 1, 1] + R[:, 2, 2], 0))
+    x = np.copysign(x, R[:, 2, 1] - R[:, 1, 2])
+    y = np.copysign(y, R[:, 0, 2] - R[:, 2, 0])
+    z = np.copysign(z, R[:, 1, 0] - R[:, 0, 1])
+    q = np.stack([x, y, z, w], axis=-1)
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    d = 0.5 * peers.np_quat_multiply(np.concatenate([t, np.zeros((len(t), 1))], axis=1), q)
+    qv, dv = q[joints], d[joints]                                   # (V, K, 4)
+    ws = weights * np.where(np.einsum("vkc,vc->vk", qv, qv[:, 0]) < 0, -1.0, 1.0)
+    b, e = np.einsum("vk,vkc->vc", ws, qv), np.einsum("vk,vkc->vc", ws, dv)
+    n = np.linalg.norm(b, axis=1, keepdims=True)
+    c0, ce = b / n, e / n
+    d0, de, a0, ae = c0[:, :3], ce[:, :3], c0[:, 3:], ce[:, 3:]
+    v = vertices.astype(np.float64)
+    out = v + 2 * np.cross(d0, np.cross(d0, v) + a0 * v) + 2 * (a0 * de - ae * d0
+                                                                 + np.cross(d0, de))
+    return out.astype(vertices.dtype)
+
+
+def group_dqs(ctx: Ctx):
+    """DQS against LBS (the cost ratio) and against a vectorized NumPy DQS."""
+    sizes = [1_000] if ctx.quick else [100_000, 1_000_000]
+    for V in sizes:
+        v, j, w, m, n = make_lbs_problem(V)
+        for thr in (ctx.threads if V == sizes[-1] else [1]):
+            case = Case("dqs", "dqs positions", f"V={V:,} J=64 K=4", "float32", thr,
+                        params={"V": V, "J": 64, "K": 4, "joints": "uint16"})
+            f, lbs = sk(K.dual_quaternion_skinning, thr), sk(K.linear_blend_skinning, thr)
+            out = np.empty((V, 3), np.float32)
+            entries: Dict[str, object] = {
+                "skinkit": f if isinstance(f, Unavailable) else
+                functools.partial(f, v, j, w, m, out=out),
+                "skinkit lbs": (lbs if isinstance(lbs, Unavailable) else
+                                (functools.partial(lbs, v, j, w, m, out=np.empty_like(out)),
+                                 None)),
+                "numpy dqs": functools.partial(np_dqs, v, j, w, m)}
+            bench(ctx, case, entries, tol=tol_for(np.float32, 8))
+            for im in case.impls:
+                if im.ok:
+                    case.metrics[im.name] = {"Mvert/s": V / im.median_s / 1e6}
+            lt, dt = case.time("skinkit lbs"), case.time("skinkit")
+            if lt and dt:
+                case.metrics["skinkit"]["x lbs time"] = dt / lt
+            case.targets.append(Target("x faster than NumPy", "numpy dqs",
+                                       case.ratio("numpy dqs"), ">=", 20, "x"))
+            case.notes.append("'x lbs time': DQS time over LBS time, same inputs, interleaved "
+                              "rounds; both write into a preallocated out=")
+            finish(ctx, case)
 
 
 # ----------------------------------------------------------------------------- fk
@@ -684,3 +746,6 @@ def group_smpl(ctx: Ctx):
             finish(ctx, case)
     if not no:
         torch.set_num_threads(threads_before)
+
+
+from bodies import group_body  # noqa: E402,F401  (group "body": benchmarks/bodies.py)

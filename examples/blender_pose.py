@@ -24,9 +24,10 @@ How Blender poses a bone, and so this script (bone = ``armature.data.bones[i]``)
 
 and a vertex v of the mesh object moves to ``sum_i w_i skin_i v`` (in armature space, weights of
 the vertex groups named after deforming bones, divided by their sum; a vertex with no weight
-stays put).  Connected bones ignore their location, as in Blender.  Not reproduced: bone
-constraints and drivers, B-Bone segments, inherit-scale modes other than Full, "Preserve Volume"
-(dual quaternions), shape keys and modifiers before the Armature modifier; ``pose_mesh`` refuses
+stays put), or with the modifier's "Preserve Volume" to the dual quaternion blend of the
+``skin_i`` (``skinkit.dual_quaternion_skinning``).  Connected bones ignore their location, as in
+Blender.  Not reproduced: bone constraints and drivers, B-Bone segments, inherit-scale modes
+other than Full, shape keys and modifiers before the Armature modifier; ``pose_mesh`` refuses
 the ones it can detect.
 """
 from __future__ import annotations
@@ -74,6 +75,11 @@ def rig_from_armature(armature_object) -> Rig:
                deform=np.array([b.use_deform for b in bones]))
 
 
+def _armature_modifier(armature_object, mesh_object):
+    return next((m for m in mesh_object.modifiers
+                 if m.type == "ARMATURE" and m.object == armature_object), None)
+
+
 def _check_supported(armature_object, mesh_object) -> None:
     problems = []
     for pb in armature_object.pose.bones:
@@ -83,15 +89,12 @@ def _check_supported(armature_object, mesh_object) -> None:
             problems.append(f"bone {pb.name!r} does not inherit full rotation and scale")
         if pb.bone.bbone_segments > 1:
             problems.append(f"bone {pb.name!r} is a B-Bone")
-    for mod in mesh_object.modifiers:
-        if mod.type == "ARMATURE" and mod.object == armature_object:
-            if mod.use_deform_preserve_volume or mod.use_bone_envelopes or not mod.use_vertex_groups:
-                problems.append(f"modifier {mod.name!r}: only vertex groups, without Preserve "
-                                "Volume, are reproduced")
-            break
-    else:
+    mod = _armature_modifier(armature_object, mesh_object)
+    if mod is None:
         problems.append(f"{mesh_object.name!r} has no Armature modifier of "
                         f"{armature_object.name!r}")
+    elif mod.use_bone_envelopes or not mod.use_vertex_groups:
+        problems.append(f"modifier {mod.name!r}: only vertex groups are reproduced")
     if problems:
         raise ValueError("not reproduced by this script: " + "; ".join(problems))
 
@@ -249,7 +252,10 @@ def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = 
     M = np.array(mesh_object.matrix_world, np.float64)
     to_arm = np.linalg.solve(A, M)                                   # A^-1 M
     v = rest_positions(mesh_object) @ to_arm[:3, :3].T + to_arm[:3, 3]
-    posed = skinkit.linear_blend_skinning(v, joints, weights, skin)  # armature space (T, V, 3)
+    skinning = (skinkit.dual_quaternion_skinning
+                if _armature_modifier(armature_object, mesh_object).use_deform_preserve_volume
+                else skinkit.linear_blend_skinning)
+    posed = skinning(v, joints, weights, skin)                      # armature space (T, V, 3)
     return posed @ A[:3, :3].T + A[:3, 3]
 
 

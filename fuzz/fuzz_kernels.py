@@ -241,7 +241,7 @@ def call_kernel(g, name):
         args = [g.float_array((J, 4, 4), batch), g.float_array((J, 4, 4), batch)]
     elif name == "matrix_inverse":
         args = [g.float_array((J, 4, 4), batch)]
-    elif name == "linear_blend_skinning":
+    elif name in ("linear_blend_skinning", "dual_quaternion_skinning"):
         if g.valid:
             joints = g.valid_indices(V, -1, J, 1, k=K)
         elif g.chance(5):

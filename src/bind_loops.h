@@ -31,6 +31,7 @@ ELEMENTWISE2(quat_rotate)
 ELEMENTWISE1(quat_to_matrix)
 ELEMENTWISE1(quat_from_matrix)
 ELEMENTWISE1(quat_from_rotvec)
+ELEMENTWISE1(skinning_dual_quaternions)
 
 static int FN(loop_slerp)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
@@ -76,4 +77,63 @@ static int FN(loop_linear_blend_skinning)(size_t n, char **p, const ptrdiff_t *s
     return FN(sk_linear_blend_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1], s[1],
                                         c->itype, IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5),
                                         s[5], OUT(6), s[6], check);
+}
+
+/* ------------------------------------------------------------ VJPs (body models, issue 11) */
+ELEMENTWISE2(quat_to_matrix_vjp)
+ELEMENTWISE2(quat_from_rotvec_vjp)
+
+/* operands: parents, rest, rotations, g_rot, g_trans; g_rest, g_q */
+static int FN(loop_rigid_forward_kinematics_vjp)(size_t n, char **p, const ptrdiff_t *s,
+                                                 loop_ctx *c)
+{
+    FN(sk_rigid_forward_kinematics_vjp)(n, SIZE(c, 'J'), c->parents, c->order, IN(1), s[1],
+                                        IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5), s[5],
+                                        OUT(6), s[6]);
+    return SK_OK;
+}
+
+/* one item is one vertex (inner symbol V); g_matrices (OP_REDUCE) sums over a pose's vertices */
+static int FN(loop_linear_blend_skinning_vjp)(size_t n, char **p, const ptrdiff_t *s,
+                                              loop_ctx *c)
+{
+    return FN(sk_linear_blend_skinning_vjp)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1],
+                                            s[1], c->itype, IN(2), s[2], IN(3), s[3], IN(4),
+                                            s[4], OUT(5), s[5], OUT(6), s[6], &c->bad);
+}
+
+/* as linear_blend_skinning, with the joint records of dual quaternion skinning (p[3]) */
+static int FN(loop_dual_quaternion_skinning)(size_t n, char **p, const ptrdiff_t *s,
+                                             loop_ctx *c)
+{
+    size_t *check = (size_t)c->item < SIZE(c, 'V') ? &c->bad : NULL;
+    return FN(sk_dual_quaternion_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1],
+                                           s[1], c->itype, IN(2), s[2], IN(3), s[3], IN(4), s[4],
+                                           OUT(5), s[5], OUT(6), s[6], check);
+}
+
+/* one item is one pose of L layers x J joints */
+static int FN(loop_blend_poses)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_blend_poses)(n, SIZE(c, 'L'), SIZE(c, 'J'), IN(0), s[0], IN(1), s[1], IN(2), s[2],
+                       IN(3), s[3], IN(4), s[4], IN(5), s[5], IN(6), s[6], IN(7), s[7], OUT(8),
+                       s[8], OUT(9), s[9], OUT(10), s[10]);
+    return SK_OK;
+}
+
+/* elementwise over joints */
+static int FN(loop_pose_delta)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    (void)c;
+    FN(sk_pose_delta)(n, IN(0), s[0], IN(1), s[1], IN(2), s[2], IN(3), s[3], IN(4), s[4], IN(5),
+                      s[5], OUT(6), s[6], OUT(7), s[7], OUT(8), s[8]);
+    return SK_OK;
+}
+
+static int FN(loop_additive_pose)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    (void)c;
+    FN(sk_additive_pose)(n, IN(0), s[0], IN(1), s[1], IN(2), s[2], IN(3), s[3], IN(4), s[4],
+                         IN(5), s[5], IN(6), s[6], OUT(7), s[7], OUT(8), s[8], OUT(9), s[9]);
+    return SK_OK;
 }

@@ -399,7 +399,8 @@ static int prepare_outputs(call_t *c)
 /* ------------------------------------------------------------------ the call */
 
 static const char *const out_names[MAXOP] = {"out[0]", "out[1]", "out[2]", "out[3]",
-                                             "out[4]", "out[5]", "out[6]", "out[7]"};
+                                             "out[4]", "out[5]", "out[6]", "out[7]",
+                                             "out[8]", "out[9]", "out[10]", "out[11]"};
 
 /* the positional arguments: inputs, then out (None, an array, or a tuple of arrays when the
  * call has several outputs), then threads */

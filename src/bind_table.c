@@ -29,6 +29,8 @@
 #include "bind_loops.h"
 
 #define LOOPS(name) {loop_##name##_f, loop_##name##_d}
+#define STR_(x) #x
+#define STR(x) STR_(x) /* a size from skinkit.h in a shape string */
 #define OUTPUT(name, shape) {name, shape, OP_REAL, OP_OUT, 0}
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread (each thread: ~100 us of work or more) */
 #define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
@@ -54,6 +56,8 @@ static void fail_singular(const call_t *c, int status)
 
 #define ELEMENTWISE(name, summary, ...) \
     {#name, summary, {__VA_ARGS__}, 0, 0, GRAIN_ELEMENTS, LOOPS(name), NULL}
+#define ELEMENTWISE_AS(pyname, name, summary, ...) \
+    {pyname, summary, {__VA_ARGS__}, 0, 0, GRAIN_ELEMENTS, LOOPS(name), NULL}
 
 kernel_t kernels[] = {
     ELEMENTWISE(quat_multiply, "Hamilton product a * b of quaternions (x, y, z, w).",
@@ -103,5 +107,73 @@ kernel_t kernels[] = {
       OUTPUT("positions", "(...,V,3)"),
       {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
      'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning), fail_joint_index},
+    /* vector-Jacobian products (body models): the cotangents of a forward kernel's inputs */
+    ELEMENTWISE(quat_to_matrix_vjp, "Cotangent of q from the cotangent g of quat_to_matrix.",
+                {"q", "(...,4)"}, {"g", "(...,3,3)"}, OUTPUT("out", "(...,4)")),
+    ELEMENTWISE(quat_from_rotvec_vjp, "Cotangent of rotvec from the cotangent g of "
+                "quat_from_rotvec.",
+                {"rotvec", "(...,3)"}, {"g", "(...,4)"}, OUTPUT("out", "(...,3)")),
+    {"rigid_forward_kinematics_vjp", "Cotangents of rest_positions and rotations from those "
+     "of rigid_forward_kinematics's results.",
+     {{"parents", "(J)", OP_PARENTS},
+      {"rest_positions", "(...,J,3)"},
+      {"rotations", "(...,J,4)"},
+      {"g_rotations", "(...,J,4)"},
+      {"g_translations", "(...,J,3)"},
+      OUTPUT("g_rest_positions", "(...,J,3)"),
+      OUTPUT("g_rotations", "(...,J,4)")},
+     0, 'J', GRAIN_JOINTS, LOOPS(rigid_forward_kinematics_vjp), NULL},
+    {"linear_blend_skinning_vjp", "Cotangents of vertices and skinning_matrices from the "
+     "cotangent g of the skinned positions.",
+     {{"vertices", "(...,V,3)"},
+      {"joints", "(V,K)", OP_JOINTS},
+      {"weights", "(V,K)"},
+      {"skinning_matrices", "(...,J,4,4)"},
+      {"g", "(...,V,3)"},
+      OUTPUT("g_vertices", "(...,V,3)"),
+      {"g_skinning_matrices", "(...,J,4,4)", OP_REAL, OP_OUT | OP_REDUCE, 0}},
+     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning_vjp), fail_joint_index},
+    /* internal steps (names with _): the Python functions take other arguments (tuples; the
+     * skinning matrices, turned into records first) */
+    ELEMENTWISE_AS("_skinning_dual_quaternions", skinning_dual_quaternions,
+                   "Joint records of dual quaternion skinning (dqs.c).",
+                   {"skinning_matrices", "(...,4,4)"},
+                   OUTPUT("out", "(...," STR(SK_DQ_RECORD) ")")),
+    {"_dual_quaternion_skinning", "Dual quaternion skinning of positions (and normals).",
+     {{"vertices", "(...,V,3)"},
+      {"joints", "(V,K)", OP_JOINTS},
+      {"weights", "(V,K)"},
+      {"dual_quaternions", "(...,J," STR(SK_DQ_RECORD) ")"},
+      {"normals", "(...,V,3)", OP_REAL, OP_OPTIONAL},
+      OUTPUT("positions", "(...,V,3)"),
+      {"normals", "(...,V,3)", OP_REAL, OP_OUT, 5}},
+     'V', 0, GRAIN_VERTICES, LOOPS(dual_quaternion_skinning), fail_joint_index},
+    {"_blend_poses", "Weighted blend of L layers of poses (ozz-animation BlendingJob).",
+     {{"rotations", "(...,L,J,4)"},
+      {"translations", "(...,L,J,3)"},
+      {"scales", "(...,L,J,3)"},
+      {"weights", "(...,L,J)"},
+      {"threshold", "(...)"},
+      {"rest_rotations", "(...,J,4)", OP_REAL, OP_OPTIONAL},
+      {"rest_translations", "(...,J,3)", OP_REAL, OP_OPTIONAL},
+      {"rest_scales", "(...,J,3)", OP_REAL, OP_OPTIONAL},
+      OUTPUT("rotations", "(...,J,4)"),
+      OUTPUT("translations", "(...,J,3)"),
+      OUTPUT("scales", "(...,J,3)")},
+     0, 'J', GRAIN_JOINTS, LOOPS(blend_poses), NULL},
+    ELEMENTWISE_AS("_pose_delta", pose_delta,
+                   "Difference of two poses: r_ref^-1 r, t - t_ref, s / s_ref.",
+                   {"reference_rotations", "(...,4)"}, {"reference_translations", "(...,3)"},
+                   {"reference_scales", "(...,3)"}, {"rotations", "(...,4)"},
+                   {"translations", "(...,3)"}, {"scales", "(...,3)"},
+                   OUTPUT("rotations", "(...,4)"), OUTPUT("translations", "(...,3)"),
+                   OUTPUT("scales", "(...,3)")),
+    ELEMENTWISE_AS("_additive_pose", additive_pose,
+                   "Additive layer: r slerp(1, dr, w), t + w dt, s (1 + w (ds - 1)).",
+                   {"rotations", "(...,4)"}, {"translations", "(...,3)"}, {"scales", "(...,3)"},
+                   {"delta_rotations", "(...,4)"}, {"delta_translations", "(...,3)"},
+                   {"delta_scales", "(...,3)"}, {"weight", "(...)"},
+                   OUTPUT("rotations", "(...,4)"), OUTPUT("translations", "(...,3)"),
+                   OUTPUT("scales", "(...,3)")),
 };
 const size_t n_kernels = sizeof kernels / sizeof kernels[0];

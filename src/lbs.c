@@ -3,16 +3,8 @@
  * has it (cpu.c). */
 #include "simd.h"
 #include "real.h"
+#include "lbs_joints.h"
 #include "lbs_normal.h"
-
-static inline int64_t FN(joint_at)(const void *joints, int itype, size_t i)
-{
-    switch (itype) {
-    case SK_U8: return ((const uint8_t *)joints)[i];
-    case SK_U16: return ((const uint16_t *)joints)[i];
-    default: return ((const int32_t *)joints)[i];
-    }
-}
 
 /* portable C, any strides */
 static int FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,

@@ -2,6 +2,7 @@
  * float32 skinning: the transposed pose matrices and the skinned normals of 8 vertices at once.
  * Included once per file, compiled with that file's target flags (AVX2/FMA at least). */
 #include <immintrin.h>
+#include "lanes8.h"
 
 /* The pose's matrices transposed into columns, contiguous: mt[16 j + 4 c + r] = m_j[r][c] */
 static inline void transpose_mats(size_t J, const float *m, float *mt)
@@ -75,17 +76,12 @@ SK_NORMALS(normals8, __m256, _mm256, SK_NONZERO256)
 static inline void flush_normals(__m256 *st, size_t cnt, float *on)
 {
     __m256 o[3];
-    float out[3][8];
     for (size_t l = cnt; l < 8; l++)
         st[l] = st[8 + l] = _mm256_setzero_ps();
     transpose8(st);
     transpose8(st + 8);
     normals8(st, o);
-    for (int c = 0; c < 3; c++)
-        _mm256_storeu_ps(out[c], o[c]);
-    for (size_t l = 0; l < cnt; l++)
-        for (int c = 0; c < 3; c++)
-            on[3 * l + c] = out[c][l];
+    store_xyz8(o, cnt, on);
 }
 
 /* The variant's entry for one pose: transposes the matrices once, then runs its kernel for the

@@ -10,6 +10,11 @@
 int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
                      const float *weights, const float *m, const float *nv, float *op, float *on,
                      size_t *bad);
+/* dqs_avx2.c: one float32 pose of dual quaternion skinning with AVX2/FMA, packed vertices,
+   every joint record rigid (dqs.c checks); also the AVX-512 level's DQS (there is no AVX-512 DQS) */
+int sk_dqs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
+                     const float *weights, const float *rec, const float *nv, float *op,
+                     float *on, size_t *bad);
 /* fk_avx2.c: float32 forward kinematics of 8 poses side by side, J <= SK_FK_SIMD_MAX_JOINTS
    (the parents' results of a group live on the stack: 48 KiB) */
 #define SK_FK_SIMD_MAX_JOINTS 128

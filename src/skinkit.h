@@ -42,6 +42,9 @@ enum sk_status {
 /* joint index types accepted by linear blend skinning */
 enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 
+/* reals per joint record of dual quaternion skinning (sk_skinning_dual_quaternions) */
+#define SK_DQ_RECORD 32
+
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 
@@ -110,6 +113,85 @@ int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,  
                                  ptrdiff_t sn, T *SK_RESTRICT out_pos,            \
                                  ptrdiff_t sp, T *SK_RESTRICT out_nrm,            \
                                  ptrdiff_t so, size_t *bad);                      \
+                                                                                  \
+/* --- vector-Jacobian products (quat_vjp.c, fk_vjp.c, lbs_vjp.c) ---             \
+   Each takes the forward kernel's inputs and the cotangent g of its result and   \
+   returns the cotangents of the inputs (quaternions as free 4-vectors, differen- \
+   tiating the polynomial the forward kernel evaluates). */                       \
+/* g (3x3 per item) of sk_quat_to_matrix -> out (4) */                            \
+void sk_quat_to_matrix_vjp_##S(size_t n, const T *q, ptrdiff_t sq, const T *g,    \
+                               ptrdiff_t sg, T *SK_RESTRICT out, ptrdiff_t so);   \
+/* g (4 per item) of sk_quat_from_rotvec -> out (3) */                            \
+void sk_quat_from_rotvec_vjp_##S(size_t n, const T *r, ptrdiff_t sr, const T *g,  \
+                                 ptrdiff_t sg, T *SK_RESTRICT out, ptrdiff_t so); \
+/* rigid FK: g_rot (J, 4), g_trans (J, 3) -> g_rest (J, 3), g_q (J, 4) per item   \
+   (the world rotations are rebuilt from the chain: O(J depth) products) */        \
+void sk_rigid_forward_kinematics_vjp_##S(size_t n, size_t J, const int32_t *parents, \
+        const int32_t *order, const T *rest, ptrdiff_t sx, const T *rot,          \
+        ptrdiff_t sr, const T *g_rot, ptrdiff_t sgr, const T *g_trans,            \
+        ptrdiff_t sgt, T *SK_RESTRICT g_rest, ptrdiff_t sox, T *SK_RESTRICT g_q,  \
+        ptrdiff_t soq);                                                           \
+/* LBS positions: items and arguments as sk_linear_blend_skinning; g, g_verts    \
+   (3 per item); g_mats (J x 4x4) is added to, never cleared (stride 0: the       \
+   vertices of a pose sum into it; row 3 stays as it was).  SK_ERR_JOINT_INDEX    \
+   with *bad = i * K + k for vertex i, slot k. */                                 \
+int sk_linear_blend_skinning_vjp_##S(size_t n, size_t K, size_t J,                \
+        const T *verts, ptrdiff_t sv, const void *joints, ptrdiff_t sj,           \
+        int itype, const T *weights, ptrdiff_t sw, const T *mats, ptrdiff_t sm,   \
+        const T *g, ptrdiff_t sg, T *SK_RESTRICT g_verts, ptrdiff_t sov,          \
+        T *SK_RESTRICT g_mats, ptrdiff_t som, size_t *bad);                       \
+                                                                                  \
+/* --- dual quaternion skinning (dqs.c) --- */                                    \
+/* n 4x4 skinning matrices -> n records of SK_DQ_RECORD reals: the rotation's     \
+   unit quaternion, its dual part and the scale/shear terms (layout in dqs.c) */  \
+void sk_skinning_dual_quaternions_##S(size_t n, const T *m, ptrdiff_t sm,         \
+                                      T *SK_RESTRICT out, ptrdiff_t so);          \
+/* As sk_linear_blend_skinning, with the J records of the vertex's pose (from     \
+   sk_skinning_dual_quaternions, sd in elements) in place of its J matrices. */   \
+int sk_dual_quaternion_skinning_##S(size_t n, size_t K, size_t J, const T *verts, \
+                                    ptrdiff_t sv, const void *joints,             \
+                                    ptrdiff_t sj, int itype, const T *weights,    \
+                                    ptrdiff_t sw, const T *dqs, ptrdiff_t sd,     \
+                                    const T *normals, ptrdiff_t sn,               \
+                                    T *SK_RESTRICT out_pos, ptrdiff_t sp,         \
+                                    T *SK_RESTRICT out_nrm, ptrdiff_t so,         \
+                                    size_t *bad);                                 \
+                                                                                  \
+/* --- pose blending (blend.c) --- */                                             \
+/* n poses of L layers x J joints (rot L*J*4, trans and scale L*J*3, weights L*J  \
+   per item) -> J blended joints: weighted means of translations and scales,      \
+   normalized weighted sum of rotations, each in the hemisphere of the joint's    \
+   first contributing layer; layers of weight <= 0 are skipped; where the total  \
+   is below threshold (one per item) the rest pose (J joints per item; rest_rot   \
+   NULL for none)                                                                 \
+   adds weight threshold - total (ozz-animation BlendingJob).  A joint with total \
+   0 (and no rest) gets the identity transform. */                               \
+void sk_blend_poses_##S(size_t n, size_t L, size_t J, const T *rot, ptrdiff_t sr, \
+                        const T *trans, ptrdiff_t st, const T *scale,             \
+                        ptrdiff_t ss, const T *weights, ptrdiff_t sw,             \
+                        const T *threshold, ptrdiff_t sth, const T *rest_rot,     \
+                        ptrdiff_t srr, const T *rest_trans, ptrdiff_t srt,        \
+                        const T *rest_scale, ptrdiff_t srs,                       \
+                        T *SK_RESTRICT out_rot, ptrdiff_t sor,                    \
+                        T *SK_RESTRICT out_trans, ptrdiff_t sot,                  \
+                        T *SK_RESTRICT out_scale, ptrdiff_t sos);                 \
+/* n joints: (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */                     \
+void sk_pose_delta_##S(size_t n, const T *ref_rot, ptrdiff_t s0,                  \
+                       const T *ref_trans, ptrdiff_t s1, const T *ref_scale,      \
+                       ptrdiff_t s2, const T *rot, ptrdiff_t s3, const T *trans,  \
+                       ptrdiff_t s4, const T *scale, ptrdiff_t s5,                \
+                       T *SK_RESTRICT out_rot, ptrdiff_t s6,                      \
+                       T *SK_RESTRICT out_trans, ptrdiff_t s7,                    \
+                       T *SK_RESTRICT out_scale, ptrdiff_t s8);                   \
+/* n joints: r slerp(identity, dr, w), t + w dt, s (1 + w (ds - 1)) */            \
+void sk_additive_pose_##S(size_t n, const T *base_rot, ptrdiff_t s0,              \
+                          const T *base_trans, ptrdiff_t s1,                      \
+                          const T *base_scale, ptrdiff_t s2, const T *delta_rot,  \
+                          ptrdiff_t s3, const T *delta_trans, ptrdiff_t s4,       \
+                          const T *delta_scale, ptrdiff_t s5, const T *weight,    \
+                          ptrdiff_t sw, T *SK_RESTRICT out_rot, ptrdiff_t s6,     \
+                          T *SK_RESTRICT out_trans, ptrdiff_t s7,                 \
+                          T *SK_RESTRICT out_scale, ptrdiff_t s8);                \
                                                                                   \
 /* --- clip sampling (sample.c) --- */                                            \
 /* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).   \

@@ -73,3 +73,18 @@ class Doc:
             doc["buffers"][0]["uri"] = uri or self.data_uri()
             path.write_text(json.dumps(doc))
         return path
+
+
+def put(obj, **fields):
+    """Set ``fields`` of a JSON object (for the one-line edits of the hostile file tables)."""
+    obj.update(fields)
+
+
+def edited(make_doc, change, name="m.glb"):
+    """``build(tmp_path)``: write ``make_doc()`` changed by ``change(doc)`` as ``tmp_path/name``
+    and return its path (a row of a hostile file table)."""
+    def build(tmp_path):
+        d = make_doc()
+        change(d)
+        return d.write(tmp_path / name)
+    return build

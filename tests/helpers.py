@@ -116,6 +116,20 @@ def layouts(a):
     return out
 
 
+class ArrayOnly:
+    """Exposes an array only through ``__array__`` (as pandas, xarray and many wrappers do)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and np.dtype(dtype) != self._a.dtype:
+            if copy is False:
+                raise ValueError("a copy would be needed")
+            return self._a.astype(dtype)
+        return self._a
+
+
 def peak_rss_growth(fn):
     """Run fn(); return how many bytes the peak resident set grew beyond the resident set at the
     start (Linux: the peak is reset through /proc/self/clear_refs; elsewhere ru_maxrss)."""

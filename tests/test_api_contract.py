@@ -118,6 +118,11 @@ def _lbs_ref(kw):
                                      kw["skinning_matrices"], kw.get("normals"))
 
 
+def _dqs_ref(kw):
+    return ref.dual_quaternion_skinning(kw["vertices"], kw["joints"], kw["weights"],
+                                        kw["skinning_matrices"], kw.get("normals"))
+
+
 QUAT, VEC3 = (4,), (3,)
 SPECS = [
     Spec("quat_multiply", [Arg("a", g_quat, QUAT), Arg("b", g_quat, QUAT)], [QUAT],
@@ -161,6 +166,15 @@ SPECS = [
           Arg("weights", g_weights, (V, K), batch=False, free_last=True),
           Arg("skinning_matrices", g_affine, (J, 4, 4)), Arg("normals", g_vec, (V, 3))],
          [(V, 3), (V, 3)], _lbs_ref, out_pair=True),
+    Spec("dual_quaternion_skinning",
+         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
+          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
+          Arg("skinning_matrices", g_affine, (J, 4, 4))], [(V, 3)], _dqs_ref),
+    Spec("dual_quaternion_skinning+normals",
+         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
+          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
+          Arg("skinning_matrices", g_affine, (J, 4, 4)), Arg("normals", g_vec, (V, 3))],
+         [(V, 3), (V, 3)], _dqs_ref, out_pair=True),
 ]
 IDS = [s.name for s in SPECS]
 

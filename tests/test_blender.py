@@ -28,10 +28,25 @@ EXAMPLE = ROOT / "examples"
 
 # --------------------------------------------------------------------------- the Blender side
 
+def evaluated_positions(scene, meshes, frames):
+    """{mesh name: (T, V, 3)} world-space positions of the evaluated meshes at ``frames``."""
+    import bpy
+    from blender_mesh import world_vertices
+
+    out = {m.name: [] for m in meshes}
+    for f in frames:
+        scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        for m in meshes:
+            out[m.name].append(world_vertices(m, depsgraph))
+    return {k: np.array(v) for k, v in out.items()}
+
+
 def blender_side(jobs_json: str, out_dir: str) -> int:
-    """Run by Blender's Python: for each job {"model", "frames"} save
+    """Run by Blender's Python: for each job {"model", "frames", "dqs"} save
     ``<stem>.npz`` with blender_<mesh> (T, V, 3), example_<mesh> (T, V, 3), current_<mesh>
-    (1, V, 3: the example on the pose at the last frame), fps, action name."""
+    (1, V, 3: the example on the pose at the last frame), fps, action name; with "dqs" also
+    blender_dqs_<mesh> (T, V, 3), the Armature modifier with "Preserve Volume" on."""
     import bpy
 
     sys.path.insert(0, str(EXAMPLE))
@@ -51,21 +66,19 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
         for m in meshes:
             out[f"example_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
         out["example_seconds"] = np.float64(time.perf_counter() - start)
-        blender = {m.name: [] for m in meshes}
-        for f in frames:
-            scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
-            depsgraph = bpy.context.evaluated_depsgraph_get()
-            for m in meshes:
-                ev = m.evaluated_get(depsgraph)
-                mesh = ev.to_mesh()
-                co = np.empty(len(mesh.vertices) * 3)
-                mesh.vertices.foreach_get("co", co)
-                M = np.array(ev.matrix_world)
-                blender[m.name].append(co.reshape(-1, 3) @ M[:3, :3].T + M[:3, 3])
-                ev.to_mesh_clear()
+        blender = evaluated_positions(scene, meshes, frames)
         for m in meshes:                        # scene is at the last frame: its current pose
-            out[f"blender_{m.name}"] = np.array(blender[m.name])
+            out[f"blender_{m.name}"] = blender[m.name]
             out[f"current_{m.name}"] = blender_pose.pose_mesh(arm, m)
+        if job.get("dqs"):
+            for m in meshes:
+                for mod in m.modifiers:
+                    if mod.type == "ARMATURE":
+                        mod.use_deform_preserve_volume = True
+            for name, pos in evaluated_positions(scene, meshes, frames).items():
+                out[f"blender_dqs_{name}"] = pos
+            for m in meshes:
+                out[f"example_dqs_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
         np.savez(Path(out_dir) / (Path(job["model"]).stem + ".npz"), **out)
     return 0
 
@@ -79,7 +92,7 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
-from conftest import DATA  # noqa: E402
+from conftest import DATA, missing  # noqa: E402
 
 GLTF = DATA / "gltf"
 
@@ -92,6 +105,7 @@ JOBS = {
     "RiggedFigure.glb": [0, 30, 7],
 }
 BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb", 7)}
+DQS = {"CesiumMan.glb", "RiggedFigure.glb"}          # also posed with "Preserve Volume"
 TIGHT, LOOSE = 2e-6, 2e-3
 
 
@@ -112,17 +126,25 @@ def bpy_python():
 def blender_results(tmp_path_factory):
     exe = bpy_python()
     if exe is None:
-        msg = ("no Python with bpy: .ci/run makes one (python3.11 -m venv "
-               "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install bpy==5.0.1)")
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
+        missing("bpy", "bash .ci/run makes a venv with it, or by hand: python3.11 -m venv "
+                "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install "
+                "bpy==5.0.1 (or set SKINKIT_BPY_PYTHON to a Python that imports bpy)")
+    theirs = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"],
+                            capture_output=True, text=True).stdout.split()
+    if not theirs:
+        pytest.fail(f"{exe} does not run")
+    if theirs != [str(v) for v in sys.version_info[:2]]:
+        # not a missing dependency: this build of skinkit cannot load in that interpreter
+        pytest.skip(f"bpy's Python is {'.'.join(theirs)} and this is "
+                    f"{sys.version_info[0]}.{sys.version_info[1]}: skinkit's extension built "
+                    "here does not load there (bpy 5.0 is for Python 3.11)")
     out = tmp_path_factory.mktemp("blender")
     # the skinkit under test, alone on the path (not this environment's numpy 2)
     shim = tmp_path_factory.mktemp("shim")
     (shim / "skinkit").symlink_to(Path(skinkit.__file__).parent, target_is_directory=True)
     env = dict(os.environ, PYTHONPATH=str(shim))
-    jobs = json.dumps([{"model": str(GLTF / m), "frames": f} for m, f in JOBS.items()])
+    jobs = json.dumps([{"model": str(GLTF / m), "frames": f, "dqs": m in DQS}
+                       for m, f in JOBS.items()])
     start = time.perf_counter()
     proc = subprocess.run([exe, __file__, jobs, str(out)], env=env, capture_output=True,
                           text=True, timeout=600)
@@ -155,6 +177,15 @@ def _gltf_clip(model, action_name):
     raise AssertionError(f"no clip for Blender's action {action_name!r}")
 
 
+def in_blender_axes(model, posed, name):
+    """skinkit's posed positions of the mesh on the node named ``name`` (its primitives side by
+    side), turned from glTF's +Y up to Blender's +Z up: (x, y, z) -> (x, -z, y)."""
+    prims = [p for p in model.primitives if model.skeleton.names[p.node] == name]
+    assert prims, f"no glTF primitive on a node named {name!r}"
+    ours = np.concatenate([posed[p.key] for p in prims], axis=1)
+    return ours[..., [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
+
+
 @pytest.mark.parametrize("model_name", sorted(JOBS))
 def test_skinkit_gltf_pose_matches_blender(blender_results, model_name):
     """skinkit's glTF pose, turned from glTF's +Y up to Blender's +Z up ((x, y, z) ->
@@ -164,14 +195,35 @@ def test_skinkit_gltf_pose_matches_blender(blender_results, model_name):
     clip = _gltf_clip(model, str(r["action"]))
     frames = np.array(JOBS[model_name], np.float64)
     posed = model.pose(clip=clip, times=frames / float(r["fps"]))
-    names = model.skeleton.names
     for name in r["meshes"]:
-        prims = [p for p in model.primitives if names[p.node] == name]
-        assert prims, f"no glTF primitive on a node named {name!r}"
-        ours = np.concatenate([posed[p.key] for p in prims], axis=1)
-        ours = ours[..., [0, 2, 1]] * np.array([1.0, -1.0, 1.0])
+        ours = in_blender_axes(model, posed, name)
         blender = r[f"blender_{name}"]
         assert ours.shape == blender.shape
         for i, f in enumerate(JOBS[model_name]):
             tol = LOOSE if (model_name, f) in BETWEEN_KEYS else TIGHT
             assert rel_error(ours[i], blender[i]) < tol, (name, f, rel_error(ours[i], blender[i]))
+
+
+@pytest.mark.parametrize("model_name", sorted(DQS))
+def test_skinkit_dqs_matches_blender_preserve_volume(blender_results, model_name):
+    """skinkit's glTF pose with dual quaternion skinning against Blender's Armature modifier
+    with "Preserve Volume", at key times (as test_skinkit_gltf_pose_matches_blender)."""
+    r = blender_results[model_name]
+    model = skinkit.load_gltf(GLTF / model_name)
+    clip = _gltf_clip(model, str(r["action"]))
+    frames = np.array([f for f in JOBS[model_name] if (model_name, f) not in BETWEEN_KEYS])
+    keys = [i for i, f in enumerate(JOBS[model_name]) if (model_name, f) not in BETWEEN_KEYS]
+    posed = model.pose(clip=clip, times=frames / float(r["fps"]), skinning="dqs")
+    lbs = model.pose(clip=clip, times=frames / float(r["fps"]))
+    for name in r["meshes"]:
+        ours = in_blender_axes(model, posed, name)
+        blender = r[f"blender_dqs_{name}"][keys]
+        err = rel_error(ours, blender)
+        # examples/blender_pose.py from the bpy data, with Preserve Volume on
+        example = rel_error(r[f"example_dqs_{name}"], r[f"blender_dqs_{name}"])
+        print(f"\n{model_name} {name}: against Blender's Preserve Volume, relative error "
+              f"{err:.2e} (glTF pose), {example:.2e} (example from bpy data)")
+        assert err < TIGHT, (name, err)
+        assert example < TIGHT, (name, example)
+        # Preserve Volume really differs from LBS on these poses
+        assert rel_error(in_blender_axes(model, lbs, name), blender) > 100 * TIGHT

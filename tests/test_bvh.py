@@ -546,7 +546,7 @@ def test_cli_info(capsys):
     code, out, err = run(["info", CMU], capsys)
     assert code == 0, err
     assert "skeleton: 38 nodes" in out and "LeftToeBase_end" in out
-    assert "skinned primitives: 0" in out
+    assert "meshes: 0 (0 primitive instances, 0 skinned)" in out
     assert re.search(r"clips: 1\n  0: cmu_01_03_first300: 2\.4916\d* s, 32 channels, LINEAR",
                      out), out
 

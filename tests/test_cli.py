@@ -64,7 +64,8 @@ def test_default_model_rest_pose_is_bind_pose(dtype):
     mats = kernels.skinning_matrices(world[:, skin.joints], skin.inverse_bind_matrices)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(mats, np.broadcast_to(np.eye(4), mats.shape), atol=tol)
-    (pos, nrm) = pose(m, normals=True)["0_0"]
+    posed = pose(m, normals=True)
+    pos, nrm = posed.positions["0_0"], posed.normals["0_0"]
     assert pos.shape == (1, 136, 3) and pos.dtype == dtype
     np.testing.assert_allclose(pos[0], prim.positions, atol=tol * 8)
     np.testing.assert_allclose(nrm[0], prim.normals, atol=tol * 8)
@@ -195,7 +196,8 @@ def test_pose_output_equals_pose_call(tmp_path, capsys):
     code, _, err = run(["pose", "--fps", "7", "--normals", "--loop", "--out", out], capsys)
     assert code == 0, err
     m = default_model()
-    pos, nrm = m.pose("bend", frame_times(2.0, 7), loop=True, normals=True)["0_0"]
+    posed = m.pose("bend", frame_times(2.0, 7), loop=True, normals=True)
+    pos, nrm = posed.positions["0_0"], posed.normals["0_0"]
     with np.load(out) as d:
         np.testing.assert_array_equal(d["times"], frame_times(2.0, 7))
         np.testing.assert_array_equal(d["positions_0_0"], pos)

@@ -206,10 +206,10 @@ def test_cli_frames_existing_directory_and_normals(tmp_path, capsys):
     assert code == 0, err
     assert sorted(os.listdir(tmp_path)) == ["frame_0000.ply", "frame_0001.ply",
                                             "frame_0002.ply", "keep.txt"]
-    posed = default_model().pose("bend", [0, 0.5, 1], normals=True)["0_0"]
+    posed = default_model().pose("bend", [0, 0.5, 1], normals=True)
     mesh = load_mesh(tmp_path / "frame_0002.ply")
-    np.testing.assert_array_equal(mesh.vertices, posed[0][2].astype(np.float32))
-    np.testing.assert_allclose(mesh.vertex_normals, posed[1][2], atol=1e-6)
+    np.testing.assert_array_equal(mesh.vertices, posed.positions["0_0"][2].astype(np.float32))
+    np.testing.assert_allclose(mesh.vertex_normals, posed.normals["0_0"][2], atol=1e-6)
 
 
 def test_cli_frames_errors(tmp_path, capsys):
@@ -234,8 +234,9 @@ def test_cli_glb_equals_pose(tmp_path, capsys, args, time):
     assert err.count("\n") == 1 and err.rstrip().endswith(f"-> {out}")
     model = skinkit.load_gltf(CESIUM)
     (prim,) = model.primitives
-    positions, normals = model.pose(None if time is None else 0, [0.0 if time is None else time],
-                                    normals=True)[prim.key]
+    posed = model.pose(None if time is None else 0, [0.0 if time is None else time],
+                       normals=True)
+    positions, normals = posed.positions[prim.key], posed.normals[prim.key]
     # read back with trimesh
     scene = trimesh.load(str(out), process=False)
     mesh = scene.geometry[prim.key]
@@ -251,9 +252,11 @@ def test_cli_glb_equals_pose(tmp_path, capsys, args, time):
                                   positions[0].astype(np.float32))
     np.testing.assert_allclose(glb_attribute(doc, binary, prim.key, "NORMAL"), normals[0],
                                atol=1e-6)
-    # and skinkit's own validating loader accepts it (no skinned primitives to return)
+    # and skinkit's own validating loader reads it back as one rigid primitive at that pose
     static = skinkit.load_gltf(out)
-    assert static.primitives == [] and prim.key in static.skeleton.names
+    [rigid] = static.primitives
+    assert rigid.skin is None and static.skeleton.names[rigid.node] == prim.key
+    np.testing.assert_allclose(static.pose().positions[rigid.key][0], positions[0], atol=1e-5)
     assert os.listdir(tmp_path) == ["posed.glb"]
 
 
@@ -351,11 +354,11 @@ def test_block_wise_pose_equals_one_pose_call(tmp_path, capsys, normals):
     argv = ["pose", CESIUM, "--times", *times, "--out", tmp_path / "o.npz"]
     assert run(argv + (["--normals"] if normals else []), capsys)[0] == 0
     model = skinkit.load_gltf(CESIUM)
-    expected = model.pose(0, times, normals=normals)["2_0"]
+    expected = model.pose(0, times, normals=normals)
     with np.load(tmp_path / "o.npz") as d:
         assert list(d) == ["times", "positions_2_0"] + (["normals_2_0"] if normals else [])
+        np.testing.assert_array_equal(d["positions_2_0"], expected.positions["2_0"])
         if normals:
-            np.testing.assert_array_equal(d["positions_2_0"], expected[0])
-            np.testing.assert_array_equal(d["normals_2_0"], expected[1])
+            np.testing.assert_array_equal(d["normals_2_0"], expected.normals["2_0"])
         else:
-            np.testing.assert_array_equal(d["positions_2_0"], expected)
+            assert expected.normals == {}

@@ -179,20 +179,32 @@ def test_forward_kinematics_mismatched_joint_count():
 # --------------------------------------------------------------------------- rigid FK
 
 
+def rigid_inputs(rng, parents, x_batch, q_batch, dtype):
+    """Rest positions x (x_batch + (J, 3)) and rotations q (q_batch + (J,)) for ``parents``."""
+    J = len(parents)
+    return (rng.normal(size=x_batch + (J, 3)).astype(dtype),
+            helpers.random_quats(rng, q_batch + (J,), dtype))
+
+
+def assert_rigid_fk(Q, t, parents, x, q):
+    """(Q, t) is the reference rigid FK (libigl's recursion) of x, q; returns the reference."""
+    eQ, et = ref.rigid_forward_kinematics(parents, x, q)
+    helpers.assert_close(Q, eQ, scale=4)       # Q_i = Q_p q_i exactly, no sign change
+    helpers.assert_close(t, et, scale=4)
+    return eQ, et
+
+
 @pytest.mark.parametrize("batch", BATCHES)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_rigid_forward_kinematics(dtype, batch):
     rng = helpers.rng_for("rigid", batch)
     parents = helpers.random_tree(rng, J, depth=5)
     assert any(parents[i] > i for i in range(J))
-    x = rng.normal(size=batch + (J, 3)).astype(dtype)
-    q = helpers.random_quats(rng, batch + (J,), dtype)
+    x, q = rigid_inputs(rng, parents, batch, batch, dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
     assert Q.dtype == t.dtype == dtype
     assert Q.shape == batch + (J, 4) and t.shape == batch + (J, 3)
-    eQ, et = ref.rigid_forward_kinematics(parents, x, q)
-    helpers.assert_close(Q, eQ, scale=4)       # Q_i = Q_p q_i exactly, no sign change
-    helpers.assert_close(t, et, scale=4)
+    assert_rigid_fk(Q, t, parents, x, q)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -201,12 +213,9 @@ def test_rigid_forward_kinematics_chain_and_article_closed_form(dtype):
     for the children of roots, and differs further down (so this test can tell them apart)."""
     rng = helpers.rng_for("article")
     parents = helpers.chain_parents(6, rng)
-    x = rng.normal(size=(6, 3)).astype(dtype)
-    q = helpers.random_quats(rng, (6,), dtype)
+    x, q = rigid_inputs(rng, parents, (), (), dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
-    eQ, et = ref.rigid_forward_kinematics(parents, x, q)
-    helpers.assert_close(Q, eQ, scale=4)
-    helpers.assert_close(t, et, scale=4)
+    eQ, _ = assert_rigid_fk(Q, t, parents, x, q)
     article = ref.article_closed_form_translations(parents, x, eQ)
     depth = np.array([helpers.depth_of(parents, i) for i in range(6)])
     helpers.assert_close(t[depth <= 1], article[depth <= 1], scale=4)
@@ -219,8 +228,7 @@ def test_rigid_forward_kinematics_matches_trs_fk(dtype):
     """Rigid FK = TRS FK with local translations x_i - x_p, composed with T(-x_i)."""
     rng = helpers.rng_for("rigid-trs")
     parents = helpers.random_tree(rng, J, depth=5)
-    x = rng.normal(size=(J, 3)).astype(dtype)
-    q = helpers.random_quats(rng, (J,), dtype)
+    x, q = rigid_inputs(rng, parents, (), (), dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
     local = np.array([x[i] - (x[p] if p >= 0 else 0) for i, p in enumerate(parents)])
     world = ref.forward_kinematics(parents, q, local)
@@ -235,16 +243,13 @@ def test_rigid_forward_kinematics_matches_trs_fk(dtype):
 def test_rigid_forward_kinematics_broadcasts(dtype):
     rng = helpers.rng_for("rigidb")
     parents = helpers.random_tree(rng, J, depth=4)
-    x = rng.normal(size=(J, 3)).astype(dtype)
-    q = helpers.random_quats(rng, (3, 1, J), dtype)
+    x, q = rigid_inputs(rng, parents, (), (3, 1), dtype)
     x2 = rng.normal(size=(2, J, 3)).astype(dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
     assert Q.shape == (3, 1, J, 4) and t.shape == (3, 1, J, 3)
     Q, t = sk.rigid_forward_kinematics(parents, x2, q)
     assert Q.shape == (3, 2, J, 4) and t.shape == (3, 2, J, 3)
-    eQ, et = ref.rigid_forward_kinematics(parents, x2, q)
-    helpers.assert_close(Q, eQ, scale=4)
-    helpers.assert_close(t, et, scale=4)
+    assert_rigid_fk(Q, t, parents, x2, q)
 
 
 # --------------------------------------------------------------------------- matrices
@@ -271,6 +276,12 @@ def test_skinning_matrices_broadcast(dtype):
     helpers.assert_close(got, ref.skinning_matrices(w, ib), scale=4)
 
 
+def assert_inverts(m, inverse):
+    """m @ inverse is the identity, to the tolerance of m's dtype."""
+    helpers.assert_close(m.astype(np.float64) @ inverse, np.broadcast_to(np.eye(4), m.shape),
+                         dtype=m.dtype, scale=10)
+
+
 @pytest.mark.parametrize("batch", BATCHES)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_matrix_inverse(dtype, batch):
@@ -281,8 +292,7 @@ def test_matrix_inverse(dtype, batch):
     got = sk.matrix_inverse(m)
     assert got.dtype == dtype and got.shape == batch + (J, 4, 4)
     helpers.assert_close(got, ref.matrix_inverse(m), scale=10)
-    helpers.assert_close(m.astype(np.float64) @ got, np.broadcast_to(np.eye(4), m.shape), dtype=dtype,
-                     scale=10)
+    assert_inverts(m, got)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -294,8 +304,7 @@ def test_matrix_inverse_tiny_scale_is_not_singular(dtype):
     m[:, :3, :3] *= s
     m = m.astype(dtype)
     got = sk.matrix_inverse(m)
-    helpers.assert_close(m.astype(np.float64) @ got, np.broadcast_to(np.eye(4), m.shape), dtype=dtype,
-                     scale=10)
+    assert_inverts(m, got)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import helpers
-from gltf_doc import DTYPES, Doc
-from skinkit import gltf
+import reference as ref
+from gltf_doc import DTYPES, Doc, edited, put
+from skinkit import gltf_accessors
 from skinkit.gltf import GltfError, load_gltf
 from conftest import GLTF, THREEJS
 
@@ -47,18 +48,31 @@ def test_fixture_loads_consistently(name, dtype):
         assert skin.inverse_bind_matrices.shape == (len(skin.joints), 4, 4)
         assert skin.inverse_bind_matrices.dtype == dtype
         assert np.allclose(skin.inverse_bind_matrices[:, 3], [0, 0, 0, 1], atol=1e-6)
-    assert model.primitives
+    assert any(prim.skinned for prim in model.primitives)
     for prim in model.primitives:
         v = len(prim.positions)
         assert prim.positions.shape == (v, 3) and prim.positions.dtype == dtype
         assert prim.normals is None or prim.normals.shape == (v, 3)
-        assert prim.joints.dtype in (np.uint8, np.uint16) and prim.joints.shape == (v, 4)
-        assert np.all(prim.joints < len(model.skins[prim.skin].joints))
-        assert prim.weights.shape == (v, 4) and prim.weights.dtype == dtype
-        assert np.allclose(prim.weights.sum(axis=1), 1, atol=1e-2)
         assert prim.faces.shape[1] == 3 and prim.faces.max() < v
-        assert all(a.dtype.isnative for a in (prim.positions, prim.joints, prim.weights))
+        if prim.skinned:
+            assert prim.joints.dtype in (np.uint8, np.uint16) and prim.joints.shape == (v, 4)
+            assert np.all(prim.joints < len(model.skins[prim.skin].joints))
+            assert prim.weights.shape == (v, 4) and prim.weights.dtype == dtype
+            assert np.allclose(prim.weights.sum(axis=1), 1, atol=1e-2)
+            assert all(a.dtype.isnative for a in (prim.joints, prim.weights))
+        else:
+            assert prim.joints is None and prim.weights is None
+        m = prim.target_count
+        for deltas in (prim.morph_positions, prim.morph_normals):
+            assert (deltas is None) if m == 0 else (deltas is None or (
+                deltas.shape == (m, v, 3) and deltas.dtype == dtype))
+        assert prim.positions.dtype.isnative
     assert model.clips and all(clip.duration > 0 and not clip.unsupported for clip in model.clips)
+    for clip in model.clips:
+        targets = {p.node: p.target_count for p in model.primitives}
+        for ch in clip.channels:
+            if ch.path == "weights":
+                assert ch.values.shape[1] == targets[ch.node] > 0
 
 
 def test_fixture_facts_from_licence_notes():
@@ -179,17 +193,11 @@ def test_step_and_cubic_variants():
 # --- a synthetic file: every component type, strides, normalized ints, sparse, matrices -----
 
 
-def quat_matrix(q):
-    x, y, z, w = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
 def trs_matrix(t, q, s):
     """glTF node.matrix (column-major list of 16) for translation, rotation, scale."""
     m = np.eye(4)
-    m[:3, :3] = quat_matrix(np.asarray(q, float)) * s
+    q = np.asarray(q, float)
+    m[:3, :3] = ref.quat_to_matrix(q / np.linalg.norm(q)) * s
     m[:3, 3] = t
     return m.T.ravel().tolist()
 
@@ -239,10 +247,21 @@ def synthetic():
         "NORMAL": d.accessor(5120, "VEC3", 6, d.view(nrm1.tobytes(), stride=4),
                              normalized=True),
         "JOINTS_0": d.add(j2, 5123, "VEC4"), "WEIGHTS_0": d.add(e["weights1"], 5126, "VEC4")}}
-    # primitive 2: LINES (no faces); primitive 3: no skin attributes (not a skinned primitive)
+    # primitive 2: LINES (no faces); mesh 1: POINTS without skin attributes, on an unskinned
+    # node (a rigid primitive)
     prim2 = {"attributes": {k: prim0["attributes"][k] for k in ("POSITION", "JOINTS_0",
                                                               "WEIGHTS_0")}, "mode": 1}
-    prim3 = {"attributes": {"POSITION": prim0["attributes"]["POSITION"]}}
+    prim3 = {"attributes": {"POSITION": prim0["attributes"]["POSITION"]}, "mode": 0}
+    # one morph target per primitive of mesh 0: float deltas (shared by primitives 0 and 2) and
+    # a sparse SHORT accessor without bufferView (rows 2 and 5) for primitive 1
+    e["delta0"] = rng.normal(size=(4, 3)).astype(np.float32)
+    e["delta1"] = np.zeros((6, 3))
+    e["delta1"][[2, 5]] = [[1, -2, 3], [-4, 5, -6]]
+    delta0 = d.add(e["delta0"], 5126, "VEC3")
+    prim0["targets"] = [{"POSITION": delta0}]
+    prim1["targets"] = [{"POSITION": d.accessor(
+        5122, "VEC3", 6, sparse=d.sparse([2, 5], 5121, e["delta1"][[2, 5]], 5122))}]
+    prim2["targets"] = [{"POSITION": delta0}]
     # skin: three row-major matrices, stored column-major
     ibm = rng.normal(size=(3, 4, 4)).astype(np.float32)
     ibm[:, 3] = [0, 0, 0, 1]
@@ -261,9 +280,9 @@ def synthetic():
              {"matrix": trs_matrix(e["t"][2], e["q"][2], e["s"][2]), "children": [3]},
              {"translation": e["t"][3].tolist(), "rotation": e["q"][3].tolist(),
               "scale": e["s"][3].tolist()},
-             {"name": "free"}]
+             {"name": "free", "mesh": 1}]
     # animation: BYTE and SHORT normalized rotations, a sparse translation with no bufferView,
-    # a CUBICSPLINE scale, and a morph weights channel (unsupported)
+    # a CUBICSPLINE scale, and a morph weights channel (1 target, 3 keys)
     times = d.add([0, 0.5, 1.25], 5126, "SCALAR")
     r8 = np.array([[-128, 0, 0, 127], [0, 127, 0, 0], [0, 0, -127, 1]], np.int8)
     r16 = np.array([[0, 0, 0, 32767], [-32768, 0, 0, 0], [0, 23170, 0, 23170]], np.int16)
@@ -281,7 +300,8 @@ def synthetic():
         {"input": times, "output": times}]
     targets = [(3, "rotation"), (4, "rotation"), (3, "translation"), (4, "scale"), (0, "weights")]
     d.json.update(
-        nodes=nodes, skins=[skin], meshes=[{"primitives": [prim0, prim1, prim2, prim3]}],
+        nodes=nodes, skins=[skin],
+        meshes=[{"primitives": [prim0, prim1, prim2]}, {"primitives": [prim3]}],
         animations=[{"name": "go", "samplers": samplers, "channels": [
             {"sampler": i, "target": {"node": n, "path": p}} for i, (n, p) in enumerate(targets)]}])
     return d, e
@@ -319,9 +339,15 @@ def test_synthetic_decodes(tmp_path, container, dtype):
     assert skin.inverse_bind_matrices.dtype == dtype
     assert np.array_equal(skin.inverse_bind_matrices, e["ibm"].astype(dtype))
 
-    p0, p1, p2 = model.primitives
+    p0, p1, p2, p3 = model.primitives
     assert [(p.node, p.mesh, p.index, p.skin) for p in model.primitives] == [
-        (0, 0, 0, 0), (0, 0, 1, 0), (0, 0, 2, 0)]
+        (0, 0, 0, 0), (0, 0, 1, 0), (0, 0, 2, 0), (4, 1, 0, None)]
+    assert p3.joints is None and p3.weights is None and p3.faces is None
+    assert np.array_equal(p3.positions, p0.positions) and p3.morph_positions is None
+    assert np.array_equal(p0.morph_positions, e["delta0"][None].astype(dtype))
+    assert np.array_equal(p2.morph_positions, p0.morph_positions)
+    assert np.array_equal(p1.morph_positions, e["delta1"][None])
+    assert all(p.morph_normals is None and p.morph_weights.tolist() == [0] for p in (p0, p1, p2))
     assert np.array_equal(p0.positions, e["pos0"].astype(dtype))
     assert np.array_equal(p0.normals, e["nrm0"].astype(dtype))
     assert p0.joints.dtype == np.uint16 and np.array_equal(p0.joints, e["joints0"])
@@ -336,12 +362,12 @@ def test_synthetic_decodes(tmp_path, container, dtype):
 
     [clip] = model.clips
     assert clip.name == "go" and clip.duration == 1.25
-    assert clip.unsupported == [
-        "channels[4] (node 0 weights): morph target weights are not supported"]
-    rot8, rot16, move, scale = clip.channels
+    assert clip.unsupported == []
+    rot8, rot16, move, scale, weights = clip.channels
     assert [(c.node, c.path, c.interpolation) for c in clip.channels] == [
         (3, "rotation", "LINEAR"), (4, "rotation", "STEP"), (3, "translation", "LINEAR"),
-        (4, "scale", "CUBICSPLINE")]
+        (4, "scale", "CUBICSPLINE"), (0, "weights", "LINEAR")]
+    assert np.array_equal(weights.values, np.array([[0], [0.5], [1.25]], dtype))
     assert np.array_equal(rot8.times, np.array([0, 0.5, 1.25], dtype))
     assert rot8.values.dtype == dtype and rot8.values[0, 0] == -1
     assert np.allclose(rot8.values, e["r8"], **tol) and np.allclose(rot16.values, e["r16"], **tol)
@@ -354,7 +380,7 @@ def test_synthetic_decodes(tmp_path, container, dtype):
                                          (5126, "VEC2"), (5125, "SCALAR")])
 def test_matrix_columns_start_on_4_byte_boundaries(tmp_path, ctype, kind):
     """glTF 2.0 "Data Alignment": MAT2/MAT3 columns of 1- and 2-byte components are padded."""
-    cols, rows = gltf._TYPES[kind]
+    cols, rows = gltf_accessors._TYPES[kind]
     size = np.dtype(DTYPES[ctype]).itemsize
     column = rows * size if cols == 1 else -(-rows * size // 4) * 4
     values = (np.arange(3 * cols * rows) % 50 + 1).reshape(3, cols, rows)
@@ -363,8 +389,8 @@ def test_matrix_columns_start_on_4_byte_boundaries(tmp_path, ctype, kind):
     d = Doc()
     k = d.add(stored.reshape(3, -1), ctype, kind)
     d.json["buffers"][0]["uri"] = d.data_uri()
-    reader = gltf._Reader(d.json, None, tmp_path, np.dtype(np.float64))
-    decoded = reader.accessor({"a": k}, "a", "", (kind,), None)
+    decoded = gltf_accessors.Accessors(d.json, None, tmp_path).get({"a": k}, "a", "", (kind,),
+                                                                    None)
     assert decoded.dtype == np.dtype(DTYPES[ctype]).newbyteorder("=")
     assert np.array_equal(decoded, values.reshape(3, cols * rows))
 
@@ -401,11 +427,7 @@ def test_small_model_is_valid(tmp_path):
 
 def edit_json(change):
     """A .glb of small() after ``change(doc)``."""
-    def build(tmp_path):
-        d = small()
-        change(d)
-        return d.write(tmp_path / "m.glb")
-    return build
+    return edited(small, change)
 
 
 def edit_bytes(change):
@@ -439,30 +461,26 @@ def buffer_uri(uri):
     return build
 
 
-def symlink_out(tmp_path):
-    try:
-        os.symlink(tmp_path / "x.bin", tmp_path / "model" / "link.bin")
-    except (OSError, NotImplementedError):  # pragma: no cover - no symlinks on this system
-        pytest.skip("symlinks are not available")
-    return "link.bin"
+def symlinks(*links):
+    """A buffer URI builder: make each ``(target, name)`` link in tmp/model, return the first
+    name (the test is skipped where the system has no symlinks)."""
+    def uri(tmp_path):
+        try:
+            for target, name in links:
+                os.symlink(str(target).format(tmp=tmp_path), tmp_path / "model" / name)
+        except (OSError, NotImplementedError):  # pragma: no cover - no symlinks on this system
+            pytest.skip("symlinks are not available")
+        return links[0][1]
+    return uri
 
 
-def symlink_loop(tmp_path):
-    try:
-        os.symlink("loop-b.bin", tmp_path / "model" / "loop-a.bin")
-        os.symlink("loop-a.bin", tmp_path / "model" / "loop-b.bin")
-    except (OSError, NotImplementedError):  # pragma: no cover - no symlinks on this system
-        pytest.skip("symlinks are not available")
-    return "loop-a.bin"
+symlink_out = symlinks(("{tmp}/x.bin", "link.bin"))
+symlink_loop = symlinks(("loop-b.bin", "loop-a.bin"), ("loop-a.bin", "loop-b.bin"))
 
 
 def short_file(tmp_path):
     (tmp_path / "model" / "y.bin").write_bytes(b"12")
     return "y.bin"
-
-
-def put(obj, **fields):
-    obj.update(fields)
 
 
 def sparse_position(indices):
@@ -521,8 +539,8 @@ HOSTILE = [
     ("no asset", glb_json(b"{}"), "asset.version"),
     ("no BIN chunk", glb_json(json.dumps(small().json).encode(), with_bin=False),
      "buffers[0].uri"),
-    ("required draco", edit_json(lambda d: put(
-        d.json, extensionsRequired=["KHR_draco_mesh_compression"])), "extensionsRequired[0]"),
+    ("required meshopt", edit_json(lambda d: put(
+        d.json, extensionsRequired=["EXT_meshopt_compression"])), "extensionsRequired[0]"),
     ("accessor past buffer end", edit_json(lambda d: put(d.json["accessors"][POS],
                                                          byteOffset=8)), "accessors[0]"),
     ("bufferView past buffer end", edit_json(lambda d: put(d.json["bufferViews"][0],
@@ -586,6 +604,8 @@ HOSTILE = [
         sampler(d), input=d.add([0, np.nan], 5126, "SCALAR"))), "animations[0].samplers[0].input"),
     ("CUBICSPLINE output count", edit_json(lambda d: put(sampler(d), interpolation="CUBICSPLINE")),
      "animations[0].samplers[0].output"),
+    ("unknown interpolation", edit_json(lambda d: put(sampler(d), interpolation="SMOOTH")),
+     "animations[0].samplers[0].interpolation"),
     ("rotation output not VEC4", edit_json(lambda d: put(sampler(d), output=POS)),
      "animations[0].samplers[0].output"),
 ]

@@ -101,20 +101,13 @@ def test_joints_in_any_layout_and_integer_type(jdtype, layout):
 
 def test_array_likes_that_are_not_arrays():
     """Nested lists, tuples and objects with ``__array__`` are accepted like arrays."""
-    class Wrapped:
-        def __init__(self, a):
-            self.a = a
-
-        def __array__(self, dtype=None, copy=None):
-            return np.asarray(self.a, dtype=dtype)
-
     q = [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0]]
     want = sk.quat_to_matrix(np.array(q))
     np.testing.assert_array_equal(sk.quat_to_matrix(q), want)
     np.testing.assert_array_equal(sk.quat_to_matrix(tuple(map(tuple, q))), want)
-    np.testing.assert_array_equal(sk.quat_to_matrix(Wrapped(q)), want)
+    np.testing.assert_array_equal(sk.quat_to_matrix(helpers.ArrayOnly(np.array(q))), want)
     np.testing.assert_array_equal(
-        sk.forward_kinematics(Wrapped([-1, 0]), q, [[0, 0, 0], [1, 0, 0]]),
+        sk.forward_kinematics(helpers.ArrayOnly(np.array([-1, 0])), q, [[0, 0, 0], [1, 0, 0]]),
         sk.forward_kinematics(np.array([-1, 0]), np.array(q), np.array([[0., 0, 0], [1, 0, 0]])))
 
 
@@ -471,7 +464,7 @@ REST1 = (np.zeros((1, 3)), identity_quats(1), np.ones((1, 3)))
 
 
 @pytest.mark.parametrize("fields, error", [
-    (dict(path="weights"), ValueError),
+    (dict(path="weights", values=np.zeros(2)), ValueError),  # weights values are (K, M)
     (dict(path=None), ValueError),
     (dict(interpolation="linear"), ValueError),
     (dict(interpolation=1), ValueError),

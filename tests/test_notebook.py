@@ -58,7 +58,7 @@ def test_notebook_runs(path, kernel_name):
     client.execute()   # raises CellExecutionError with the cell and traceback on any error
     if path.name == "quickstart.ipynb":
         html = "\n".join(outputs(nb, "text/html"))
-        assert "<table>" in html and "Skinned primitives" in html        # Model._repr_html_
+        assert "<table>" in html and "Mesh primitives" in html           # Model._repr_html_
         assert "<script" in html and "frames[" in html                   # the animation
         assert len(outputs(nb, "image/png")) >= 1                        # the plots
         text = "\n".join(outputs(nb, "stream") + outputs(nb, "text/plain"))

@@ -65,10 +65,18 @@ def assert_same_poses(a, b):
         np.testing.assert_array_equal(a[k], b[k])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", MODELS)
-def test_model_round_trips_and_poses_the_same(name, dtype):
-    model = load(name, dtype)
+@pytest.fixture(params=[(name, dtype) for name in MODELS for dtype in (np.float32, np.float64)],
+                ids=lambda p: f"{p[0]}-{p[1].__name__}")
+def model(request):
+    """Each model of MODELS, loaded in each precision."""
+    return load(*request.param)
+
+
+def pickled_size(obj) -> int:
+    return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def test_model_round_trips_and_poses_the_same(model):
     back = pickle.loads(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
     assert_same(model, back)
     clip = 0 if model.clips else None
@@ -88,18 +96,15 @@ def test_default_model_round_trips():
 def test_model_without_clips_pickles_close_to_its_array_bytes(name):
     model = without_clips(load(name))
     nbytes = array_bytes(model)
-    size = len(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    size = pickled_size(model)
     assert nbytes <= size <= 1.05 * nbytes + 4096, (size, nbytes)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", MODELS)
-def test_model_pickles_close_to_its_array_bytes(name, dtype):
+def test_model_pickles_close_to_its_array_bytes(model):
     """Clips included: each channel adds its node, path and interpolation (~100 bytes)."""
-    model = load(name, dtype)
     nbytes = array_bytes(model)
     channels = sum(len(c.channels) for c in model.clips)
-    size = len(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    size = pickled_size(model)
     assert nbytes <= size <= 1.05 * nbytes + 4096 + 128 * channels, (size, nbytes, channels)
 
 
@@ -142,5 +147,5 @@ def test_clip_round_trips_and_samples_the_same(name):
 def test_clip_pickles_close_to_its_channel_bytes(name):
     clips = load(name).clips
     nbytes = array_bytes(clips)
-    size = len(pickle.dumps(clips, protocol=pickle.HIGHEST_PROTOCOL))
+    size = pickled_size(clips)
     assert size <= 1.25 * nbytes + 4096, (size, nbytes)

@@ -226,7 +226,7 @@ ALL_GLTF = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"
 def test_every_fixture_model_poses(name):
     """Every glTF fixture loads and poses at 3 times of its first clip: finite, right shapes."""
     m = load(name)
-    assert m.primitives, "no skinned primitive"
+    assert m.primitives, "no mesh primitive"
     assert m.clips, "no clip"
     clip = m.clips[0]
     times = np.linspace(0.0, clip.duration, 3)
@@ -236,13 +236,13 @@ def test_every_fixture_model_poses(name):
     for loop in (False, True):
         result = m.pose(0, times, loop=loop, normals=True)
         assert sorted(result) == sorted(p.key for p in m.primitives)
+        assert sorted(result.normals) == sorted(p.key for p in m.primitives
+                                                if p.normals is not None)
         for prim in m.primitives:
-            pos, nrm = result[prim.key]
+            pos, nrm = result[prim.key], result.normals.get(prim.key)
             assert pos.shape == (3, len(prim.positions), 3)
             assert np.isfinite(pos).all(), prim.key
-            if prim.normals is None:
-                assert nrm is None
-            else:
+            if prim.normals is not None:
                 assert nrm.shape == pos.shape and np.isfinite(nrm).all()
     # the rest pose too
     rest = m.pose()

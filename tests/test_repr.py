@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit import Channel, Clip, Model, Skeleton, Skin, SkinnedPrimitive
+from skinkit import Channel, Clip, Model, Primitive, Skeleton, Skin, SkinnedPrimitive
 from skinkit.default_model import default_model
 from conftest import BVH, GLTF
 
@@ -17,7 +17,7 @@ def test_default_model_reprs():
                                 "'bone1', 'bone2', 'bone3'])")
     assert repr(m.skins[0]) == "Skin(name='chain', 4 joints, skeleton=None)"
     assert repr(m.primitives[0]) == (
-        "SkinnedPrimitive(key='0_0', node=0, mesh=0, index=0, skin=0, 136 vertices, "
+        "Primitive(key='0_0', node=0, mesh=0, index=0, skin=0, 136 vertices, "
         "256 triangles, 2 influences, normals, float32)")
     assert repr(m.clips[0]) == ("Clip(name='bend', duration=2 s, channels=4, "
                                 "interpolations=['LINEAR'])")
@@ -100,7 +100,11 @@ def test_primitive_without_faces_or_normals():
     p = SkinnedPrimitive(node=3, mesh=1, index=2, skin=0, positions=np.zeros((1, 3)),
                          normals=None, joints=np.zeros((1, 4), np.uint8),
                          weights=np.ones((1, 4)) / 4)
-    assert repr(p) == ("SkinnedPrimitive(key='3_2', node=3, mesh=1, index=2, skin=0, 1 vertex, "
+    assert repr(p) == ("Primitive(key='3_2', node=3, mesh=1, index=2, skin=0, 1 vertex, "
                        "0 triangles, 4 influences, no normals, float64)")
+    rigid = Primitive(node=4, mesh=0, index=0, skin=None, positions=np.zeros((2, 3), np.float32),
+                      morph_positions=np.zeros((3, 2, 3)), morph_weights=np.zeros(3))
+    assert repr(rigid) == ("Primitive(key='4_0', node=4, mesh=0, index=0, rigid, 2 vertices, "
+                           "0 triangles, 3 morph targets, no normals, float32)")
     assert repr(Skin(None, np.array([0]), np.eye(4)[None])) == (
         "Skin(name=None, 1 joint, skeleton=None)")

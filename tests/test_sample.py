@@ -245,6 +245,26 @@ def test_out_is_filled_and_returned(dtype):
     assert all(np.array_equal(g, e[0]) for g, e in zip(got, clip.sample([0.7], rest)))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_weights_channels_beside_trs_channels(dtype):
+    """Morph weights channels (a table of their own, path index 3) leave the TRS samples, out=
+    and the slerp constants alone; a LINEAR weights channel of 4 targets is lerped, never
+    slerped, though it is as wide as a quaternion."""
+    clip, channels, rest = _mixed_clip(dtype)
+    w = helpers.rng_for("weights-beside-trs").normal(size=(KEY_TIMES.size, 4))
+    both = Clip("mixed+weights", [Channel(1, "weights", KEY_TIMES, w)] + channels
+                + [Channel(3, "weights", KEY_TIMES, w[:, :2], "STEP")], dtype)
+    times = sample_times()
+    expected = clip.sample(times, rest)
+    out = tuple(np.full(e.shape, np.nan, dtype) for e in expected)
+    assert all(np.array_equal(g, e) for g, e in zip(both.sample(times, rest, out=out), expected))
+    t, kt = times.astype(dtype), KEY_TIMES.astype(dtype)
+    lerp = np.stack([np.interp(t, kt, w[:, c].astype(dtype)) for c in range(4)], axis=-1)
+    weights = both.sample_weights(times)
+    assert sorted(weights) == [1, 3]
+    helpers.assert_close(weights[1], lerp, dtype, scale=4)
+
+
 @pytest.mark.parametrize("bad, error, words", [
     (lambda o: list(o), TypeError, "out must be a tuple"),
     (lambda o: o[:2], TypeError, "out must be a tuple"),

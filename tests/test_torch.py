@@ -17,9 +17,11 @@ import numpy as np
 import pytest
 
 import skinkit as sk
+import helpers
 
-import torch  # the test extra pins torch==2.13.0 (the CPU wheel)
-from conftest import GLTF
+from conftest import GLTF, TORCH_HOW, optional_import
+
+torch = optional_import("torch", TORCH_HOW)
 
 
 
@@ -36,20 +38,6 @@ class DLPackOnly:
         return self._a.__dlpack_device__()
 
 
-class ArrayOnly:
-    """Exposes an array only through ``__array__`` (as pandas, xarray and many wrappers do)."""
-
-    def __init__(self, a):
-        self._a = a
-
-    def __array__(self, dtype=None, copy=None):
-        if dtype is not None and np.dtype(dtype) != self._a.dtype:
-            if copy is False:
-                raise ValueError("a copy would be needed")
-            return self._a.astype(dtype)
-        return self._a
-
-
 def as_torch(a):
     return torch.from_numpy(a)
 
@@ -59,7 +47,7 @@ def as_dlpack(a):
 
 
 def as_array_only(a):
-    return ArrayOnly(a)
+    return helpers.ArrayOnly(a)
 
 
 WRAPPERS = {"torch": as_torch, "dlpack": as_dlpack, "__array__": as_array_only}
@@ -110,6 +98,8 @@ def kernel_calls(dtype):
         "matrix_inverse": (sk.matrix_inverse, (mats,)),
         "linear_blend_skinning": (sk.linear_blend_skinning,
                                   (f(V, 3), joints, weights, mats, f(V, 3))),
+        "dual_quaternion_skinning": (sk.dual_quaternion_skinning,
+                                     (f(V, 3), joints, weights, mats, f(V, 3))),
         "normalize_weights": (sk.normalize_weights, (weights,)),
         "limit_influences": (sk.limit_influences, (joints, weights, 2)),
     }

@@ -49,12 +49,16 @@ def _doc_signature(fn):
     return [(p.split("=")[0].strip(), "=" in p) for p in params]
 
 
+# the public functions and the kernels of the table (an internal one is named _x)
+FUNCTIONS = sorted({n for n in dir(_core) if not n.startswith("_")} | set(_core._shapes))
+
+
 def test_the_stub_names_every_function_of_the_extension():
-    public = {n for n in dir(_core) if not n.startswith("_") and callable(getattr(_core, n))}
+    public = {n for n in FUNCTIONS if callable(getattr(_core, n))}
     assert set(_stub_functions()) - {"_SupportsDLPack"} == public
 
 
-@pytest.mark.parametrize("name", sorted(n for n in dir(_core) if not n.startswith("_")))
+@pytest.mark.parametrize("name", FUNCTIONS)
 def test_stub_parameters_match_the_binding(name):
     stub = _stub_functions()[name]
     assert stub == _doc_signature(getattr(_core, name)), name

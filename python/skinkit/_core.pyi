@@ -60,6 +60,50 @@ def linear_blend_skinning(vertices: _Input, joints: _Input, weights: _Input,
                           out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
                           ) -> Tuple[_Float, _Float]: ...
 
+# -- vector-Jacobian products (body models): cotangents of the forward kernels' inputs
+
+def quat_to_matrix_vjp(q: _Input, g: _Input, out: _Out = None, threads: _Threads = None, /
+                       ) -> _Float: ...
+def quat_from_rotvec_vjp(rotvec: _Input, g: _Input, out: _Out = None,
+                             threads: _Threads = None, /) -> _Float: ...
+def rigid_forward_kinematics_vjp(parents: _Input, rest_positions: _Input, rotations: _Input,
+                                 g_rotations: _Input, g_translations: _Input,
+                                 out: Optional[Tuple[_Out, _Out]] = None,
+                                 threads: _Threads = None, /) -> Tuple[_Float, _Float]: ...
+def linear_blend_skinning_vjp(vertices: _Input, joints: _Input, weights: _Input,
+                              skinning_matrices: _Input, g: _Input,
+                              out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
+                              ) -> Tuple[_Float, _Float]: ...
+
+@overload
+def _dual_quaternion_skinning(vertices: _Input, joints: _Input, weights: _Input,
+                              dual_quaternions: _Input, normals: None = None, out: _Out = None,
+                              threads: _Threads = None, /) -> _Float: ...
+@overload
+def _dual_quaternion_skinning(vertices: _Input, joints: _Input, weights: _Input,
+                              dual_quaternions: _Input, normals: _Input,
+                              out: Optional[Tuple[_Out, _Out]] = None,
+                              threads: _Threads = None, /) -> Tuple[_Float, _Float]: ...
+def _skinning_dual_quaternions(skinning_matrices: _Input, out: _Out = None,
+                               threads: _Threads = None, /) -> _Float: ...
+
+# -- pose blending, (rotations, translations, scales); skinkit.blending takes tuples
+
+_Pose = Tuple[_Float, _Float, _Float]
+_PoseOut = Optional[Tuple[_Out, _Out, _Out]]
+def _blend_poses(rotations: _Input, translations: _Input, scales: _Input, weights: _Input,
+                 threshold: _Input, rest_rotations: Optional[_Input] = None,
+                 rest_translations: Optional[_Input] = None,
+                 rest_scales: Optional[_Input] = None, out: _PoseOut = None,
+                 threads: _Threads = None, /) -> _Pose: ...
+def _pose_delta(reference_rotations: _Input, reference_translations: _Input,
+                reference_scales: _Input, rotations: _Input, translations: _Input,
+                scales: _Input, out: _PoseOut = None, threads: _Threads = None, /) -> _Pose: ...
+def _additive_pose(rotations: _Input, translations: _Input, scales: _Input,
+                   delta_rotations: _Input, delta_translations: _Input, delta_scales: _Input,
+                   weight: _Input, out: _PoseOut = None, threads: _Threads = None, /
+                   ) -> _Pose: ...
+
 # -- clip sampling: a clip table (skinkit.clip.ClipTable) sampled into ``out``; returns None
 
 def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],

@@ -6,13 +6,26 @@ interpolations instead.  Long lists are cut to their first few items plus "... N
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable, List, Sequence
+from typing import Any, Callable, Iterable, List, Sequence, Tuple
 
 import numpy as np
 
 MAX_ITEMS = 6      # list items in a text repr
 MAX_NAMES = 4      # node names in a Skeleton repr
 MAX_ROWS = 20      # table rows in an HTML repr
+
+
+class Summarized:
+    """Mixin of the data model classes: ``__repr__`` and ``_repr_html_`` are the pair of this
+    module's functions that the class names as ``_summary`` (a subclass inherits its base's)."""
+
+    _summary: Tuple[Callable[[Any], str], Callable[[Any], str]]
+
+    def __repr__(self) -> str:
+        return self._summary[0](self)
+
+    def _repr_html_(self) -> str:
+        return self._summary[1](self)
 
 
 def plural(n: int, word: str, many: str = "") -> str:
@@ -27,7 +40,7 @@ def _cut(items: Sequence[str], limit: int) -> List[str]:
 
 
 def _influences(prim) -> int:
-    return int(prim.joints.shape[1]) if np.ndim(prim.joints) == 2 else 0
+    return int(prim.joints.shape[1]) if prim.joints is not None and np.ndim(prim.joints) == 2 else 0
 
 
 def _triangles(prim) -> int:
@@ -52,12 +65,25 @@ def skin(s) -> str:
             f"skeleton={s.skeleton!r})")
 
 
+def clip(c) -> str:
+    return (f"Clip(name={c.name!r}, duration={c.duration:g} s, "
+            f"channels={len(c.channels)}, interpolations={c.interpolations})")
+
+
+def _targets(prim) -> int:
+    return int(getattr(prim, "target_count", 0))
+
+
 def primitive(p) -> str:
     normals = "normals" if p.normals is not None else "no normals"
-    return (f"SkinnedPrimitive(key={p.key!r}, node={p.node}, mesh={p.mesh}, index={p.index}, "
-            f"skin={p.skin}, {plural(len(p.positions), 'vertex', 'vertices')}, "
-            f"{plural(_triangles(p), 'triangle')}, {plural(_influences(p), 'influence')}, "
-            f"{normals}, {_dtype(p.positions)})")
+    skin = f"skin={p.skin}" if p.skin is not None else "rigid"
+    parts = [plural(len(p.positions), 'vertex', 'vertices'), plural(_triangles(p), 'triangle')]
+    if p.skin is not None:
+        parts.append(plural(_influences(p), 'influence'))
+    if _targets(p):
+        parts.append(plural(_targets(p), 'morph target'))
+    return (f"Primitive(key={p.key!r}, node={p.node}, mesh={p.mesh}, index={p.index}, {skin}, "
+            f"{', '.join(parts)}, {normals}, {_dtype(p.positions)})")
 
 
 def channel(c) -> str:
@@ -114,8 +140,9 @@ def _skin_rows(skins):
 
 
 def _primitive_rows(prims):
-    return [(p.key, p.node, p.mesh, p.index, p.skin, len(p.positions), _triangles(p),
-             _influences(p), "yes" if p.normals is not None else "no", _dtype(p.positions))
+    return [(p.key, p.node, p.mesh, p.index, "rigid" if p.skin is None else p.skin,
+             len(p.positions), _triangles(p), _influences(p), _targets(p),
+             "yes" if p.normals is not None else "no", _dtype(p.positions))
             for p in prims]
 
 
@@ -128,7 +155,7 @@ def _clip_rows(clips):
 SKELETON_HEADER = ("node", "parent", "name")
 SKIN_HEADER = ("skin", "name", "joints", "skeleton")
 PRIMITIVE_HEADER = ("key", "node", "mesh", "index", "skin", "vertices", "triangles",
-                    "influences", "normals", "dtype")
+                    "influences", "morph targets", "normals", "dtype")
 CLIP_HEADER = ("clip", "name", "duration", "channels", "interpolations", "unsupported")
 
 
@@ -143,7 +170,7 @@ def skin_html(s) -> str:
 
 
 def primitive_html(p) -> str:
-    return _table(PRIMITIVE_HEADER, _primitive_rows([p]), "SkinnedPrimitive")
+    return _table(PRIMITIVE_HEADER, _primitive_rows([p]), "Primitive")
 
 
 def clip_html(c) -> str:
@@ -157,15 +184,16 @@ def clip_html(c) -> str:
 def model_html(m) -> str:
     title = (f"<b>Model {_e(m.name) if m.name is not None else ''}</b>: "
              f"{plural(m.skeleton.count, 'node')}, {plural(len(m.skins), 'skin')}, "
-             f"{plural(len(m.primitives), 'skinned primitive')}, {plural(len(m.clips), 'clip')}")
+             f"{plural(len(m.primitives), 'mesh primitive')}, {plural(len(m.clips), 'clip')}")
     parts = [f"<div>{title}"]
     if m.skins:
         parts.append(_table(SKIN_HEADER, _skin_rows(m.skins), "Skins"))
     if m.primitives:
         parts.append(_table(PRIMITIVE_HEADER, _primitive_rows(m.primitives),
-                            "Skinned primitives"))
+                            "Mesh primitives"))
     if m.clips:
         parts.append(_table(CLIP_HEADER, _clip_rows(m.clips), "Clips"))
     parts.append(_table(SKELETON_HEADER, _skeleton_rows(m.skeleton), "Skeleton"))
     parts.append("</div>")
     return "".join(parts)
+

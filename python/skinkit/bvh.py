@@ -35,7 +35,7 @@ import numpy as np
 
 from .clip import Channel, Clip
 from .kernels import quat_from_rotvec, quat_multiply
-from .model import Model, Skeleton
+from .model import Model, Skeleton, float_dtype
 
 __all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
 
@@ -115,9 +115,8 @@ def load_bvh(path, dtype=np.float64) -> BvhModel:
     TypeError
         ``dtype`` is not float32 or float64.
     """
-    dtype = _check_dtype(dtype)
     path = Path(path)
-    data = path.read_bytes()
+    data = path.read_bytes()  # dtype is checked by parse_bvh
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -129,18 +128,11 @@ def load_bvh(path, dtype=np.float64) -> BvhModel:
 
 def parse_bvh(text: str, dtype=np.float64, name: Optional[str] = None) -> BvhModel:
     """Parse the text of a BVH file; see :func:`load_bvh`.  ``name`` names the model and clip."""
-    dtype = _check_dtype(dtype)
+    dtype = float_dtype(dtype)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     h = _parse_hierarchy(lines)
     motion, frame_count, frame_time = _parse_motion(lines, h)
     return _build(h, motion, frame_count, frame_time, dtype, name)
-
-
-def _check_dtype(dtype) -> np.dtype:
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
-    return dtype
 
 
 # --- HIERARCHY -------------------------------------------------------------------------------
@@ -241,6 +233,19 @@ def _parse_hierarchy(lines) -> _Hierarchy:
                                  f"got {s!r:.40}")
 
 
+def _got(text: Optional[str]) -> str:
+    return "the file ends" if text is None else f"got {text!r:.40}"
+
+
+def _statement(st: _Statements, keyword: str, label: str) -> Tuple[int, List[str]]:
+    """The line number and words of the next line, which must start with ``keyword``."""
+    line, text = st.next()
+    words = [] if text is None else text.split()
+    if not words or words[0].upper() != keyword:
+        raise BvhError(line, f"expected {keyword} in {label}, {_got(text)}")
+    return line, words
+
+
 def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens, parent: int,
                  stack) -> None:
     end = tokens[0].upper() == "END"
@@ -261,22 +266,13 @@ def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens, pare
 
     l2, s2 = st.next()
     if s2 != "{":
-        raise BvhError(l2, f"expected '{{' after {label} (line {line}), "
-                           + ("the file ends" if s2 is None else f"got {s2!r:.40}"))
-    l3, s3 = st.next()
-    t3 = [] if s3 is None else s3.split()
-    if not t3 or t3[0].upper() != "OFFSET":
-        raise BvhError(l3, f"expected OFFSET in {label}, "
-                           + ("the file ends" if s3 is None else f"got {s3!r:.40}"))
+        raise BvhError(l2, f"expected '{{' after {label} (line {line}), {_got(s2)}")
+    l3, t3 = _statement(st, "OFFSET", label)
     if len(t3) != 4:
         raise BvhError(l3, f"OFFSET of {label} needs 3 numbers, got {len(t3) - 1}")
     h.offsets.append([_parse_number(t, l3, f"OFFSET of {label}") for t in t3[1:]])
     if not end:
-        l4, s4 = st.next()
-        t4 = [] if s4 is None else s4.split()
-        if not t4 or t4[0].upper() != "CHANNELS":
-            raise BvhError(l4, f"expected CHANNELS in {label}, "
-                               + ("the file ends" if s4 is None else f"got {s4!r:.40}"))
+        l4, t4 = _statement(st, "CHANNELS", label)
         if len(t4) < 2 or not _COUNT.match(t4[1]):
             raise BvhError(l4, f"CHANNELS of {label}: expected a channel count, "
                                f"got {' '.join(t4[1:2])!r:.40}")
@@ -300,25 +296,27 @@ def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens, pare
 # --- MOTION ----------------------------------------------------------------------------------
 
 
+def _header(st: _Statements, pattern: re.Pattern, expected: str) -> Tuple[int, str]:
+    """The line number of the next line, which must match ``pattern``, and its group 1."""
+    line, text = st.next()
+    m = None if text is None else pattern.match(text)
+    if m is None:
+        raise BvhError(line, f"expected {expected}"
+                       + ("" if text is None else f", got {text!r:.40}"))
+    return line, m.group(1)
+
+
 def _parse_motion(lines, h: _Hierarchy):
     st = _Statements(lines)
     st.i = h.motion_line
-    line, s = st.next()
-    m = None if s is None else _FRAMES.match(s)
-    if m is None:
-        raise BvhError(line, "expected 'Frames: <count>' after MOTION"
-                       + ("" if s is None else f", got {s!r:.40}"))
-    if not _COUNT.match(m.group(1)):
-        raise BvhError(line, f"Frames: {m.group(1)!r:.40} is not a whole number >= 0")
-    frames_line, frame_count = line, int(m.group(1))
-    line, s = st.next()
-    m = None if s is None else _FRAME_TIME.match(s)
-    if m is None:
-        raise BvhError(line, "expected 'Frame Time: <seconds>' after Frames:"
-                       + ("" if s is None else f", got {s!r:.40}"))
-    frame_time = _parse_number(m.group(1).strip(), line, "Frame Time")
+    line, count = _header(st, _FRAMES, "'Frames: <count>' after MOTION")
+    if not _COUNT.match(count):
+        raise BvhError(line, f"Frames: {count!r:.40} is not a whole number >= 0")
+    frames_line, frame_count = line, int(count)
+    line, seconds = _header(st, _FRAME_TIME, "'Frame Time: <seconds>' after Frames:")
+    frame_time = _parse_number(seconds.strip(), line, "Frame Time")
     if not (frame_time > 0 or (frame_time == 0 and frame_count <= 1)):
-        raise BvhError(line, f"Frame Time must be positive, got {m.group(1)!r:.40}")
+        raise BvhError(line, f"Frame Time must be positive, got {seconds!r:.40}")
 
     ncols = len(h.channels)
     data = [(i + 1, lines[i]) for i in range(st.i, len(lines)) if lines[i].strip()]

@@ -2,10 +2,11 @@
 
 Usage::
 
-    skinkit pose [MODEL] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F] [--loop]
-                 [--dtype float64|float32] [--normals] [--quiet]
+    skinkit pose [MODEL] [--scene N] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F]
+                 [--loop] [--dtype float64|float32] [--normals] [--quiet]
                  --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
-    skinkit info [MODEL]
+    skinkit pose BODY.pkl|BODY.npz --params PARAMS.npz [--dtype ...] [--quiet] --out FILE.npz
+    skinkit info [MODEL] [--scene N]
 
 Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
 2 usage error, 1 a model or input file that cannot be read or posed (one line
@@ -16,11 +17,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import List, Optional, Tuple, cast
+from typing import List, Optional
 
 import numpy as np
 
@@ -38,6 +38,13 @@ def _build_parser() -> argparse.ArgumentParser:
         p.add_argument("--debug", action="store_true", default=default,
                        help="show the full traceback of an error")
 
+    def add_model(p):
+        p.add_argument("model", nargs="?", metavar="MODEL",
+                       help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
+        p.add_argument("--scene", type=int, metavar="N",
+                       help="the glTF scene whose meshes are posed (default: the file's "
+                            "default scene)")
+
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Fast, batchable skeletal animation: pose glTF models with C kernels.")
@@ -49,15 +56,15 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "pose", help="pose a model over time, write positions to an .npz",
-        description="Sample a clip, run forward kinematics and linear blend skinning, and write "
-                    "`times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for every skinned "
-                    "primitive to an .npz file (written atomically); a model without skinned "
-                    "primitives (a .bvh file) gets `joints` (T, N, 3), the world position of "
-                    "every joint.  --out DIR/ writes one PLY or OBJ mesh per frame instead "
-                    "(frame_0000.ply, ...: every skinned primitive in one mesh), --out FILE.glb "
-                    "the model posed at one time as a static glTF binary.")
-    p.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
+        description="Sample a clip, run forward kinematics, morph targets and skinning (or the "
+                    "node transform of rigid meshes), and write `times` (T,) and "
+                    "`positions_<node>_<primitive>` (T, V, 3) for every mesh primitive "
+                    "instance of the scene, in world space, to an .npz file (written "
+                    "atomically); a model without meshes (a .bvh file) gets `joints` (T, N, 3), "
+                    "the world position of every joint.  --out DIR/ writes one PLY or OBJ mesh "
+                    "per frame instead (frame_0000.ply, ...: every primitive in one mesh), "
+                    "--out FILE.glb the model posed at one time as a static glTF binary.")
+    add_model(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument("--clip", metavar="NAME|INDEX",
                        help="clip to play, by name or index (default: the first clip)")
@@ -73,8 +80,11 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="wrap times into [0, duration) before sampling")
     p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                    help="precision of the computation and of the output (default float64)")
+    p.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
+                   help="linear blend (default) or dual quaternion skinning (volume preserving, "
+                        "as Blender's Preserve Volume)")
     p.add_argument("--normals", action="store_true",
-                   help="also write skinned `normals_<node>_<primitive>` (T, V, 3)")
+                   help="also write posed `normals_<node>_<primitive>` (T, V, 3)")
     p.add_argument("--out", required=True, metavar="FILE.npz|DIR/|FILE.glb",
                    help="output: an .npz (default), a directory (trailing slash or existing) "
                         "for one mesh file per frame, or a .glb of one posed frame")
@@ -82,20 +92,26 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="mesh format of the frames written to --out DIR/ (default ply)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar and no summary line (errors are still reported)")
+    p.add_argument("--params", metavar="PARAMS.npz",
+                   help="pose a body model (MODEL a SMPL/SMPL+H/SMPL-X/MANO .pkl or .npz): "
+                        "arrays betas, pose, transl, expression (each optional) with a leading "
+                        "frame axis; writes positions_body (F, V, 3) and joints (F, J, 3)")
     add_debug(p, argparse.SUPPRESS)
     p.set_defaults(func=_cmd_pose, parser=p)
 
     i = sub.add_parser("info", help="describe a model",
-                       description="Print the skeleton, skins, skinned primitives and clips.")
+                       description="Print the skeleton, skins, meshes and clips.")
     add_debug(i, argparse.SUPPRESS)
-    i.add_argument("model", nargs="?", metavar="MODEL",
-                   help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
+    add_model(i)
     i.set_defaults(func=_cmd_info, parser=i)
     return parser
 
 
-def _load(path: Optional[str], dtype):
-    """The model at ``path`` (glTF or BVH), or the default model when ``path`` is None."""
+def _load(path: Optional[str], dtype, scene: Optional[int] = None):
+    """The model at ``path`` (glTF or BVH), or the default model when ``path`` is None;
+    ``scene`` (glTF only) chooses the scene whose meshes are posed."""
+    if scene is not None and (path is None or Path(path).suffix.lower() == ".bvh"):
+        raise CliError("--scene applies only to glTF models")
     if path is None:
         from .default_model import default_model
         return default_model(dtype=dtype), "default model"
@@ -107,27 +123,18 @@ def _load(path: Optional[str], dtype):
         from .bvh import load_bvh
         return load_bvh(path, dtype=dtype), p.name
     from .gltf import load_gltf
-    model = load_gltf(path, dtype=dtype)
+    model = load_gltf(path, dtype=dtype, scene=scene)
     return model, p.name
 
 
 def _write_npz_atomic(out: str, arrays) -> None:
     """``np.savez`` into a temporary file in the output's folder, then ``os.replace`` it over
     ``out``: an existing ``out`` is either replaced whole or left untouched."""
+    from .export import write_atomic
+
     if os.path.isdir(out):
         raise CliError(f"cannot write {out}: it is a directory")
-    folder = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".npz", prefix=".skinkit-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        umask = os.umask(0)  # mkstemp makes 0600; give the usual 0666 & ~umask
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_atomic(out, lambda f: np.savez(f, **arrays), suffix=".npz")
 
 
 # --- output kinds and progress of ``skinkit pose`` ---------------------------------------------
@@ -174,14 +181,14 @@ def _progress_bar(total: int, quiet: bool):
                 dynamic_ncols=True)
 
 
-def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar):
+def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar, skinning: str):
     """``skinkit.pose.pose`` over ``times`` in blocks of ``BLOCK_FRAMES``: yields
     ``(first frame, result)`` and advances ``bar`` once the caller is done with the block."""
     from .pose import pose
 
     for start in range(0, len(times), BLOCK_FRAMES):
         block = times[start:start + BLOCK_FRAMES]
-        yield start, pose(model, clip, block, loop, normals)
+        yield start, pose(model, clip, block, loop, normals, skinning)
         if bar is not None:
             bar.update(len(block))
 
@@ -203,18 +210,13 @@ def _pose_to_npz(model, clip, times, args, dtype, bar) -> None:
     arrays = {"times": np.asarray(times, dtype=dtype)}
     if not model.primitives:  # a skeleton-only model (BVH): `joints`, world positions
         arrays["joints"] = _joint_positions(model, clip, times, args.loop, bar)
-    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar)
+    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar,
+                                      args.skinning)
                          if model.primitives else ()):
-        for prim in model.primitives:
-            result = posed[prim.key]
-            parts = {"positions": result[0] if args.normals else result}
-            if args.normals and prim.normals is not None:
-                parts["normals"] = result[1]
-            for what, a in parts.items():
-                name = f"{what}_{prim.key}"
-                if name not in arrays:
-                    arrays[name] = np.empty((len(times),) + a.shape[1:], dtype=a.dtype)
-                arrays[name][start:start + len(a)] = a
+        for name, a in posed.arrays().items():
+            if name not in arrays:
+                arrays[name] = np.empty((len(times),) + a.shape[1:], dtype=a.dtype)
+            arrays[name][start:start + len(a)] = a
     _write_npz_atomic(args.out, arrays)
 
 
@@ -223,11 +225,11 @@ def _pose_to_frames(model, clip, times, args, bar) -> None:
     from .export import FrameWriter
 
     if not model.primitives:
-        raise CliError("the model has no skinned primitives to write as meshes")
+        raise CliError("the model has no mesh primitives to write as meshes")
     if args.normals:
         missing = [p.key for p in model.primitives if p.normals is None]
         if missing:
-            raise CliError(f"--normals: skinned primitive {missing[0]} has no normals")
+            raise CliError(f"--normals: mesh primitive {missing[0]} has no normals")
     faces = {p.key: p.faces for p in model.primitives}
     try:
         writer = FrameWriter(args.out, faces, len(times), args.format or "ply",
@@ -235,12 +237,9 @@ def _pose_to_frames(model, clip, times, args, bar) -> None:
     except ImportError as exc:
         raise CliError(str(exc)) from exc
     with writer:
-        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar):
-            if args.normals:
-                writer.write({k: v[0] for k, v in posed.items()},
-                             {k: v[1] for k, v in posed.items()})
-            else:
-                writer.write(posed)
+        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar,
+                                     args.skinning):
+            writer.write(posed.positions, posed.normals if args.normals else None)
 
 
 def _pose_to_glb(model, clip, times, args) -> None:
@@ -250,14 +249,12 @@ def _pose_to_glb(model, clip, times, args) -> None:
     from .pose import pose
 
     if not model.primitives:
-        raise CliError("the model has no skinned primitives to write as meshes")
-    posed = pose(model, clip, times, args.loop, normals=True)
-    positions, normals = {}, {}
-    for key, value in posed.items():
-        p, n = cast(Tuple[np.ndarray, Optional[np.ndarray]], value)  # with normals=True
-        positions[key], normals[key] = p[0], None if n is None else n[0]
+        raise CliError("the model has no mesh primitives to write as meshes")
+    posed = pose(model, clip, times, args.loop, normals=True, skinning=args.skinning)
     try:
-        write_glb(args.out, positions, {p.key: p.faces for p in model.primitives}, normals)
+        write_glb(args.out, {k: p[0] for k, p in posed.positions.items()},
+                  {p.key: p.faces for p in model.primitives},
+                  {k: n[0] for k, n in posed.normals.items()})
     except ImportError as exc:
         raise CliError(str(exc)) from exc
 
@@ -271,6 +268,9 @@ def _from_arguments(fn, *args):
 
 
 def _cmd_pose(args) -> int:
+    if args.params is not None:  # a body model (issue 11): its own branch
+        from .cli_body import pose_body
+        return pose_body(args)
     from .clip import as_times
     from .pose import frame_times, resolve_clip
 
@@ -280,7 +280,7 @@ def _cmd_pose(args) -> int:
         args.parser.error("--rest poses one frame at time 0; do not combine it with "
                           "--times or --fps")
     kind = _output_kind(args)
-    model, label = _load(args.model, dtype)
+    model, label = _load(args.model, dtype, args.scene)
 
     clip = None
     if args.clip is not None:
@@ -311,6 +311,7 @@ def _cmd_pose(args) -> int:
     elapsed = time.perf_counter() - start
     nverts = sum(len(p.positions) for p in model.primitives)
     nprim = len(model.primitives)
+    nskinned = sum(p.skinned for p in model.primitives)
     if clip is None:
         what = "rest pose" + ("" if args.rest or args.clip else " (the model has no clips)")
     else:
@@ -320,7 +321,7 @@ def _cmd_pose(args) -> int:
                if kind == "dir" else "")
     if not args.quiet:
         print(f"{PROG}: {label}: {what}, {len(times)} frame{'s' * (len(times) != 1)}, "
-              f"{nprim} skinned primitive{'s' * (nprim != 1)} ({nverts} vertices), "
+              f"{_plural(nprim, 'mesh primitive')} ({nskinned} skinned, {nverts} vertices), "
               f"{elapsed:.3f} s -> {args.out}{written}", file=sys.stderr)
     return 0
 
@@ -342,8 +343,38 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
+def _mesh_lines(model) -> List[str]:
+    """``skinkit info``'s mesh section: each mesh, its instances (skinned or rigid), vertex counts,
+    morph target names and the clips that animate their weights."""
+    meshes: dict = {}
+    for prim in model.primitives:
+        meshes.setdefault(prim.mesh, []).append(prim)
+    out = [f"meshes: {len(meshes)} ({_plural(len(model.primitives), 'primitive instance')}, "
+           f"{sum(p.skinned for p in model.primitives)} skinned)"]
+    for m, prims in meshes.items():
+        first = prims[0]
+        nodes = list(dict.fromkeys(p.node for p in prims))
+        line = (f"  mesh {m}: {_plural(len(nodes), 'instance')} (node{'s' * (len(nodes) != 1)} "
+                f"{', '.join(map(str, nodes))})")
+        if first.target_count:
+            names = first.target_names or [str(i) for i in range(first.target_count)]
+            animated = [c.name if c.name is not None else str(i)
+                        for i, c in enumerate(model.clips) if set(c.weights_nodes) & set(nodes)]
+            line += (f", {_plural(first.target_count, 'morph target')} ({', '.join(names)}), "
+                     f"weights animated by {', '.join(animated) if animated else 'no clip'}")
+        out.append(line)
+        for prim in prims:
+            k = prim.joints.shape[1] if prim.skinned else 0
+            how = (f"skinned (skin {prim.skin}, {_plural(k, 'influence')} per vertex)"
+                   if prim.skinned else "rigid")
+            extra = "" if prim.normals is not None else ", no normals"
+            out.append(f"    {prim.key}: node {prim.node}, primitive {prim.index}, {how}, "
+                       f"{len(prim.positions)} vertices{extra}")
+    return out
+
+
 def _cmd_info(args) -> int:
-    model, label = _load(args.model, np.float64)
+    model, label = _load(args.model, np.float64, args.scene)
     sk = model.skeleton
     out = []
     out.append(f"model: {label}" + (f" ({model.name})" if model.name and model.name != label
@@ -358,13 +389,7 @@ def _cmd_info(args) -> int:
         root = "" if skin.skeleton is None else f", skeleton node {skin.skeleton}"
         out.append(f"  {idx}: {skin.name if skin.name is not None else '-'}: "
                    f"{_plural(len(skin.joints), 'joint')}{root}")
-    out.append(f"skinned primitives: {len(model.primitives)}")
-    for prim in model.primitives:
-        k = prim.joints.shape[1] if np.ndim(prim.joints) == 2 else 0
-        extra = "" if prim.normals is not None else ", no normals"
-        out.append(f"  {prim.key}: node {prim.node}, mesh {prim.mesh}, primitive {prim.index}, "
-                   f"{len(prim.positions)} vertices, {_plural(k, 'influence')} per vertex, "
-                   f"skin {prim.skin}{extra}")
+    out.extend(_mesh_lines(model))
     out.append(f"clips: {len(model.clips)}")
     for idx, clip in enumerate(model.clips):
         unsupported = (f", unsupported: {'; '.join(clip.unsupported)}" if clip.unsupported

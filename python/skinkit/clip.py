@@ -11,14 +11,17 @@ from __future__ import annotations
 import operator
 import sys
 from dataclasses import dataclass
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _core
+from . import _core, _repr
+from ._repr import Summarized
 
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
-PATHS = {"translation": 3, "rotation": 4, "scale": 3}
+PATHS = {"translation": 3, "rotation": 4, "scale": 3}   # the TRS paths, and their components
+WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0 section 3.11)
+_PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
 
 
 @dataclass(repr=False)
@@ -29,12 +32,13 @@ class Channel:
     ----------
     node : int
         Index of the animated node (joint).
-    path : {"translation", "rotation", "scale"}
+    path : {"translation", "rotation", "scale", "weights"}
     times : float array (K,)
         Key times in seconds, strictly increasing.
     values : float array (K, C) or (3 K, C) for CUBICSPLINE
-        C = 3 for translation and scale, 4 for rotation (x, y, z, w).  CUBICSPLINE stores, per
-        key, the in-tangent, the value and the out-tangent (glTF 2.0 Appendix C).
+        C = 3 for translation and scale, 4 for rotation (x, y, z, w), M >= 1 for the morph
+        target weights of the node's mesh.  CUBICSPLINE stores, per key, the in-tangent, the
+        value and the out-tangent (glTF 2.0 Appendix C).
     interpolation : {"STEP", "LINEAR", "CUBICSPLINE"}
     """
 
@@ -45,8 +49,9 @@ class Channel:
     interpolation: str = "LINEAR"
 
     def __post_init__(self):
-        if self.path not in PATHS:
-            raise ValueError(f"channel path must be one of {sorted(PATHS)}, got {self.path!r}")
+        if self.path not in PATHS and self.path != WEIGHTS:
+            raise ValueError(f"channel path must be one of {sorted(PATHS) + [WEIGHTS]}, "
+                             f"got {self.path!r}")
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(
                 f"channel interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}")
@@ -66,7 +71,8 @@ class Channel:
         if not np.all(np.isfinite(times)) or np.any(np.diff(times) <= 0):
             raise ValueError("channel times must be finite and strictly increasing")
         per_key = 3 if self.interpolation == "CUBICSPLINE" else 1
-        expected = (per_key * times.size, PATHS[self.path])
+        width = PATHS.get(self.path, values.shape[-1] if values.ndim == 2 else 1)
+        expected = (per_key * times.size, max(width, 1))
         if values.shape != expected:
             raise ValueError(f"{self.path} channel values must have shape {expected} for "
                              f"{times.size} {self.interpolation} keys, got {values.shape}")
@@ -96,10 +102,11 @@ class ClipTable(NamedTuple):
     ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
     components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
     into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
-    into PATHS) say where each channel's samples go; the channels are ordered by path.
-    ``slerp`` holds, for each key of a LINEAR rotation channel, its slerp constants (angle, sine,
-    cosine, sign: ``sk_prepare_clip``) at the key's value offset, so that a sample needs one
-    sine/cosine pair and no arc tangent."""
+    into PATHS, or 3 for morph weights) say where each channel's samples go; the channels are
+    ordered by path.  ``slerp`` holds, for each key of a LINEAR rotation channel, its slerp
+    constants (angle, sine, cosine, sign: ``sk_prepare_clip``) at the key's value offset, so that
+    a sample needs one sine/cosine pair and no arc tangent; None (a table without rotations, such
+    as the morph weights one, whose LINEAR channels are plain lerps) leaves it out."""
 
     key_times: np.ndarray
     values: np.ndarray
@@ -115,8 +122,7 @@ class ClipTable(NamedTuple):
 
     @classmethod
     def pack(cls, channels: Sequence[Channel], dtype) -> "ClipTable":
-        paths = list(PATHS)
-        c = sorted(channels, key=lambda ch: paths.index(ch.path))    # one output run per path
+        c = sorted(channels, key=lambda ch: _PATH_INDEX[ch.path])    # one output run per path
         nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
         return cls(
@@ -125,14 +131,14 @@ class ClipTable(NamedTuple):
             key_offset=np.cumsum(nkeys) - nkeys,
             nkeys=nkeys,
             value_offset=np.cumsum(sizes) - sizes,
-            ncomp=np.array([PATHS[ch.path] for ch in c], dtype=np.int32),
+            ncomp=np.array([np.shape(ch.values)[1] for ch in c], dtype=np.int32),
             interp=np.array([INTERPOLATIONS.index(ch.interpolation) for ch in c], dtype=np.int32),
             rotation=np.array([ch.path == "rotation" for ch in c], dtype=np.int32),
             node=np.array([ch.node for ch in c], dtype=np.int64),
-            path=np.array([paths.index(ch.path) for ch in c], dtype=np.int64))
+            path=np.array([_PATH_INDEX[ch.path] for ch in c], dtype=np.int64))
 
 
-class Clip:
+class Clip(Summarized):
     """A named set of channels, sampled all at once.
 
     Parameters
@@ -142,8 +148,10 @@ class Clip:
     dtype : float32 or float64
         Precision of the packed keys and of every sample.
     unsupported : sequence of str
-        Descriptions of channels the source held but skinkit does not play (morph weights).
+        Descriptions of channels the source held but skinkit does not play.
     """
+
+    _summary = (_repr.clip, _repr.clip_html)
 
     def __init__(self, name: Optional[str], channels: Sequence[Channel], dtype=np.float64,
                  unsupported: Sequence[str] = ()):
@@ -154,8 +162,13 @@ class Clip:
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
-        table = ClipTable.pack(self.channels, self.dtype)
+        table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
         self._table = table._replace(slerp=_core.prepare_clip(table))
+        self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
+                                       self.dtype)
+        nodes = self._weights.node.tolist()
+        if len(set(nodes)) != len(nodes):
+            raise ValueError(f"clip {name!r} has several weights channels for one node")
 
     def __reduce__(self):
         # pickle the channels only; the packed arrays are rebuilt on load
@@ -166,17 +179,24 @@ class Clip:
         """The distinct interpolations used by the channels, in first-use order."""
         return list(dict.fromkeys(ch.interpolation for ch in self.channels))
 
-    def __repr__(self) -> str:
-        return (f"Clip(name={self.name!r}, duration={self.duration:g} s, "
-                f"channels={len(self.channels)}, interpolations={self.interpolations})")
+    @property
+    def weights_nodes(self) -> List[int]:
+        """The nodes whose morph target weights the clip animates."""
+        return self._weights.node.tolist()
 
-    def _repr_html_(self) -> str:
-        from ._repr import clip_html
-        return clip_html(self)
+    def _times(self, times, loop: bool):
+        """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
+        t = np.asarray(times)
+        shape = t.shape
+        t = as_times(t, self.dtype)
+        if loop and self.duration > 0:
+            t = np.mod(t, self.dtype.type(self.duration))
+        return t, shape
 
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
                threads=None, out=None):
-        """Sample every channel at ``times``, on top of a rest pose.
+        """Sample every translation, rotation and scale channel at ``times``, on top of a rest
+        pose (``sample_weights`` samples the morph weights channels).
 
         Parameters
         ----------
@@ -233,9 +253,7 @@ class Clip:
             out = tuple(np.empty(s, self.dtype) for s in shapes)   # before any copy
         else:
             self._check_out(out, shapes)
-        t = as_times(t, self.dtype)
-        if loop and self.duration > 0:
-            t = np.mod(t, self.dtype.type(self.duration))
+        t, _ = self._times(t, loop)
         for o, r in zip(out, (rest_t, rest_r, rest_s)):
             o[...] = r
         ncomp = self._table.ncomp.astype(np.int64)
@@ -259,3 +277,36 @@ class Clip:
             for j in range(i):
                 if np.may_share_memory(out[i], out[j]):
                     raise ValueError(f"out[{j}] and out[{i}] overlap")
+
+    def sample_weights(self, times, loop: bool = False, threads=None) -> Dict[int, np.ndarray]:
+        """Sample the morph target weights channels at ``times`` (the C sampler of ``sample``).
+
+        Parameters
+        ----------
+        times : float or array (T,)
+            Seconds.  With ``loop``, times are wrapped into [0, duration) first.
+        loop : bool
+        threads : int or None
+
+        Returns
+        -------
+        dict
+            node -> weights (..., M) for every node with a weights channel, in the clip's dtype;
+            ``...`` is the shape of ``times``.  STEP holds, LINEAR lerps (no normalisation),
+            CUBICSPLINE is the Hermite spline (glTF 2.0 section 3.11 and Appendix C).
+
+        Raises
+        ------
+        ValueError, TypeError
+            Times not finite or not real numbers.
+        """
+        table = self._weights
+        t, shape = self._times(times, loop)
+        ncomp = table.ncomp.astype(np.int64)
+        width = int(ncomp.sum())
+        buf = np.empty((t.size, width), dtype=self.dtype)
+        offset = np.cumsum(ncomp) - ncomp
+        _core.sample_channels(table, offset, np.full_like(ncomp, width), t, buf.reshape(-1),
+                              threads)
+        return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
+                for node, o, m in zip(table.node, offset, ncomp)}

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import kernels
 from .clip import Channel, Clip
-from .model import Model, Skeleton, SkinnedPrimitive, Skin
+from .model import Model, Primitive, Skeleton, Skin, float_dtype
 
 __all__ = ["default_model"]
 
@@ -53,9 +53,7 @@ def default_model(dtype=np.float64) -> Model:
     TypeError
         ``dtype`` is not float32 or float64.
     """
-    dt = np.dtype(dtype)
-    if dt not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    dt = float_dtype(dtype)
 
     # --- skeleton: node 0 = mesh node, nodes 1..4 = joint chain ---------------------------------
     bone = HEIGHT / (JOINTS - 1)
@@ -96,9 +94,9 @@ def default_model(dtype=np.float64) -> Model:
     joints = np.stack([lower, lower + 1], axis=1).astype(np.uint8)
     weights = np.stack([1.0 - frac, frac], axis=1)
 
-    prim = SkinnedPrimitive(node=0, mesh=0, index=0, skin=0, positions=positions.astype(dt),
-                            normals=normals.astype(dt), joints=joints, weights=weights.astype(dt),
-                            faces=faces)
+    prim = Primitive(node=0, mesh=0, index=0, skin=0, positions=positions.astype(dt),
+                     normals=normals.astype(dt), joints=joints, weights=weights.astype(dt),
+                     faces=faces)
 
     # --- clip "bend": every joint swings about +Z -------------------------------------------------
     key_times = np.linspace(0.0, BEND_DURATION, BEND_KEYS)

@@ -7,9 +7,10 @@ write leaves an existing output untouched.
 
 Layout of a frame sequence (``write_frames``, ``skinkit pose --out DIR/``): one file per frame,
 ``frame_0000.ply``, ``frame_0001.ply``, ... (more digits past 10 000 frames), each holding *one*
-mesh with every skinned primitive of the model: the vertices of the primitives one after the
-other, in the order given (``model.primitives``), and their triangles with indices shifted
-accordingly.  Primitives without triangles (points, lines) contribute their vertices only.
+mesh with every mesh primitive instance of the model (skinned and rigid): the vertices of the
+primitives one after the other, in the order given (``model.primitives``), and their triangles
+with indices shifted accordingly.  Primitives without triangles (points, lines) contribute their
+vertices only.
 
 Precision: trimesh writes PLY coordinates as float32 (exact for float32 poses) and OBJ
 coordinates with 8 decimals; a GLB holds float32, as glTF 2.0 requires.
@@ -19,11 +20,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import List, Mapping, Optional, Sequence
+from typing import BinaryIO, Callable, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ._optional import require
+from .model import one_frame
 
 __all__ = ["FORMATS", "FrameWriter", "frame_name", "write_frames", "write_glb"]
 
@@ -238,14 +240,18 @@ def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
     return [os.path.join(w.directory, name) for name in w.written]
 
 
-def _write_bytes_atomic(path, data: bytes) -> None:
+def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
+    """``write(file)`` into a temporary file beside ``path``, then ``os.replace`` it over
+    ``path``: an existing ``path`` is either replaced whole or left untouched.  The file gets
+    the usual mode (0666 & ~umask).  Raises IsADirectoryError if ``path`` is a directory."""
     path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(21, "Is a directory", path)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=_PREFIX)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=_PREFIX,
+                               suffix=suffix)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            write(f)
         os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
         os.replace(tmp, path)
     except BaseException:
@@ -283,11 +289,7 @@ def write_glb(path, positions_by_prim: Mapping[str, np.ndarray],
     names = dict(names or {})
     used = set()
     for key in faces_by_prim:
-        p = np.asarray(positions_by_prim[key], dtype=np.float64)
-        if p.ndim == 3 and p.shape[0] == 1:
-            p = p[0]
-        if p.ndim != 2 or p.shape[1] != 3:
-            raise ValueError(f"positions of {key!r} must have shape (V, 3), got {p.shape}")
+        p = one_frame(positions_by_prim[key], f"positions of {key!r}", np.float64)
         f = _faces(faces_by_prim[key], len(p), key)
         n = None if normals_by_prim is None else normals_by_prim.get(key)
         if f is None or len(f) == 0:
@@ -306,4 +308,4 @@ def write_glb(path, positions_by_prim: Mapping[str, np.ndarray],
     # include_normals=None: the NORMALs given (trimesh caches them), no computed ones
     data = scene.export(file_type="glb",
                         include_normals=None if normals_by_prim is not None else False)
-    _write_bytes_atomic(path, data)
+    write_atomic(path, lambda f: f.write(data))

@@ -36,7 +36,7 @@ __all__ = [
     "quat_multiply", "quat_conjugate", "quat_inverse", "quat_normalize", "quat_rotate",
     "quat_to_matrix", "quat_from_matrix", "quat_from_rotvec", "slerp",
     "forward_kinematics", "rigid_forward_kinematics", "skinning_matrices", "matrix_inverse",
-    "linear_blend_skinning", "normalize_weights", "limit_influences",
+    "linear_blend_skinning", "dual_quaternion_skinning", "normalize_weights", "limit_influences",
 ]   # and the deprecated aliases quat_from_axis_angle, inverse_bind_matrices (until 0.3)
 
 
@@ -130,8 +130,8 @@ def slerp(q0, q1, t, out=None, threads=None):
     -------
     (..., 4)
         ``q0 (q0^-1 q1')^t`` with ``q1' = sign(q0 . q1) q1`` (Shoemake 1985).  The angle is taken
-        as 2 atan2(|q0 - q1'|, |q0 + q1'|) and the weights as sin(s a)/sin(a) computed through
-        sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
+        as ``2 atan2(|q0 - q1'|, |q0 + q1'|)`` and the weights as sin(s a)/sin(a) computed
+        through sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
     """
     return _core.slerp(q0, q1, t, out, threads)
 
@@ -302,6 +302,57 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
     """
     return _core.linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals, out,
                                        threads)
+
+
+def dual_quaternion_skinning(vertices, joints, weights, skinning_matrices, normals=None, out=None,
+                             threads=None):
+    """Dual quaternion skinning (Kavan, Collins, Zara and O'Sullivan, "Geometric Skinning with
+    Approximate Dual Quaternion Blending", ACM TOG 27(4), 2008, Algorithm 1): no candy-wrapper
+    collapse where joints twist, no loss of volume where they bend.
+
+    Parameters
+    ----------
+    vertices, joints, skinning_matrices, out
+        As for ``linear_blend_skinning``: (..., V, 3), (V, K) with -1 for an unused slot,
+        (..., J, 4, 4), and an array or a pair of arrays.
+    weights : (V, K).  Their sum does not matter for rigid skinning matrices (the blend is
+        normalized); a vertex whose weights are all zero keeps its rest position and normal.
+    normals : (..., V, 3) or None.  Rotated by the blended rotation and renormalized.
+
+    Returns, Raises
+        As ``linear_blend_skinning``.
+
+    Notes
+    -----
+    Each skinning matrix's rotation becomes a unit quaternion q_k and its translation t_k the
+    dual part 1/2 (t_k, 0) q_k.  Per vertex the dual quaternions are summed with its weights,
+    each q_k first put in the hemisphere of the vertex's first influence (the first slot with a
+    joint and a non-zero weight: a matrix gives q or -q, so this is not optional), divided by
+    the norm of the rotation part, and applied to the position.  (Blender and libigl compare
+    with the running sum instead; the two choices differ only for influences whose rotations
+    spread over more than a half turn.)
+
+    Skinning matrices with scale or shear (3x3 part A not a rotation to 128 epsilons of the
+    dtype, or det A <= 0) are handled as Blender's armature modifier does with "Preserve
+    Volume" (``mat4_to_dquat``, ``add_weighted_dq_dq_pivot``, ``mul_v3m3_dq``): the matrix
+    splits into a rigid part (Q, t), Q the rotation nearest A (the polar factor with det +1),
+    applied after a scale matrix S = Q^T A.  The scale matrices are blended linearly (divided by
+    the sum of the weights) and applied before the blended rigid part, with Blender's pivot at
+    the vertex: the translation a scale matrix gives the vertex moves into its dual quaternion,
+    so that each influence alone takes the vertex exactly where its matrix does, and the
+    blended scale acts only on the normals (by its inverse transpose).  Blender takes the
+    rotation by Gram-Schmidt along the bone's Y axis instead of the polar factor; the two agree
+    unless a joint's world matrix shears.  Rigid matrices give exactly Kavan's result.
+    """
+    m = _asarray(skinning_matrices)
+    f32 = [_asarray(a).dtype.char == "f" for a in (m, vertices, weights, normals) if a is not None]
+    if f32[0] and not all(f32):            # computed in float64, as linear_blend_skinning
+        m = m.astype(np.float64)
+    for o in out if isinstance(out, (tuple, list)) else (out,):
+        if isinstance(o, np.ndarray) and np.may_share_memory(o, m):
+            raise ValueError("out overlaps the memory of skinning_matrices")
+    dq = _core._skinning_dual_quaternions(m, None, threads)
+    return _core._dual_quaternion_skinning(vertices, joints, weights, dq, normals, out, threads)
 
 
 def normalize_weights(weights):

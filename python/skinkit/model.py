@@ -1,4 +1,4 @@
-"""The data model: a skeleton (node hierarchy with rest TRS), skins, skinned primitives, clips.
+"""The data model: a skeleton (node hierarchy with rest TRS), skins, mesh primitives, clips.
 
 Plain NumPy arrays in, plain NumPy arrays out; nothing here knows about file formats.
 """
@@ -9,11 +9,38 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from . import _repr
+from ._repr import Summarized
 from .clip import Clip
 
 
+def float_dtype(dtype) -> np.dtype:
+    """``dtype`` as a NumPy dtype, float32 or float64: the precision argument of the loaders.
+
+    Raises
+    ------
+    TypeError
+        Any other dtype.
+    """
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
+    """``positions`` of one posed frame as an array (V, 3); (1, V, 3) is accepted too (a
+    ``model.pose(clip, [t])`` entry).  Raises ValueError naming ``what`` for any other shape."""
+    p = np.asarray(positions, dtype=dtype)
+    if p.ndim == 3 and p.shape[0] == 1:
+        p = p[0]
+    if p.ndim != 2 or p.shape[1] != 3:
+        raise ValueError(f"{what} must have shape (V, 3), got {p.shape}")
+    return p
+
+
 @dataclass(repr=False)
-class Skeleton:
+class Skeleton(Summarized):
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
 
     Attributes
@@ -25,6 +52,8 @@ class Skeleton:
     scales : float array (N, 3), rest local scale.
     """
 
+    _summary = (_repr.skeleton, _repr.skeleton_html)
+
     names: Sequence[Optional[str]]
     parents: np.ndarray
     translations: np.ndarray
@@ -35,17 +64,10 @@ class Skeleton:
     def count(self) -> int:
         return len(self.parents)
 
-    def __repr__(self) -> str:
-        from ._repr import skeleton
-        return skeleton(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import skeleton_html
-        return skeleton_html(self)
 
 
 @dataclass(repr=False)
-class Skin:
+class Skin(Summarized):
     """A glTF skin: the nodes used as joints and their inverse bind matrices.
 
     Attributes
@@ -57,78 +79,105 @@ class Skin:
     skeleton : int or None, the node named by ``skin.skeleton``.
     """
 
+    _summary = (_repr.skin, _repr.skin_html)
+
     name: Optional[str]
     joints: np.ndarray
     inverse_bind_matrices: np.ndarray
     skeleton: Optional[int] = None
 
-    def __repr__(self) -> str:
-        from ._repr import skin
-        return skin(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import skin_html
-        return skin_html(self)
 
 
 @dataclass(repr=False)
-class SkinnedPrimitive:
-    """One skinned mesh primitive (glTF ``meshes[mesh].primitives[index]`` on node ``node``).
+class Primitive(Summarized):
+    """One mesh primitive instance: ``meshes[mesh].primitives[index]`` drawn by node ``node``.
+
+    A mesh used by several nodes gives one Primitive per node (an instance each); they share
+    their arrays.  A primitive is skinned when ``skin`` is set (glTF 2.0 section 3.7.3: the
+    node's own transform is ignored), rigid otherwise (the node's world matrix places it).
 
     Attributes
     ----------
-    node, mesh, index, skin : int
-        The node that instantiates the mesh, the mesh, the primitive index within the mesh and
-        the skin (index into ``Model.skins``).
-    positions : float array (V, 3), bind-pose POSITION.
+    node, mesh, index : int
+        The node that instantiates the mesh, the mesh, the primitive index within the mesh.
+    skin : int or None
+        Index into ``Model.skins`` for a skinned primitive, None for a rigid one.
+    positions : float array (V, 3), POSITION (bind pose for a skinned primitive), file units.
     normals : float array (V, 3) or None, NORMAL.
-    joints : uint8/uint16/int32 array (V, K), every JOINTS_n set side by side (K = 4 n);
-        values index ``skin.joints``.
-    weights : float array (V, K), every WEIGHTS_n set side by side, normalized integers decoded.
+    joints : uint8/uint16/int32 array (V, K) or None, every JOINTS_n set side by side
+        (K = 4 n); values index ``skin.joints``.  None for a rigid primitive.
+    weights : float array (V, K) or None, every WEIGHTS_n set side by side, normalized integers
+        decoded.  None for a rigid primitive.
     faces : int array (F, 3) or None, triangle vertex indices (mode 4 primitives).
+    morph_positions : float array (M, V, 3) or None
+        POSITION displacement of each morph target (glTF 2.0 section 3.7.2.2), zero for a target
+        without POSITION; None when no target has one.
+    morph_normals : float array (M, V, 3) or None, NORMAL displacements, likewise.
+    morph_weights : float array (M,) or None
+        The instance's default morph weights: ``node.weights``, else ``mesh.weights``, else
+        zeros.  None (or M = 0) when the primitive has no morph targets.
+    target_names : list of str or None, ``mesh.extras.targetNames`` when the file gives them.
     """
+
+    _summary = (_repr.primitive, _repr.primitive_html)
 
     node: int
     mesh: int
     index: int
-    skin: int
+    skin: Optional[int]
     positions: np.ndarray
-    normals: Optional[np.ndarray]
-    joints: np.ndarray
-    weights: np.ndarray
+    normals: Optional[np.ndarray] = None
+    joints: Optional[np.ndarray] = None
+    weights: Optional[np.ndarray] = None
     faces: Optional[np.ndarray] = None
+    morph_positions: Optional[np.ndarray] = None
+    morph_normals: Optional[np.ndarray] = None
+    morph_weights: Optional[np.ndarray] = None
+    target_names: Optional[List[str]] = None
 
     @property
     def key(self) -> str:
         """``"<node>_<primitive>"``, the suffix of this primitive's arrays in ``skinkit pose`` output."""
         return f"{self.node}_{self.index}"
 
-    def __repr__(self) -> str:
-        from ._repr import primitive
-        return primitive(self)
+    @property
+    def skinned(self) -> bool:
+        """Whether the primitive is skinned (has a skin, joints and weights)."""
+        return self.skin is not None
 
-    def _repr_html_(self) -> str:
-        from ._repr import primitive_html
-        return primitive_html(self)
+    @property
+    def target_count(self) -> int:
+        """M, the number of morph targets."""
+        return 0 if self.morph_weights is None else len(self.morph_weights)
+
+
+
+SkinnedPrimitive = Primitive
+"""The name of :class:`Primitive` in skinkit 0.1 (skinned primitives only); kept for one release."""
 
 
 @dataclass(repr=False)
-class Model:
-    """A posable model: skeleton, skins, skinned primitives and clips."""
+class Model(Summarized):
+    """A posable model: skeleton, skins, mesh primitive instances and clips.
+
+    Attributes
+    ----------
+    skeleton : Skeleton, every node.
+    skins : list of Skin
+    primitives : list of Primitive, every mesh primitive instance of the loaded scene, skinned
+        or rigid, in node then primitive order.
+    clips : list of Clip
+    name : str or None
+    """
+
+    _summary = (_repr.model, _repr.model_html)
 
     skeleton: Skeleton
     skins: List[Skin] = field(default_factory=list)
-    primitives: List[SkinnedPrimitive] = field(default_factory=list)
+    primitives: List[Primitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
 
-    def __repr__(self) -> str:
-        from ._repr import model
-        return model(self)
-
-    def _repr_html_(self) -> str:
-        from ._repr import model_html
-        return model_html(self)
 
     # -- posing: thin delegations to skinkit.pose ------------------------------------------------
 
@@ -160,8 +209,11 @@ class Model:
 
         return world_matrices(self, clip, times, loop)
 
-    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False):
-        """Skinned positions per primitive key, (T, V, 3) each; see ``skinkit.pose.pose``."""
+    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False,
+             skinning: str = "lbs", blend=None):
+        """Posed positions (and normals) of every primitive instance, a ``PosedMeshes`` record
+        (key -> (T, V, 3)); ``skinning="dqs"`` for dual quaternions, ``blend=[(clip, weight),
+        ...]`` for a blend of clips; see ``skinkit.pose.pose``."""
         from .pose import pose
 
-        return pose(self, clip, times, loop, normals)
+        return pose(self, clip, times, loop, normals, skinning, blend)

@@ -5,12 +5,14 @@ so ``import skinkit`` never needs it.  Everything is drawn on 3D axes; since mat
 are Z-up and glTF is Y-up, points are shown with ``up="y"`` as (x, -z, y) (a rotation, so
 handedness is kept); pass ``up="z"`` for Z-up data.
 
+    >>> import skinkit
     >>> from skinkit.plot import plot_skeleton, plot_mesh, animate
+    >>> model = skinkit.default_model()
     >>> ax = plot_skeleton(model)                          # rest pose
-    >>> posed = model.pose(0, [0.5])["2_0"][0]
-    >>> plot_mesh(posed, model.primitives[0].faces, ax=ax)
+    >>> posed = model.pose(0, [0.5])[model.primitives[0].key][0]
+    >>> _ = plot_mesh(posed, model.primitives[0].faces, ax=ax)
     >>> anim = animate(model, clip=0, fps=10)              # matplotlib FuncAnimation
-    >>> anim.to_jshtml()                                   # inline HTML player (notebooks)
+    >>> html = anim.to_jshtml()                            # inline HTML player (notebooks)
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ._optional import require
+from .model import one_frame
 
 __all__ = ["plot_skeleton", "plot_mesh", "animate"]
 
@@ -51,7 +54,7 @@ def _axes(ax, figsize=None):
 
 def _fit(ax, points) -> None:
     """Equal-scale limits around ``points`` (..., 3) (already in the view frame)."""
-    p = np.asarray(points).reshape(-1, 3)
+    p: np.ndarray = np.asarray(points).reshape(-1, 3)
     p = p[np.all(np.isfinite(p), axis=1)]
     if not len(p):
         return
@@ -192,11 +195,7 @@ def plot_mesh(positions, faces=None, ax=None, *, up: str = "y", color=MESH_COLOR
     -------
     matplotlib 3D axes
     """
-    p = np.asarray(positions)
-    if p.ndim == 3 and p.shape[0] == 1:
-        p = p[0]
-    if p.ndim != 2 or p.shape[1] != 3:
-        raise ValueError(f"positions must have shape (V, 3), got {p.shape}")
+    p = one_frame(positions)
     f = None if faces is None else np.asarray(faces, dtype=np.int64)
     ax = _axes(ax)
     verts = _view(p, up)

@@ -1,0 +1,78 @@
+"""Checked access to the JSON of a glTF 2.0 document: every error names the JSON path.
+
+Shared by the byte layer (``gltf_accessors``) and model assembly (``gltf_nodes``,
+``gltf_meshes``, ``gltf_clips``).  Every :class:`GltfError` message starts with the JSON path of
+the problem, e.g. ``accessors[3]: ...`` or ``nodes[4].children: ...``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+MISSING = object()
+_FLOAT_MAX = float(np.finfo(np.float64).max)  # abs(x) <= this is False for NaN and inf too
+
+
+class GltfError(ValueError):
+    """A file that is not valid glTF 2.0 for what skinkit reads, or that points outside its folder.
+
+    The message starts with the JSON path of the problem (``nodes[4].children: ...``).
+    """
+
+
+def join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def int_field(obj: dict, key: str, path: str, default=MISSING, lo: int = 0, hi=None):
+    """``obj[key]`` as an int in [lo, hi) (``path`` is the path of ``obj``); default if absent."""
+    if key not in obj:
+        if default is MISSING:
+            raise GltfError(f"{join(path, key)}: missing")
+        return default
+    value = obj[key]
+    if type(value) is not int or value < lo or (hi is not None and value >= hi):
+        bound = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {hi})"
+        raise GltfError(f"{join(path, key)}: {value!r:.40} is not {bound}")
+    return value
+
+
+def list_field(obj: dict, key: str, path: str, required: bool = False) -> list:
+    """``obj[key]`` as a list; an empty list if absent and not required."""
+    if key not in obj and not required:
+        return []
+    value = obj.get(key)
+    if not isinstance(value, list) or (required and not value):
+        raise GltfError(f"{join(path, key)}: expected a non-empty array")
+    return value
+
+
+def objects(value: dict, key: str, path: str, required: bool = False) -> list:
+    """``(index, path, item)`` for every item of the array ``value[key]``, each a JSON object."""
+    where = join(path, key)
+    return [(i, f"{where}[{i}]", obj(item, f"{where}[{i}]"))
+            for i, item in enumerate(list_field(value, key, path, required))]
+
+
+def obj(value, path: str) -> dict:
+    """``value`` if it is a JSON object."""
+    if not isinstance(value, dict):
+        raise GltfError(f"{path}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def name_field(value: dict, path: str):
+    name = value.get("name")
+    if name is not None and not isinstance(name, str):
+        raise GltfError(f"{path}.name: expected a string")
+    return name
+
+
+def numbers_field(value: dict, key: str, path: str, n, default) -> np.ndarray:
+    """``value[key]`` as a float64 array of ``n`` finite numbers (any length for n = None);
+    ``default`` if absent."""
+    x = value.get(key, default)
+    if (not isinstance(x, (list, tuple)) or (n is not None and len(x) != n)
+            or not all(type(v) in (int, float) and abs(v) <= _FLOAT_MAX for v in x)):
+        count = "" if n is None else f"{n} "
+        raise GltfError(f"{join(path, key)}: expected {count}finite numbers")
+    return np.array(x, dtype=np.float64)

@@ -1,0 +1,84 @@
+"""Blend shapes (morph targets): a base shape plus a weighted sum of displacements.
+
+glTF 2.0 section 3.7.2.2 "Morph Targets": ``P = base + sum_i w_i * delta_i``; SMPL's shape and
+pose correctives have the same form.  The sum is one matrix product, (..., M) weights times
+(M, V*C) displacements, done by NumPy's matmul (BLAS).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["blend_shapes"]
+
+
+def _real(x, name: str) -> np.ndarray:
+    a = np.asarray(x)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real number array, got dtype {a.dtype}")
+    return a
+
+
+def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
+    """Add weighted displacements to a base shape: ``base + sum_m weights[..., m] deltas[m]``.
+
+    Parameters
+    ----------
+    base : array (V, C)
+        The base shape (rest positions, normals...).
+    deltas : array (M, V, C)
+        One displacement per blend shape (morph target).
+    weights : array (..., M)
+        Weights of the blend shapes, any leading batch shape (e.g. one row per frame).
+    out : array (..., V, C), optional
+        C-contiguous, of the result dtype; written and returned.
+
+    Returns
+    -------
+    array (..., V, C)
+        float32 when every input is float32 (or integer), else float64; the leading shape is
+        that of ``weights``.  Units of ``base``.
+
+    Raises
+    ------
+    TypeError
+        An input is not a real number array, or ``out`` has another dtype.
+    ValueError
+        Shapes that do not match (the message names the argument, the expected and the actual
+        shape), or an ``out`` that is not C-contiguous.
+
+    Notes
+    -----
+    glTF 2.0 section 3.7.2.2 "Morph Targets".  One ``np.matmul`` of weights (B, M) by deltas
+    (M, V*C) into the result, then one addition of ``base``: no (B, M, V, C) temporary.
+    """
+    base, deltas, weights = (_real(x, n) for x, n in ((base, "base"), (deltas, "deltas"),
+                                                      (weights, "weights")))
+    if base.ndim != 2:
+        raise ValueError(f"base must have shape (V, C), got {base.shape}")
+    v, c = base.shape
+    if deltas.ndim != 3 or deltas.shape[1:] != (v, c):
+        raise ValueError(f"deltas must have shape (M, {v}, {c}), got {deltas.shape}")
+    m = deltas.shape[0]
+    if weights.ndim < 1 or weights.shape[-1] != m:
+        raise ValueError(f"weights must have shape (..., {m}), got {weights.shape}")
+    floats = [a.dtype for a in (base, deltas, weights) if a.dtype.kind == "f"]
+    dtype = np.dtype(np.float32) if all(d == np.float32 for d in floats) else np.dtype(np.float64)
+    batch = weights.shape[:-1]
+    shape = batch + (v, c)
+    if out is None:
+        out = np.empty(shape, dtype=dtype)
+    else:
+        if not isinstance(out, np.ndarray) or out.dtype != dtype:
+            raise TypeError(f"out must be a {dtype} NumPy array, got "
+                            f"{getattr(out, 'dtype', type(out).__name__)}")
+        if out.shape != shape:
+            raise ValueError(f"out must have shape {shape}, got {out.shape}")
+        if not out.flags.c_contiguous:
+            raise ValueError("out must be C-contiguous")
+    if out.size == 0:
+        return out
+    flat = out.reshape(-1, v * c)
+    np.matmul(weights.reshape(len(flat), m).astype(dtype, copy=False),
+              deltas.reshape(m, v * c).astype(dtype, copy=False), out=flat)
+    flat += base.reshape(1, v * c).astype(dtype, copy=False)
+    return out
