@@ -26,11 +26,20 @@ class Unavailable(Exception):
     installed skinkit cannot be asked for."""
 
 
-def accepts_threads(fn) -> bool:
+def accepts(fn, name: str) -> bool:
     try:
-        return "threads" in inspect.signature(fn).parameters
+        return name in inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return False
+
+
+def accepts_threads(fn) -> bool:
+    return accepts(fn, "threads")
+
+
+def accepts_out(fn) -> bool:
+    """Whether ``fn`` takes ``out=`` (Clip.sample since issue 12; an older skinkit does not)."""
+    return accepts(fn, "out")
 
 
 def with_threads(fn, threads: int):

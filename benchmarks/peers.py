@@ -5,12 +5,19 @@
 - SciPy ``Rotation`` / ``Slerp`` for quaternion work and clip sampling (with ``np.interp`` for
   translations);
 - ``smplx.lbs`` / ``smplx.lbs.batch_rigid_transform`` on torch CPU;
-- the STREAM-style triad ``a = b + s * c``, the memory-bandwidth limit.
+- the STREAM triad ``a = b + s * c`` compiled from C (``triad.c``), the memory-bandwidth limit,
+  and NumPy's own triad for comparison.
 
 None of this is skinkit: skinkit is only imported by the cases.
 """
 from __future__ import annotations
 
+import ctypes
+import hashlib
+import os
+import shlex
+import subprocess
+import tempfile
 import threading
 
 import numpy as np
@@ -131,8 +138,70 @@ def scipy_slerp_pairs(r0, r1, t):
 # ----------------------------------------------------------------------------- triad
 
 
-class Triad:
-    """STREAM triad a = b + s c on three float64 arrays of ``nbytes`` each.
+class CTriadUnavailable(RuntimeError):
+    """The C triad could not be compiled or allocated here (no compiler, no memory)."""
+
+
+def c_compiler():
+    """The command that compiles C here: $CC, else ``cc`` -- the compiler CMake picks for
+    skinkit's kernels."""
+    return shlex.split(os.environ.get("CC") or "cc")
+
+
+class CTriad:
+    """The STREAM triad a = b + s c compiled from C (``benchmarks/triad.c``, ``-O3``, pthreads)
+    on three float64 arrays of ``nbytes`` each, allocated and first touched by the threads that
+    run it; bytes counted as STREAM counts them, 3 x 8 B per element.  ``run(threads)`` is one
+    pass over the arrays (the time includes starting the threads, tens of microseconds)."""
+
+    FLAGS = ["-O3", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-shared", "-fPIC", "-pthread"]
+
+    def __init__(self, nbytes: int, threads: int = 1):
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "triad.c")
+        cc = c_compiler()
+        try:
+            version = subprocess.run(cc + ["--version"], capture_output=True, text=True,
+                                     timeout=60).stdout.splitlines()
+        except (OSError, subprocess.SubprocessError) as e:
+            raise CTriadUnavailable(f"no C compiler ({' '.join(cc)}): {e}") from None
+        self.compiler = version[0] if version else " ".join(cc)
+        with open(src, "rb") as f:
+            key = hashlib.sha256(f.read() + " ".join(cc + self.FLAGS).encode()).hexdigest()[:16]
+        lib = os.path.join(tempfile.gettempdir(), f"skinkit-triad-{key}-{os.getuid()}.so")
+        if not os.path.exists(lib):
+            tmp = f"{lib}.{os.getpid()}"
+            r = subprocess.run(cc + self.FLAGS + [src, "-o", tmp], capture_output=True,
+                               text=True)
+            if r.returncode != 0:
+                raise CTriadUnavailable(f"{' '.join(cc)} failed: {r.stderr.strip()[-300:]}")
+            os.replace(tmp, lib)
+        self._lib = ctypes.CDLL(lib)
+        self._lib.triad_setup.argtypes = [ctypes.c_size_t, ctypes.c_int]
+        self._lib.triad_run.argtypes = [ctypes.c_int, ctypes.c_double]
+        self._lib.triad_run.restype = ctypes.c_double
+        self._lib.triad_check.argtypes = [ctypes.c_double]
+        self._lib.triad_check.restype = ctypes.c_double
+        self.n = max(1 << 17, nbytes // 8)
+        self.s = 3.0
+        self.bytes_moved = 3 * 8 * self.n
+        if self._lib.triad_setup(self.n, threads) != 0:
+            raise CTriadUnavailable(f"cannot allocate 3 x {self.n * 8} bytes")
+
+    def run(self, threads: int = 1) -> float:
+        """One triad pass; returns its own wall time in seconds (timed inside C)."""
+        return self._lib.triad_run(threads, self.s)
+
+    def best(self, threads: int, repeats: int = 10) -> float:
+        """STREAM's figure: the best time of ``repeats`` passes, in seconds."""
+        return min(self.run(threads) for _ in range(repeats))
+
+    def check(self) -> float:
+        return self._lib.triad_check(self.s)
+
+
+class NumpyTriad:
+    """NumPy's STREAM triad a = b + s c on three float64 arrays of ``nbytes`` each (kept to show
+    what NumPy itself reaches; the yardstick is the compiled ``CTriad``).
 
     NumPy evaluates ``b + s * c`` as two passes, so the work is done in chunks of 128 Ki
     elements (1 MiB, which stays in the L2 cache between the two passes): ``a[chunk] = c[chunk]

@@ -88,7 +88,8 @@ static PyObject *py_kernel(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 static PyObject *py_simd(PyObject *self, PyObject *unused)
 {
-    return PyUnicode_FromString(sk_simd() ? "avx2" : "baseline");
+    static const char *const names[] = {"baseline", "avx2", "avx512"};
+    return PyUnicode_FromString(names[sk_simd()]);
 }
 
 static PyObject *py_default_threads(PyObject *self, PyObject *unused)
@@ -99,13 +100,17 @@ static PyObject *py_default_threads(PyObject *self, PyObject *unused)
 static PyMethodDef methods[] = {
     {"sample_channels", py_sample_channels, METH_VARARGS,
      "sample_channels(table, out_offset, out_stride, times, out, threads=None)\n\n"
-     "Samples every channel of a clip table (skinkit.clip.ClipTable) at times into out."},
+     "Samples every channel of a clip table (skinkit.clip.ClipTable) at times into out (one "
+     "array, or a tuple of one per path: translations, rotations, scales)."},
+    {"prepare_clip", py_prepare_clip, METH_O,
+     "prepare_clip(table) -> slerp\n\n"
+     "The slerp constants of a clip table's LINEAR rotation keys (its slerp field)."},
     {"default_threads", py_default_threads, METH_NOARGS,
      "default_threads() -> int: threads a kernel may use when threads=None "
      "(SKINKIT_NUM_THREADS at import, else the number of online CPUs)"},
     {"simd", py_simd, METH_NOARGS,
-     "simd() -> 'avx2' or 'baseline': the code float32 skinning runs (SKINKIT_SIMD=baseline "
-     "at import forces the portable code)"},
+     "simd() -> 'avx512', 'avx2' or 'baseline': the code float32 skinning runs (the best the "
+     "CPU has; SKINKIT_SIMD=avx2 or baseline at import caps it)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -171,8 +176,17 @@ PyMODINIT_FUNC PyInit__core(void)
 #endif
     }
     const char *simd = getenv("SKINKIT_SIMD");
-    if (simd && (!strcmp(simd, "baseline") || !strcmp(simd, "0") || !strcmp(simd, "off")))
-        sk_set_simd(0);
+    if (simd && *simd) { /* a cap: the best variant at or below it that this CPU has */
+        if (!strcmp(simd, "baseline") || !strcmp(simd, "0") || !strcmp(simd, "off"))
+            sk_set_simd(SK_SIMD_BASELINE);
+        else if (!strcmp(simd, "avx2"))
+            sk_set_simd(SK_SIMD_AVX2);
+        else if (strcmp(simd, "avx512")) {
+            PyErr_Format(PyExc_ImportError,
+                         "SKINKIT_SIMD must be avx512, avx2 or baseline, got '%s'", simd);
+            return NULL;
+        }
+    }
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np)
         return NULL;

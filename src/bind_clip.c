@@ -1,7 +1,8 @@
 /* bind_clip.c -- clip sampling: skinkit.Clip's packed channel table (sk_clip in skinkit.h; a
  * ragged table, not a kernel descriptor), sampled with its channels shared out among the
- * threads.  The binding checks what is about Python objects (each field an array of the right
- * type); sk_check_clip and sk_check_clip_output check the table itself. */
+ * threads, into one output array or one per path (translation, rotation, scale: the table's
+ * path field says which).  The binding checks what is about Python objects (each field an
+ * array of the right type); sk_check_clip and sk_check_clip_output check the table itself. */
 #include "binding.h"
 
 #include <string.h>
@@ -17,15 +18,29 @@ static const struct {
                      {"nkeys", NPY_INT64},   {"value_offset", NPY_INT64},
                      {"ncomp", NPY_INT32},   {"interp", NPY_INT32}, {"rotation", NPY_INT32}};
 
+#define NPATHS 3 /* skinkit.clip.PATHS */
+
 typedef struct {
     int dbl;
     sk_clip_f f;
     sk_clip_d d;
     const npy_int64 *out_offset, *out_stride;
-    size_t ntimes, nout;
+    size_t ntimes;
     const void *times;
-    void *out;
+    int nout;                   /* output arrays: 1, or NPATHS (then path picks one) */
+    const npy_int64 *path;      /* per channel, when nout == NPATHS */
+    void *out[NPATHS];
+    size_t outlen[NPATHS];
 } clip_call_t;
+
+/* the end of the run of channels from c (< c1) that write into the same output array */
+static size_t run_end(const clip_call_t *cc, size_t c, size_t c1)
+{
+    size_t e = c + 1;
+    while (cc->nout > 1 && e < c1 && cc->path[e] == cc->path[c])
+        e++;
+    return e;
+}
 
 /* one thread's share of the channels */
 typedef struct {
@@ -37,13 +52,43 @@ static void *sample_part(void *arg)
 {
     const clip_part_t *t = arg;
     const clip_call_t *cc = t->cc;
-    if (cc->dbl)
-        sk_sample_clip_d(&cc->d, t->c0, t->c1, cc->out_offset, cc->out_stride, cc->ntimes,
-                         cc->times, cc->out);
-    else
-        sk_sample_clip_f(&cc->f, t->c0, t->c1, cc->out_offset, cc->out_stride, cc->ntimes,
-                         cc->times, cc->out);
+    for (size_t c = t->c0, e; c < t->c1; c = e) {
+        e = cc->nout > 1 ? run_end(cc, c, t->c1) : t->c1;
+        void *out = cc->out[cc->nout > 1 ? cc->path[c] : 0];
+        if (cc->dbl)
+            sk_sample_clip_d(&cc->d, c, e, cc->out_offset, cc->out_stride, cc->ntimes,
+                             cc->times, out);
+        else
+            sk_sample_clip_f(&cc->f, c, e, cc->out_offset, cc->out_stride, cc->ntimes,
+                             cc->times, out);
+    }
     return NULL;
+}
+
+/* SK_OK, or the status of the first run of channels [c, e) whose outputs do not fit in its
+ * array (checked on a view of the table from channel c; *bad counts from channel 0) */
+static int check_outputs(const clip_call_t *cc, size_t *bad)
+{
+    size_t nc = cc->d.nchannels;
+    for (size_t c = 0, e; c < nc; c = e) {
+        e = run_end(cc, c, nc);
+        size_t len = cc->outlen[cc->nout > 1 ? cc->path[c] : 0];
+#define VIEW(v) (v.nchannels = e - c, v.key_offset += c, v.nkeys += c, v.value_offset += c, \
+                 v.ncomp += c, v.interp += c, v.rotation += c)
+        sk_clip_f f = cc->f;
+        sk_clip_d d = cc->d;
+        VIEW(f), VIEW(d);
+#undef VIEW
+        int st = cc->dbl ? sk_check_clip_output_d(&d, cc->out_offset + c, cc->out_stride + c,
+                                                  cc->ntimes, len, bad)
+                         : sk_check_clip_output_f(&f, cc->out_offset + c, cc->out_stride + c,
+                                                  cc->ntimes, len, bad);
+        if (st != SK_OK) {
+            *bad += c;
+            return st;
+        }
+    }
+    return SK_OK;
 }
 
 /* a 1-d, native, aligned, C-contiguous array of the given type (writeable for out) */
@@ -99,6 +144,22 @@ static int read_table(PyObject *table, int type, clip_call_t *cc, PyObject **hol
     sk_clip_f f = CLIP;
     sk_clip_d d = CLIP;
 #undef CLIP
+    /* optional: the slerp constants of sk_prepare_clip, one per value */
+    hold[NFIELDS] = PyObject_GetAttrString(table, "slerp");
+    if (!hold[NFIELDS])
+        PyErr_Clear();
+    else if (hold[NFIELDS] != Py_None) {
+        PyArrayObject *sl = (PyArrayObject *)hold[NFIELDS];
+        if (check_array(hold[NFIELDS], "clip table ", "slerp", type, 0) < 0)
+            return -1;
+        if ((size_t)PyArray_DIM(sl, 0) != len[VALUES]) {
+            PyErr_Format(PyExc_ValueError, "clip table slerp must have one entry per value (%zu), "
+                         "got %zd", len[VALUES], (Py_ssize_t)PyArray_DIM(sl, 0));
+            return -1;
+        }
+        f.slerp = PyArray_DATA(sl);
+        d.slerp = PyArray_DATA(sl);
+    }
     cc->f = f;
     cc->d = d;
     size_t bad = 0;
@@ -108,43 +169,84 @@ static int read_table(PyObject *table, int type, clip_call_t *cc, PyObject **hol
     return st == SK_OK ? 0 : -1;
 }
 
+/* reads one output array (or its part of a tuple) into cc->out[i] */
+static int read_out(PyObject *obj, int type, const char *name, clip_call_t *cc, int i)
+{
+    if (check_array(obj, "", name, type == NPY_FLOAT ? NPY_FLOAT : NPY_DOUBLE, 1) < 0)
+        return -1;
+    cc->out[i] = PyArray_DATA((PyArrayObject *)obj);
+    cc->outlen[i] = (size_t)PyArray_DIM((PyArrayObject *)obj, 0);
+    return 0;
+}
+
+/* out: one array, or a tuple of NPATHS arrays (one per path, channel c writing into
+ * out[path[c]], path read from the table) */
+static int read_outs(PyObject *out, PyObject *table, clip_call_t *cc, int *type, PyObject **hold)
+{
+    static const char *const names[NPATHS] = {"out[0]", "out[1]", "out[2]"};
+    if (!PyTuple_Check(out)) {
+        *type = PyArray_Check(out) ? PyArray_TYPE((PyArrayObject *)out) : NPY_DOUBLE;
+        cc->nout = 1;
+        return read_out(out, *type, "out", cc, 0);
+    }
+    if (PyTuple_GET_SIZE(out) != NPATHS) {
+        PyErr_Format(PyExc_ValueError, "out must be one array or a tuple of %d (translations, "
+                     "rotations, scales), got a tuple of %zd", NPATHS, PyTuple_GET_SIZE(out));
+        return -1;
+    }
+    PyObject *o0 = PyTuple_GET_ITEM(out, 0);
+    *type = PyArray_Check(o0) ? PyArray_TYPE((PyArrayObject *)o0) : NPY_DOUBLE;
+    cc->nout = NPATHS;
+    for (int i = 0; i < NPATHS; i++)
+        if (read_out(PyTuple_GET_ITEM(out, i), *type, names[i], cc, i) < 0)
+            return -1;
+    *hold = PyObject_GetAttrString(table, "path");
+    if (!*hold || check_array(*hold, "clip table ", "path", NPY_INT64, 0) < 0)
+        return -1;
+    cc->path = PyArray_DATA((PyArrayObject *)*hold);
+    return 0;
+}
+
 /* sample_channels(table, out_offset, out_stride, times, out, threads=None): samples every
- * channel of a clip table into out (see sk_sample_clip); returns None. */
+ * channel of a clip table into out (see sk_sample_clip), one array or one per path; returns
+ * None. */
 PyObject *py_sample_channels(PyObject *self, PyObject *args)
 {
-    PyObject *table, *oo, *os, *times, *out, *threads = Py_None, *hold[NFIELDS] = {NULL};
+    PyObject *table, *oo, *os, *times, *out, *threads = Py_None, *hold[NFIELDS + 2] = {NULL};
     PyObject *res = NULL;
     clip_call_t cc;
-    int nthreads;
+    int nthreads, type;
     memset(&cc, 0, sizeof cc);
     if (!PyArg_UnpackTuple(args, "sample_channels", 5, 6, &table, &oo, &os, &times, &out,
                            &threads) ||
         parse_threads(threads, &nthreads) < 0)
         return NULL;
-    int type = PyArray_Check(out) ? PyArray_TYPE((PyArrayObject *)out) : NPY_DOUBLE;
+    if (read_outs(out, table, &cc, &type, &hold[NFIELDS + 1]) < 0)
+        goto done;
     cc.dbl = type == NPY_DOUBLE;
-    if (check_array(out, "", "out", type == NPY_FLOAT ? NPY_FLOAT : NPY_DOUBLE, 1) < 0 ||
-        read_table(table, type, &cc, hold) < 0 || check_array(times, "", "times", type, 0) < 0 ||
+    if (read_table(table, type, &cc, hold) < 0 || check_array(times, "", "times", type, 0) < 0 ||
         check_array(oo, "", "out_offset", NPY_INT64, 0) < 0 ||
         check_array(os, "", "out_stride", NPY_INT64, 0) < 0)
         goto done;
     size_t nc = cc.d.nchannels, bad = 0;
     if ((size_t)PyArray_DIM((PyArrayObject *)oo, 0) != nc ||
-        (size_t)PyArray_DIM((PyArrayObject *)os, 0) != nc) {
-        PyErr_Format(PyExc_ValueError, "out_offset and out_stride must have one entry per "
-                     "channel (%zu)", nc);
+        (size_t)PyArray_DIM((PyArrayObject *)os, 0) != nc ||
+        (cc.nout > 1 && (size_t)PyArray_DIM((PyArrayObject *)hold[NFIELDS + 1], 0) != nc)) {
+        PyErr_Format(PyExc_ValueError, "out_offset and out_stride (and the clip table's path "
+                     "with one output per path) must have one entry per channel (%zu)", nc);
         goto done;
     }
+    for (size_t c = 0; cc.nout > 1 && c < nc; c++)
+        if (cc.path[c] < 0 || cc.path[c] >= NPATHS) {
+            PyErr_Format(PyExc_ValueError, "clip table: channel %zu has path %lld, not 0..%d",
+                         c, (long long)cc.path[c], NPATHS - 1);
+            goto done;
+        }
     cc.out_offset = PyArray_DATA((PyArrayObject *)oo);
     cc.out_stride = PyArray_DATA((PyArrayObject *)os);
     cc.ntimes = (size_t)PyArray_DIM((PyArrayObject *)times, 0);
-    cc.nout = (size_t)PyArray_DIM((PyArrayObject *)out, 0);
     cc.times = PyArray_DATA((PyArrayObject *)times);
-    cc.out = PyArray_DATA((PyArrayObject *)out);
-    if ((cc.dbl ? sk_check_clip_output_d(&cc.d, cc.out_offset, cc.out_stride, cc.ntimes,
-                                         cc.nout, &bad)
-                : sk_check_clip_output_f(&cc.f, cc.out_offset, cc.out_stride, cc.ntimes,
-                                         cc.nout, &bad)) != SK_OK) {
+    if (check_outputs(&cc, &bad) != SK_OK) {
         PyErr_Format(PyExc_ValueError, "sample_channels: channel %zu %s", bad,
                      clip_problem(SK_ERR_CLIP_OUTPUT));
         goto done;
@@ -163,7 +265,36 @@ PyObject *py_sample_channels(PyObject *self, PyObject *args)
     res = Py_None;
     Py_INCREF(res);
 done:
-    for (int i = 0; i < NFIELDS; i++)
+    for (int i = 0; i < NFIELDS + 2; i++)
+        Py_XDECREF(hold[i]);
+    return res;
+}
+
+/* prepare_clip(table) -> slerp: the table's slerp constants (sk_prepare_clip), an array of the
+ * type of its values with one entry per value, zero where no LINEAR rotation key needs one */
+PyObject *py_prepare_clip(PyObject *self, PyObject *table)
+{
+    PyObject *hold[NFIELDS + 1] = {NULL}, *values = PyObject_GetAttrString(table, "values");
+    PyObject *res = NULL;
+    clip_call_t cc;
+    memset(&cc, 0, sizeof cc);
+    if (!values)
+        return NULL;
+    int type = PyArray_Check(values) ? PyArray_TYPE((PyArrayObject *)values) : NPY_DOUBLE;
+    Py_DECREF(values);
+    cc.dbl = type == NPY_DOUBLE;
+    if (read_table(table, type == NPY_FLOAT ? NPY_FLOAT : NPY_DOUBLE, &cc, hold) < 0)
+        goto done;
+    npy_intp n = (npy_intp)cc.d.nvalues;
+    res = PyArray_ZEROS(1, &n, cc.dbl ? NPY_DOUBLE : NPY_FLOAT, 0);
+    if (!res)
+        goto done;
+    if (cc.dbl)
+        sk_prepare_clip_d(&cc.d, PyArray_DATA((PyArrayObject *)res));
+    else
+        sk_prepare_clip_f(&cc.f, PyArray_DATA((PyArrayObject *)res));
+done:
+    for (int i = 0; i < NFIELDS + 1; i++)
         Py_XDECREF(hold[i]);
     return res;
 }

@@ -6,6 +6,7 @@
 #ifndef _WIN32
 #include <pthread.h>
 #endif
+#include <stdint.h>
 #include <string.h>
 
 int default_threads = 1; /* SKINKIT_NUM_THREADS, else the number of online CPUs (_core.c) */
@@ -28,11 +29,117 @@ int parse_threads(PyObject *obj, int *threads)
     return 0;
 }
 
-/* Calls fn(args + t * size) for t < parts, parts - 1 of them on new threads (no pool: nothing
- * survives the call, so a fork() later is safe).  The caller has released the GIL. */
+#ifndef _WIN32
+/* A small persistent pool: its workers sleep on a condition variable between calls (no
+ * spinning on a shared machine) and are started on first use.  Waking one costs a few
+ * microseconds where starting a thread costs tens.  One call uses the pool at a time; a call
+ * that finds it busy (kernels called from several Python threads at once) starts its own
+ * threads.  A child process after fork() has no workers: the pool there starts empty. */
+static struct {
+    pthread_mutex_t busy, mu;
+    pthread_cond_t wake, done;
+    int nworkers;                      /* workers 1..nworkers exist */
+    unsigned long gen;                 /* one more per call */
+    unsigned long start[MAX_THREADS];  /* gen when worker t was started */
+    int parts, finished;               /* this call: workers 1..parts-1 run, how many did */
+    void *(*fn)(void *);
+    char *args;
+    size_t size;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+          PTHREAD_COND_INITIALIZER};
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void pool_prepare(void)
+{
+    pthread_mutex_lock(&pool.busy);
+    pthread_mutex_lock(&pool.mu);
+}
+
+static void pool_parent(void)
+{
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.busy);
+}
+
+static void pool_child(void)
+{
+    pthread_mutex_init(&pool.busy, NULL);
+    pthread_mutex_init(&pool.mu, NULL);
+    pthread_cond_init(&pool.wake, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pool.nworkers = 0;
+}
+
+static void pool_init(void)
+{
+    pthread_atfork(pool_prepare, pool_parent, pool_child);
+}
+
+static void *pool_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    pthread_mutex_lock(&pool.mu);
+    unsigned long seen = pool.start[t];
+    for (;;) {
+        while (pool.gen == seen)
+            pthread_cond_wait(&pool.wake, &pool.mu);
+        seen = pool.gen;
+        if (t >= pool.parts)
+            continue;
+        void *(*fn)(void *) = pool.fn;
+        char *a = pool.args + (size_t)t * pool.size;
+        pthread_mutex_unlock(&pool.mu);
+        fn(a);
+        pthread_mutex_lock(&pool.mu);
+        if (++pool.finished == pool.parts - 1)
+            pthread_cond_signal(&pool.done);
+    }
+    return NULL;
+}
+
+/* runs the call on the pool; 0 when the pool was busy (nothing ran) */
+static int pool_run(int parts, void *(*fn)(void *), char *args, size_t size)
+{
+    pthread_once(&pool_once, pool_init);
+    if (pthread_mutex_trylock(&pool.busy) != 0)
+        return 0;
+    pthread_mutex_lock(&pool.mu);
+    while (pool.nworkers < parts - 1) {
+        pthread_attr_t attr;
+        pthread_t tid;
+        int t = pool.nworkers + 1, ok = pthread_attr_init(&attr) == 0;
+        pool.start[t] = pool.gen;
+        ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+             pthread_create(&tid, &attr, pool_worker, (void *)(intptr_t)t) == 0;
+        pthread_attr_destroy(&attr);
+        if (!ok)
+            break;
+        pool.nworkers = t;
+    }
+    int helpers = pool.nworkers < parts - 1 ? pool.nworkers : parts - 1;
+    pool.fn = fn, pool.args = args, pool.size = size;
+    pool.parts = helpers + 1, pool.finished = 0, pool.gen++;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+    for (int t = 0; t < parts; t++) /* this thread: part 0 and any part without a worker */
+        if (t == 0 || t > helpers)
+            fn(args + (size_t)t * size);
+    pthread_mutex_lock(&pool.mu);
+    while (pool.finished < helpers)
+        pthread_cond_wait(&pool.done, &pool.mu);
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.busy);
+    return 1;
+}
+#endif
+
+/* Calls fn(args + t * size) for t < parts, parts - 1 of them on other threads: the pool's
+ * workers, or new threads when the pool is busy.  The caller has released the GIL. */
 void parallel(int parts, void *(*fn)(void *), char *args, size_t size)
 {
 #ifndef _WIN32
+    if (parts > 1 && pool_run(parts, fn, args, size))
+        return;
     pthread_t tid[MAX_THREADS];
     int started[MAX_THREADS] = {0};
     for (int t = 1; t < parts; t++)

@@ -137,5 +137,6 @@ extern const size_t n_kernels;
 
 /* bind_clip.c */
 PyObject *py_sample_channels(PyObject *self, PyObject *args);
+PyObject *py_prepare_clip(PyObject *self, PyObject *table);
 
 #endif /* SK_BINDING_H */

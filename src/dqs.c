@@ -152,8 +152,9 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
                                     ptrdiff_t sp, T *restrict out_nrm, ptrdiff_t so, size_t *bad)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    /* the SIMD variant takes packed vertices of one pose whose joints are all rigid */
-    if (sk_simd() && sv == 3 && sp == 3 && sd == 0 && sj == (ptrdiff_t)K &&
+    /* the SIMD variant takes packed vertices of one pose whose joints are all rigid; the AVX-512
+       level runs it too (no AVX-512 DQS) */
+    if (sk_simd() >= SK_SIMD_AVX2 && sv == 3 && sp == 3 && sd == 0 && sj == (ptrdiff_t)K &&
         sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3))) {
         int rigid = 1;
         for (size_t j = 0; j < J && rigid; j++)

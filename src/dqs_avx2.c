@@ -11,6 +11,7 @@
 #include "real.h"
 #include "simd.h"
 #include "dqs_influence.h"
+#include "lanes8.h"
 
 /* the staged blends of 8 vertices: st[8 * l + c] = component c (b0..b3, e0..e3) of vertex l
  * (gathered by component); positions p[c * 8 + l] and normals n[c * 8 + l] (c < 3) */
@@ -56,12 +57,7 @@ static void apply8(stage8 *s, size_t cnt, float *op, float *on)
     __m256 o[3] = {FMA(two, _mm256_add_ps(FMS(b1, u2, MUL(b2, u1)), t0), v0),
                    FMA(two, _mm256_add_ps(FMS(b2, u0, MUL(b0, u2)), t1), v1),
                    FMA(two, _mm256_add_ps(FMS(b0, u1, MUL(b1, u0)), t2), v2)};
-    float out[3][8];
-    for (int c = 0; c < 3; c++)
-        _mm256_storeu_ps(out[c], o[c]);
-    for (size_t l = 0; l < cnt; l++)
-        for (int c = 0; c < 3; c++)
-            op[3 * l + c] = out[c][l];
+    store_xyz8(o, cnt, op);
     if (!on)
         return;
     /* n' = n + 2 w (d0 x n) + 2 d0 x (d0 x n), renormalized */
@@ -76,12 +72,8 @@ static void apply8(stage8 *s, size_t cnt, float *op, float *on)
     __m256 ninv = _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_sqrt_ps(nl2));
     ninv = _mm256_blendv_ps(ninv, _mm256_setzero_ps(),
                             _mm256_cmp_ps(nl2, _mm256_setzero_ps(), _CMP_EQ_OQ));
-    _mm256_storeu_ps(out[0], MUL(r0, ninv));
-    _mm256_storeu_ps(out[1], MUL(r1, ninv));
-    _mm256_storeu_ps(out[2], MUL(r2, ninv));
-    for (size_t l = 0; l < cnt; l++)
-        for (int c = 0; c < 3; c++)
-            on[3 * l + c] = out[c][l];
+    __m256 nrm[3] = {MUL(r0, ninv), MUL(r1, ninv), MUL(r2, ninv)};
+    store_xyz8(nrm, cnt, on);
 #undef L8
 #undef MUL
 #undef FMA

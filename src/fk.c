@@ -1,4 +1,6 @@
-/* fk.c -- forward kinematics over a joint forest given in any order. */
+/* fk.c -- forward kinematics over a joint forest given in any order.  float32 batches run 8
+ * poses side by side (fk_avx2.c) when the CPU has AVX2/FMA (cpu.c). */
+#include "simd.h"
 #include "real.h"
 #include "qmath.h"
 
@@ -51,6 +53,12 @@ void FN(sk_forward_kinematics)(size_t n, size_t J, const int32_t *parents, const
                                const T *rot, ptrdiff_t sr, const T *trans, ptrdiff_t st,
                                const T *scale, ptrdiff_t ss, T *restrict world, ptrdiff_t sw)
 {
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd() && J <= SK_FK_SIMD_MAX_JOINTS) {
+        sk_forward_kinematics_avx2(n, J, parents, order, rot, sr, trans, st, scale, ss, world, sw);
+        return;
+    }
+#endif
     for (size_t i = 0; i < n; i++) {
         const T *q = rot + i * sr, *t = trans + i * st, *s = scale ? scale + i * ss : NULL;
         T *w = world + i * sw;
@@ -88,6 +96,13 @@ void FN(sk_rigid_forward_kinematics)(size_t n, size_t J, const int32_t *parents,
                                      const T *rot, ptrdiff_t sr, T *restrict out_rot,
                                      ptrdiff_t sor, T *restrict out_trans, ptrdiff_t sot)
 {
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd() && J <= SK_FK_SIMD_MAX_JOINTS) {
+        sk_rigid_forward_kinematics_avx2(n, J, parents, order, rest, sx, rot, sr, out_rot, sor,
+                                         out_trans, sot);
+        return;
+    }
+#endif
     for (size_t i = 0; i < n; i++) {
         const T *x = rest + i * sx, *q = rot + i * sr;
         T *Q = out_rot + i * sor, *t = out_trans + i * sot;

@@ -1,5 +1,6 @@
 /* lbs.c -- linear blend skinning: v' = sum_k w_k M_{j_k} v, normals by the cofactor matrix.
- * float32 poses run the AVX2/FMA variant (lbs_avx2.c) when the CPU has it (cpu.c). */
+ * float32 poses run the AVX-512 (lbs_avx512.c) or AVX2/FMA (lbs_avx2.c) variant when the CPU
+ * has it (cpu.c). */
 #include "simd.h"
 #include "real.h"
 #include "lbs_joints.h"
@@ -42,11 +43,18 @@ int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, p
                                  T *restrict out_nrm, ptrdiff_t so, size_t *bad)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    /* the SIMD variant takes packed vertices of one pose */
-    if (sk_simd() && J <= SK_AVX2_MAX_JOINTS && sv == 3 && sp == 3 && sm == 0 && sj == (ptrdiff_t)K &&
-        sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3)))
+    /* the SIMD variants take packed vertices of one pose */
+    int level = sk_simd();
+    if (level && J <= SK_AVX2_MAX_JOINTS && sv == 3 && sp == 3 && sm == 0 &&
+        sj == (ptrdiff_t)K && sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3))) {
+#if defined(SK_HAVE_AVX512)
+        if (level >= SK_SIMD_AVX512)
+            return sk_lbs_pose_avx512(n, K, J, verts, joints, itype, weights, mats, normals,
+                                      out_pos, out_nrm, bad);
+#endif
         return sk_lbs_pose_avx2(n, K, J, verts, joints, itype, weights, mats, normals, out_pos,
                                 out_nrm, bad);
+    }
 #endif
     return FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals,
                          sn, out_pos, sp, out_nrm, so, bad);

@@ -7,85 +7,10 @@
  * are computed 8 vertices at a time (transposed to one vertex per lane), the group boundaries
  * counted from the start of the range; a partial group pads its lanes with zeros, so a vertex
  * gets the same bits whichever group it falls in. */
-#include <immintrin.h>
-
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
-
-/* r[e] lane l <- r[l] lane e */
-static inline void transpose8(__m256 r[8])
-{
-    __m256 t[8], u[8];
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 8; i += 4) {
-        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int i = 0; i < 4; i++) {
-        r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-        r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-    }
-}
-
-/* The skinned normals of 8 vertices at once (as skin_normal, lanes = vertices): a[0..11] the
- * columns of the blended 3x3 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused), a[12..14]
- * the normals; result in o[0..2]. */
-static inline void normals8(const __m256 *a, __m256 *o)
-{
-#define E(r, c) a[4 * (c) + (r)]
-#define MUL _mm256_mul_ps
-#define FMS _mm256_fmsub_ps
-#define FMA _mm256_fmadd_ps
-    __m256 c00 = FMS(E(1, 1), E(2, 2), MUL(E(1, 2), E(2, 1)));
-    __m256 c01 = FMS(E(1, 2), E(2, 0), MUL(E(1, 0), E(2, 2)));
-    __m256 c02 = FMS(E(1, 0), E(2, 1), MUL(E(1, 1), E(2, 0)));
-    __m256 c10 = FMS(E(0, 2), E(2, 1), MUL(E(0, 1), E(2, 2)));
-    __m256 c11 = FMS(E(0, 0), E(2, 2), MUL(E(0, 2), E(2, 0)));
-    __m256 c12 = FMS(E(0, 1), E(2, 0), MUL(E(0, 0), E(2, 1)));
-    __m256 c20 = FMS(E(0, 1), E(1, 2), MUL(E(0, 2), E(1, 1)));
-    __m256 c21 = FMS(E(0, 2), E(1, 0), MUL(E(0, 0), E(1, 2)));
-    __m256 c22 = FMS(E(0, 0), E(1, 1), MUL(E(0, 1), E(1, 0)));
-    __m256 det = FMA(E(0, 0), c00, FMA(E(0, 1), c01, MUL(E(0, 2), c02)));
-    __m256 x = FMA(c00, a[12], FMA(c01, a[13], MUL(c02, a[14])));
-    __m256 y = FMA(c10, a[12], FMA(c11, a[13], MUL(c12, a[14])));
-    __m256 z = FMA(c20, a[12], FMA(c21, a[13], MUL(c22, a[14])));
-    __m256 len2 = FMA(x, x, FMA(y, y, MUL(z, z)));
-    __m256 r = _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_sqrt_ps(len2));
-    r = _mm256_blendv_ps(r, _mm256_setzero_ps(), _mm256_cmp_ps(len2, _mm256_setzero_ps(),
-                                                                _CMP_EQ_OQ));
-    r = _mm256_xor_ps(r, _mm256_and_ps(det, _mm256_set1_ps(-0.f))); /* times sign(det) */
-    o[0] = MUL(x, r);
-    o[1] = MUL(y, r);
-    o[2] = MUL(z, r);
-#undef E
-#undef MUL
-#undef FMS
-#undef FMA
-}
-
-/* the normals of vertices x0 .. x0+cnt-1 from their staged columns: st[l] = columns 0-1,
- * st[8 + l] = (column 2, normal) of vertex x0 + l */
-static inline void flush_normals(__m256 *st, size_t cnt, float *on)
-{
-    __m256 o[3];
-    float out[3][8];
-    for (size_t l = cnt; l < 8; l++)
-        st[l] = st[8 + l] = _mm256_setzero_ps();
-    transpose8(st);
-    transpose8(st + 8);
-    normals8(st, o);
-    for (int c = 0; c < 3; c++)
-        _mm256_storeu_ps(out[c], o[c]);
-    for (size_t l = 0; l < cnt; l++)
-        for (int c = 0; c < 3; c++)
-            on[3 * l + c] = out[c][l];
-}
+#include "lbs_simd.h"
 
 /* Per vertex: the blended matrix as columns, A = (c0 | c1) and B = (c2 | c3), one FMA pair per
  * influence on the transposed joint matrices mt; then v' = c0 x + c1 y + c2 z + c3 as
@@ -139,35 +64,9 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
         }                                                                                     \
         return SK_OK;                                                                         \
     }                                                                                         \
-    /* K = 4 (glTF's JOINTS_0) gets its own copy with the influence loop unrolled */          \
-    static int NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,           \
-                    const float *w, const float *mt, const float *nv, float *op, float *on,   \
-                    size_t *bad)                                                              \
-    {                                                                                         \
-        return K == 4 ? NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on, bad)               \
-                      : NAME##_body(V, K, J, v, joints, w, mt, nv, op, on, bad);              \
-    }
+    SK_LBS_K4(NAME, JT)
 SK_LBS_AVX2(lbs_u8, uint8_t)
 SK_LBS_AVX2(lbs_u16, uint16_t)
 SK_LBS_AVX2(lbs_i32, int32_t)
 
-int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
-                     const float *weights, const float *m, const float *nv, float *op, float *on,
-                     size_t *bad)
-{
-    float mt[16 * SK_AVX2_MAX_JOINTS]; /* the matrices transposed: columns, contiguous */
-    for (size_t j = 0; j < J; j++) {
-        __m128 r0 = _mm_loadu_ps(m + 16 * j), r1 = _mm_loadu_ps(m + 16 * j + 4);
-        __m128 r2 = _mm_loadu_ps(m + 16 * j + 8), r3 = _mm_loadu_ps(m + 16 * j + 12);
-        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-        _mm_storeu_ps(mt + 16 * j, r0);
-        _mm_storeu_ps(mt + 16 * j + 4, r1);
-        _mm_storeu_ps(mt + 16 * j + 8, r2);
-        _mm_storeu_ps(mt + 16 * j + 12, r3);
-    }
-    if (itype == SK_U8)
-        return lbs_u8(V, K, J, v, joints, weights, mt, nv, op, on, bad);
-    if (itype == SK_U16)
-        return lbs_u16(V, K, J, v, joints, weights, mt, nv, op, on, bad);
-    return lbs_i32(V, K, J, v, joints, weights, mt, nv, op, on, bad);
-}
+SK_LBS_POSE(sk_lbs_pose_avx2)

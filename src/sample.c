@@ -22,8 +22,9 @@ static inline size_t FN(upper_key)(const T *kt, size_t K, T t)
     return lo;
 }
 
-static void FN(interpolate)(const T *kt, const T *vals, int interp, int nc, int rot, size_t k,
-                            T t, T *o)
+/* sl: the channel's slerp constants (sk_prepare_clip) or NULL */
+static void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc, int rot,
+                            size_t k, T t, T *o)
 {
     T t0 = kt[k], td = kt[k + 1] - t0, s = (t - t0) / td;
     const T *v0 = FN(key_value)(vals, interp, nc, k), *v1 = FN(key_value)(vals, interp, nc, k + 1);
@@ -31,7 +32,9 @@ static void FN(interpolate)(const T *kt, const T *vals, int interp, int nc, int 
         for (int c = 0; c < nc; c++)
             o[c] = v0[c];
     } else if (interp == SK_LINEAR) {
-        if (rot)
+        if (rot && sl)
+            FN(qslerp_at)(v0, v1, sl + 4 * k, s, o);
+        else if (rot)
             FN(qslerp)(v0, v1, s, o);
         else
             for (int c = 0; c < nc; c++)
@@ -99,6 +102,18 @@ int FN(sk_check_clip_output)(const FN(sk_clip) *clip, const int64_t *out_offset,
     return SK_OK;
 }
 
+void FN(sk_prepare_clip)(const FN(sk_clip) *clip, T *restrict slerp)
+{
+    for (size_t c = 0; c < clip->nchannels; c++) {
+        if (!clip->rotation[c] || clip->interp[c] != SK_LINEAR)
+            continue;
+        const T *v = clip->values + clip->value_offset[c];
+        T *sl = slerp + clip->value_offset[c];
+        for (size_t k = 0; k + 1 < (size_t)clip->nkeys[c]; k++)
+            FN(qslerp_key)(v + 4 * k, v + 4 * k + 4, sl + 4 * k);
+    }
+}
+
 void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                         const int64_t *out_offset, const int64_t *out_stride, size_t ntimes,
                         const T *times, T *restrict out)
@@ -113,6 +128,7 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                 size_t K = (size_t)clip->nkeys[c], k = cursor[c - g];
                 const T *kt = key_times + clip->key_offset[c];
                 const T *vals = values + clip->value_offset[c];
+                const T *sl = clip->slerp ? clip->slerp + clip->value_offset[c] : NULL;
                 int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
                 for (size_t i = b; i < bend; i++) {
                     T t = times[i];
@@ -133,7 +149,7 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                         else
                             k = FN(upper_key)(kt, K, t) - 1;
                     }
-                    FN(interpolate)(kt, vals, mode, nc, rot, k, t, o);
+                    FN(interpolate)(kt, vals, sl, mode, nc, rot, k, t, o);
                 }
                 cursor[c - g] = k;
             }

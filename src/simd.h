@@ -4,16 +4,31 @@
 #include "skinkit.h"
 
 #if defined(SK_HAVE_AVX2)
-/* lbs_avx2.c: one float32 pose of linear blend skinning with AVX2/FMA, J <= SK_AVX2_MAX_JOINTS
+/* lbs_avx2.c / lbs_avx512.c: one float32 pose of linear blend skinning, J <= SK_AVX2_MAX_JOINTS
    (its transposed matrices live on the stack: 16 KiB) */
 #define SK_AVX2_MAX_JOINTS 256
 int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
                      const float *weights, const float *m, const float *nv, float *op, float *on,
                      size_t *bad);
 /* dqs_avx2.c: one float32 pose of dual quaternion skinning with AVX2/FMA, packed vertices,
-   every joint record rigid (dqs.c checks) */
+   every joint record rigid (dqs.c checks); also the AVX-512 level's DQS (there is no AVX-512 DQS) */
 int sk_dqs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
                      const float *weights, const float *rec, const float *nv, float *op,
                      float *on, size_t *bad);
+/* fk_avx2.c: float32 forward kinematics of 8 poses side by side, J <= SK_FK_SIMD_MAX_JOINTS
+   (the parents' results of a group live on the stack: 48 KiB) */
+#define SK_FK_SIMD_MAX_JOINTS 128
+void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                                const float *rot, ptrdiff_t sr, const float *trans, ptrdiff_t st,
+                                const float *scale, ptrdiff_t ss, float *world, ptrdiff_t sw);
+void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents,
+                                      const int32_t *order, const float *rest, ptrdiff_t sx,
+                                      const float *rot, ptrdiff_t sr, float *out_rot,
+                                      ptrdiff_t sor, float *out_trans, ptrdiff_t sot);
+#endif
+#if defined(SK_HAVE_AVX512)
+int sk_lbs_pose_avx512(size_t V, size_t K, size_t J, const float *v, const void *joints,
+                       int itype, const float *weights, const float *m, const float *nv,
+                       float *op, float *on, size_t *bad);
 #endif
 #endif

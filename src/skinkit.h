@@ -209,6 +209,9 @@ typedef struct {                                                                
     size_t nvalues;                                                               \
     const int64_t *key_offset, *nkeys, *value_offset; /* per channel */           \
     const int32_t *ncomp, *interp, *rotation;          /* per channel */           \
+    /* NULL, or nvalues entries from sk_prepare_clip: each LINEAR rotation key's  \
+       slerp constants, so that a sample needs one sine/cosine pair */            \
+    const T *slerp;                                                               \
 } sk_clip_##S;                                                                    \
 /* SK_OK, or SK_ERR_CLIP_* with *bad = the first bad channel */                   \
 int sk_check_clip_##S(const sk_clip_##S *clip, size_t *bad);                      \
@@ -217,6 +220,10 @@ int sk_check_clip_##S(const sk_clip_##S *clip, size_t *bad);                    
 int sk_check_clip_output_##S(const sk_clip_##S *clip, const int64_t *out_offset,  \
                              const int64_t *out_stride, size_t ntimes,            \
                              size_t nout, size_t *bad);                           \
+/* Fills slerp[value_offset[c] + 4 k ..] for every key k but the last of every    \
+   LINEAR rotation channel c of a checked clip (slerp has nvalues entries; the    \
+   others are left as they are); set clip->slerp to it before sampling. */        \
+void sk_prepare_clip_##S(const sk_clip_##S *clip, T *SK_RESTRICT slerp);           \
 /* Samples channels c0 <= c < c1 of a checked clip at ntimes times: the ncomp[c]  \
    values of channel c at time i go to out[out_offset[c] + i * out_stride[c]].    \
    Key search is amortised O(1) for sorted times, binary otherwise. */            \
@@ -228,11 +235,14 @@ SK_DECLARE(float, f)
 SK_DECLARE(double, d)
 #undef SK_DECLARE
 
-/* SIMD: float32 skinning uses an AVX2/FMA variant on x86-64 CPUs that have it.  sk_simd()
-   tells which code runs (1 AVX2/FMA, 0 portable C); sk_set_simd(0) forces the portable code,
-   sk_set_simd(1) restores the default.  Call it before kernels run on other threads. */
+/* SIMD: float32 skinning uses an AVX-512 or an AVX2/FMA variant on x86-64 CPUs that have it.
+   sk_simd() tells which code runs (an sk_simd_level); sk_set_simd(level) caps it: the best
+   variant not above `level` that the build and the CPU have (SK_SIMD_BASELINE forces the
+   portable code, SK_SIMD_AVX512 restores the default), and returns the level now in use.  Call
+   it before kernels run on other threads. */
+enum sk_simd_level { SK_SIMD_BASELINE = 0, SK_SIMD_AVX2 = 1, SK_SIMD_AVX512 = 2 };
 int sk_simd(void);
-void sk_set_simd(int enable);
+int sk_set_simd(int max_level);
 
 /* Topological order of a joint forest: order[] lists every joint after its
    parent.  Returns SK_OK, or SK_ERR_PARENT_* with *bad = the joint. */

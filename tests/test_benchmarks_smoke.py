@@ -47,3 +47,20 @@ def test_only_selects_groups_and_rejects_unknown(tmp_path):
     r = subprocess.run([sys.executable, RUN, "--quick", "--only", "nonsense"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "unknown group" in r.stderr
+
+
+def test_compare_runs_one_build_against_another(tmp_path):
+    """benchmarks/compare.py (issue 12's before/after table) at its tiny size, with the
+    installed skinkit as both builds."""
+    import skinkit
+    base = os.path.dirname(os.path.dirname(os.path.abspath(skinkit.__file__)))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "compare.py"), "--base",
+                        base, "--quick", "--repeats", "1"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for what in ("LBS V=10,000 positions thr=2", "of triad", "FK rigid", "Clip.sample",
+                 "after Mvert/s", "before Mvert/s"):
+        assert what in r.stdout, what
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "compare.py"), "--base",
+                        str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "no skinkit package" in r.stderr

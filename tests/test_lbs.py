@@ -209,3 +209,25 @@ def test_limit_influences(K, k, jdtype):
         assert np.all(gj[:, K:] == 0) and np.all(gw[:, K:] == 0)
     else:
         assert gj[0, 0] == joints[0, 0]
+
+
+@pytest.mark.parametrize("jdtype, J", [(np.uint8, 7), (np.uint8, 255), (np.uint16, 7),
+                                       (np.uint16, 300), (np.int32, 7)])
+@pytest.mark.parametrize("where", [0, 1023, 1024, 2999, 4095])
+def test_the_first_bad_joint_index_is_named_wherever_it_is(jdtype, J, where):
+    """The once-per-call index check scans blocks of 1024 (and 16-64 at a time on AVX-512): a
+    bad index at any place, even after an earlier -1, is found and the first one is named."""
+    V, K = 1024, 4
+    rng = np.random.default_rng(where + J)
+    joints = rng.integers(0, J, size=(V, K)).astype(jdtype)
+    if jdtype == np.int32:
+        joints.flat[max(where - 1, 0)] = -1                   # no influence: fine
+    joints.flat[where] = J                                    # the first bad one
+    joints.flat[(where + 7) % (V * K)] = J if (where + 7) % (V * K) > where else 0
+    args = (np.zeros((V, 3), np.float32), joints, np.ones((V, K), np.float32),
+            np.tile(np.eye(4, dtype=np.float32), (J, 1, 1)))
+    with pytest.raises(ValueError, match=rf"joints\[{where // K}, {where % K}\] = {J}"):
+        sk.linear_blend_skinning(*args)
+    joints.flat[where] = J - 1
+    joints.flat[(where + 7) % (V * K)] = 0
+    sk.linear_blend_skinning(*args)                           # all valid: no error

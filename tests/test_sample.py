@@ -219,3 +219,85 @@ def test_translation_vs_independent_interpolators(interpolation):
     else:
         expected = CubicHermiteSpline(KEY_TIMES, v, d)(t)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def _mixed_clip(dtype=np.float64):
+    """Channels of every path and interpolation, given out of path order."""
+    rng = helpers.rng_for("out")
+    channels = [Channel(node, path, KEY_TIMES, key_values(rng, path, interp), interp)
+                for node, (path, interp) in enumerate([
+                    ("rotation", "LINEAR"), ("scale", "CUBICSPLINE"), ("translation", "LINEAR"),
+                    ("rotation", "CUBICSPLINE")])]
+    return Clip("mixed", channels, dtype), channels, rest_pose(rng)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_out_is_filled_and_returned(dtype):
+    clip, channels, rest = _mixed_clip(dtype)
+    times = sample_times()
+    expected = check(clip, channels, times, rest, dtype)
+    out = tuple(np.full(e.shape, np.nan, dtype) for e in expected)
+    for _ in range(2):                                     # reused: every value rewritten
+        got = clip.sample(times, rest, out=out)
+        assert all(g is o for g, o in zip(got, out))
+        assert all(np.array_equal(g, e) for g, e in zip(got, expected))
+    got = clip.sample(0.7, rest, out=tuple(o[0] for o in out))    # a scalar time: (N, k) each
+    assert all(np.array_equal(g, e[0]) for g, e in zip(got, clip.sample([0.7], rest)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_weights_channels_beside_trs_channels(dtype):
+    """Morph weights channels (a table of their own, path index 3) leave the TRS samples, out=
+    and the slerp constants alone; a LINEAR weights channel of 4 targets is lerped, never
+    slerped, though it is as wide as a quaternion."""
+    clip, channels, rest = _mixed_clip(dtype)
+    w = helpers.rng_for("weights-beside-trs").normal(size=(KEY_TIMES.size, 4))
+    both = Clip("mixed+weights", [Channel(1, "weights", KEY_TIMES, w)] + channels
+                + [Channel(3, "weights", KEY_TIMES, w[:, :2], "STEP")], dtype)
+    times = sample_times()
+    expected = clip.sample(times, rest)
+    out = tuple(np.full(e.shape, np.nan, dtype) for e in expected)
+    assert all(np.array_equal(g, e) for g, e in zip(both.sample(times, rest, out=out), expected))
+    t, kt = times.astype(dtype), KEY_TIMES.astype(dtype)
+    lerp = np.stack([np.interp(t, kt, w[:, c].astype(dtype)) for c in range(4)], axis=-1)
+    weights = both.sample_weights(times)
+    assert sorted(weights) == [1, 3]
+    helpers.assert_close(weights[1], lerp, dtype, scale=4)
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    (lambda o: list(o), TypeError, "out must be a tuple"),
+    (lambda o: o[:2], TypeError, "out must be a tuple"),
+    (lambda o: (o[0].astype(np.float32),) + o[1:], TypeError, r"out\[0\] must be a float64"),
+    (lambda o: (o[0], o[1][:-1], o[2]), ValueError, r"out\[1\] must have shape"),
+    (lambda o: (o[0], o[1], np.asfortranarray(o[2])), ValueError,
+     r"out\[2\] must be C-contiguous"),
+    (lambda o: (o[0], o[1], o[0]), ValueError, r"out\[0\] and out\[2\] overlap"),
+])
+def test_bad_out_is_refused(bad, error, words):
+    clip, _, rest = _mixed_clip()
+    times = sample_times()
+    out = tuple(np.zeros(times.shape + (N, k)) for k in (3, 4, 3))
+    with pytest.raises(error, match=words):
+        clip.sample(times, rest, out=bad(out))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_precomputed_slerp_constants_change_no_bit(dtype):
+    """The per-key slerp constants (angle, sine, cosine, sign) give the very bits of slerping
+    each sample from scratch (a table without them)."""
+    from skinkit import _core
+    clip, _, rest = _mixed_clip(dtype)
+    table = clip._table
+    assert table.slerp is not None and np.any(table.slerp != 0)
+    times = np.linspace(-0.5, 2.5, 301).astype(dtype)
+    n, ncomp = N, table.ncomp.astype(np.int64)
+    outs = []
+    for tab in (table, table._replace(slerp=None)):
+        out = tuple(np.zeros(times.size * N * k, dtype) for k in (3, 4, 3))
+        _core.sample_channels(tab, table.node * ncomp, n * ncomp, times, out)
+        outs.append(out)
+    assert all(np.array_equal(a, b) for a, b in zip(*outs))
+    with pytest.raises(ValueError, match="clip table slerp must have one entry per value"):
+        _core.sample_channels(table._replace(slerp=table.slerp[:-1]), table.node * ncomp,
+                              n * ncomp, times, outs[0])

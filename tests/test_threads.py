@@ -1,7 +1,9 @@
 """threads=: results are bitwise identical whatever the thread count; SKINKIT_NUM_THREADS."""
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -21,12 +23,13 @@ def rng():
     return np.random.default_rng(11)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_lbs_same_bits_for_any_thread_count(rng, dtype):
+@pytest.mark.parametrize("dtype, jdtype", [(np.float32, np.int32), (np.float64, np.int32),
+                                           (np.float32, np.uint16)])
+def test_lbs_same_bits_for_any_thread_count(rng, dtype, jdtype):
     V, K, J = 50_001, 4, 30
     v = rng.normal(size=(V, 3)).astype(dtype)
     n = rng.normal(size=(V, 3)).astype(dtype)
-    j = rng.integers(-1, J, size=(V, K)).astype(np.int32)
+    j = rng.integers(-1 if jdtype == np.int32 else 0, J, size=(V, K)).astype(jdtype)
     w = rng.random((V, K)).astype(dtype)
     m = rng.normal(size=(3, J, 4, 4)).astype(dtype)
     ref = skinkit.linear_blend_skinning(v, j, w, m[0], normals=n, threads=1)
@@ -107,3 +110,53 @@ def test_bad_environment_value_fails_the_import_clearly():
     r = _default_threads("many")
     assert r.returncode != 0
     assert "SKINKIT_NUM_THREADS must be an integer >= 1, got 'many'" in r.stderr
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fk_pose_gets_the_same_bits_alone_or_in_a_batch(rng, dtype):
+    """float32 FK runs poses 8 side by side and the rest one at a time (fk_avx2.c); a pose's
+    result must not depend on which of the two computed it."""
+    B, J = 19, 24
+    parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, J)])
+    q = _unit(rng.normal(size=(B, J, 4))).astype(dtype)
+    t = rng.normal(size=(B, J, 3)).astype(dtype)
+    s = (rng.random((B, J, 3)) + 0.5).astype(dtype)
+    world = skinkit.forward_kinematics(parents, q, t, s)
+    rot, trans = skinkit.rigid_forward_kinematics(parents, t, q)
+    rot1, trans1 = skinkit.rigid_forward_kinematics(parents, t[0], q)   # shared rest pose
+    for b in range(B):
+        assert np.array_equal(skinkit.forward_kinematics(parents, q[b], t[b], s[b]), world[b]), b
+        r, tr = skinkit.rigid_forward_kinematics(parents, t[b], q[b])
+        assert np.array_equal(r, rot[b]) and np.array_equal(tr, trans[b]), b
+        r, tr = skinkit.rigid_forward_kinematics(parents, t[0], q[b])
+        assert np.array_equal(r, rot1[b]) and np.array_equal(tr, trans1[b]), b
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform")
+def test_threads_work_in_a_forked_child(rng):
+    """The kernels keep a pool of sleeping worker threads; fork() copies none of them, and a
+    child's first threaded call must start its own instead of waiting for them forever."""
+    V, J = 200_000, 10
+    v = rng.normal(size=(V, 3))
+    j = rng.integers(0, J, size=(V, 4)).astype(np.int32)
+    w = rng.random((V, 4))
+    m = rng.normal(size=(J, 4, 4))
+    ref = skinkit.linear_blend_skinning(v, j, w, m, threads=2)     # the parent's pool is up
+    pid = os.fork()
+    if pid == 0:                                                   # child: exit code = verdict
+        ok = False
+        try:
+            ok = np.array_equal(skinkit.linear_blend_skinning(v, j, w, m, threads=2), ref)
+        finally:
+            os._exit(0 if ok else 1)
+    for _ in range(600):                                           # up to 60 s, then a hang
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung in a threaded call")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert np.array_equal(skinkit.linear_blend_skinning(v, j, w, m, threads=2), ref)

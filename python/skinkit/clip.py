@@ -102,7 +102,11 @@ class ClipTable(NamedTuple):
     ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
     components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
     into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
-    into PATHS, or 3 for morph weights) say where each channel's samples go."""
+    into PATHS, or 3 for morph weights) say where each channel's samples go; the channels are
+    ordered by path.  ``slerp`` holds, for each key of a LINEAR rotation channel, its slerp
+    constants (angle, sine, cosine, sign: ``sk_prepare_clip``) at the key's value offset, so that
+    a sample needs one sine/cosine pair and no arc tangent; None (a table without rotations, such
+    as the morph weights one, whose LINEAR channels are plain lerps) leaves it out."""
 
     key_times: np.ndarray
     values: np.ndarray
@@ -114,10 +118,11 @@ class ClipTable(NamedTuple):
     rotation: np.ndarray
     node: np.ndarray
     path: np.ndarray
+    slerp: Optional[np.ndarray] = None
 
     @classmethod
     def pack(cls, channels: Sequence[Channel], dtype) -> "ClipTable":
-        c = channels
+        c = sorted(channels, key=lambda ch: _PATH_INDEX[ch.path])    # one output run per path
         nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
         return cls(
@@ -157,8 +162,8 @@ class Clip(Summarized):
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
-        self._table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS],
-                                     self.dtype)
+        table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
+        self._table = table._replace(slerp=_core.prepare_clip(table))
         self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
                                        self.dtype)
         nodes = self._weights.node.tolist()
@@ -189,7 +194,7 @@ class Clip(Summarized):
         return t, shape
 
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
-               threads=None):
+               threads=None, out=None):
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -202,19 +207,27 @@ class Clip(Summarized):
         loop : bool
         threads : int or None
             At most this many threads (see ``skinkit.kernels``); channels are shared out.
+        out : (translations, rotations, scales) or None
+            Arrays to write the result into (and return), shaped and typed as the result and
+            C-contiguous, writeable and not overlapping: a loop that samples again and again
+            reuses its memory instead of paging in a fresh result each time.
 
         Returns
         -------
         translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3)
-            In the clip's dtype; ``...`` is the shape of ``times`` (() for a scalar).
+            In the clip's dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
+            are slerped with per-key constants computed once per clip (one sine/cosine pair
+            per sample).
 
         Raises
         ------
         ValueError
-            If a channel targets a node outside the rest pose, a time is not finite, or the
-            rest arrays are not (N, 3), (N, 4), (N, 3).
+            If a channel targets a node outside the rest pose, a time is not finite, the rest
+            arrays are not (N, 3), (N, 4), (N, 3), or an ``out`` array has the wrong shape,
+            is not C-contiguous and writeable, or overlaps another.
         TypeError
-            If times or rest are not real numbers (complex, str, object...).
+            If times or rest are not real numbers (complex, str, object...), or ``out`` is not
+            a tuple of three arrays of the clip's dtype.
         MemoryError
             If T x N poses cannot be allocated (checked before anything is copied).
         """
@@ -232,23 +245,38 @@ class Clip(Summarized):
         if nodes.size and nodes.max() >= n:
             raise ValueError(f"clip {self.name!r} animates node {int(nodes.max())}, "
                              f"but the rest pose has {n} nodes")
-        T = int(np.prod(shape))
-        if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
-            raise MemoryError(f"{T} times x {n} nodes of TRS do not fit in memory")
-        buf = np.empty(10 * n * T, dtype=self.dtype)   # the result first: fails before any copy
-        t, shape = self._times(t, loop)
-        tr = buf[:3 * n * T].reshape(T, n, 3)
-        ro = buf[3 * n * T:7 * n * T].reshape(T, n, 4)
-        sc = buf[7 * n * T:].reshape(T, n, 3)
-        tr[...] = rest_t
-        ro[...] = rest_r
-        sc[...] = rest_s
-        base = np.array([0, 3 * n * T, 7 * n * T], dtype=np.int64)  # PATHS order
+        T = t.size
+        shapes = [shape + (n, k) for k in PATHS.values()]
+        if out is None:
+            if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
+                raise MemoryError(f"{T} times x {n} nodes of TRS do not fit in memory")
+            out = tuple(np.empty(s, self.dtype) for s in shapes)   # before any copy
+        else:
+            self._check_out(out, shapes)
+        t, _ = self._times(t, loop)
+        for o, r in zip(out, (rest_t, rest_r, rest_s)):
+            o[...] = r
         ncomp = self._table.ncomp.astype(np.int64)
-        out_offset = base[self._table.path] + nodes * ncomp
-        _core.sample_channels(self._table, out_offset, n * ncomp, t, buf, threads)
-        return (tr.reshape(shape + (n, 3)), ro.reshape(shape + (n, 4)),
-                sc.reshape(shape + (n, 3)))
+        _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
+                              tuple(o.reshape(-1) for o in out), threads)
+        return out
+
+    def _check_out(self, out, shapes):
+        if not isinstance(out, tuple) or len(out) != 3:
+            raise TypeError("out must be a tuple (translations, rotations, scales), got "
+                            f"{type(out).__name__}")
+        for i, (o, s) in enumerate(zip(out, shapes)):
+            if not isinstance(o, np.ndarray) or o.dtype != self.dtype:
+                raise TypeError(f"out[{i}] must be a {self.dtype} array (the clip's dtype), got "
+                                f"{getattr(o, 'dtype', type(o).__name__)}")
+            if o.shape != s:
+                raise ValueError(f"out[{i}] must have shape {s}, got {o.shape}")
+            if not (o.flags.c_contiguous and o.flags.writeable):
+                raise ValueError(f"out[{i}] must be C-contiguous and writeable")
+        for i in range(3):
+            for j in range(i):
+                if np.may_share_memory(out[i], out[j]):
+                    raise ValueError(f"out[{j}] and out[{i}] overlap")
 
     def sample_weights(self, times, loop: bool = False, threads=None) -> Dict[int, np.ndarray]:
         """Sample the morph target weights channels at ``times`` (the C sampler of ``sample``).

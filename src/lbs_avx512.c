@@ -1,0 +1,228 @@
+/* lbs_avx512.c -- one float32 pose of linear blend skinning with AVX-512 (F, VL, DQ, BW;
+ * compiled with those flags, called only when cpu.c finds them, for up to SK_AVX2_MAX_JOINTS
+ * joints).  A vertex's blended matrix, its four columns of 4, is one 16-lane register: one FMA per
+ * influence on the transposed joint matrices (lbs_simd.h).  Vertices go in groups of 4: their
+ * positions are one masked load, each vertex's (x x x x y y y y z z z z 1 1 1 1) one permute,
+ * the column sums of the 4 vertices one shuffle-add tree, and their 12 output floats one
+ * permute and one masked store.  A group at the end of the range is padded with zeros (masked
+ * loads and stores, no access past the range), and every vertex goes through the same
+ * instructions wherever its group starts, so the result does not depend on how a call is split.
+ * Normals 16 vertices at a time, one vertex per lane: their blended matrices transposed, their
+ * normals deinterleaved with two permutes per component, the results interleaved back (the
+ * cofactor arithmetic is lbs_avx2.c's, SK_NORMALS in lbs_simd.h). */
+#define SK_DOUBLE 0
+#include "real.h"
+#include "simd.h"
+#include "lbs_simd.h"
+
+/* the column sums of r[0..3] (lanes c0 x | c1 y | c2 z | c3) as 4 vertices' (x, y, z, .) */
+static inline __m512 sum_columns4(const __m512 r[4])
+{
+    __m512 s01 = _mm512_add_ps(_mm512_shuffle_f32x4(r[0], r[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                               _mm512_shuffle_f32x4(r[0], r[1], _MM_SHUFFLE(3, 1, 3, 1)));
+    __m512 s23 = _mm512_add_ps(_mm512_shuffle_f32x4(r[2], r[3], _MM_SHUFFLE(2, 0, 2, 0)),
+                               _mm512_shuffle_f32x4(r[2], r[3], _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm512_add_ps(_mm512_shuffle_f32x4(s01, s23, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_f32x4(s01, s23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* r[e] lane l <- r[l] lane e for the rows e of the 3x3 block (lanes 0-2, 4-6, 8-10); the other
+ * rows are left undefined */
+static inline void transpose16_3x3(__m512 r[16])
+{
+    __m512 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) { /* u[i + m]: element 4k + m of rows i..i+3 in lane k */
+        u[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    }
+    for (int m = 0; m < 3; m++) { /* the 4 x 4 transpose of 128-bit lanes of u[m], u[4+m], .. */
+        __m512 p0 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(2, 0, 2, 0));
+        __m512 p1 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(3, 1, 3, 1));
+        __m512 p2 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], _MM_SHUFFLE(2, 0, 2, 0));
+        __m512 p3 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], _MM_SHUFFLE(3, 1, 3, 1));
+        r[m] = _mm512_shuffle_f32x4(p0, p2, _MM_SHUFFLE(2, 0, 2, 0));
+        r[4 + m] = _mm512_shuffle_f32x4(p1, p3, _MM_SHUFFLE(2, 0, 2, 0));
+        r[8 + m] = _mm512_shuffle_f32x4(p0, p2, _MM_SHUFFLE(3, 1, 3, 1));
+    }
+}
+
+#define SK_NONZERO512(r, len2) \
+    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
+SK_NORMALS(normals16, __m512, _mm512, SK_NONZERO512)
+
+/* The normals of vertices x0 .. x0+cnt-1 (cnt <= 16) from their blended matrices st[0..cnt-1]:
+ * transposed to one vertex per lane (spare lanes zero), their normals nv deinterleaved into
+ * x, y, z registers, the results interleaved back; masked loads and stores past cnt. */
+static inline void flush_normals16(__m512 *st, size_t cnt, const float *nv, float *on)
+{
+    __m512 a[15], o[3], n[3], q[3];
+    for (size_t l = cnt; l < 16; l++)
+        st[l] = _mm512_setzero_ps();
+    transpose16_3x3(st);
+    for (int e = 0; e < 12; e++)
+        a[e] = st[e];
+    for (int i = 0; i < 3; i++) {
+        size_t left = 3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i : 0;
+        __mmask16 m = (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1);
+        n[i] = _mm512_maskz_loadu_ps(m, nv + 16 * i);
+    }
+    /* component c of lane l is float 3 l + c of n[0..2]: from n[0] | n[1] (index < 32), then
+       n[2] (index - 32) for the lanes beyond; and back for the output */
+    static const int32_t de[3][16] = {
+        {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33 - 32, 36 - 32, 39 - 32, 42 - 32, 45 - 32},
+        {1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 34 - 32, 37 - 32, 40 - 32, 43 - 32, 46 - 32},
+        {2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 32 - 32, 35 - 32, 38 - 32, 41 - 32, 44 - 32,
+         47 - 32}};
+    static const __mmask16 de_hi[3] = {0xF800, 0xF800, 0xFC00};
+    /* output float 16 i + f is component (16 i + f) % 3 of lane (16 i + f) / 3: x from o[0]
+       (index lane), y from o[1] (index 16 + lane), z from o[2] where in_z */
+    static const int32_t in[3][16] = {
+        {0, 16, 0, 1, 17, 1, 2, 18, 2, 3, 19, 3, 4, 20, 4, 5},
+        {21, 5, 6, 22, 6, 7, 23, 7, 8, 24, 8, 9, 25, 9, 10, 26},
+        {10, 11, 27, 11, 12, 28, 12, 13, 29, 13, 14, 30, 14, 15, 31, 15}};
+    static const __mmask16 in_z[3] = {0x4924, 0x2492, 0x9249};
+    for (int c = 0; c < 3; c++) {
+        __m512i d = _mm512_loadu_si512(de[c]);
+        a[12 + c] = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(n[0], d, n[1]), de_hi[c],
+                                               d, n[2]);
+    }
+    normals16(a, o);
+    for (int i = 0; i < 3; i++) {
+        __m512i d = _mm512_loadu_si512(in[i]);
+        q[i] = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(o[0], d, o[1]), in_z[i], d,
+                                          o[2]);
+        size_t left = 3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i : 0;
+        _mm512_mask_storeu_ps(on + 16 * i, (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1),
+                              q[i]);
+    }
+}
+
+/* whether the n joint indices at j are all below J (as unsigned: -1 is not), a register of
+ * LANES at a time (the last one masked) */
+#define SK_IN_RANGE(NAME, JT, LANES, MASK, LOADZ, CMPGE, SET1)                                 \
+    static inline int NAME(const JT *j, size_t n, size_t J)                                   \
+    {                                                                                         \
+        if ((JT)-1 > 0 && J > (size_t)(JT)-1) /* every value of an unsigned JT is valid */     \
+            return 1;                                                                         \
+        const __m512i lim = SET1((JT)J);                                                      \
+        MASK any = 0, all = (MASK)~(MASK)0;                                                   \
+        size_t i = 0;                                                                         \
+        for (; i + LANES <= n; i += LANES)                                                    \
+            any |= CMPGE(all, _mm512_loadu_si512(j + i), lim);                                \
+        if (i < n) {                                                                          \
+            MASK m = (MASK)((((MASK)1) << (n - i)) - 1);                                      \
+            any |= CMPGE(m, LOADZ(m, j + i), lim);                                            \
+        }                                                                                     \
+        return !any;                                                                          \
+    }
+SK_IN_RANGE(in_range_u8, uint8_t, 64, __mmask64, _mm512_maskz_loadu_epi8,
+            _mm512_mask_cmpge_epu8_mask, _mm512_set1_epi8)
+SK_IN_RANGE(in_range_u16, uint16_t, 32, __mmask32, _mm512_maskz_loadu_epi16,
+            _mm512_mask_cmpge_epu16_mask, _mm512_set1_epi16)
+SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
+            _mm512_mask_cmpge_epu32_mask, _mm512_set1_epi32)
+
+#if defined(__clang__)
+#define SK_UNROLL4 _Pragma("unroll 4")
+#else
+#define SK_UNROLL4 _Pragma("GCC unroll 4")
+#endif
+
+/* Software prefetch this many vertices ahead (3 KiB of positions, 4 KiB of float32 weights):
+ * with the 1M-vertex working set contended in L3 by other processes, the median call was 10-55%
+ * faster with it (interleaved runs), and no slower in L2. */
+#define SK_PREFETCH_AHEAD 256
+
+#define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                              \
+    /* the blended matrix of vertex x into *out; `checked` when some index of its group lies \
+       outside 0..J-1: -1 (no influence) is skipped, and so is any other when bad is NULL   \
+       (checked on an earlier pose), else it is the error */                                \
+    static inline __attribute__((always_inline)) int NAME##_blend(                            \
+        size_t x, size_t K, size_t J, const JT *joints, const float *restrict w,              \
+        const float *restrict mt, int checked, __m512 *out, size_t *bad)                      \
+    {                                                                                         \
+        __m512 acc = _mm512_setzero_ps();                                                     \
+        for (size_t k = 0; k < K; k++) {                                                      \
+            size_t j = (size_t)joints[x * K + k];                                             \
+            if (checked && j >= J) {                                                          \
+                if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                                  \
+                    continue;                                                                 \
+                *bad = x * K + k;                                                             \
+                return SK_ERR_JOINT_INDEX;                                                    \
+            }                                                                                 \
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(w[x * K + k]), _mm512_loadu_ps(mt + 16 * j), \
+                                  acc);                                                       \
+        }                                                                                     \
+        *out = acc;                                                                           \
+        return SK_OK;                                                                         \
+    }                                                                                         \
+    /* the vertices x0 .. x0+cnt-1 (cnt <= 4), padded with zeros to a group of 4 */          \
+    static inline __attribute__((always_inline)) int NAME##_group(                            \
+        size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
+        const JT *joints, const float *restrict w, const float *restrict mt,                  \
+        const float *restrict nv, float *restrict op, float *restrict on, __m512 *st,         \
+        size_t *bad)                                                                          \
+    {                                                                                         \
+        __mmask16 m3 = (__mmask16)((1u << (3 * cnt)) - 1);                                    \
+        __m512 P = _mm512_mask_blend_ps(0xF000, _mm512_maskz_loadu_ps(m3, v + 3 * x0),        \
+                                        _mm512_set1_ps(1.f)), r[4];                           \
+        if (x0 + SK_PREFETCH_AHEAD < V) { /* the streams' lines some vertices ahead */        \
+            size_t xa = x0 + SK_PREFETCH_AHEAD;                                               \
+            _mm_prefetch((const char *)(v + 3 * xa), _MM_HINT_T0);                            \
+            _mm_prefetch((const char *)(w + K * xa), _MM_HINT_T0);                            \
+            _mm_prefetch((const char *)(joints + K * xa), _MM_HINT_T0);                       \
+            if (on)                                                                           \
+                _mm_prefetch((const char *)(nv + 3 * xa), _MM_HINT_T0);                       \
+        }                                                                                     \
+        int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                          \
+        SK_UNROLL4 for (size_t l = 0; l < 4; l++)                                \
+        {                                                                                     \
+            size_t x = x0 + l;                                                                \
+            __m512 acc;                                                                       \
+            r[l] = _mm512_setzero_ps();                                                       \
+            if (l >= cnt)                                                                     \
+                continue;                                                                     \
+            if (checked ? NAME##_blend(x, K, J, joints, w, mt, 1, &acc, bad)                  \
+                        : NAME##_blend(x, K, J, joints, w, mt, 0, &acc, bad))                 \
+                return SK_ERR_JOINT_INDEX;                                                    \
+            __m512i spread = _mm512_setr_epi32(3 * l, 3 * l, 3 * l, 3 * l, 3 * l + 1,         \
+                                               3 * l + 1, 3 * l + 1, 3 * l + 1, 3 * l + 2,    \
+                                               3 * l + 2, 3 * l + 2, 3 * l + 2, 12, 12, 12, 12); \
+            r[l] = _mm512_mul_ps(acc, _mm512_permutexvar_ps(spread, P));                      \
+            if (on) {                                                                         \
+                size_t l16 = x % 16;                                                          \
+                st[l16] = acc;                                                                \
+                if (l16 == 15 || x + 1 == V)                                                  \
+                    flush_normals16(st, l16 + 1, nv + 3 * (x - l16), on + 3 * (x - l16));     \
+            }                                                                                 \
+        }                                                                                     \
+        const __m512i pick = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0,  \
+                                               0, 0);                                         \
+        _mm512_mask_storeu_ps(op + 3 * x0, m3, _mm512_permutexvar_ps(pick, sum_columns4(r))); \
+        return SK_OK;                                                                         \
+    }                                                                                         \
+    static inline __attribute__((always_inline)) int NAME##_body(                             \
+        size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
+        const float *restrict w, const float *restrict mt, const float *restrict nv,          \
+        float *restrict op, float *restrict on, size_t *bad)                                  \
+    {                                                                                         \
+        __m512 st[16];                                                                        \
+        size_t x0 = 0;                                                                        \
+        for (; x0 + 4 <= V; x0 += 4)                                                          \
+            if (NAME##_group(x0, 4, V, K, J, v, joints, w, mt, nv, op, on, st, bad))          \
+                return SK_ERR_JOINT_INDEX;                                                    \
+        if (x0 < V)                                                                           \
+            return NAME##_group(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, st, bad);  \
+        return SK_OK;                                                                         \
+    }                                                                                         \
+    SK_LBS_K4(NAME, JT)
+SK_LBS_AVX512(lbs_u8, uint8_t, in_range_u8)
+SK_LBS_AVX512(lbs_u16, uint16_t, in_range_u16)
+SK_LBS_AVX512(lbs_i32, int32_t, in_range_i32)
+
+SK_LBS_POSE(sk_lbs_pose_avx512)
