@@ -260,29 +260,39 @@ def _skin_inputs(vertices, joints, weights, mats, normals):
     return vertices, joints, weights, mats, normals, batch
 
 
-def linear_blend_skinning(vertices, joints, weights, mats, normals=None):
-    """v' = sum_k w_k (M_{j_k} @ [v, 1])[:3], slots with joint -1 skipped; normals by the
-    inverse transpose of the blended 3x3, renormalised (zero when the blend is zero)."""
+def _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex):
+    """The batch and vertex loops of the skinning references: ``one_vertex(v, n, joints[i],
+    weights[i], mats[b])`` gives the position and normal (n is None without normals)."""
     vertices, joints, weights, mats, normals, batch = _skin_inputs(vertices, joints, weights,
                                                                    mats, normals)
-    V, K = joints.shape
+    V = joints.shape[0]
     pos = np.zeros(batch + (V, 3))
     nrm = None if normals is None else np.zeros(batch + (V, 3))
     for b in np.ndindex(batch):
         for i in range(V):
-            blend = np.zeros((4, 4))
-            for k in range(K):
-                j = joints[i, k]
-                if j == -1:
-                    continue
-                pos[b][i] += weights[i, k] * (mats[b][j] @ np.append(vertices[b][i], 1.0))[:3]
-                blend += weights[i, k] * mats[b][j]
+            p, n = one_vertex(vertices[b][i], None if normals is None else normals[b][i],
+                              joints[i], weights[i], mats[b])
+            pos[b][i] = p
             if normals is not None:
-                a = blend[:3, :3]
-                if np.linalg.det(a) != 0:
-                    n = np.linalg.inv(a).T @ normals[b][i]
-                    nrm[b][i] = n / np.linalg.norm(n)
+                nrm[b][i] = n
     return pos if normals is None else (pos, nrm)
+
+
+def linear_blend_skinning(vertices, joints, weights, mats, normals=None):
+    """v' = sum_k w_k (M_{j_k} @ [v, 1])[:3], slots with joint -1 skipped; normals by the
+    inverse transpose of the blended 3x3, renormalised (zero when the blend is zero)."""
+    def one_vertex(v, n, js, ws, m):
+        pos, blend = np.zeros(3), np.zeros((4, 4))
+        for j, w in zip(js, ws):
+            if j == -1:
+                continue
+            pos += w * (m[j] @ np.append(v, 1.0))[:3]
+            blend += w * m[j]
+        if n is None or np.linalg.det(blend[:3, :3]) == 0:
+            return pos, np.zeros(3)
+        n = np.linalg.inv(blend[:3, :3]).T @ n
+        return pos, n / np.linalg.norm(n)
+    return _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex)
 
 
 def normalize_weights(weights):
@@ -497,42 +507,30 @@ def dual_quaternion_skinning(vertices, joints, weights, mats, normals=None):
     first influence).  b = sum w q, e = sum w dual; v' = c v c* + 2 (e c*)_xyz with c = b / |b|,
     e / |b|.  Normals: (sum w S / sum w)^-T n with S = Q^T A, rotated by c, normalized.
     No influence (b = 0): the rest position and the normalized rest normal."""
-    vertices, joints, weights, mats, normals, batch = _skin_inputs(vertices, joints, weights,
-                                                                   mats, normals)
-    V, K = joints.shape
-    pos = np.zeros(batch + (V, 3))
-    nrm = None if normals is None else np.zeros(batch + (V, 3))
-    for bi in np.ndindex(batch):
-        for i in range(V):
-            v = vertices[bi][i]
-            b, e, S, first = np.zeros(4), np.zeros(4), np.zeros((3, 3)), None
-            for k in range(K):
-                j, w = joints[i, k], weights[i, k]
-                if j == -1 or w == 0:
-                    continue
-                A, t = mats[bi][j][:3, :3], mats[bi][j][:3, 3]
-                Q = nearest_rotation(A)
-                q = quat_from_matrix(Q)
-                dual = 0.5 * quat_multiply(np.append(A @ v + t - Q @ v, 0.0), q)
-                if first is None:
-                    first = q
-                s = -1.0 if q @ first < 0 else 1.0
-                b += w * s * q
-                e += w * s * dual
-                S += w * (Q.T @ A)
-            n = None if normals is None else normals[bi][i]
-            if not np.any(b):
-                pos[bi][i] = v
-                if n is not None:
-                    nrm[bi][i] = n / np.linalg.norm(n)
+    def one_vertex(v, n, js, ws, m):
+        b, e, S, first = np.zeros(4), np.zeros(4), np.zeros((3, 3)), None
+        for j, w in zip(js, ws):
+            if j == -1 or w == 0:
                 continue
-            c, ce = b / np.linalg.norm(b), e / np.linalg.norm(b)
-            pos[bi][i] = quat_rotate(c, v) + 2 * quat_multiply(ce, quat_conjugate(c))[:3]
-            if n is not None:
-                m = np.linalg.inv(S / weights[i][joints[i] != -1].sum()).T @ n
-                m = quat_rotate(c, m)
-                nrm[bi][i] = m / np.linalg.norm(m)
-    return pos if normals is None else (pos, nrm)
+            A, t = m[j][:3, :3], m[j][:3, 3]
+            Q = nearest_rotation(A)
+            q = quat_from_matrix(Q)
+            dual = 0.5 * quat_multiply(np.append(A @ v + t - Q @ v, 0.0), q)
+            if first is None:
+                first = q
+            s = -1.0 if q @ first < 0 else 1.0
+            b += w * s * q
+            e += w * s * dual
+            S += w * (Q.T @ A)
+        if not np.any(b):
+            return v, None if n is None else n / np.linalg.norm(n)
+        c, ce = b / np.linalg.norm(b), e / np.linalg.norm(b)
+        pos = quat_rotate(c, v) + 2 * quat_multiply(ce, quat_conjugate(c))[:3]
+        if n is None:
+            return pos, None
+        n = quat_rotate(c, np.linalg.inv(S / ws[js != -1].sum()).T @ n)
+        return pos, n / np.linalg.norm(n)
+    return _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex)
 
 
 def igl_dqs(V, W, vQ, vT):
