@@ -35,9 +35,8 @@ def rig(rng, K, jdtype=np.int32, dtype=np.float64, batch=(), unused=True):
 def test_positions(dtype, K, jdtype):
     rng = helpers.rng_for("lbs", K, np.dtype(jdtype).name)
     verts, joints, weights, mats = rig(rng, K, jdtype, dtype)
-    got = sk.linear_blend_skinning(verts, joints, weights, mats)
-    assert got.dtype == dtype and got.shape == (V, 3)
-    helpers.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
+    helpers.check_kernel(sk.linear_blend_skinning, ref.linear_blend_skinning,
+                         (verts, joints, weights, mats), dtype, (V, 3), scale=4)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -90,9 +89,8 @@ def test_normals_stay_perpendicular_to_the_surface(scale):
 def test_batch_of_poses(dtype):
     rng = helpers.rng_for("batch")
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype, batch=(3,))
-    got = sk.linear_blend_skinning(verts, joints, weights, mats)
-    assert got.shape == (3, V, 3) and got.dtype == dtype
-    helpers.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
+    helpers.check_kernel(sk.linear_blend_skinning, ref.linear_blend_skinning,
+                         (verts, joints, weights, mats), dtype, (3, V, 3), scale=4)
     # batched vertices and normals against one pose, and (2, 1) x (3,) broadcasting
     verts_b = rng.normal(size=(2, 1, V, 3)).astype(dtype)
     normals = rng.normal(size=(3, V, 3)).astype(dtype)
