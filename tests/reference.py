@@ -17,6 +17,15 @@ def _f64(x):
     return np.asarray(x, dtype=np.float64)
 
 
+def _broadcast(*operands):
+    """(array, number of core dims) pairs as float64 arrays broadcast over their leading
+    (batch) dims: returns the batch shape, then the arrays."""
+    arrays = [_f64(a) for a, _ in operands]
+    cores = [a.shape[a.ndim - n:] for a, (_, n) in zip(arrays, operands)]
+    shape = np.broadcast_shapes(*(a.shape[:a.ndim - len(c)] for a, c in zip(arrays, cores)))
+    return (shape,) + tuple(np.broadcast_to(a, shape + c) for a, c in zip(arrays, cores))
+
+
 def _per_item(f, x, core_nd, out_core):
     """f(item) for every item of x (its last core_nd dimensions), in float64."""
     x = _f64(x)
@@ -61,10 +70,7 @@ def quat_normalize(q):
 
 def quat_rotate(q, v):
     """q v q* with v as the pure quaternion (v, 0)."""
-    q, v = _f64(q), _f64(v)
-    shape = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-    q = np.broadcast_to(q, shape + (4,))
-    v = np.broadcast_to(v, shape + (3,))
+    shape, q, v = _broadcast((q, 1), (v, 1))
     pure = np.concatenate([v, np.zeros(shape + (1,))], axis=-1)
     return quat_multiply(quat_multiply(q, pure), quat_conjugate(q))[..., :3]
 
@@ -118,12 +124,7 @@ def quat_from_rotvec(rotvec):
 def slerp(q0, q1, t):
     """Textbook slerp (Shoemake) with the shortest-path flip: q1' = -q1 when q0 . q1 < 0, then
     sin((1 - t) theta) / sin(theta) q0 + sin(t theta) / sin(theta) q1' (lerp when theta ~ 0)."""
-    q0, q1 = _f64(q0), _f64(q1)
-    t = _f64(t)
-    shape = np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1], t.shape)
-    q0 = np.broadcast_to(q0, shape + (4,))
-    q1 = np.broadcast_to(q1, shape + (4,))
-    t = np.broadcast_to(t, shape)
+    shape, q0, q1, t = _broadcast((q0, 1), (q1, 1), (t, 0))
     out = np.empty(shape + (4,))
     for idx in np.ndindex(shape):
         a, b, u = q0[idx], q1[idx], t[idx]
@@ -386,10 +387,7 @@ def _skew(u):
 def quat_to_matrix_vjp(q, g):
     """d<g, R(q)>/dq for R(q) = I + 2w[u]x + 2[u]x^2, the polynomial quat_to_matrix evaluates:
     the derivative of each term taken separately (d[u]x/du_e = [e_e]x)."""
-    q, g = _f64(q), _f64(g)
-    shape = np.broadcast_shapes(q.shape[:-1], g.shape[:-2])
-    q = np.broadcast_to(q, shape + (4,))
-    g = np.broadcast_to(g, shape + (3, 3))
+    shape, q, g = _broadcast((q, 1), (g, 2))
     out = np.empty(shape + (4,))
     eye = np.eye(3)
     for idx in np.ndindex(shape):
@@ -405,10 +403,7 @@ def quat_to_matrix_vjp(q, g):
 def quat_from_rotvec_vjp(rotvec, g):
     """g . dq/dr for q = (sin(a/2)/a r, cos(a/2)), a = |r|, by the product rule (series of
     sin(a/2)/a and its derivative below a = 1e-3)."""
-    r, g = _f64(rotvec), _f64(g)
-    shape = np.broadcast_shapes(r.shape[:-1], g.shape[:-1])
-    r = np.broadcast_to(r, shape + (3,))
-    g = np.broadcast_to(g, shape + (4,))
+    shape, r, g = _broadcast((rotvec, 1), (g, 1))
     out = np.empty(shape + (3,))
     for idx in np.ndindex(shape):
         v, gu, gw = r[idx], g[idx][:3], g[idx][3]
