@@ -18,12 +18,14 @@ def _f64(x):
 
 
 def _broadcast(*operands):
-    """(array, number of core dims) pairs as float64 arrays broadcast over their leading
-    (batch) dims: returns the batch shape, then the arrays."""
-    arrays = [_f64(a) for a, _ in operands]
-    cores = [a.shape[a.ndim - n:] for a, (_, n) in zip(arrays, operands)]
-    shape = np.broadcast_shapes(*(a.shape[:a.ndim - len(c)] for a, c in zip(arrays, cores)))
-    return (shape,) + tuple(np.broadcast_to(a, shape + c) for a, c in zip(arrays, cores))
+    """(array or None, number of core dims) pairs as float64 arrays broadcast over their leading
+    (batch) dims: returns the batch shape, then the arrays (None stays None)."""
+    arrays = [None if a is None else _f64(a) for a, _ in operands]
+    cores = [None if a is None else a.shape[a.ndim - n:] for a, (_, n) in zip(arrays, operands)]
+    shape = np.broadcast_shapes(*(a.shape[:a.ndim - len(c)] for a, c in zip(arrays, cores)
+                                  if a is not None))
+    return (shape,) + tuple(None if a is None else np.broadcast_to(a, shape + c)
+                            for a, c in zip(arrays, cores))
 
 
 def _per_item(f, x, core_nd, out_core):
@@ -153,15 +155,8 @@ def forward_kinematics(parents, rotations, translations, scales=None):
     """M_i = M_parent(i) @ T(t_i) @ R(q_i) @ S(s_i), parents in any order (memoised recursion)."""
     parents = [int(p) for p in parents]
     J = len(parents)
-    rotations, translations = _f64(rotations), _f64(translations)
-    arrays = [rotations[..., :, :], translations]
-    if scales is not None:
-        arrays.append(_f64(scales))
-    batch = np.broadcast_shapes(*(a.shape[:-2] for a in arrays))
-    rotations = np.broadcast_to(rotations, batch + (J, 4))
-    translations = np.broadcast_to(translations, batch + (J, 3))
-    if scales is not None:
-        scales = np.broadcast_to(_f64(scales), batch + (J, 3))
+    batch, rotations, translations, scales = _broadcast((rotations, 2), (translations, 2),
+                                                        (scales, 2))
     out = np.empty(batch + (J, 4, 4))
     for b in np.ndindex(batch):
         memo = {}
@@ -247,17 +242,8 @@ def matrix_inverse(world):
 def _skin_inputs(vertices, joints, weights, mats, normals):
     """float64 inputs of a skinning reference, vertices, matrices and normals broadcast to the
     batch shape; returns them and the batch shape."""
-    vertices, weights, mats = _f64(vertices), _f64(weights), _f64(mats)
-    joints = np.asarray(joints).astype(np.int64)
-    V = joints.shape[0]
-    arrays = [vertices[..., :, :], mats[..., 0, :, :]]
-    if normals is not None:
-        arrays.append(_f64(normals))
-    batch = np.broadcast_shapes(*(a.shape[:-2] for a in arrays))
-    vertices = np.broadcast_to(vertices, batch + (V, 3))
-    mats = np.broadcast_to(mats, batch + mats.shape[-3:])
-    if normals is not None:
-        normals = np.broadcast_to(_f64(normals), batch + (V, 3))
+    batch, vertices, mats, normals = _broadcast((vertices, 2), (mats, 3), (normals, 2))
+    weights, joints = _f64(weights), np.asarray(joints).astype(np.int64)
     return vertices, joints, weights, mats, normals, batch
 
 
