@@ -164,3 +164,14 @@ def check_kernel(kernel, reference, args, dtype, shape, scale=1.0):
     assert got.dtype == dtype and got.shape == shape
     assert_close(got, reference(*args), scale=scale)
     return got
+
+
+def check_kernel_with_normals(kernel, reference, args, dtype, shape, scale, normal_scale):
+    """A skinning kernel with normals: ``kernel(*args)`` -> (positions, normals), both of
+    ``dtype`` and ``shape``, close to ``reference(*args)`` (``scale``, ``normal_scale``)."""
+    pos, nrm = kernel(*args)
+    assert pos.dtype == nrm.dtype == dtype and pos.shape == nrm.shape == shape
+    epos, enrm = reference(*args)
+    assert_close(pos, epos, scale=scale)
+    assert_close(nrm, enrm, scale=normal_scale)
+    return pos, nrm

@@ -57,11 +57,9 @@ def test_normals(dtype):
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype)
     normals = rng.normal(size=(V, 3))
     normals = (normals / np.linalg.norm(normals, axis=1, keepdims=True)).astype(dtype)
-    pos, nrm = sk.linear_blend_skinning(verts, joints, weights, mats, normals)
-    assert pos.dtype == nrm.dtype == dtype and pos.shape == nrm.shape == (V, 3)
-    epos, enrm = ref.linear_blend_skinning(verts, joints, weights, mats, normals)
-    helpers.assert_close(pos, epos, scale=4)
-    helpers.assert_close(nrm, enrm, scale=10)
+    _, nrm = helpers.check_kernel_with_normals(
+        sk.linear_blend_skinning, ref.linear_blend_skinning,
+        (verts, joints, weights, mats, normals), dtype, (V, 3), scale=4, normal_scale=10)
     helpers.assert_close(np.linalg.norm(nrm.astype(np.float64), axis=1), np.ones(V), dtype=dtype)
 
 
@@ -94,11 +92,9 @@ def test_batch_of_poses(dtype):
     # batched vertices and normals against one pose, and (2, 1) x (3,) broadcasting
     verts_b = rng.normal(size=(2, 1, V, 3)).astype(dtype)
     normals = rng.normal(size=(3, V, 3)).astype(dtype)
-    pos, nrm = sk.linear_blend_skinning(verts_b, joints, weights, mats, normals)
-    assert pos.shape == nrm.shape == (2, 3, V, 3)
-    epos, enrm = ref.linear_blend_skinning(verts_b, joints, weights, mats, normals)
-    helpers.assert_close(pos, epos, scale=4)
-    helpers.assert_close(nrm, enrm, scale=10)
+    helpers.check_kernel_with_normals(
+        sk.linear_blend_skinning, ref.linear_blend_skinning,
+        (verts_b, joints, weights, mats, normals), dtype, (2, 3, V, 3), scale=4, normal_scale=10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
