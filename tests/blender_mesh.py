@@ -20,6 +20,16 @@ def run_jobs(jobs_json: str, out_dir: str, one_job) -> int:
     return 0
 
 
+def each_frame(scene, frames):
+    """Set ``scene`` to every (fractional) frame in turn; yields the frame's evaluated
+    depsgraph."""
+    import bpy
+
+    for f in frames:
+        scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
+        yield bpy.context.evaluated_depsgraph_get()
+
+
 def world_vertices(obj, depsgraph) -> np.ndarray:
     """The evaluated vertices of ``obj`` in world space, (V, 3) float64."""
     ev = obj.evaluated_get(depsgraph)

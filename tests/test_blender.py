@@ -30,13 +30,10 @@ EXAMPLE = ROOT / "examples"
 
 def evaluated_positions(scene, meshes, frames):
     """{mesh name: (T, V, 3)} world-space positions of the evaluated meshes at ``frames``."""
-    import bpy
-    from blender_mesh import world_vertices
+    from blender_mesh import each_frame, world_vertices
 
     out = {m.name: [] for m in meshes}
-    for f in frames:
-        scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
-        depsgraph = bpy.context.evaluated_depsgraph_get()
+    for depsgraph in each_frame(scene, frames):
         for m in meshes:
             out[m.name].append(world_vertices(m, depsgraph))
     return {k: np.array(v) for k, v in out.items()}

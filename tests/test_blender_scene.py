@@ -31,7 +31,7 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
     object, its evaluated world vertices (T, V, 3), its parent kind and, for a bone parent, the
     bone's length, the armature's scale and the object's offset from the bone's head."""
     import bpy
-    from blender_mesh import run_jobs, world_vertices
+    from blender_mesh import each_frame, run_jobs, world_vertices
 
     def one_job(job, scene):
         meshes = [o for o in bpy.data.objects if o.type == "MESH"]
@@ -49,9 +49,7 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
             if o is not None and o.parent is not None:
                 anchors[m.name] = o
         heads = {name: [] for name in anchors}
-        for f in job["frames"]:
-            scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
-            depsgraph = bpy.context.evaluated_depsgraph_get()
+        for depsgraph in each_frame(scene, job["frames"]):
             for m in meshes:
                 verts[m.name].append(world_vertices(m, depsgraph))
                 if m.name in heads:
