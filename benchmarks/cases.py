@@ -182,6 +182,13 @@ def sk(fn, threads):
         return e
 
 
+def rate_metrics(case: Case, unit: str, count) -> None:
+    """``unit`` (millions per second) of every implementation that ran: ``count`` items a call."""
+    for im in case.impls:
+        if im.ok:
+            case.metrics[im.name] = {unit: count / im.median_s / 1e6}
+
+
 def finish(ctx: Ctx, case: Case):
     case.params["loadavg_1min"] = round(os.getloadavg()[0], 2)   # other work on the machine
     if ctx.quick:
@@ -368,9 +375,7 @@ def group_dqs(ctx: Ctx):
                                  None)),
                 "numpy dqs": functools.partial(np_dqs, v, j, w, m)}
             bench(ctx, case, entries, tol=tol_for(np.float32, 8))
-            for im in case.impls:
-                if im.ok:
-                    case.metrics[im.name] = {"Mvert/s": V / im.median_s / 1e6}
+            rate_metrics(case, "Mvert/s", V)
             lt, dt = case.time("skinkit lbs"), case.time("skinkit")
             if lt and dt:
                 case.metrics["skinkit"]["x lbs time"] = dt / lt
@@ -548,9 +553,7 @@ def group_quat(ctx: Ctx):
                 entries = {"skinkit": f if isinstance(f, Unavailable) else mk(f),
                            "scipy Rotation": peer if have_scipy else missing("scipy")}
                 bench(ctx, case, entries, compare=cmp, tol=tol_for(np.float64, 10))
-                for im in case.impls:
-                    if im.ok:
-                        case.metrics[im.name] = {"M/s": N / im.median_s / 1e6}
+                rate_metrics(case, "M/s", N)
                 case.notes.append(f"SciPy: {how}, Rotation objects built outside the timing")
                 finish(ctx, case)
 
@@ -712,9 +715,7 @@ def group_smpl(ctx: Ctx):
                 entries["smplx.lbs"] = (lambda: model.lbs(betas, tpose).numpy())
                 entries["smplx steps 4-5 only"] = (lambda: model.skin_only(tpose, tjoints).numpy())
             bench(ctx, case, entries, tol=tol_for(np.float32, 4), gap=0.02)
-            for im in case.impls:
-                if im.ok:
-                    case.metrics[im.name] = {"Mvert/s": B * 6890 / im.median_s / 1e6}
+            rate_metrics(case, "Mvert/s", B * 6890)
             if B == (Bs[-1] if ctx.quick else 64):
                 case.targets.append(Target("x faster than smplx.lbs", "smplx.lbs",
                                            case.ratio("smplx.lbs"), ">=", 25, "x"))
@@ -736,9 +737,7 @@ def group_smpl(ctx: Ctx):
                 entries["smplx batch_rigid_transform"] = (
                     lambda: tuple(x.numpy() for x in model.rigid_transform(rot_mats, tjoints)))
             bench(ctx, case, entries, tol=tol_for(np.float32, 4), gap=0.02)
-            for im in case.impls:
-                if im.ok:
-                    case.metrics[im.name] = {"Mjoints/s": B * 24 / im.median_s / 1e6}
+            rate_metrics(case, "Mjoints/s", B * 24)
             case.notes.append("skinkit: forward_kinematics(quaternions) + skinning_matrices "
                               "(world times the inverse bind, = smplx's rel_transforms); "
                               "smplx: batch_rigid_transform(rotation matrices); inputs in each "

@@ -155,3 +155,23 @@ def check_results(spec, got, kw, scale=10):
     for g, e in zip(got, expected):
         assert g.shape == np.shape(e)
         assert_close(g, e, scale=scale)
+
+
+def check_kernel(kernel, reference, args, dtype, shape, scale=1.0):
+    """``kernel(*args)`` has ``dtype`` and ``shape`` and is close to ``reference(*args)``
+    (``assert_close`` with ``scale``); returns the kernel's result."""
+    got = kernel(*args)
+    assert got.dtype == dtype and got.shape == shape
+    assert_close(got, reference(*args), scale=scale)
+    return got
+
+
+def check_kernel_with_normals(kernel, reference, args, dtype, shape, scale, normal_scale):
+    """A skinning kernel with normals: ``kernel(*args)`` -> (positions, normals), both of
+    ``dtype`` and ``shape``, close to ``reference(*args)`` (``scale``, ``normal_scale``)."""
+    pos, nrm = kernel(*args)
+    assert pos.dtype == nrm.dtype == dtype and pos.shape == nrm.shape == shape
+    epos, enrm = reference(*args)
+    assert_close(pos, epos, scale=scale)
+    assert_close(nrm, enrm, scale=normal_scale)
+    return pos, nrm

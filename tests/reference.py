@@ -17,6 +17,17 @@ def _f64(x):
     return np.asarray(x, dtype=np.float64)
 
 
+def _broadcast(*operands):
+    """(array or None, number of core dims) pairs as float64 arrays broadcast over their leading
+    (batch) dims: returns the batch shape, then the arrays (None stays None)."""
+    arrays = [None if a is None else _f64(a) for a, _ in operands]
+    cores = [None if a is None else a.shape[a.ndim - n:] for a, (_, n) in zip(arrays, operands)]
+    shape = np.broadcast_shapes(*(a.shape[:a.ndim - len(c)] for a, c in zip(arrays, cores)
+                                  if a is not None))
+    return (shape,) + tuple(None if a is None else np.broadcast_to(a, shape + c)
+                            for a, c in zip(arrays, cores))
+
+
 def _per_item(f, x, core_nd, out_core):
     """f(item) for every item of x (its last core_nd dimensions), in float64."""
     x = _f64(x)
@@ -61,10 +72,7 @@ def quat_normalize(q):
 
 def quat_rotate(q, v):
     """q v q* with v as the pure quaternion (v, 0)."""
-    q, v = _f64(q), _f64(v)
-    shape = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-    q = np.broadcast_to(q, shape + (4,))
-    v = np.broadcast_to(v, shape + (3,))
+    shape, q, v = _broadcast((q, 1), (v, 1))
     pure = np.concatenate([v, np.zeros(shape + (1,))], axis=-1)
     return quat_multiply(quat_multiply(q, pure), quat_conjugate(q))[..., :3]
 
@@ -118,12 +126,7 @@ def quat_from_rotvec(rotvec):
 def slerp(q0, q1, t):
     """Textbook slerp (Shoemake) with the shortest-path flip: q1' = -q1 when q0 . q1 < 0, then
     sin((1 - t) theta) / sin(theta) q0 + sin(t theta) / sin(theta) q1' (lerp when theta ~ 0)."""
-    q0, q1 = _f64(q0), _f64(q1)
-    t = _f64(t)
-    shape = np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1], t.shape)
-    q0 = np.broadcast_to(q0, shape + (4,))
-    q1 = np.broadcast_to(q1, shape + (4,))
-    t = np.broadcast_to(t, shape)
+    shape, q0, q1, t = _broadcast((q0, 1), (q1, 1), (t, 0))
     out = np.empty(shape + (4,))
     for idx in np.ndindex(shape):
         a, b, u = q0[idx], q1[idx], t[idx]
@@ -152,15 +155,8 @@ def forward_kinematics(parents, rotations, translations, scales=None):
     """M_i = M_parent(i) @ T(t_i) @ R(q_i) @ S(s_i), parents in any order (memoised recursion)."""
     parents = [int(p) for p in parents]
     J = len(parents)
-    rotations, translations = _f64(rotations), _f64(translations)
-    arrays = [rotations[..., :, :], translations]
-    if scales is not None:
-        arrays.append(_f64(scales))
-    batch = np.broadcast_shapes(*(a.shape[:-2] for a in arrays))
-    rotations = np.broadcast_to(rotations, batch + (J, 4))
-    translations = np.broadcast_to(translations, batch + (J, 3))
-    if scales is not None:
-        scales = np.broadcast_to(_f64(scales), batch + (J, 3))
+    batch, rotations, translations, scales = _broadcast((rotations, 2), (translations, 2),
+                                                        (scales, 2))
     out = np.empty(batch + (J, 4, 4))
     for b in np.ndindex(batch):
         memo = {}
@@ -246,43 +242,44 @@ def matrix_inverse(world):
 def _skin_inputs(vertices, joints, weights, mats, normals):
     """float64 inputs of a skinning reference, vertices, matrices and normals broadcast to the
     batch shape; returns them and the batch shape."""
-    vertices, weights, mats = _f64(vertices), _f64(weights), _f64(mats)
-    joints = np.asarray(joints).astype(np.int64)
-    V = joints.shape[0]
-    arrays = [vertices[..., :, :], mats[..., 0, :, :]]
-    if normals is not None:
-        arrays.append(_f64(normals))
-    batch = np.broadcast_shapes(*(a.shape[:-2] for a in arrays))
-    vertices = np.broadcast_to(vertices, batch + (V, 3))
-    mats = np.broadcast_to(mats, batch + mats.shape[-3:])
-    if normals is not None:
-        normals = np.broadcast_to(_f64(normals), batch + (V, 3))
+    batch, vertices, mats, normals = _broadcast((vertices, 2), (mats, 3), (normals, 2))
+    weights, joints = _f64(weights), np.asarray(joints).astype(np.int64)
     return vertices, joints, weights, mats, normals, batch
+
+
+def _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex):
+    """The batch and vertex loops of the skinning references: ``one_vertex(v, n, joints[i],
+    weights[i], mats[b])`` gives the position and normal (n is None without normals)."""
+    vertices, joints, weights, mats, normals, batch = _skin_inputs(vertices, joints, weights,
+                                                                   mats, normals)
+    V = joints.shape[0]
+    pos = np.zeros(batch + (V, 3))
+    nrm = None if normals is None else np.zeros(batch + (V, 3))
+    for b in np.ndindex(batch):
+        for i in range(V):
+            p, n = one_vertex(vertices[b][i], None if normals is None else normals[b][i],
+                              joints[i], weights[i], mats[b])
+            pos[b][i] = p
+            if normals is not None:
+                nrm[b][i] = n
+    return pos if normals is None else (pos, nrm)
 
 
 def linear_blend_skinning(vertices, joints, weights, mats, normals=None):
     """v' = sum_k w_k (M_{j_k} @ [v, 1])[:3], slots with joint -1 skipped; normals by the
     inverse transpose of the blended 3x3, renormalised (zero when the blend is zero)."""
-    vertices, joints, weights, mats, normals, batch = _skin_inputs(vertices, joints, weights,
-                                                                   mats, normals)
-    V, K = joints.shape
-    pos = np.zeros(batch + (V, 3))
-    nrm = None if normals is None else np.zeros(batch + (V, 3))
-    for b in np.ndindex(batch):
-        for i in range(V):
-            blend = np.zeros((4, 4))
-            for k in range(K):
-                j = joints[i, k]
-                if j == -1:
-                    continue
-                pos[b][i] += weights[i, k] * (mats[b][j] @ np.append(vertices[b][i], 1.0))[:3]
-                blend += weights[i, k] * mats[b][j]
-            if normals is not None:
-                a = blend[:3, :3]
-                if np.linalg.det(a) != 0:
-                    n = np.linalg.inv(a).T @ normals[b][i]
-                    nrm[b][i] = n / np.linalg.norm(n)
-    return pos if normals is None else (pos, nrm)
+    def one_vertex(v, n, js, ws, m):
+        pos, blend = np.zeros(3), np.zeros((4, 4))
+        for j, w in zip(js, ws):
+            if j == -1:
+                continue
+            pos += w * (m[j] @ np.append(v, 1.0))[:3]
+            blend += w * m[j]
+        if n is None or np.linalg.det(blend[:3, :3]) == 0:
+            return pos, np.zeros(3)
+        n = np.linalg.inv(blend[:3, :3]).T @ n
+        return pos, n / np.linalg.norm(n)
+    return _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex)
 
 
 def normalize_weights(weights):
@@ -376,10 +373,7 @@ def _skew(u):
 def quat_to_matrix_vjp(q, g):
     """d<g, R(q)>/dq for R(q) = I + 2w[u]x + 2[u]x^2, the polynomial quat_to_matrix evaluates:
     the derivative of each term taken separately (d[u]x/du_e = [e_e]x)."""
-    q, g = _f64(q), _f64(g)
-    shape = np.broadcast_shapes(q.shape[:-1], g.shape[:-2])
-    q = np.broadcast_to(q, shape + (4,))
-    g = np.broadcast_to(g, shape + (3, 3))
+    shape, q, g = _broadcast((q, 1), (g, 2))
     out = np.empty(shape + (4,))
     eye = np.eye(3)
     for idx in np.ndindex(shape):
@@ -395,10 +389,7 @@ def quat_to_matrix_vjp(q, g):
 def quat_from_rotvec_vjp(rotvec, g):
     """g . dq/dr for q = (sin(a/2)/a r, cos(a/2)), a = |r|, by the product rule (series of
     sin(a/2)/a and its derivative below a = 1e-3)."""
-    r, g = _f64(rotvec), _f64(g)
-    shape = np.broadcast_shapes(r.shape[:-1], g.shape[:-1])
-    r = np.broadcast_to(r, shape + (3,))
-    g = np.broadcast_to(g, shape + (4,))
+    shape, r, g = _broadcast((rotvec, 1), (g, 1))
     out = np.empty(shape + (3,))
     for idx in np.ndindex(shape):
         v, gu, gw = r[idx], g[idx][:3], g[idx][3]
@@ -497,42 +488,30 @@ def dual_quaternion_skinning(vertices, joints, weights, mats, normals=None):
     first influence).  b = sum w q, e = sum w dual; v' = c v c* + 2 (e c*)_xyz with c = b / |b|,
     e / |b|.  Normals: (sum w S / sum w)^-T n with S = Q^T A, rotated by c, normalized.
     No influence (b = 0): the rest position and the normalized rest normal."""
-    vertices, joints, weights, mats, normals, batch = _skin_inputs(vertices, joints, weights,
-                                                                   mats, normals)
-    V, K = joints.shape
-    pos = np.zeros(batch + (V, 3))
-    nrm = None if normals is None else np.zeros(batch + (V, 3))
-    for bi in np.ndindex(batch):
-        for i in range(V):
-            v = vertices[bi][i]
-            b, e, S, first = np.zeros(4), np.zeros(4), np.zeros((3, 3)), None
-            for k in range(K):
-                j, w = joints[i, k], weights[i, k]
-                if j == -1 or w == 0:
-                    continue
-                A, t = mats[bi][j][:3, :3], mats[bi][j][:3, 3]
-                Q = nearest_rotation(A)
-                q = quat_from_matrix(Q)
-                dual = 0.5 * quat_multiply(np.append(A @ v + t - Q @ v, 0.0), q)
-                if first is None:
-                    first = q
-                s = -1.0 if q @ first < 0 else 1.0
-                b += w * s * q
-                e += w * s * dual
-                S += w * (Q.T @ A)
-            n = None if normals is None else normals[bi][i]
-            if not np.any(b):
-                pos[bi][i] = v
-                if n is not None:
-                    nrm[bi][i] = n / np.linalg.norm(n)
+    def one_vertex(v, n, js, ws, m):
+        b, e, S, first = np.zeros(4), np.zeros(4), np.zeros((3, 3)), None
+        for j, w in zip(js, ws):
+            if j == -1 or w == 0:
                 continue
-            c, ce = b / np.linalg.norm(b), e / np.linalg.norm(b)
-            pos[bi][i] = quat_rotate(c, v) + 2 * quat_multiply(ce, quat_conjugate(c))[:3]
-            if n is not None:
-                m = np.linalg.inv(S / weights[i][joints[i] != -1].sum()).T @ n
-                m = quat_rotate(c, m)
-                nrm[bi][i] = m / np.linalg.norm(m)
-    return pos if normals is None else (pos, nrm)
+            A, t = m[j][:3, :3], m[j][:3, 3]
+            Q = nearest_rotation(A)
+            q = quat_from_matrix(Q)
+            dual = 0.5 * quat_multiply(np.append(A @ v + t - Q @ v, 0.0), q)
+            if first is None:
+                first = q
+            s = -1.0 if q @ first < 0 else 1.0
+            b += w * s * q
+            e += w * s * dual
+            S += w * (Q.T @ A)
+        if not np.any(b):
+            return v, None if n is None else n / np.linalg.norm(n)
+        c, ce = b / np.linalg.norm(b), e / np.linalg.norm(b)
+        pos = quat_rotate(c, v) + 2 * quat_multiply(ce, quat_conjugate(c))[:3]
+        if n is None:
+            return pos, None
+        n = quat_rotate(c, np.linalg.inv(S / ws[js != -1].sum()).T @ n)
+        return pos, n / np.linalg.norm(n)
+    return _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex)
 
 
 def igl_dqs(V, W, vQ, vT):

@@ -30,13 +30,10 @@ EXAMPLE = ROOT / "examples"
 
 def evaluated_positions(scene, meshes, frames):
     """{mesh name: (T, V, 3)} world-space positions of the evaluated meshes at ``frames``."""
-    import bpy
-    from blender_mesh import world_vertices
+    from blender_mesh import each_frame, world_vertices
 
     out = {m.name: [] for m in meshes}
-    for f in frames:
-        scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
-        depsgraph = bpy.context.evaluated_depsgraph_get()
+    for depsgraph in each_frame(scene, frames):
         for m in meshes:
             out[m.name].append(world_vertices(m, depsgraph))
     return {k: np.array(v) for k, v in out.items()}
@@ -51,11 +48,9 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
 
     sys.path.insert(0, str(EXAMPLE))
     import blender_pose
+    from blender_mesh import run_jobs
 
-    for job in json.loads(jobs_json):
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        bpy.ops.import_scene.gltf(filepath=job["model"])
-        scene = bpy.context.scene
+    def one_job(job, scene):
         frames = [float(f) for f in job["frames"]]
         arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
         meshes = blender_pose.skinned_meshes(arm)
@@ -79,8 +74,8 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
                 out[f"blender_dqs_{name}"] = pos
             for m in meshes:
                 out[f"example_dqs_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
-        np.savez(Path(out_dir) / (Path(job["model"]).stem + ".npz"), **out)
-    return 0
+        return out
+    return run_jobs(jobs_json, out_dir, one_job)
 
 
 if __name__ == "__main__":

@@ -31,12 +31,9 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
     object, its evaluated world vertices (T, V, 3), its parent kind and, for a bone parent, the
     bone's length, the armature's scale and the object's offset from the bone's head."""
     import bpy
-    from blender_mesh import world_vertices
+    from blender_mesh import each_frame, run_jobs, world_vertices
 
-    for job in json.loads(jobs_json):
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        bpy.ops.import_scene.gltf(filepath=job["model"])
-        scene = bpy.context.scene
+    def one_job(job, scene):
         meshes = [o for o in bpy.data.objects if o.type == "MESH"]
         out = {"fps": np.float64(scene.render.fps / scene.render.fps_base),
                "meshes": np.array([m.name for m in meshes])}
@@ -52,9 +49,7 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
             if o is not None and o.parent is not None:
                 anchors[m.name] = o
         heads = {name: [] for name in anchors}
-        for f in job["frames"]:
-            scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
-            depsgraph = bpy.context.evaluated_depsgraph_get()
+        for depsgraph in each_frame(scene, job["frames"]):
             for m in meshes:
                 verts[m.name].append(world_vertices(m, depsgraph))
                 if m.name in heads:
@@ -68,8 +63,8 @@ def blender_side(jobs_json: str, out_dir: str) -> int:
             if m.name in heads:
                 out[f"bone_{m.name}"] = np.array(heads[m.name])
                 out[f"armature_scale_{m.name}"] = np.array(anchors[m.name].parent.scale)
-        np.savez(Path(out_dir) / (Path(job["model"]).stem + ".npz"), **out)
-    return 0
+        return out
+    return run_jobs(jobs_json, out_dir, one_job)
 
 
 if __name__ == "__main__":

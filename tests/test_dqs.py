@@ -64,11 +64,9 @@ def test_rigid_positions_and_normals(dtype, K, jdtype):
     verts, joints, weights, mats = rig(rng, K, dtype, jdtype, unused=jdtype != np.uint8 and
                                        jdtype != np.uint16)
     normals = unit(rng.normal(size=(V, 3))).astype(dtype)
-    pos, nrm = sk.dual_quaternion_skinning(verts, joints, weights, mats, normals)
-    assert pos.dtype == nrm.dtype == dtype and pos.shape == nrm.shape == (V, 3)
-    epos, enrm = ref.dual_quaternion_skinning(verts, joints, weights, mats, normals)
-    helpers.assert_close(pos, epos, scale=10)
-    helpers.assert_close(nrm, enrm, scale=10)
+    pos, _ = helpers.check_kernel_with_normals(
+        sk.dual_quaternion_skinning, ref.dual_quaternion_skinning,
+        (verts, joints, weights, mats, normals), dtype, (V, 3), scale=10, normal_scale=10)
     assert np.array_equal(sk.dual_quaternion_skinning(verts, joints, weights, mats), pos)
 
 
@@ -82,10 +80,9 @@ def test_scaled_and_sheared_matrices(dtype, kind):
             "mirrored": lambda: sheared(rng, (J,)) @ np.diag([-1.0, 1, 1, 1])}[kind]()
     verts, joints, weights, mats = rig(rng, 4, dtype, mats=mats)
     normals = unit(rng.normal(size=(V, 3))).astype(dtype)
-    pos, nrm = sk.dual_quaternion_skinning(verts, joints, weights, mats, normals)
-    epos, enrm = ref.dual_quaternion_skinning(verts, joints, weights, mats, normals)
-    helpers.assert_close(pos, epos, scale=100)
-    helpers.assert_close(nrm, enrm, scale=100)
+    helpers.check_kernel_with_normals(
+        sk.dual_quaternion_skinning, ref.dual_quaternion_skinning,
+        (verts, joints, weights, mats, normals), dtype, (V, 3), scale=100, normal_scale=100)
 
 
 @pytest.mark.parametrize("kind", ["rigid", "sheared", "mirrored"])
@@ -197,11 +194,10 @@ def test_batch_and_broadcasting(dtype):
                                                                   mats[b]))
     verts_b = rng.normal(size=(2, 1, V, 3)).astype(dtype)
     normals = unit(rng.normal(size=(3, V, 3))).astype(dtype)
-    pos, nrm = sk.dual_quaternion_skinning(verts_b, joints, weights, mats, normals)
-    assert pos.shape == nrm.shape == (2, 3, V, 3)
-    epos, enrm = ref.dual_quaternion_skinning(verts_b, joints, weights, mats, normals)
-    helpers.assert_close(pos, epos, scale=10)
-    helpers.assert_close(nrm, enrm, scale=10)
+    pos, _ = helpers.check_kernel_with_normals(
+        sk.dual_quaternion_skinning, ref.dual_quaternion_skinning,
+        (verts_b, joints, weights, mats, normals), dtype, (2, 3, V, 3),
+        scale=10, normal_scale=10)
     out = (np.empty((2, 3, V, 3), dtype), np.empty((2, 3, V, 3), dtype))
     res = sk.dual_quaternion_skinning(verts_b, joints, weights, mats, normals, out=out)
     assert res[0] is out[0] and res[1] is out[1] and np.array_equal(out[0], pos)

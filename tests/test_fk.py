@@ -32,9 +32,8 @@ def test_forward_kinematics(dtype, batch, with_scales):
     assert max(helpers.depth_of(parents, i) for i in range(J)) >= 4
     r, t, s = pose(rng, batch, J, dtype)
     s = s if with_scales else None
-    got = sk.forward_kinematics(parents, r, t, s)
-    assert got.dtype == dtype and got.shape == batch + (J, 4, 4)
-    helpers.assert_close(got, ref.forward_kinematics(parents, r, t, s), scale=4)
+    helpers.check_kernel(sk.forward_kinematics, ref.forward_kinematics, (parents, r, t, s),
+                         dtype, batch + (J, 4, 4), scale=4)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -82,9 +81,8 @@ def test_forward_kinematics_broadcasts(dtype):
     got = sk.forward_kinematics(parents, r, t)
     assert got.shape == (4, J, 4, 4)
     helpers.assert_close(got, ref.forward_kinematics(parents, r, t), scale=4)
-    got = sk.forward_kinematics(parents, r, t, s)
-    assert got.shape == (2, 4, J, 4, 4) and got.dtype == dtype
-    helpers.assert_close(got, ref.forward_kinematics(parents, r, t, s), scale=4)
+    helpers.check_kernel(sk.forward_kinematics, ref.forward_kinematics, (parents, r, t, s),
+                         dtype, (2, 4, J, 4, 4), scale=4)
 
 
 def test_forward_kinematics_deep_chain():
@@ -261,9 +259,8 @@ def test_skinning_matrices(dtype, batch):
     rng = helpers.rng_for("skm", batch)
     w = helpers.random_affine(rng, batch + (J,)).astype(dtype)
     ib = helpers.random_affine(rng, batch + (J,)).astype(dtype)
-    got = sk.skinning_matrices(w, ib)
-    assert got.dtype == dtype and got.shape == batch + (J, 4, 4)
-    helpers.assert_close(got, ref.skinning_matrices(w, ib), scale=4)
+    helpers.check_kernel(sk.skinning_matrices, ref.skinning_matrices, (w, ib),
+                         dtype, batch + (J, 4, 4), scale=4)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -289,9 +286,8 @@ def test_matrix_inverse(dtype, batch):
     m = helpers.random_affine(rng, batch + (J,))
     m[..., 3, :3] = rng.normal(size=batch + (J, 3)) * 0.1     # general, not only affine
     m = m.astype(dtype)
-    got = sk.matrix_inverse(m)
-    assert got.dtype == dtype and got.shape == batch + (J, 4, 4)
-    helpers.assert_close(got, ref.matrix_inverse(m), scale=10)
+    got = helpers.check_kernel(sk.matrix_inverse, ref.matrix_inverse, (m,),
+                               dtype, batch + (J, 4, 4), scale=10)
     assert_inverts(m, got)
 
 

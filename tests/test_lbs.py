@@ -35,9 +35,8 @@ def rig(rng, K, jdtype=np.int32, dtype=np.float64, batch=(), unused=True):
 def test_positions(dtype, K, jdtype):
     rng = helpers.rng_for("lbs", K, np.dtype(jdtype).name)
     verts, joints, weights, mats = rig(rng, K, jdtype, dtype)
-    got = sk.linear_blend_skinning(verts, joints, weights, mats)
-    assert got.dtype == dtype and got.shape == (V, 3)
-    helpers.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
+    helpers.check_kernel(sk.linear_blend_skinning, ref.linear_blend_skinning,
+                         (verts, joints, weights, mats), dtype, (V, 3), scale=4)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -58,11 +57,9 @@ def test_normals(dtype):
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype)
     normals = rng.normal(size=(V, 3))
     normals = (normals / np.linalg.norm(normals, axis=1, keepdims=True)).astype(dtype)
-    pos, nrm = sk.linear_blend_skinning(verts, joints, weights, mats, normals)
-    assert pos.dtype == nrm.dtype == dtype and pos.shape == nrm.shape == (V, 3)
-    epos, enrm = ref.linear_blend_skinning(verts, joints, weights, mats, normals)
-    helpers.assert_close(pos, epos, scale=4)
-    helpers.assert_close(nrm, enrm, scale=10)
+    _, nrm = helpers.check_kernel_with_normals(
+        sk.linear_blend_skinning, ref.linear_blend_skinning,
+        (verts, joints, weights, mats, normals), dtype, (V, 3), scale=4, normal_scale=10)
     helpers.assert_close(np.linalg.norm(nrm.astype(np.float64), axis=1), np.ones(V), dtype=dtype)
 
 
@@ -90,17 +87,14 @@ def test_normals_stay_perpendicular_to_the_surface(scale):
 def test_batch_of_poses(dtype):
     rng = helpers.rng_for("batch")
     verts, joints, weights, mats = rig(rng, 4, np.int32, dtype, batch=(3,))
-    got = sk.linear_blend_skinning(verts, joints, weights, mats)
-    assert got.shape == (3, V, 3) and got.dtype == dtype
-    helpers.assert_close(got, ref.linear_blend_skinning(verts, joints, weights, mats), scale=4)
+    helpers.check_kernel(sk.linear_blend_skinning, ref.linear_blend_skinning,
+                         (verts, joints, weights, mats), dtype, (3, V, 3), scale=4)
     # batched vertices and normals against one pose, and (2, 1) x (3,) broadcasting
     verts_b = rng.normal(size=(2, 1, V, 3)).astype(dtype)
     normals = rng.normal(size=(3, V, 3)).astype(dtype)
-    pos, nrm = sk.linear_blend_skinning(verts_b, joints, weights, mats, normals)
-    assert pos.shape == nrm.shape == (2, 3, V, 3)
-    epos, enrm = ref.linear_blend_skinning(verts_b, joints, weights, mats, normals)
-    helpers.assert_close(pos, epos, scale=4)
-    helpers.assert_close(nrm, enrm, scale=10)
+    helpers.check_kernel_with_normals(
+        sk.linear_blend_skinning, ref.linear_blend_skinning,
+        (verts_b, joints, weights, mats, normals), dtype, (2, 3, V, 3), scale=4, normal_scale=10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -19,9 +19,7 @@ rng_for = helpers.rng_for
 def test_multiply(dtype, batch):
     rng = rng_for("mul", batch)
     a, b = helpers.random_quats(rng, batch, dtype), helpers.random_quats(rng, batch, dtype)
-    got = sk.quat_multiply(a, b)
-    assert got.dtype == dtype and got.shape == batch + (4,)
-    helpers.assert_close(got, ref.quat_multiply(a, b))
+    got = helpers.check_kernel(sk.quat_multiply, ref.quat_multiply, (a, b), dtype, batch + (4,))
     # SciPy: Rotation(a) * Rotation(b) applies b first, i.e. the Hamilton product a * b
     ra, rb = Rotation.from_quat(a.reshape(-1, 4)), Rotation.from_quat(b.reshape(-1, 4))
     helpers.assert_quat_close(got.reshape(-1, 4), (ra * rb).as_quat())
@@ -40,9 +38,7 @@ def test_multiply_order_is_hamilton():
 def test_multiply_broadcasts(dtype):
     rng = rng_for("mulb")
     a, b = helpers.random_quats(rng, (2, 1), dtype), helpers.random_quats(rng, (3,), dtype)
-    got = sk.quat_multiply(a, b)
-    assert got.shape == (2, 3, 4) and got.dtype == dtype
-    helpers.assert_close(got, ref.quat_multiply(a, b))
+    helpers.check_kernel(sk.quat_multiply, ref.quat_multiply, (a, b), dtype, (2, 3, 4))
 
 
 @pytest.mark.parametrize("batch", BATCHES)
@@ -69,9 +65,7 @@ def test_inverse_of_zero_is_not_finite():
 def test_normalize(dtype, batch):
     rng = rng_for("norm", batch)
     q = (rng.normal(size=batch + (4,)) * 7).astype(dtype)
-    got = sk.quat_normalize(q)
-    assert got.dtype == dtype and got.shape == batch + (4,)
-    helpers.assert_close(got, ref.quat_normalize(q))
+    got = helpers.check_kernel(sk.quat_normalize, ref.quat_normalize, (q,), dtype, batch + (4,))
     helpers.assert_close(np.linalg.norm(got.astype(np.float64), axis=-1), np.ones(batch), dtype=dtype)
 
 
@@ -93,9 +87,7 @@ def test_rotate(dtype, batch):
     rng = rng_for("rot", batch)
     q = helpers.random_quats(rng, batch, dtype)
     v = rng.normal(size=batch + (3,)).astype(dtype)
-    got = sk.quat_rotate(q, v)
-    assert got.dtype == dtype and got.shape == batch + (3,)
-    helpers.assert_close(got, ref.quat_rotate(q, v))
+    got = helpers.check_kernel(sk.quat_rotate, ref.quat_rotate, (q, v), dtype, batch + (3,))
     helpers.assert_close(got.reshape(-1, 3),
                      Rotation.from_quat(q.reshape(-1, 4)).apply(v.reshape(-1, 3)))
 
@@ -105,9 +97,7 @@ def test_rotate_broadcasts(dtype):
     rng = rng_for("rotb")
     q = helpers.random_quats(rng, (2, 1), dtype)
     v = rng.normal(size=(3, 3)).astype(dtype)
-    got = sk.quat_rotate(q, v)
-    assert got.shape == (2, 3, 3) and got.dtype == dtype
-    helpers.assert_close(got, ref.quat_rotate(q, v))
+    helpers.check_kernel(sk.quat_rotate, ref.quat_rotate, (q, v), dtype, (2, 3, 3))
 
 
 @pytest.mark.parametrize("batch", BATCHES)
@@ -115,9 +105,7 @@ def test_rotate_broadcasts(dtype):
 def test_to_matrix(dtype, batch):
     rng = rng_for("tomat", batch)
     q = helpers.random_quats(rng, batch, dtype)
-    got = sk.quat_to_matrix(q)
-    assert got.dtype == dtype and got.shape == batch + (3, 3)
-    helpers.assert_close(got, ref.quat_to_matrix(q))
+    got = helpers.check_kernel(sk.quat_to_matrix, ref.quat_to_matrix, (q,), dtype, batch + (3, 3))
     helpers.assert_close(got.reshape(-1, 3, 3), Rotation.from_quat(q.reshape(-1, 4)).as_matrix())
 
 
@@ -165,9 +153,7 @@ def test_from_matrix_every_angle(dtype, angle):
 def test_from_axis_angle(dtype, batch):
     rng = rng_for("rotvec", batch)
     r = (rng.normal(size=batch + (3,)) * 1.2).astype(dtype)
-    got = sk.quat_from_rotvec(r)
-    assert got.dtype == dtype and got.shape == batch + (4,)
-    helpers.assert_close(got, ref.quat_from_rotvec(r))
+    got = helpers.check_kernel(sk.quat_from_rotvec, ref.quat_from_rotvec, (r,), dtype, batch + (4,))
     helpers.assert_close(got.reshape(-1, 4), Rotation.from_rotvec(r.reshape(-1, 3)).as_quat())
 
 
@@ -210,9 +196,7 @@ def test_slerp(dtype, batch):
     rng = rng_for("slerp", batch)
     q0, q1 = helpers.random_quats(rng, batch, dtype), helpers.random_quats(rng, batch, dtype)
     t = rng.uniform(0, 1, size=batch).astype(dtype)
-    got = sk.slerp(q0, q1, t)
-    assert got.dtype == dtype and got.shape == batch + (4,)
-    helpers.assert_close(got, ref.slerp(q0, q1, t), scale=3)
+    got = helpers.check_kernel(sk.slerp, ref.slerp, (q0, q1, t), dtype, batch + (4,), scale=3)
     helpers.assert_close(np.linalg.norm(got.astype(np.float64), axis=-1), np.ones(batch), dtype=dtype)
     for idx in np.ndindex(batch):
         s = Slerp([0.0, 1.0], Rotation.from_quat(np.stack([q0[idx], q1[idx]]).astype(np.float64)))
@@ -225,17 +209,13 @@ def test_slerp_broadcasts(dtype):
     q0 = helpers.random_quats(rng, (5,), dtype)
     q1 = helpers.random_quats(rng, (), dtype)
     t = np.linspace(0, 1, 3).reshape(3, 1).astype(dtype)
-    got = sk.slerp(q0, q1, t)
-    assert got.shape == (3, 5, 4) and got.dtype == dtype
-    helpers.assert_close(got, ref.slerp(q0, q1, t), scale=3)
+    helpers.check_kernel(sk.slerp, ref.slerp, (q0, q1, t), dtype, (3, 5, 4), scale=3)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_slerp_python_float_t_keeps_dtype(dtype):
     q0, q1 = helpers.random_quats(rng_for("pyt"), (2,), dtype)
-    got = sk.slerp(q0, q1, 0.25)
-    assert got.dtype == dtype and got.shape == (4,)
-    helpers.assert_close(got, ref.slerp(q0, q1, 0.25), scale=3)
+    helpers.check_kernel(sk.slerp, ref.slerp, (q0, q1, 0.25), dtype, (4,), scale=3)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -319,10 +319,9 @@ def _cmd_pose(args) -> int:
         what = f"clip {index}" + (f" {clip.name!r}" if clip.name is not None else " (unnamed)")
     written = (f" ({_plural(len(times), (args.format or 'ply').upper() + ' file')})"
                if kind == "dir" else "")
-    if not args.quiet:
-        print(f"{PROG}: {label}: {what}, {len(times)} frame{'s' * (len(times) != 1)}, "
-              f"{_plural(nprim, 'mesh primitive')} ({nskinned} skinned, {nverts} vertices), "
-              f"{elapsed:.3f} s -> {args.out}{written}", file=sys.stderr)
+    _summary(args, f"{label}: {what}, {_plural(len(times), 'frame')}, "
+                   f"{_plural(nprim, 'mesh primitive')} ({nskinned} skinned, {nverts} vertices)",
+             elapsed, written)
     return 0
 
 
@@ -337,6 +336,12 @@ def _clip_by_name_or_index(model, text: str):
         index = None
     from .pose import resolve_clip
     return resolve_clip(model, text if index is None else index)
+
+
+def _summary(args, what: str, seconds: float, written: str = "") -> None:
+    """The one line a command prints on stderr when done (not with --quiet)."""
+    if not args.quiet:
+        print(f"{PROG}: {what}, {seconds:.3f} s -> {args.out}{written}", file=sys.stderr)
 
 
 def _plural(n: int, word: str) -> str:

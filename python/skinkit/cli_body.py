@@ -18,7 +18,7 @@ def pose_body(args) -> int:
     """Reads ``args.model`` (a body model file) and ``args.params`` (an .npz of betas (F, S),
     pose (F, J, 3) or (F, 3 J), transl (F, 3), expression (F, E), each optional, F frames),
     writes ``positions_body`` (F, V, 3) and ``joints`` (F, J, 3) to ``args.out``."""
-    from .cli import PROG, CliError, _write_npz_atomic
+    from .cli import CliError, _plural, _summary, _write_npz_atomic
     start = time.perf_counter()
     clip_flags = [f for f, on in (("--clip", args.clip is not None), ("--rest", args.rest),
                                   ("--times", args.times is not None),
@@ -56,9 +56,6 @@ def pose_body(args) -> int:
     except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
         raise CliError(f"{args.params}: {exc}") from exc
     _write_npz_atomic(args.out, {"positions_body": vertices, "joints": joints})
-    if not args.quiet:
-        n = len(vertices)
-        print(f"{PROG}: {args.model}: {model.kind}, {n} frame{'s' * (n != 1)}, "
-              f"{model.num_vertices} vertices, {time.perf_counter() - start:.3f} s -> "
-              f"{args.out}", file=sys.stderr)
+    _summary(args, f"{args.model}: {model.kind}, {_plural(len(vertices), 'frame')}, "
+                   f"{model.num_vertices} vertices", time.perf_counter() - start)
     return 0
