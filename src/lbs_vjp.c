@@ -7,10 +7,20 @@
  * fixed type and trip count (3.5x faster than reading indices through a switch). */
 #include "real.h"
 
+/* row o of a slot: b (the blended matrix A_i) += w M_j and g_M_j += w X, spelled out four
+ * at a time so that the compiler emits vector operations (GCC left loops over the 12 entries
+ * scalar).  With this, restrict on mats and ga[] read in place (copies of g_i in locals made
+ * GCC's code slower again): 64 SMPL-sized poses 9.4 -> 5.5 ms, SMPL-X 26 -> 14.5 ms. */
+#define SK_VJP_ROW(o)                                                                        \
+    b[o] += wk * mj[o], b[o + 1] += wk * mj[o + 1], b[o + 2] += wk * mj[o + 2],              \
+        b[o + 3] += wk * mj[o + 3];                                                          \
+    gj[o] += wk * X[o], gj[o + 1] += wk * X[o + 1], gj[o + 2] += wk * X[o + 2],              \
+        gj[o + 3] += wk * X[o + 3];
+
 #define SK_LBS_VJP(NAME, JT)                                                                  \
     static inline int FN(NAME##_body)(size_t n, size_t K, size_t J, const T *verts,          \
                                       ptrdiff_t sv, const JT *joints, ptrdiff_t sj,          \
-                                      const T *weights, ptrdiff_t sw, const T *mats,         \
+                                      const T *weights, ptrdiff_t sw, const T *restrict mats,\
                                       ptrdiff_t sm, const T *g, ptrdiff_t sg,                \
                                       T *restrict g_verts, ptrdiff_t sov,                    \
                                       T *restrict g_mats, ptrdiff_t som, size_t *bad)        \
@@ -19,8 +29,8 @@
             const T *p = verts + x * sv, *ga = g + x * sg, *w = weights + x * sw;            \
             const T *m = mats + x * sm;                                                      \
             const JT *jn = joints + x * sj;                                                  \
-            T *gm = g_mats + x * som, b[9] = {0};                                            \
-            T g0 = ga[0], g1 = ga[1], g2 = ga[2], X[12];                                     \
+            T *gm = g_mats + x * som, b[12] = {0};                                           \
+            T X[12];                                                                         \
             for (int r = 0; r < 3; r++) /* g_i [v_i; 1]^T, shared by the vertex's slots */   \
                 X[4 * r] = ga[r] * p[0], X[4 * r + 1] = ga[r] * p[1],                       \
                 X[4 * r + 2] = ga[r] * p[2], X[4 * r + 3] = ga[r];                          \
@@ -33,15 +43,13 @@
                     return SK_ERR_JOINT_INDEX;                                               \
                 }                                                                            \
                 const T *mj = m + 16 * j;                                                    \
-                T *gj = gm + 16 * j, wk = w[k];                                              \
-                for (int c = 0; c < 3; c++)                                                  \
-                    b[c] += wk * mj[c], b[3 + c] += wk * mj[4 + c], b[6 + c] += wk * mj[8 + c]; \
-                for (int e = 0; e < 12; e++)                                                 \
-                    gj[e] += wk * X[e];                                                      \
+                T *restrict gj = gm + 16 * j, wk = w[k];                                     \
+                SK_VJP_ROW(0) SK_VJP_ROW(4) SK_VJP_ROW(8)                                    \
             }                                                                                \
-            T *gv = g_verts + x * sov;                                                       \
-            for (int c = 0; c < 3; c++)                                                      \
-                gv[c] = b[c] * g0 + b[3 + c] * g1 + b[6 + c] * g2;                           \
+            T *gv = g_verts + x * sov, o[3];                                                 \
+            for (int c = 0; c < 3; c++) /* all of g_i read before g_v_i is written */        \
+                o[c] = b[c] * ga[0] + b[4 + c] * ga[1] + b[8 + c] * ga[2];                   \
+            gv[0] = o[0], gv[1] = o[1], gv[2] = o[2];                                        \
         }                                                                                    \
         return SK_OK;                                                                        \
     }                                                                                        \

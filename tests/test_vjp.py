@@ -164,7 +164,13 @@ def test_body_vjp_equals_torch_autograd(body_models, kind):
     rng = helpers.rng_for("body-vjp", kind)
     betas, pose, transl, expr = random_params(m, rng, (2,))
     betas = betas[:, :8]
-    args = (betas, pose, transl, expr)
+    got = _check_against_torch(m, (betas, pose, transl, expr), rng)
+    assert len(got) == (4 if kind == "SMPL-X" else 3)
+
+
+def _check_against_torch(m, args, rng):
+    """forward_vjp's outputs and gradients equal torch autograd's through the transcription;
+    returns the gradients."""
     (v, j), vjp = m.forward_vjp(*args)
     gv, gj = rng.normal(size=v.shape), rng.normal(size=j.shape)
     tv, tj, want = _torch_grads(m, args, gv, gj)
@@ -172,12 +178,26 @@ def test_body_vjp_equals_torch_autograd(body_models, kind):
     np.testing.assert_allclose(v, tv, rtol=0, atol=1e-12 * size)
     np.testing.assert_allclose(j, tj, rtol=0, atol=1e-12 * size)
     got = vjp(gv, gj)
-    assert len(got) == (4 if kind == "SMPL-X" else 3)
     for name, a, b in zip(["betas", "pose", "transl", "expression"], got, want):
         if b is None:
             continue
         assert a.shape == b.shape, name
         assert np.abs(a - b).max() <= 1e-8 * np.abs(b).max(), name
+    return got
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25])
+def test_body_transl_with_and_without_weights_summing_to_one(scale):
+    """transl joins the skinning matrices only when every vertex's weights sum to 1; weights
+    that do not (scaled rows) take the separate addition, and both equal the transcription."""
+    a = make_arrays("MANO", seed=3)
+    rows = np.arange(len(a["weights"])) % 3 == 0
+    a["weights"] = a["weights"] * np.where(rows, scale, 1)[:, None]
+    m = sk.BodyModel(a)
+    assert m._fold_transl == (scale == 1.0)
+    rng = helpers.rng_for("body-transl", str(scale))
+    betas, pose, transl, _ = random_params(m, rng, (2,))
+    _check_against_torch(m, (betas, pose, transl * 10, None), rng)   # transl large
 
 
 def test_body_vjp_matches_finite_differences(body_models):
