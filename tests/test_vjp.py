@@ -2,6 +2,10 @@
 twins against central finite differences of the forward kernels, the kernels against torch
 autograd, and BodyModel.forward_vjp against torch autograd through the exact transcription of
 smplx.lbs (float64, 1e-8 relative) and against finite differences."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -126,6 +130,39 @@ def test_lbs_vjp_bad_joint_index_is_named():
         sk.linear_blend_skinning_vjp(v, np.array([[0], [3]], np.int32), w, m, np.ones((2, 3)))
     with pytest.raises(ValueError, match=r"joints\[1, 0\] = -2 is out of range"):
         sk.linear_blend_skinning_vjp(v, np.array([[0], [-2]], np.int64), w, m, np.ones((2, 3)))
+
+
+BASELINE_LBS_VJP = """
+import sys, numpy as np, skinkit
+from skinkit import _core
+d = np.load(sys.argv[1])
+gv, gm = skinkit.linear_blend_skinning_vjp(d["v"], d["j"], d["w"], d["m"], d["g"])
+np.savez(sys.argv[2], gv=gv, gm=gm, simd=_core.simd())
+"""
+
+
+@pytest.mark.parametrize("K, itype", [(4, np.uint8), (8, np.uint16), (5, np.int32)])
+def test_lbs_vjp_float32_simd_matches_portable(tmp_path, K, itype):
+    """The float32 LBS VJP compiled with AVX2/FMA (lbs_vjp_avx2.c) and the portable build
+    (SKINKIT_SIMD=baseline, in a subprocess: the choice is made at import) agree to float32
+    rounding, for the K = 4 and 8 loops, any other K, and each joint index type."""
+    rng = helpers.rng_for("lbs-vjp-simd", K)
+    J, V = 30, 1001
+    m = np.tile(np.eye(4, dtype=np.float32), (3, J, 1, 1))
+    m[..., :3, :] += rng.normal(scale=0.3, size=(3, J, 3, 4)).astype(np.float32)
+    d = dict(v=rng.normal(size=(3, V, 3)).astype(np.float32), m=m,
+             j=rng.integers(0, J, size=(V, K)).astype(itype),
+             w=rng.random((V, K)).astype(np.float32),
+             g=rng.normal(size=(3, V, 3)).astype(np.float32))
+    np.savez(tmp_path / "in.npz", **d)
+    subprocess.run([sys.executable, "-c", BASELINE_LBS_VJP, str(tmp_path / "in.npz"),
+                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD="baseline"),
+                   check=True)
+    base = np.load(tmp_path / "out.npz")
+    assert str(base["simd"]) == "baseline"
+    gv, gm = sk.linear_blend_skinning_vjp(d["v"], d["j"], d["w"], d["m"], d["g"])
+    np.testing.assert_allclose(gv, base["gv"], rtol=0, atol=2e-5 * np.abs(gv).max())
+    np.testing.assert_allclose(gm, base["gm"], rtol=0, atol=2e-5 * np.abs(gm).max())
 
 
 def test_kernel_vjps_equal_torch_autograd():
