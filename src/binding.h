@@ -13,8 +13,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
-#define NPY_TARGET_VERSION NPY_1_22_API_VERSION
+#define NPY_NO_DEPRECATED_API NPY_1_24_API_VERSION
+#define NPY_TARGET_VERSION NPY_1_24_API_VERSION
 #ifndef SK_IMPORT_ARRAY /* only _core.c defines the API table; the other files import it */
 #define NO_IMPORT_ARRAY
 #endif

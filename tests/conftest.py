@@ -1,6 +1,9 @@
 """Where the test data lives: ``tests/data`` in the repository (provenance and licences in
 ``tests/data/README.md``).  ``DATA`` and its folders ``GLTF``, ``BVH``, ``THREEJS`` are for
 module-level use (parametrize lists); the ``data`` fixture hands the same folder to a test."""
+import contextlib
+import importlib
+import os
 from pathlib import Path
 
 import pytest
@@ -13,3 +16,43 @@ GLTF, BVH, THREEJS = DATA / "gltf", DATA / "bvh", DATA / "threejs"
 def data() -> Path:
     """The test data folder (``gltf/``, ``bvh/``, ``threejs/``, ``bvh-threejs/``)."""
     return DATA
+
+
+# Optional test dependencies: torch (the [torch] extra), Blender's bpy (its own venv) and atheris
+# (Linux only).  Without one, its tests skip and say how to get it -- unless it is listed in
+# SKINKIT_REQUIRE (comma-separated), where a missing one fails.  Under CI (CI set) the default is
+# all three; the nox sessions set the list to what each session installs.
+def required() -> set:
+    default = "torch,bpy,atheris" if os.environ.get("CI") else ""
+    return {n.strip() for n in os.environ.get("SKINKIT_REQUIRE", default).split(",") if n.strip()}
+
+
+def missing(name: str, how: str) -> None:
+    """Skip (or, if ``name`` is required, fail) the calling test or module: ``name`` is absent."""
+    msg = f"{name} is not available here: {how}"
+    if name in required():
+        pytest.fail(f"{msg} (required: SKINKIT_REQUIRE={','.join(sorted(required()))})",
+                    pytrace=False)
+    pytest.skip(msg, allow_module_level=True)
+
+
+def optional_import(name: str, how: str):
+    """``import name``, or :func:`missing`."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        missing(name, how)
+
+
+TORCH_HOW = 'pip install ".[torch]" (torch==2.13.0, the CPU wheel)'
+
+
+@contextlib.contextmanager
+def torch_optional():
+    """Around documentation code (README, docs/) that may import torch: without it, ``missing``."""
+    try:
+        yield
+    except ModuleNotFoundError as e:
+        if e.name != "torch":
+            raise
+        missing("torch", TORCH_HOW)

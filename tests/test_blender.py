@@ -92,7 +92,7 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
-from conftest import DATA  # noqa: E402
+from conftest import DATA, missing  # noqa: E402
 
 GLTF = DATA / "gltf"
 
@@ -126,11 +126,18 @@ def bpy_python():
 def blender_results(tmp_path_factory):
     exe = bpy_python()
     if exe is None:
-        msg = ("no Python with bpy: .ci/run makes one (python3.11 -m venv "
-               "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install bpy==5.0.1)")
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
+        missing("bpy", "bash .ci/run makes a venv with it, or by hand: python3.11 -m venv "
+                "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install "
+                "bpy==5.0.1 (or set SKINKIT_BPY_PYTHON to a Python that imports bpy)")
+    theirs = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"],
+                            capture_output=True, text=True).stdout.split()
+    if not theirs:
+        pytest.fail(f"{exe} does not run")
+    if theirs != [str(v) for v in sys.version_info[:2]]:
+        # not a missing dependency: this build of skinkit cannot load in that interpreter
+        pytest.skip(f"bpy's Python is {'.'.join(theirs)} and this is "
+                    f"{sys.version_info[0]}.{sys.version_info[1]}: skinkit's extension built "
+                    "here does not load there (bpy 5.0 is for Python 3.11)")
     out = tmp_path_factory.mktemp("blender")
     # the skinkit under test, alone on the path (not this environment's numpy 2)
     shim = tmp_path_factory.mktemp("shim")

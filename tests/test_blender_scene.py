@@ -79,7 +79,7 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
-from conftest import GLTF  # noqa: E402
+from conftest import GLTF, missing  # noqa: E402
 from test_blender import bpy_python  # noqa: E402
 
 # model -> key frames (time * 24) of the clip Blender makes active (the first animation)
@@ -91,10 +91,7 @@ TIGHT = 2e-6
 def blender_scene(tmp_path_factory):
     exe = bpy_python()
     if exe is None:
-        msg = "no Python with bpy (see tests/test_blender.py)"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
+        missing("bpy", "see tests/test_blender.py")
     out = tmp_path_factory.mktemp("blender_scene")
     jobs = json.dumps([{"model": str(GLTF / m), "frames": f} for m, f in JOBS.items()])
     proc = subprocess.run([exe, __file__, jobs, str(out)], capture_output=True, text=True,

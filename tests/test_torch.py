@@ -19,8 +19,9 @@ import pytest
 import skinkit as sk
 import helpers
 
-import torch  # the test extra pins torch==2.13.0 (the CPU wheel)
-from conftest import GLTF
+from conftest import GLTF, TORCH_HOW, optional_import
+
+torch = optional_import("torch", TORCH_HOW)
 
 
 

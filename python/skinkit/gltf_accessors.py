@@ -192,8 +192,8 @@ class Accessors:
         if need > len(data):
             raise GltfError(f"{path}: count {count} x stride {stride} from byteOffset {offset} "
                             f"needs {need} bytes, bufferViews[{v}] has {len(data)}")
-        raw = np.ndarray((count, cols, rows), dtype=dtype, buffer=data, offset=offset,
-                         strides=(stride, column, size))
+        raw: np.ndarray = np.ndarray((count, cols, rows), dtype=dtype, buffer=data,
+                                     offset=offset, strides=(stride, column, size))
         return np.array(raw, dtype=dtype.newbyteorder("="), order="C").reshape(count, cols * rows)
 
     def _decode(self, k: int) -> np.ndarray:

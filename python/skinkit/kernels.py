@@ -130,8 +130,8 @@ def slerp(q0, q1, t, out=None, threads=None):
     -------
     (..., 4)
         ``q0 (q0^-1 q1')^t`` with ``q1' = sign(q0 . q1) q1`` (Shoemake 1985).  The angle is taken
-        as 2 atan2(|q0 - q1'|, |q0 + q1'|) and the weights as sin(s a)/sin(a) computed through
-        sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
+        as ``2 atan2(|q0 - q1'|, |q0 + q1'|)`` and the weights as sin(s a)/sin(a) computed
+        through sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
     """
     return _core.slerp(q0, q1, t, out, threads)
 

@@ -5,12 +5,14 @@ so ``import skinkit`` never needs it.  Everything is drawn on 3D axes; since mat
 are Z-up and glTF is Y-up, points are shown with ``up="y"`` as (x, -z, y) (a rotation, so
 handedness is kept); pass ``up="z"`` for Z-up data.
 
+    >>> import skinkit
     >>> from skinkit.plot import plot_skeleton, plot_mesh, animate
+    >>> model = skinkit.default_model()
     >>> ax = plot_skeleton(model)                          # rest pose
-    >>> posed = model.pose(0, [0.5])["2_0"][0]
-    >>> plot_mesh(posed, model.primitives[0].faces, ax=ax)
+    >>> posed = model.pose(0, [0.5])[model.primitives[0].key][0]
+    >>> _ = plot_mesh(posed, model.primitives[0].faces, ax=ax)
     >>> anim = animate(model, clip=0, fps=10)              # matplotlib FuncAnimation
-    >>> anim.to_jshtml()                                   # inline HTML player (notebooks)
+    >>> html = anim.to_jshtml()                            # inline HTML player (notebooks)
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ def _axes(ax, figsize=None):
 
 def _fit(ax, points) -> None:
     """Equal-scale limits around ``points`` (..., 3) (already in the view frame)."""
-    p = np.asarray(points).reshape(-1, 3)
+    p: np.ndarray = np.asarray(points).reshape(-1, 3)
     p = p[np.all(np.isfinite(p), axis=1)]
     if not len(p):
         return

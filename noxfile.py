@@ -1,0 +1,88 @@
+"""The versions skinkit claims, tested: every CPython of ``requires-python`` (3.10-3.13), each with
+the oldest NumPy it supports there (``.ci/oldest_numpy.py``) and the newest that pip finds for it.
+
+Each session builds a wheel of this tree for its Python (build isolation: against NumPy 2, for
+NumPy >= 1.24 at run time), installs the wheel with the ``[test]`` extra into a fresh venv -- not
+the source tree -- and runs the suite from the project folder.
+
+    nox                           # the whole matrix (.ci/run runs it)
+    nox -s "tests-3.12(numpy='oldest')"
+    nox -s docs                   # the documentation, warnings as errors, and the doctests
+
+torch: its ``[torch]`` extra pins the 2.13.0 CPU wheel, which lies on this machine's disk for
+Python 3.11 only; on other Pythons pip would download a CUDA build of several GB, so only the
+3.11 sessions install it and the others skip the torch tests, saying so.  Blender's bpy (its own
+venv, made by .ci/run) is for Python 3.11: the Blender tests run in the 3.11 sessions and skip
+elsewhere.  SKINKIT_REQUIRE tells the tests what a session provides (tests/conftest.py): what is
+listed must be there.
+"""
+import os
+import runpy
+import shutil
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+TORCH_PYTHONS = {"3.11"}
+OLDEST = runpy.run_path(str(ROOT / ".ci" / "oldest_numpy.py"))["OLDEST"]
+
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = False
+
+_wheels = {}  # python -> the wheel built in this nox run
+
+
+def _bpy_python() -> bool:
+    venv = Path(os.environ.get("SKINKIT_BPY_VENV", Path.home() / ".cache/skinkit/bpy-venv"))
+    return bool(os.environ.get("SKINKIT_BPY_PYTHON")) or (venv / "bin" / "python").exists()
+
+
+def _wheel(session) -> str:
+    """A wheel of this tree for the session's Python, built once per nox run."""
+    if session.python not in _wheels:
+        out = ROOT / ".nox" / "_wheels" / session.python
+        shutil.rmtree(out, ignore_errors=True)
+        session.run("python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT))
+        (wheel,) = out.glob("skinkit-*.whl")
+        _wheels[session.python] = str(wheel)
+    return _wheels[session.python]
+
+
+@nox.session(python=PYTHONS)
+@nox.parametrize("numpy", ["oldest", "newest"])
+def tests(session, numpy):
+    """The suite on the built wheel, with the oldest or the newest NumPy for this Python."""
+    wheel = _wheel(session)
+    torch = session.python in TORCH_PYTHONS
+    extras = "test,torch" if torch else "test"
+    pin = f"numpy=={OLDEST[tuple(map(int, session.python.split('.')))]}" \
+        if numpy == "oldest" else "numpy"
+    session.install(f"{wheel}[{extras}]", pin)
+    session.run("python", "-c", "import sys, numpy, skinkit; print('Python', sys.version.split()[0],"
+                " 'NumPy', numpy.__version__, 'skinkit', skinkit.__version__, skinkit.__file__)")
+    require = ["atheris"] if sys.platform.startswith("linux") else []
+    require += ["torch"] if torch else []
+    require += ["bpy"] if session.python == "3.11" and _bpy_python() else []
+    if not torch:
+        session.log(f"torch: not installed for Python {session.python} (its CPU wheel is "
+                    "at hand for 3.11 only); the torch tests skip")
+    session.chdir(ROOT)
+    session.run("python", "-m", "pytest", "-q", "-rs", *session.posargs,
+                env={"SKINKIT_REQUIRE": ",".join(require), "MPLBACKEND": "Agg"})
+
+
+@nox.session(python="3.11")
+def docs(session):
+    """README's command: install [docs] from the source tree, sphinx-build -W; then the doctests
+    of the installed package's docstrings."""
+    session.install(f"{ROOT}[docs]", "pytest")
+    session.chdir(ROOT)
+    shutil.rmtree(ROOT / "docs" / "_build", ignore_errors=True)
+    session.run("sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs",
+                "docs/_build/html", env={"MPLBACKEND": "Agg"})
+    session.run("python", "-m", "pytest", "-q", "--doctest-modules",
+                "--pyargs", "skinkit", env={"MPLBACKEND": "Agg"})
