@@ -25,6 +25,12 @@ void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents
                                       const int32_t *order, const float *rest, ptrdiff_t sx,
                                       const float *rot, ptrdiff_t sr, float *out_rot,
                                       ptrdiff_t sor, float *out_trans, ptrdiff_t sot);
+/* lbs_vjp_avx2.c: the float32 linear blend skinning VJP (sk_linear_blend_skinning_vjp_f's
+   arguments) compiled with AVX2/FMA */
+int sk_lbs_vjp_avx2(size_t n, size_t K, size_t J, const float *verts, ptrdiff_t sv,
+                    const void *joints, ptrdiff_t sj, int itype, const float *weights,
+                    ptrdiff_t sw, const float *mats, ptrdiff_t sm, const float *g, ptrdiff_t sg,
+                    float *g_verts, ptrdiff_t sov, float *g_mats, ptrdiff_t som, size_t *bad);
 #endif
 #if defined(SK_HAVE_AVX512)
 int sk_lbs_pose_avx512(size_t V, size_t K, size_t J, const float *v, const void *joints,

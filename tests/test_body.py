@@ -276,7 +276,8 @@ def test_float32_is_native_and_close(arrays):
 
 
 def test_influences_keep_every_nonzero_weight(models):
-    """Every non-zero weight is an influence; shorter rows are padded with (joint 0, weight 0)."""
+    """Every non-zero weight is an influence; shorter rows are padded with (joint k, weight 0)
+    in slot k."""
     m = models["SMPL-X"]
     lj, lw = m._influences
     counts = np.count_nonzero(m.weights, axis=1)
@@ -285,7 +286,8 @@ def test_influences_keep_every_nonzero_weight(models):
     np.add.at(dense, (np.repeat(np.arange(len(lj)), lj.shape[1]), lj.ravel()), lw.ravel())
     np.testing.assert_array_equal(dense, m.weights)
     padded = np.arange(lj.shape[1]) >= counts[:, None]
-    assert padded.any() and (lj[padded] == 0).all() and (lw[padded] == 0).all()
+    slot = np.broadcast_to(np.arange(lj.shape[1]), lj.shape)
+    assert padded.any() and (lj[padded] == slot[padded]).all() and (lw[padded] == 0).all()
 
 
 @pytest.mark.parametrize("kw, match", [

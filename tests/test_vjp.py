@@ -2,6 +2,10 @@
 twins against central finite differences of the forward kernels, the kernels against torch
 autograd, and BodyModel.forward_vjp against torch autograd through the exact transcription of
 smplx.lbs (float64, 1e-8 relative) and against finite differences."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from conftest import TORCH_HOW, optional_import
@@ -130,6 +134,39 @@ def test_lbs_vjp_bad_joint_index_is_named():
         sk.linear_blend_skinning_vjp(v, np.array([[0], [-2]], np.int64), w, m, np.ones((2, 3)))
 
 
+BASELINE_LBS_VJP = """
+import sys, numpy as np, skinkit
+from skinkit import _core
+d = np.load(sys.argv[1])
+gv, gm = skinkit.linear_blend_skinning_vjp(d["v"], d["j"], d["w"], d["m"], d["g"])
+np.savez(sys.argv[2], gv=gv, gm=gm, simd=_core.simd())
+"""
+
+
+@pytest.mark.parametrize("K, itype", [(4, np.uint8), (8, np.uint16), (5, np.int32)])
+def test_lbs_vjp_float32_simd_matches_portable(tmp_path, K, itype):
+    """The float32 LBS VJP compiled with AVX2/FMA (lbs_vjp_avx2.c) and the portable build
+    (SKINKIT_SIMD=baseline, in a subprocess: the choice is made at import) agree to float32
+    rounding, for the K = 4 and 8 loops, any other K, and each joint index type."""
+    rng = helpers.rng_for("lbs-vjp-simd", K)
+    J, V = 30, 1001
+    m = np.tile(np.eye(4, dtype=np.float32), (3, J, 1, 1))
+    m[..., :3, :] += rng.normal(scale=0.3, size=(3, J, 3, 4)).astype(np.float32)
+    d = dict(v=rng.normal(size=(3, V, 3)).astype(np.float32), m=m,
+             j=rng.integers(0, J, size=(V, K)).astype(itype),
+             w=rng.random((V, K)).astype(np.float32),
+             g=rng.normal(size=(3, V, 3)).astype(np.float32))
+    np.savez(tmp_path / "in.npz", **d)
+    subprocess.run([sys.executable, "-c", BASELINE_LBS_VJP, str(tmp_path / "in.npz"),
+                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD="baseline"),
+                   check=True)
+    base = np.load(tmp_path / "out.npz")
+    assert str(base["simd"]) == "baseline"
+    gv, gm = sk.linear_blend_skinning_vjp(d["v"], d["j"], d["w"], d["m"], d["g"])
+    np.testing.assert_allclose(gv, base["gv"], rtol=0, atol=2e-5 * np.abs(gv).max())
+    np.testing.assert_allclose(gm, base["gm"], rtol=0, atol=2e-5 * np.abs(gm).max())
+
+
 def test_kernel_vjps_equal_torch_autograd():
     """The same kernels written in torch (rotation via Rodrigues, FK via matrices) and
     differentiated by autograd: the chain quat_from_rotvec -> quat_to_matrix."""
@@ -166,7 +203,13 @@ def test_body_vjp_equals_torch_autograd(body_models, kind):
     rng = helpers.rng_for("body-vjp", kind)
     betas, pose, transl, expr = random_params(m, rng, (2,))
     betas = betas[:, :8]
-    args = (betas, pose, transl, expr)
+    got = _check_against_torch(m, (betas, pose, transl, expr), rng)
+    assert len(got) == (4 if kind == "SMPL-X" else 3)
+
+
+def _check_against_torch(m, args, rng):
+    """forward_vjp's outputs and gradients equal torch autograd's through the transcription;
+    returns the gradients."""
     (v, j), vjp = m.forward_vjp(*args)
     gv, gj = rng.normal(size=v.shape), rng.normal(size=j.shape)
     tv, tj, want = _torch_grads(m, args, gv, gj)
@@ -174,12 +217,26 @@ def test_body_vjp_equals_torch_autograd(body_models, kind):
     np.testing.assert_allclose(v, tv, rtol=0, atol=1e-12 * size)
     np.testing.assert_allclose(j, tj, rtol=0, atol=1e-12 * size)
     got = vjp(gv, gj)
-    assert len(got) == (4 if kind == "SMPL-X" else 3)
     for name, a, b in zip(["betas", "pose", "transl", "expression"], got, want):
         if b is None:
             continue
         assert a.shape == b.shape, name
         assert np.abs(a - b).max() <= 1e-8 * np.abs(b).max(), name
+    return got
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25])
+def test_body_transl_with_and_without_weights_summing_to_one(scale):
+    """transl joins the skinning matrices only when every vertex's weights sum to 1; weights
+    that do not (scaled rows) take the separate addition, and both equal the transcription."""
+    a = make_arrays("MANO", seed=3)
+    rows = np.arange(len(a["weights"])) % 3 == 0
+    a["weights"] = a["weights"] * np.where(rows, scale, 1)[:, None]
+    m = sk.BodyModel(a)
+    assert m._fold_transl == (scale == 1.0)
+    rng = helpers.rng_for("body-transl", str(scale))
+    betas, pose, transl, _ = random_params(m, rng, (2,))
+    _check_against_torch(m, (betas, pose, transl * 10, None), rng)   # transl large
 
 
 def test_body_vjp_matches_finite_differences(body_models):
