@@ -27,24 +27,26 @@ def required() -> set:
     return {n.strip() for n in os.environ.get("SKINKIT_REQUIRE", default).split(",") if n.strip()}
 
 
-def missing(name: str, how: str) -> None:
-    """Skip (or, if ``name`` is required, fail) the calling test or module: ``name`` is absent."""
+def missing(name: str, how: str, extra: str = "") -> None:
+    """Skip (or, if ``extra`` -- else ``name`` -- is required, fail) the calling test or module:
+    ``name`` is absent."""
     msg = f"{name} is not available here: {how}"
-    if name in required():
+    if (extra or name) in required():
         pytest.fail(f"{msg} (required: SKINKIT_REQUIRE={','.join(sorted(required()))})",
                     pytrace=False)
     pytest.skip(msg, allow_module_level=True)
 
 
-def optional_import(name: str, how: str):
-    """``import name``, or :func:`missing`."""
+def optional_import(name: str, how: str, extra: str = ""):
+    """``import name``, or :func:`missing` (``extra``: the requirement it comes with)."""
     try:
         return importlib.import_module(name)
     except ImportError:
-        missing(name, how)
+        missing(name, how, extra)
 
 
 TORCH_HOW = 'pip install ".[torch]" (torch==2.13.0, the CPU wheel)'
+SMPLX_HOW = 'pip install ".[torch]" (smplx comes with torch: required wherever torch is)'
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ import types
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import DATA, TORCH_HOW, optional_import
+from conftest import DATA, SMPLX_HOW, TORCH_HOW, optional_import
 
 torch = optional_import("torch", TORCH_HOW)  # before body_torch, which needs it
 
@@ -188,7 +188,7 @@ def test_not_a_model_file(tmp_path):
 def test_forward_matches_smplx_SMPL_class(models, arrays):
     """smplx's own SMPL module (built from the same arrays) against BodyModel.forward: equal up
     to smplx's 1e-8 added to every rotation vector (a few 1e-9 of the model's size here)."""
-    smplx = pytest.importorskip("smplx")
+    smplx = optional_import("smplx", SMPLX_HOW, "torch")
     from smplx.utils import Struct
     m = models["SMPL"]
     ref = smplx.SMPL(model_path="unused", data_struct=Struct(**arrays["SMPL"]), dtype=torch.float64,
@@ -205,7 +205,7 @@ def test_forward_matches_smplx_SMPL_class(models, arrays):
 
 @pytest.mark.parametrize("kind", sorted(SIZES))
 def test_forward_matches_smplx_lbs(models, kind):
-    smplx_lbs = pytest.importorskip("smplx.lbs")
+    smplx_lbs = optional_import("smplx.lbs", SMPLX_HOW, "torch")
     m = models[kind]
     rng = np.random.default_rng(4)
     betas, pose, transl, expr = random_params(m, rng, (3,))
