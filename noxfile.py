@@ -78,8 +78,8 @@ def tests(session, numpy):
 @nox.session(python="3.11")
 def docs(session):
     """README's command: install [docs] from the source tree, sphinx-build -W; then the doctests
-    of the installed package's docstrings."""
-    session.install(f"{ROOT}[docs]", "pytest")
+    of the installed package's docstrings ([torch] too: collecting them imports skinkit.torch)."""
+    session.install(f"{ROOT}[docs,torch]", "pytest")
     session.chdir(ROOT)
     shutil.rmtree(ROOT / "docs" / "_build", ignore_errors=True)
     session.run("sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs",
