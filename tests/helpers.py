@@ -7,11 +7,21 @@ import resource
 import zlib
 
 import numpy as np
+import pytest
 
 import reference as ref
 
 DTYPES = (np.float32, np.float64)
 BATCHES = ((), (5,), (2, 3))
+JOINT_DTYPES = (np.uint8, np.uint16, np.int32, np.int64)
+
+
+def each_skinning_case(test):
+    """Parametrize a skinning test ``test(dtype, K, jdtype)`` over every dtype, K = 1, 4 and 8
+    influences a vertex and every joint index dtype."""
+    for name, values in (("dtype", DTYPES), ("K", (1, 4, 8)), ("jdtype", JOINT_DTYPES)):
+        test = pytest.mark.parametrize(name, values)(test)
+    return test
 
 
 def rng_for(*key):

@@ -171,14 +171,13 @@ def test_missing_key_and_bad_tree_are_named(tmp_path):
 
 
 def test_not_a_model_file(tmp_path):
-    p = tmp_path / "x.pkl"
-    p.write_bytes(b"not a pickle")
-    with pytest.raises(sk.BodyModelError, match="x.pkl: not a readable body model pickle"):
-        sk.load_body_model(p)
-    p = tmp_path / "x.npz"
-    p.write_bytes(b"PK\x03\x04 truncated")
-    with pytest.raises(sk.BodyModelError, match="not a readable .npz"):
-        sk.load_body_model(p)
+    for name, content, message in (("x.pkl", b"not a pickle",
+                                     "x.pkl: not a readable body model pickle"),
+                                    ("x.npz", b"PK\x03\x04 truncated", "not a readable .npz")):
+        p = tmp_path / name
+        p.write_bytes(content)
+        with pytest.raises(sk.BodyModelError, match=message):
+            sk.load_body_model(p)
     with pytest.raises(OSError):
         sk.load_body_model(tmp_path / "missing.npz")
 

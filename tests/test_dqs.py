@@ -56,9 +56,7 @@ def sheared(rng, shape):
     return m
 
 
-@pytest.mark.parametrize("jdtype", (np.uint8, np.uint16, np.int32, np.int64))
-@pytest.mark.parametrize("K", [1, 4, 8])
-@pytest.mark.parametrize("dtype", DTYPES)
+@helpers.each_skinning_case
 def test_rigid_positions_and_normals(dtype, K, jdtype):
     rng = helpers.rng_for("dqs", K, np.dtype(jdtype).name)
     verts, joints, weights, mats = rig(rng, K, dtype, jdtype, unused=jdtype != np.uint8 and

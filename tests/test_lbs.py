@@ -10,7 +10,6 @@ import reference as ref
 
 DTYPES = helpers.DTYPES
 J, V = 7, 40
-JOINT_DTYPES = (np.uint8, np.uint16, np.int32, np.int64)
 
 
 def word(n):
@@ -29,9 +28,14 @@ def rig(rng, K, jdtype=np.int32, dtype=np.float64, batch=(), unused=True):
     return verts, joints.astype(jdtype), weights, mats
 
 
-@pytest.mark.parametrize("jdtype", JOINT_DTYPES)
-@pytest.mark.parametrize("K", [1, 4, 8])
-@pytest.mark.parametrize("dtype", DTYPES)
+def seeded_rig(dtype, *key, **kw):
+    """A generator seeded by ``key`` and the rig of 4 int32 influences a vertex drawn from it:
+    (rng, vertices, joints, weights, matrices)."""
+    rng = helpers.rng_for(*key)
+    return (rng, *rig(rng, 4, np.int32, dtype, **kw))
+
+
+@helpers.each_skinning_case
 def test_positions(dtype, K, jdtype):
     rng = helpers.rng_for("lbs", K, np.dtype(jdtype).name)
     verts, joints, weights, mats = rig(rng, K, jdtype, dtype)
@@ -42,8 +46,7 @@ def test_positions(dtype, K, jdtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_unused_slots_are_skipped(dtype):
     """A -1 slot contributes nothing even with a large weight (it is not joint J-1)."""
-    rng = helpers.rng_for("unused")
-    verts, joints, weights, mats = rig(rng, 4, np.int32, dtype, unused=False)
+    _, verts, joints, weights, mats = seeded_rig(dtype, "unused", unused=False)
     joints[:, 3] = -1
     weights[:, 3] = 5.0
     got = sk.linear_blend_skinning(verts, joints, weights, mats)
@@ -53,8 +56,7 @@ def test_unused_slots_are_skipped(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_normals(dtype):
-    rng = helpers.rng_for("normals")
-    verts, joints, weights, mats = rig(rng, 4, np.int32, dtype)
+    rng, verts, joints, weights, mats = seeded_rig(dtype, "normals")
     normals = rng.normal(size=(V, 3))
     normals = (normals / np.linalg.norm(normals, axis=1, keepdims=True)).astype(dtype)
     _, nrm = helpers.check_kernel_with_normals(
@@ -69,8 +71,7 @@ def test_normals_stay_perpendicular_to_the_surface(scale):
     """Build a tangent t _|_ n; the blended 3x3 maps it into the skinned tangent plane, and the
     skinned normal must stay perpendicular to it, pointing to the same side as the inverse
     transpose (also for a mirroring joint: det < 0)."""
-    rng = helpers.rng_for("perp", scale)
-    verts, joints, weights, mats = rig(rng, 4, np.int32, np.float64, unused=False)
+    rng, verts, joints, weights, mats = seeded_rig(np.float64, "perp", scale, unused=False)
     mats[:, :3, :3] *= np.asarray(scale)[None, None, :]        # scale every joint the same way
     n = rng.normal(size=(V, 3))
     n /= np.linalg.norm(n, axis=1, keepdims=True)
@@ -85,8 +86,7 @@ def test_normals_stay_perpendicular_to_the_surface(scale):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_batch_of_poses(dtype):
-    rng = helpers.rng_for("batch")
-    verts, joints, weights, mats = rig(rng, 4, np.int32, dtype, batch=(3,))
+    rng, verts, joints, weights, mats = seeded_rig(dtype, "batch", batch=(3,))
     helpers.check_kernel(sk.linear_blend_skinning, ref.linear_blend_skinning,
                          (verts, joints, weights, mats), dtype, (3, V, 3), scale=4)
     # batched vertices and normals against one pose, and (2, 1) x (3,) broadcasting
@@ -99,8 +99,7 @@ def test_batch_of_poses(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_weights_used_as_given(dtype):
-    rng = helpers.rng_for("asgiven")
-    verts, joints, weights, _ = rig(rng, 4, np.int32, dtype, unused=False)
+    _, verts, joints, weights, _ = seeded_rig(dtype, "asgiven", unused=False)
     eye = np.tile(np.eye(4, dtype=dtype), (J, 1, 1))
     got = sk.linear_blend_skinning(verts, joints, weights, eye)
     helpers.assert_close(got, verts * weights.sum(axis=1, keepdims=True).astype(np.float64))
@@ -109,8 +108,7 @@ def test_weights_used_as_given(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_zero_weights_give_zero_position_and_normal(dtype):
-    rng = helpers.rng_for("zero")
-    verts, joints, weights, mats = rig(rng, 4, np.int32, dtype)
+    _, verts, joints, weights, mats = seeded_rig(dtype, "zero")
     weights[:5] = 0
     normals = np.tile(np.array([0.0, 0.0, 1.0], dtype), (V, 1))
     pos, nrm = sk.linear_blend_skinning(verts, joints, weights, mats, normals)

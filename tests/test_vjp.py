@@ -189,6 +189,12 @@ def body_models():
             (("SMPL", None), ("SMPL+H", 2000), ("SMPL-X", None), ("MANO", None))}
 
 
+def seeded_params(m, batch, *key):
+    """A generator seeded by ``key``, then random_params(m, rng, batch) drawn from it."""
+    rng = helpers.rng_for(*key)
+    return (rng, *random_params(m, rng, batch))
+
+
 def _torch_grads(m, args, gv, gj):
     ts = [None if a is None else torch.tensor(a, requires_grad=True) for a in args]
     v, j = body_forward(m, *ts)
@@ -200,8 +206,7 @@ def _torch_grads(m, args, gv, gj):
 @pytest.mark.parametrize("kind", ["SMPL", "SMPL+H", "SMPL-X", "MANO"])
 def test_body_vjp_equals_torch_autograd(body_models, kind):
     m = body_models[kind]
-    rng = helpers.rng_for("body-vjp", kind)
-    betas, pose, transl, expr = random_params(m, rng, (2,))
+    rng, betas, pose, transl, expr = seeded_params(m, (2,), "body-vjp", kind)
     betas = betas[:, :8]
     got = _check_against_torch(m, (betas, pose, transl, expr), rng)
     assert len(got) == (4 if kind == "SMPL-X" else 3)
@@ -234,15 +239,13 @@ def test_body_transl_with_and_without_weights_summing_to_one(scale):
     a["weights"] = a["weights"] * np.where(rows, scale, 1)[:, None]
     m = sk.BodyModel(a)
     assert m._fold_transl == (scale == 1.0)
-    rng = helpers.rng_for("body-transl", str(scale))
-    betas, pose, transl, _ = random_params(m, rng, (2,))
+    rng, betas, pose, transl, _ = seeded_params(m, (2,), "body-transl", str(scale))
     _check_against_torch(m, (betas, pose, transl * 10, None), rng)   # transl large
 
 
 def test_body_vjp_matches_finite_differences(body_models):
     m = body_models["MANO"]
-    rng = helpers.rng_for("body-fd")
-    betas, pose, transl, _ = random_params(m, rng, (2,))
+    rng, betas, pose, transl, _ = seeded_params(m, (2,), "body-fd")
     (v, j), vjp = m.forward_vjp(betas, pose, transl)
     gv, gj = rng.normal(size=v.shape), rng.normal(size=j.shape)
     grads = vjp(gv, gj)
@@ -259,8 +262,7 @@ def test_body_vjp_matches_finite_differences(body_models):
 
 def test_body_vjp_shapes_none_and_broadcast(body_models):
     m = body_models["MANO"]
-    rng = helpers.rng_for("body-bcast")
-    betas, pose, _, _ = random_params(m, rng, (2, 3))
+    rng, betas, pose, _, _ = seeded_params(m, (2, 3), "body-bcast")
     (v, j), vjp = m.forward_vjp(betas=betas[0, 0], pose=pose)        # betas shared
     assert v.shape == (2, 3, m.num_vertices, 3)
     gv = rng.normal(size=v.shape)
@@ -277,8 +279,7 @@ def test_body_vjp_shapes_none_and_broadcast(body_models):
 def test_body_vjp_float32(body_models):
     a = make_arrays("MANO")
     m32, m64 = sk.BodyModel(a, np.float32), sk.BodyModel(a)
-    rng = helpers.rng_for("body-f32")
-    betas, pose, transl, _ = random_params(m64, rng, (2,))
+    rng, betas, pose, transl, _ = seeded_params(m64, (2,), "body-f32")
     gv = rng.normal(size=(2, m64.num_vertices, 3))
     g32 = m32.forward_vjp(betas, pose, transl)[1](gv)
     g64 = m64.forward_vjp(betas, pose, transl)[1](gv)
@@ -292,8 +293,7 @@ def test_body_vjp_float32(body_models):
 def test_torch_function_gradients_equal_autograd_through_transcription(body_models):
     import skinkit.torch as skt
     m = body_models["SMPL"]
-    rng = helpers.rng_for("body-torch")
-    betas, pose, transl, _ = random_params(m, rng, (3,))
+    rng, betas, pose, transl, _ = seeded_params(m, (3,), "body-torch")
     ts = [torch.tensor(a, requires_grad=True) for a in (betas, pose, transl)]
     v, j = skt.body_forward(m, *ts)
     target = torch.tensor(rng.normal(size=j.shape))
