@@ -113,14 +113,21 @@ class Spec:
         return [a for a in self.args if a.is_float and a.batch]
 
 
-def _lbs_ref(kw):
-    return ref.linear_blend_skinning(kw["vertices"], kw["joints"], kw["weights"],
-                                     kw["skinning_matrices"], kw.get("normals"))
+def _skinning_specs(name, reference):
+    """The skinning kernel ``name`` without normals, then with them (the same arguments plus
+    normals, and a result more); ``reference`` is its twin in reference.py."""
+    def args():
+        return [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
+                Arg("weights", g_weights, (V, K), batch=False, free_last=True),
+                Arg("skinning_matrices", g_affine, (J, 4, 4))]
 
+    def expected(kw):
+        return reference(kw["vertices"], kw["joints"], kw["weights"], kw["skinning_matrices"],
+                         kw.get("normals"))
 
-def _dqs_ref(kw):
-    return ref.dual_quaternion_skinning(kw["vertices"], kw["joints"], kw["weights"],
-                                        kw["skinning_matrices"], kw.get("normals"))
+    return [Spec(name, args(), [(V, 3)], expected),
+            Spec(name + "+normals", args() + [Arg("normals", g_vec, (V, 3))], [(V, 3), (V, 3)],
+                 expected, out_pair=True)]
 
 
 QUAT, VEC3 = (4,), (3,)
@@ -157,24 +164,8 @@ SPECS = [
          [(J, 4, 4)], lambda kw: ref.skinning_matrices(kw["world"], kw["inverse_bind"])),
     Spec("matrix_inverse", [Arg("matrices", g_affine, (J, 4, 4))], [(J, 4, 4)],
          lambda kw: ref.matrix_inverse(kw["matrices"])),
-    Spec("linear_blend_skinning",
-         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
-          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
-          Arg("skinning_matrices", g_affine, (J, 4, 4))], [(V, 3)], _lbs_ref),
-    Spec("linear_blend_skinning+normals",
-         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
-          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
-          Arg("skinning_matrices", g_affine, (J, 4, 4)), Arg("normals", g_vec, (V, 3))],
-         [(V, 3), (V, 3)], _lbs_ref, out_pair=True),
-    Spec("dual_quaternion_skinning",
-         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
-          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
-          Arg("skinning_matrices", g_affine, (J, 4, 4))], [(V, 3)], _dqs_ref),
-    Spec("dual_quaternion_skinning+normals",
-         [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
-          Arg("weights", g_weights, (V, K), batch=False, free_last=True),
-          Arg("skinning_matrices", g_affine, (J, 4, 4)), Arg("normals", g_vec, (V, 3))],
-         [(V, 3), (V, 3)], _dqs_ref, out_pair=True),
+    *_skinning_specs("linear_blend_skinning", ref.linear_blend_skinning),
+    *_skinning_specs("dual_quaternion_skinning", ref.dual_quaternion_skinning),
 ]
 IDS = [s.name for s in SPECS]
 

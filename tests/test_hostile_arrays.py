@@ -312,6 +312,13 @@ def test_clip_sample_huge_times_or_rest_fails_before_allocating():
 # --------------------------------------------------------------------------- sizes that disagree
 
 
+def lbs_of_shapes(joints=(3, 1), weights=(3, 1), matrices=(1, 4, 4), normals=None):
+    """linear_blend_skinning of 3 vertices with int32 joints, weights of ones and zero matrices
+    (and normals) of these shapes."""
+    args = [np.zeros((3, 3)), np.zeros(joints, np.int32), np.ones(weights), np.zeros(matrices)]
+    return sk.linear_blend_skinning(*args, *(() if normals is None else (np.zeros(normals),)))
+
+
 @pytest.mark.parametrize("call, names", [
     (lambda: sk.forward_kinematics([-1, 0, 1], identity_quats(3), np.zeros((2, 3))),
      ("translations", "J=3", "(2, 3)")),
@@ -326,21 +333,11 @@ def test_clip_sample_huge_times_or_rest_fails_before_allocating():
     (lambda: sk.skinning_matrices(np.zeros((2, 4, 3)), np.zeros((2, 4, 4))),
      ("world", "(2, 4, 3)")),
     (lambda: sk.matrix_inverse(np.zeros((4, 3))), ("matrices", "(..., 4, 4)", "(4, 3)")),
-    (lambda: sk.linear_blend_skinning(np.zeros((3, 3)), np.zeros((2, 1), np.int32),
-                                      np.ones((2, 1)), np.zeros((1, 4, 4))),
-     ("joints", "V=3", "(2, 1)")),
-    (lambda: sk.linear_blend_skinning(np.zeros((3, 3)), np.zeros((3, 1), np.int32),
-                                      np.ones((2, 1)), np.zeros((1, 4, 4))),
-     ("weights", "V=3", "(2, 1)")),
-    (lambda: sk.linear_blend_skinning(np.zeros((3, 3)), np.zeros((3, 2), np.int32),
-                                      np.ones((3, 1)), np.zeros((1, 4, 4))),
-     ("weights", "K=2", "(3, 1)")),
-    (lambda: sk.linear_blend_skinning(np.zeros((3, 3)), np.zeros((3, 1), np.int32),
-                                      np.ones((3, 1)), np.zeros((1, 4, 4)), np.zeros((2, 3))),
-     ("normals", "V=3", "(2, 3)")),
-    (lambda: sk.linear_blend_skinning(np.zeros((3, 3)), np.zeros((3, 1), np.int32),
-                                      np.ones((3, 1)), np.zeros((1, 3, 4))),
-     ("skinning_matrices", "(1, 3, 4)")),
+    (lambda: lbs_of_shapes(joints=(2, 1), weights=(2, 1)), ("joints", "V=3", "(2, 1)")),
+    (lambda: lbs_of_shapes(weights=(2, 1)), ("weights", "V=3", "(2, 1)")),
+    (lambda: lbs_of_shapes(joints=(3, 2)), ("weights", "K=2", "(3, 1)")),
+    (lambda: lbs_of_shapes(normals=(2, 3)), ("normals", "V=3", "(2, 3)")),
+    (lambda: lbs_of_shapes(matrices=(1, 3, 4)), ("skinning_matrices", "(1, 3, 4)")),
     (lambda: sk.slerp(identity_quats(2), identity_quats(2), np.zeros((3,))), ("t", "(3,)")),
 ])
 def test_mismatched_sizes_name_argument_expected_and_actual(call, names):
