@@ -496,6 +496,11 @@ def sampler(d):
     return d.json["animations"][0]["samplers"][0]
 
 
+def children(node, kids):
+    """A .glb of small() where node ``node`` has the children ``kids``."""
+    return edit_json(lambda d: put(d.json["nodes"][node], children=kids))
+
+
 def unbacked_position(d):
     """POSITION: 2**31 zero vertices (no bufferView), far more than the file's bytes."""
     d.json["accessors"].append({"componentType": 5126, "type": "VEC3", "count": 2**31})
@@ -572,14 +577,10 @@ HOSTILE = [
     ("symlink loop", buffer_uri(symlink_loop), "buffers[0].uri"),
     ("non-ASCII base64", buffer_uri(lambda tmp: "data:application/octet-stream;base64,\u00e9AAA"),
      "buffers[0].uri"),
-    ("node cycle", edit_json(lambda d: put(d.json["nodes"][2], children=[1])),
-     "nodes[2].children"),
-    ("node is its own child", edit_json(lambda d: put(d.json["nodes"][0], children=[0])),
-     "nodes[0].children"),
-    ("node with two parents", edit_json(lambda d: put(d.json["nodes"][0], children=[2])),
-     "nodes[1].children"),
-    ("child out of range", edit_json(lambda d: put(d.json["nodes"][1], children=[3])),
-     "nodes[1].children"),
+    ("node cycle", children(2, [1]), "nodes[2].children"),
+    ("node is its own child", children(0, [0]), "nodes[0].children"),
+    ("node with two parents", children(0, [2]), "nodes[1].children"),
+    ("child out of range", children(1, [3]), "nodes[1].children"),
     ("NaN translation", edit_json(lambda d: put(d.json["nodes"][1], translation=[0, np.nan, 0])),
      "nodes[1].translation"),
     ("accessor type not a string", edit_json(lambda d: put(d.json["accessors"][POS], type=[3])),

@@ -277,21 +277,24 @@ def targets(d, mesh=0, prim=0):
     return d.json["meshes"][mesh]["primitives"][prim]["targets"]
 
 
+def bad_target_accessor(what, attribute, shape, component_type, kind):
+    """A row of HOSTILE: ``attribute`` of the second morph target of mesh 0's first primitive
+    becomes an accessor of zeros (``shape``, ``component_type``, ``kind``) of ``what``."""
+    def change(d):
+        put(targets(d)[1], **{attribute: d.add(np.zeros(shape), component_type, kind)})
+    return (f"target accessor of {what}", hostile(change),
+            f"meshes[0].primitives[0].targets[1].{attribute}")
+
+
 HOSTILE = [
     ("target counts differ between primitives", hostile(lambda d: targets(d, 0, 1).pop()),
      "meshes[0].primitives[1].targets"),
     ("weights output not a multiple of N", hostile(lambda d: put(
         d.json["animations"][0]["samplers"][3], output=d.add([0.1] * 4, 5126, "SCALAR"))),
      "animations[0].samplers[3].output"),
-    ("target accessor of the wrong count", hostile(lambda d: put(
-        targets(d)[1], POSITION=d.add(np.zeros((5, 3)), 5126, "VEC3"))),
-     "meshes[0].primitives[0].targets[1].POSITION"),
-    ("target accessor of the wrong type", hostile(lambda d: put(
-        targets(d)[1], NORMAL=d.add(np.zeros((6, 2)), 5126, "VEC2"))),
-     "meshes[0].primitives[0].targets[1].NORMAL"),
-    ("target accessor of a wrong component type", hostile(lambda d: put(
-        targets(d)[1], POSITION=d.add(np.zeros((6, 3)), 5125, "VEC3"))),
-     "meshes[0].primitives[0].targets[1].POSITION"),
+    bad_target_accessor("the wrong count", "POSITION", (5, 3), 5126, "VEC3"),
+    bad_target_accessor("the wrong type", "NORMAL", (6, 2), 5126, "VEC2"),
+    bad_target_accessor("a wrong component type", "POSITION", (6, 3), 5125, "VEC3"),
     ("weights channel on a node without a mesh", hostile(lambda d: put(
         d.json["animations"][0]["channels"][3]["target"], node=4)),
      "animations[0].channels[3].target"),
