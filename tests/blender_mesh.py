@@ -1,23 +1,40 @@
-"""Run inside Blender by the Blender tests: an object's evaluated mesh (modifiers, shape keys,
-bone parents applied) in world space."""
+"""The Blender tests' bridge to Blender's Python (its own interpreter): running a test file there
+as a script on a list of jobs and reading back what it saved; and, inside Blender, an object's
+evaluated mesh (modifiers, shape keys, bone parents applied) in world space."""
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 
 
-def run_jobs(jobs_json: str, out_dir: str, one_job) -> int:
-    """For each job {"model", ...} of ``jobs_json``: a fresh Blender session with the glTF file
-    ``job["model"]`` imported, then ``one_job(job, scene)`` -> {name: array}, saved as
-    ``out_dir/<model stem>.npz``."""
+def run_in_blender(exe, script, jobs, out_dir, **env):
+    """Run ``script`` (a test file whose ``__main__`` is run_script) with Blender's Python ``exe``
+    on ``jobs`` [{"model": glTF path, ...}] with the environment variables ``env`` added; returns
+    {model file name: {name: array}}, what it saved for each job in ``out_dir``."""
+    proc = subprocess.run([exe, str(script), json.dumps(jobs), str(out_dir)], capture_output=True,
+                          text=True, timeout=600, env=dict(os.environ, **env))
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    saved = {Path(job["model"]).name: Path(out_dir) / (Path(job["model"]).stem + ".npz")
+             for job in jobs}
+    return {name: dict(np.load(path)) for name, path in saved.items()}
+
+
+def run_script(one_job):
+    """In Blender, a test file's ``__main__`` (``python FILE JOBS_JSON OUT_DIR``): for each job
+    {"model", ...} a fresh session with the glTF file ``job["model"]`` imported, then
+    ``one_job(job, scene)`` -> {name: array}, saved as ``OUT_DIR/<model stem>.npz``; exits."""
     import bpy
 
+    jobs_json, out_dir = sys.argv[1:3]
     for job in json.loads(jobs_json):
         bpy.ops.wm.read_factory_settings(use_empty=True)
         bpy.ops.import_scene.gltf(filepath=job["model"])
         out = one_job(job, bpy.context.scene)
         np.savez(Path(out_dir) / (Path(job["model"]).stem + ".npz"), **out)
-    return 0
+    sys.exit(0)
 
 
 def each_frame(scene, frames):

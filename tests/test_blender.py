@@ -13,7 +13,6 @@ compute the same thing (Blender deforms in float32: the worst seen is 5e-7); glT
 at key times the same; between keys 2e-3, because Blender interpolates quaternion F-curves
 component-wise (then normalizes) where glTF slerps (RiggedFigure, keys 1.25 s apart: 6e-4).
 """
-import json
 import os
 import subprocess
 import sys
@@ -39,47 +38,44 @@ def evaluated_positions(scene, meshes, frames):
     return {k: np.array(v) for k, v in out.items()}
 
 
-def blender_side(jobs_json: str, out_dir: str) -> int:
-    """Run by Blender's Python: for each job {"model", "frames", "dqs"} save
-    ``<stem>.npz`` with blender_<mesh> (T, V, 3), example_<mesh> (T, V, 3), current_<mesh>
-    (1, V, 3: the example on the pose at the last frame), fps, action name; with "dqs" also
-    blender_dqs_<mesh> (T, V, 3), the Armature modifier with "Preserve Volume" on."""
+def blender_job(job, scene):
+    """Run by Blender's Python for each job {"model", "frames", "dqs"} (blender_mesh.run_script):
+    blender_<mesh> (T, V, 3), example_<mesh> (T, V, 3), current_<mesh> (1, V, 3: the example on
+    the pose at the last frame), fps, action name; with "dqs" also blender_dqs_<mesh> (T, V, 3),
+    the Armature modifier with "Preserve Volume" on."""
     import bpy
-
-    sys.path.insert(0, str(EXAMPLE))
     import blender_pose
-    from blender_mesh import run_jobs
 
-    def one_job(job, scene):
-        frames = [float(f) for f in job["frames"]]
-        arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
-        meshes = blender_pose.skinned_meshes(arm)
-        out = {"fps": np.float64(scene.render.fps / scene.render.fps_base),
-               "action": np.array(arm.animation_data.action.name),
-               "meshes": np.array([m.name for m in meshes])}
-        start = time.perf_counter()
+    frames = [float(f) for f in job["frames"]]
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    meshes = blender_pose.skinned_meshes(arm)
+    out = {"fps": np.float64(scene.render.fps / scene.render.fps_base),
+           "action": np.array(arm.animation_data.action.name),
+           "meshes": np.array([m.name for m in meshes])}
+    start = time.perf_counter()
+    for m in meshes:
+        out[f"example_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
+    out["example_seconds"] = np.float64(time.perf_counter() - start)
+    blender = evaluated_positions(scene, meshes, frames)
+    for m in meshes:                        # scene is at the last frame: its current pose
+        out[f"blender_{m.name}"] = blender[m.name]
+        out[f"current_{m.name}"] = blender_pose.pose_mesh(arm, m)
+    if job.get("dqs"):
         for m in meshes:
-            out[f"example_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
-        out["example_seconds"] = np.float64(time.perf_counter() - start)
-        blender = evaluated_positions(scene, meshes, frames)
-        for m in meshes:                        # scene is at the last frame: its current pose
-            out[f"blender_{m.name}"] = blender[m.name]
-            out[f"current_{m.name}"] = blender_pose.pose_mesh(arm, m)
-        if job.get("dqs"):
-            for m in meshes:
-                for mod in m.modifiers:
-                    if mod.type == "ARMATURE":
-                        mod.use_deform_preserve_volume = True
-            for name, pos in evaluated_positions(scene, meshes, frames).items():
-                out[f"blender_dqs_{name}"] = pos
-            for m in meshes:
-                out[f"example_dqs_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
-        return out
-    return run_jobs(jobs_json, out_dir, one_job)
+            for mod in m.modifiers:
+                if mod.type == "ARMATURE":
+                    mod.use_deform_preserve_volume = True
+        for name, pos in evaluated_positions(scene, meshes, frames).items():
+            out[f"blender_dqs_{name}"] = pos
+        for m in meshes:
+            out[f"example_dqs_{m.name}"] = blender_pose.pose_mesh(arm, m, frames)
+    return out
 
 
 if __name__ == "__main__":
-    sys.exit(blender_side(sys.argv[1], sys.argv[2]))
+    from blender_mesh import run_script
+    sys.path.insert(0, str(EXAMPLE))                  # blender_pose: the example under test
+    run_script(blender_job)
 
 
 # --------------------------------------------------------------------------- the tests
@@ -87,6 +83,7 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
+from blender_mesh import run_in_blender  # noqa: E402
 from conftest import DATA, missing  # noqa: E402
 
 GLTF = DATA / "gltf"
@@ -105,7 +102,8 @@ TIGHT, LOOSE = 2e-6, 2e-3
 
 
 def bpy_python():
-    """An interpreter that imports bpy: $SKINKIT_BPY_PYTHON, this one, or .ci/run's venv."""
+    """An interpreter that imports bpy: $SKINKIT_BPY_PYTHON, this one, or .ci/run's venv;
+    without one, ``missing("bpy")`` (skip, or fail where bpy is required)."""
     if os.environ.get("SKINKIT_BPY_PYTHON"):
         return os.environ["SKINKIT_BPY_PYTHON"]
     import importlib.util
@@ -114,16 +112,16 @@ def bpy_python():
     venv = Path(os.environ.get("SKINKIT_BPY_VENV",
                                Path.home() / ".cache" / "skinkit" / "bpy-venv"))
     exe = venv / "bin" / "python"
-    return str(exe) if exe.exists() else None
+    if not exe.exists():
+        missing("bpy", "bash .ci/run makes a venv with it, or by hand: python3.11 -m venv "
+                "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install "
+                "bpy==5.0.1 (or set SKINKIT_BPY_PYTHON to a Python that imports bpy)")
+    return str(exe)
 
 
 @pytest.fixture(scope="module")
 def blender_results(tmp_path_factory):
     exe = bpy_python()
-    if exe is None:
-        missing("bpy", "bash .ci/run makes a venv with it, or by hand: python3.11 -m venv "
-                "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install "
-                "bpy==5.0.1 (or set SKINKIT_BPY_PYTHON to a Python that imports bpy)")
     theirs = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"],
                             capture_output=True, text=True).stdout.split()
     if not theirs:
@@ -133,19 +131,15 @@ def blender_results(tmp_path_factory):
         pytest.skip(f"bpy's Python is {'.'.join(theirs)} and this is "
                     f"{sys.version_info[0]}.{sys.version_info[1]}: skinkit's extension built "
                     "here does not load there (bpy 5.0 is for Python 3.11)")
-    out = tmp_path_factory.mktemp("blender")
     # the skinkit under test, alone on the path (not this environment's numpy 2)
     shim = tmp_path_factory.mktemp("shim")
     (shim / "skinkit").symlink_to(Path(skinkit.__file__).parent, target_is_directory=True)
-    env = dict(os.environ, PYTHONPATH=str(shim))
-    jobs = json.dumps([{"model": str(GLTF / m), "frames": f, "dqs": m in DQS}
-                       for m, f in JOBS.items()])
+    jobs = [{"model": str(GLTF / m), "frames": f, "dqs": m in DQS} for m, f in JOBS.items()]
     start = time.perf_counter()
-    proc = subprocess.run([exe, __file__, jobs, str(out)], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    results = run_in_blender(exe, __file__, jobs, tmp_path_factory.mktemp("blender"),
+                             PYTHONPATH=str(shim))
     print(f"\nBlender side: {time.perf_counter() - start:.1f} s")
-    return {m: dict(np.load(out / (Path(m).stem + ".npz"))) for m in JOBS}
+    return results
 
 
 def rel_error(a, b):

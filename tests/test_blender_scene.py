@@ -17,64 +17,59 @@ under a joint is 99 bone lengths off (0.52-0.65 world units for bones of 0.006).
 difference; skinkit is not tuned to it (it matches the plain glTF evaluation, tests/test_scene.py).
 The Blender side runs in bpy's own Python (see tests/test_blender.py).
 """
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 
 
-def blender_side(jobs_json: str, out_dir: str) -> int:
-    """In Blender: for each job {"model", "frames"} save ``<stem>.npz`` with, for every mesh
+def blender_job(job, scene):
+    """In Blender, for each job {"model", "frames"} (blender_mesh.run_script): for every mesh
     object, its evaluated world vertices (T, V, 3), its parent kind and, for a bone parent, the
     bone's length, the armature's scale and the object's offset from the bone's head."""
     import bpy
-    from blender_mesh import each_frame, run_jobs, world_vertices
+    from blender_mesh import each_frame, world_vertices
 
-    def one_job(job, scene):
-        meshes = [o for o in bpy.data.objects if o.type == "MESH"]
-        out = {"fps": np.float64(scene.render.fps / scene.render.fps_base),
-               "meshes": np.array([m.name for m in meshes])}
-        arm = next((o for o in bpy.data.objects if o.type == "ARMATURE"), None)
-        if arm is not None and arm.animation_data and arm.animation_data.action:
-            out["action"] = np.array(arm.animation_data.action.name)
-        verts = {m.name: [] for m in meshes}
-        anchors = {}                    # mesh -> its nearest bone-parented ancestor (or itself)
+    meshes = [o for o in bpy.data.objects if o.type == "MESH"]
+    out = {"fps": np.float64(scene.render.fps / scene.render.fps_base),
+           "meshes": np.array([m.name for m in meshes])}
+    arm = next((o for o in bpy.data.objects if o.type == "ARMATURE"), None)
+    if arm is not None and arm.animation_data and arm.animation_data.action:
+        out["action"] = np.array(arm.animation_data.action.name)
+    verts = {m.name: [] for m in meshes}
+    anchors = {}                    # mesh -> its nearest bone-parented ancestor (or itself)
+    for m in meshes:
+        o = m
+        while o is not None and o.parent_type != "BONE":
+            o = o.parent
+        if o is not None and o.parent is not None:
+            anchors[m.name] = o
+    heads = {name: [] for name in anchors}
+    for depsgraph in each_frame(scene, job["frames"]):
         for m in meshes:
-            o = m
-            while o is not None and o.parent_type != "BONE":
-                o = o.parent
-            if o is not None and o.parent is not None:
-                anchors[m.name] = o
-        heads = {name: [] for name in anchors}
-        for depsgraph in each_frame(scene, job["frames"]):
-            for m in meshes:
-                verts[m.name].append(world_vertices(m, depsgraph))
-                if m.name in heads:
-                    o = anchors[m.name]
-                    pb = o.parent.pose.bones[o.parent_bone]
-                    head = np.array(o.parent.matrix_world @ pb.head)
-                    tail = np.array(o.parent.matrix_world @ pb.tail)
-                    heads[m.name].append(np.concatenate([head, tail]))
-        for m in meshes:
-            out[f"blender_{m.name}"] = np.array(verts[m.name])
+            verts[m.name].append(world_vertices(m, depsgraph))
             if m.name in heads:
-                out[f"bone_{m.name}"] = np.array(heads[m.name])
-                out[f"armature_scale_{m.name}"] = np.array(anchors[m.name].parent.scale)
-        return out
-    return run_jobs(jobs_json, out_dir, one_job)
+                o = anchors[m.name]
+                pb = o.parent.pose.bones[o.parent_bone]
+                head = np.array(o.parent.matrix_world @ pb.head)
+                tail = np.array(o.parent.matrix_world @ pb.tail)
+                heads[m.name].append(np.concatenate([head, tail]))
+    for m in meshes:
+        out[f"blender_{m.name}"] = np.array(verts[m.name])
+        if m.name in heads:
+            out[f"bone_{m.name}"] = np.array(heads[m.name])
+            out[f"armature_scale_{m.name}"] = np.array(anchors[m.name].parent.scale)
+    return out
 
 
 if __name__ == "__main__":
-    sys.exit(blender_side(sys.argv[1], sys.argv[2]))
+    from blender_mesh import run_script
+    run_script(blender_job)
 
 
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
-from conftest import GLTF, missing  # noqa: E402
+from conftest import GLTF  # noqa: E402
+from blender_mesh import run_in_blender  # noqa: E402
 from test_blender import bpy_python  # noqa: E402
 
 # model -> key frames (time * 24) of the clip Blender makes active (the first animation)
@@ -85,14 +80,9 @@ TIGHT = 2e-6
 @pytest.fixture(scope="module")
 def blender_scene(tmp_path_factory):
     exe = bpy_python()
-    if exe is None:
-        missing("bpy", "see tests/test_blender.py")
-    out = tmp_path_factory.mktemp("blender_scene")
-    jobs = json.dumps([{"model": str(GLTF / m), "frames": f} for m, f in JOBS.items()])
-    proc = subprocess.run([exe, __file__, jobs, str(out)], capture_output=True, text=True,
-                          timeout=600, env=dict(os.environ, PYTHONPATH=""))
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    return {m: dict(np.load(out / (Path(m).stem + ".npz"))) for m in JOBS}
+    jobs = [{"model": str(GLTF / m), "frames": f} for m, f in JOBS.items()]
+    return run_in_blender(exe, __file__, jobs, tmp_path_factory.mktemp("blender_scene"),
+                          PYTHONPATH="")
 
 
 def skinkit_scene(model_name, fps, frames):
