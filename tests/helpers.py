@@ -16,6 +16,13 @@ BATCHES = ((), (5,), (2, 3))
 JOINT_DTYPES = (np.uint8, np.uint16, np.int32, np.int64)
 
 
+def each_dtype_and_batch(test):
+    """Parametrize ``test(dtype, batch)`` over every dtype and batch shape."""
+    for name, values in (("dtype", DTYPES), ("batch", BATCHES)):
+        test = pytest.mark.parametrize(name, values)(test)
+    return test
+
+
 def each_skinning_case(test):
     """Parametrize a skinning test ``test(dtype, K, jdtype)`` over every dtype, K = 1, 4 and 8
     influences a vertex and every joint index dtype."""

@@ -8,7 +8,7 @@ import skinkit as sk
 import helpers
 import reference as ref
 
-DTYPES, BATCHES = helpers.DTYPES, helpers.BATCHES
+DTYPES = helpers.DTYPES
 J = 12
 
 
@@ -19,15 +19,26 @@ def pose(rng, batch, J, dtype):
             rng.uniform(0.5, 1.5, size=batch + (J, 3)).astype(dtype))
 
 
+def seeded_tree(depth, *key):
+    """A generator seeded by ``key`` and, drawn from it, a random forest of J joints listed out of
+    topological order, of depth >= ``depth``."""
+    rng = helpers.rng_for(*key)
+    return rng, helpers.random_tree(rng, J, depth=depth)
+
+
+def seeded_chain(*key):
+    """A generator seeded by ``key`` and, drawn from it, one chain of 6 joints in random order."""
+    rng = helpers.rng_for(*key)
+    return rng, helpers.chain_parents(6, rng)
+
+
 # --------------------------------------------------------------------------- forward_kinematics
 
 
 @pytest.mark.parametrize("with_scales", [False, True])
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@helpers.each_dtype_and_batch
 def test_forward_kinematics(dtype, batch, with_scales):
-    rng = helpers.rng_for("fk", batch, with_scales)
-    parents = helpers.random_tree(rng, J, depth=5)
+    rng, parents = seeded_tree(5, "fk", batch, with_scales)
     assert any(parents[i] > i for i in range(J)), "parents must not be in topological order"
     assert max(helpers.depth_of(parents, i) for i in range(J)) >= 4
     r, t, s = pose(rng, batch, J, dtype)
@@ -38,8 +49,7 @@ def test_forward_kinematics(dtype, batch, with_scales):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_forward_kinematics_chain_out_of_order(dtype):
-    rng = helpers.rng_for("chain")
-    parents = helpers.chain_parents(6, rng)
+    rng, parents = seeded_chain("chain")
     assert max(helpers.depth_of(parents, i) for i in range(6)) == 5
     assert any(parents[i] > i for i in range(6))
     r, t, s = pose(rng, (), 6, dtype)
@@ -61,8 +71,7 @@ def test_forward_kinematics_uses_rotations_as_given():
 
 
 def test_forward_kinematics_scales_none_means_one():
-    rng = helpers.rng_for("ones")
-    parents = helpers.random_tree(rng, J, depth=4)
+    rng, parents = seeded_tree(4, "ones")
     r, t, _ = pose(rng, (3,), J, np.float64)
     np.testing.assert_allclose(sk.forward_kinematics(parents, r, t),
                                sk.forward_kinematics(parents, r, t, np.ones((J, 3))),
@@ -73,8 +82,7 @@ def test_forward_kinematics_scales_none_means_one():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_forward_kinematics_broadcasts(dtype):
-    rng = helpers.rng_for("fkb")
-    parents = helpers.random_tree(rng, J, depth=4)
+    rng, parents = seeded_tree(4, "fkb")
     r, _, _ = pose(rng, (4,), J, dtype)
     t = rng.normal(size=(J, 3)).astype(dtype)                      # shared by the batch
     s = rng.uniform(0.5, 1.5, size=(2, 1, J, 3)).astype(dtype)     # (2, 1) x (4,) -> (2, 4)
@@ -119,8 +127,7 @@ def test_forward_kinematics_tiny_skeletons(n):
 
 @pytest.mark.parametrize("ptype", [list, np.int32, np.int64, np.int16])
 def test_forward_kinematics_parent_types(ptype):
-    rng = helpers.rng_for("ptypes")
-    parents = helpers.random_tree(rng, J, depth=4)
+    rng, parents = seeded_tree(4, "ptypes")
     r, t, s = pose(rng, (), J, np.float64)
     p = [int(x) for x in parents] if ptype is list else parents.astype(ptype)
     helpers.assert_close(sk.forward_kinematics(p, r, t, s),
@@ -192,11 +199,9 @@ def assert_rigid_fk(Q, t, parents, x, q):
     return eQ, et
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@helpers.each_dtype_and_batch
 def test_rigid_forward_kinematics(dtype, batch):
-    rng = helpers.rng_for("rigid", batch)
-    parents = helpers.random_tree(rng, J, depth=5)
+    rng, parents = seeded_tree(5, "rigid", batch)
     assert any(parents[i] > i for i in range(J))
     x, q = rigid_inputs(rng, parents, batch, batch, dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
@@ -209,8 +214,7 @@ def test_rigid_forward_kinematics(dtype, batch):
 def test_rigid_forward_kinematics_chain_and_article_closed_form(dtype):
     """libigl's recursion on a permuted chain of depth 5; the article's closed form agrees only
     for the children of roots, and differs further down (so this test can tell them apart)."""
-    rng = helpers.rng_for("article")
-    parents = helpers.chain_parents(6, rng)
+    rng, parents = seeded_chain("article")
     x, q = rigid_inputs(rng, parents, (), (), dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
     eQ, _ = assert_rigid_fk(Q, t, parents, x, q)
@@ -224,8 +228,7 @@ def test_rigid_forward_kinematics_chain_and_article_closed_form(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_rigid_forward_kinematics_matches_trs_fk(dtype):
     """Rigid FK = TRS FK with local translations x_i - x_p, composed with T(-x_i)."""
-    rng = helpers.rng_for("rigid-trs")
-    parents = helpers.random_tree(rng, J, depth=5)
+    rng, parents = seeded_tree(5, "rigid-trs")
     x, q = rigid_inputs(rng, parents, (), (), dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
     local = np.array([x[i] - (x[p] if p >= 0 else 0) for i, p in enumerate(parents)])
@@ -239,8 +242,7 @@ def test_rigid_forward_kinematics_matches_trs_fk(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_rigid_forward_kinematics_broadcasts(dtype):
-    rng = helpers.rng_for("rigidb")
-    parents = helpers.random_tree(rng, J, depth=4)
+    rng, parents = seeded_tree(4, "rigidb")
     x, q = rigid_inputs(rng, parents, (), (3, 1), dtype)
     x2 = rng.normal(size=(2, J, 3)).astype(dtype)
     Q, t = sk.rigid_forward_kinematics(parents, x, q)
@@ -253,8 +255,7 @@ def test_rigid_forward_kinematics_broadcasts(dtype):
 # --------------------------------------------------------------------------- matrices
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@helpers.each_dtype_and_batch
 def test_skinning_matrices(dtype, batch):
     rng = helpers.rng_for("skm", batch)
     w = helpers.random_affine(rng, batch + (J,)).astype(dtype)
@@ -279,8 +280,7 @@ def assert_inverts(m, inverse):
                          dtype=m.dtype, scale=10)
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@helpers.each_dtype_and_batch
 def test_matrix_inverse(dtype, batch):
     rng = helpers.rng_for("ibm", batch)
     m = helpers.random_affine(rng, batch + (J,))

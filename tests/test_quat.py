@@ -7,22 +7,86 @@ import skinkit as sk
 import helpers
 import reference as ref
 
-DTYPES, BATCHES = helpers.DTYPES, helpers.BATCHES
+DTYPES = helpers.DTYPES
 rng_for = helpers.rng_for
 
 
-# --------------------------------------------------------------------------- products
+# --------------------------------------------------------------------------- each kernel on batches
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_multiply(dtype, batch):
-    rng = rng_for("mul", batch)
-    a, b = helpers.random_quats(rng, batch, dtype), helpers.random_quats(rng, batch, dtype)
-    got = helpers.check_kernel(sk.quat_multiply, ref.quat_multiply, (a, b), dtype, batch + (4,))
+def quats(rng, batch, dtype):
+    return helpers.random_quats(rng, batch, dtype)
+
+
+def normals(size, factor=1.0):
+    """An input: normal numbers times ``factor``, of shape batch + (size,)."""
+    return lambda rng, batch, dtype: (rng.normal(size=batch + (size,)) * factor).astype(dtype)
+
+
+def fractions(rng, batch, dtype):
+    return rng.uniform(0, 1, size=batch).astype(dtype)
+
+
+def unit_norm(got, dtype, *args):
+    helpers.assert_close(np.linalg.norm(got.astype(np.float64), axis=-1), np.ones(got.shape[:-1]),
+                         dtype=dtype)
+
+
+def scipy_product(got, dtype, a, b):
     # SciPy: Rotation(a) * Rotation(b) applies b first, i.e. the Hamilton product a * b
     ra, rb = Rotation.from_quat(a.reshape(-1, 4)), Rotation.from_quat(b.reshape(-1, 4))
     helpers.assert_quat_close(got.reshape(-1, 4), (ra * rb).as_quat())
+
+
+def scipy_rotate(got, dtype, q, v):
+    helpers.assert_close(got.reshape(-1, 3),
+                         Rotation.from_quat(q.reshape(-1, 4)).apply(v.reshape(-1, 3)))
+
+
+def scipy_matrix(got, dtype, q):
+    helpers.assert_close(got.reshape(-1, 3, 3), Rotation.from_quat(q.reshape(-1, 4)).as_matrix())
+
+
+def scipy_rotvec(got, dtype, r):
+    helpers.assert_close(got.reshape(-1, 4), Rotation.from_rotvec(r.reshape(-1, 3)).as_quat())
+
+
+def scipy_slerp(got, dtype, q0, q1, t):
+    unit_norm(got, dtype)
+    for idx in np.ndindex(t.shape):
+        s = Slerp([0.0, 1.0], Rotation.from_quat(np.stack([q0[idx], q1[idx]]).astype(np.float64)))
+        helpers.assert_quat_close(got[idx], s([float(t[idx])]).as_quat()[0], dtype=dtype, scale=3)
+
+
+# name: (seed, kernel, reference, makers of the inputs, result shape after the batch, tolerance
+# scale, the check of the result against SciPy (or of its norm))
+KERNELS = {
+    "multiply": ("mul", sk.quat_multiply, ref.quat_multiply, (quats, quats), (4,), 1,
+                 scipy_product),
+    "normalize": ("norm", sk.quat_normalize, ref.quat_normalize, (normals(4, 7),), (4,), 1,
+                  unit_norm),
+    "rotate": ("rot", sk.quat_rotate, ref.quat_rotate, (quats, normals(3)), (3,), 1, scipy_rotate),
+    "to_matrix": ("tomat", sk.quat_to_matrix, ref.quat_to_matrix, (quats,), (3, 3), 1,
+                  scipy_matrix),
+    "from_axis_angle": ("rotvec", sk.quat_from_rotvec, ref.quat_from_rotvec, (normals(3, 1.2),),
+                        (4,), 1, scipy_rotvec),
+    "slerp": ("slerp", sk.slerp, ref.slerp, (quats, quats, fractions), (4,), 3, scipy_slerp),
+}
+
+
+@helpers.each_dtype_and_batch
+@pytest.mark.parametrize("name", KERNELS)
+def test_kernel(name, dtype, batch):
+    """Random inputs of every batch shape: dtype, shape and values against reference.py, then
+    against SciPy."""
+    seed, kernel, reference, inputs, shape, scale, check = KERNELS[name]
+    rng = rng_for(seed, batch)
+    args = tuple(make(rng, batch, dtype) for make in inputs)
+    got = helpers.check_kernel(kernel, reference, args, dtype, batch + shape, scale=scale)
+    check(got, dtype, *args)
+
+
+# --------------------------------------------------------------------------- products
 
 
 def test_multiply_order_is_hamilton():
@@ -41,8 +105,7 @@ def test_multiply_broadcasts(dtype):
     helpers.check_kernel(sk.quat_multiply, ref.quat_multiply, (a, b), dtype, (2, 3, 4))
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@helpers.each_dtype_and_batch
 def test_conjugate_and_inverse(dtype, batch):
     rng = rng_for("inv", batch)
     q = (helpers.random_quats(rng, batch) * rng.uniform(0.5, 3.0, size=batch + (1,))).astype(dtype)
@@ -60,15 +123,6 @@ def test_inverse_of_zero_is_not_finite():
     assert not np.all(np.isfinite(sk.quat_inverse(np.zeros(4))))
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_normalize(dtype, batch):
-    rng = rng_for("norm", batch)
-    q = (rng.normal(size=batch + (4,)) * 7).astype(dtype)
-    got = helpers.check_kernel(sk.quat_normalize, ref.quat_normalize, (q,), dtype, batch + (4,))
-    helpers.assert_close(np.linalg.norm(got.astype(np.float64), axis=-1), np.ones(batch), dtype=dtype)
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_normalize_zero_gives_identity(dtype):
     tiny = 1e-15 if dtype == np.float32 else 1e-100     # squares stay normal numbers
@@ -81,32 +135,12 @@ def test_normalize_zero_gives_identity(dtype):
 # --------------------------------------------------------------------------- rotate, matrices
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_rotate(dtype, batch):
-    rng = rng_for("rot", batch)
-    q = helpers.random_quats(rng, batch, dtype)
-    v = rng.normal(size=batch + (3,)).astype(dtype)
-    got = helpers.check_kernel(sk.quat_rotate, ref.quat_rotate, (q, v), dtype, batch + (3,))
-    helpers.assert_close(got.reshape(-1, 3),
-                     Rotation.from_quat(q.reshape(-1, 4)).apply(v.reshape(-1, 3)))
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_rotate_broadcasts(dtype):
     rng = rng_for("rotb")
     q = helpers.random_quats(rng, (2, 1), dtype)
     v = rng.normal(size=(3, 3)).astype(dtype)
     helpers.check_kernel(sk.quat_rotate, ref.quat_rotate, (q, v), dtype, (2, 3, 3))
-
-
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_to_matrix(dtype, batch):
-    rng = rng_for("tomat", batch)
-    q = helpers.random_quats(rng, batch, dtype)
-    got = helpers.check_kernel(sk.quat_to_matrix, ref.quat_to_matrix, (q,), dtype, batch + (3, 3))
-    helpers.assert_close(got.reshape(-1, 3, 3), Rotation.from_quat(q.reshape(-1, 4)).as_matrix())
 
 
 def test_to_matrix_uses_quaternion_as_given():
@@ -117,8 +151,7 @@ def test_to_matrix_uses_quaternion_as_given():
     assert not np.allclose(got, Rotation.from_quat(q).as_matrix())
 
 
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@helpers.each_dtype_and_batch
 def test_from_matrix(dtype, batch):
     rng = rng_for("frommat", batch)
     m = Rotation.from_quat(helpers.random_quats(rng, batch).reshape(-1, 4)).as_matrix()
@@ -146,15 +179,6 @@ def test_from_matrix_every_angle(dtype, angle):
     # at exactly 180 degrees w = 0 and the sign is free: compare up to sign
     helpers.assert_quat_close(got, q, dtype=dtype, scale=10)
     helpers.assert_close(ref.quat_to_matrix(got), m, dtype=dtype, scale=10)
-
-
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_from_axis_angle(dtype, batch):
-    rng = rng_for("rotvec", batch)
-    r = (rng.normal(size=batch + (3,)) * 1.2).astype(dtype)
-    got = helpers.check_kernel(sk.quat_from_rotvec, ref.quat_from_rotvec, (r,), dtype, batch + (4,))
-    helpers.assert_close(got.reshape(-1, 4), Rotation.from_rotvec(r.reshape(-1, 3)).as_quat())
 
 
 def test_from_axis_angle_beyond_half_turn():
@@ -188,19 +212,6 @@ def test_from_axis_angle_near_zero(dtype, size):
 def rotation_about(axis, angle):
     axis = np.asarray(axis, dtype=np.float64) / np.linalg.norm(axis)
     return np.append(np.sin(angle / 2) * axis, np.cos(angle / 2))
-
-
-@pytest.mark.parametrize("batch", BATCHES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_slerp(dtype, batch):
-    rng = rng_for("slerp", batch)
-    q0, q1 = helpers.random_quats(rng, batch, dtype), helpers.random_quats(rng, batch, dtype)
-    t = rng.uniform(0, 1, size=batch).astype(dtype)
-    got = helpers.check_kernel(sk.slerp, ref.slerp, (q0, q1, t), dtype, batch + (4,), scale=3)
-    helpers.assert_close(np.linalg.norm(got.astype(np.float64), axis=-1), np.ones(batch), dtype=dtype)
-    for idx in np.ndindex(batch):
-        s = Slerp([0.0, 1.0], Rotation.from_quat(np.stack([q0[idx], q1[idx]]).astype(np.float64)))
-        helpers.assert_quat_close(got[idx], s([float(t[idx])]).as_quat()[0], dtype=dtype, scale=3)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
