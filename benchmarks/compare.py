@@ -121,34 +121,41 @@ def main(argv=None):
         row(f"Clip.sample float64 {order} T={T:,} thr=1", fns,
             lambda t: {f"{k} Mjoint-samples/s": T * 64 / v / 1e6 for k, v in t.items()})
 
+    smpl_rows(builds, row, par, quick=args.quick)
+    print(f"load at the end {os.getloadavg()[0]:.2f}")
+
+
+def smpl_rows(builds, row, par, quick: bool) -> None:
+    """SMPL pose -> vertices (quaternions, FK, skinning matrices, LBS) of each build against
+    smplx.lbs, at 1 and 2 threads (torch's thread count restored afterwards)."""
     if cases.installed("torch", "smplx"):
         print("SMPL vs smplx.lbs: torch or smplx not installed")
-        return 0
+        return
     import torch
     sm = cases.make_smpl()
     model = peers.SmplTorch(sm["v_template"], sm["J_regressor"], par, sm["dense"])
-    B = 4 if args.quick else 64
+    B = 4 if quick else 64
     pose = np.random.default_rng(7).normal(scale=0.3, size=(B, 72)).astype(np.float32)
     tpose, betas = torch.from_numpy(pose), torch.zeros((B, 10), dtype=torch.float32)
     threads_before = torch.get_num_threads()
-    for thr in (1, 2):
-        torch.set_num_threads(thr)
+    try:
+        for thr in (1, 2):
+            torch.set_num_threads(thr)
 
-        def pipeline(mod, thr=thr):
-            from_rotvec = getattr(mod, "quat_from_rotvec", None) or mod.quat_from_axis_angle
-            world = mod.forward_kinematics(par, from_rotvec(                 # (renamed in 0.2)
-                pose.reshape(B, 24, 3), threads=thr), sm["rel"], threads=thr)
-            return mod.linear_blend_skinning(
-                sm["v_template"], sm["joints"], sm["weights"],
-                mod.skinning_matrices(world, sm["inv_bind"], threads=thr), threads=thr)
-        fns = {b: functools.partial(pipeline, mod) for b, mod in builds.items()}
-        fns["smplx.lbs"] = lambda: model.lbs(betas, tpose).numpy()
-        row(f"SMPL pose -> vertices B={B} thr={thr}", fns,
-            lambda t: {f"{b} x smplx.lbs": t["smplx.lbs"] / t[b] for b in builds}, gap=0.02)
-    torch.set_num_threads(threads_before)
-    print(f"load at the end {os.getloadavg()[0]:.2f}")
-    return 0
+            def pipeline(mod, thr=thr):
+                from_rotvec = getattr(mod, "quat_from_rotvec", None) or mod.quat_from_axis_angle
+                world = mod.forward_kinematics(par, from_rotvec(             # (renamed in 0.2)
+                    pose.reshape(B, 24, 3), threads=thr), sm["rel"], threads=thr)
+                return mod.linear_blend_skinning(
+                    sm["v_template"], sm["joints"], sm["weights"],
+                    mod.skinning_matrices(world, sm["inv_bind"], threads=thr), threads=thr)
+            fns = {b: functools.partial(pipeline, mod) for b, mod in builds.items()}
+            fns["smplx.lbs"] = lambda: model.lbs(betas, tpose).numpy()
+            row(f"SMPL pose -> vertices B={B} thr={thr}", fns,
+                lambda t: {f"{b} x smplx.lbs": t["smplx.lbs"] / t[b] for b in builds}, gap=0.02)
+    finally:
+        torch.set_num_threads(threads_before)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -88,6 +88,9 @@ class BvhModel(Model):
 def load_bvh(path, dtype=np.float64) -> BvhModel:
     """Load the skeleton and motion of a BVH file.
 
+    The conventions (End Sites as joints, channel orders, no axis or unit conversion) are those
+    of three.js's ``BVHLoader``; the module ``skinkit.bvh`` lists them.
+
     Parameters
     ----------
     path : str or os.PathLike

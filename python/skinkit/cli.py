@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -32,78 +32,88 @@ class CliError(Exception):
     """An input problem reported as ``skinkit: error: <message>`` with exit status 1."""
 
 
+# The arguments of the sub-commands, as (name or flag, argparse keywords) pairs; a list of pairs
+# is a mutually exclusive group.
+_Arg = Tuple[str, Dict[str, Any]]
+_MODEL_ARGS: List[Union[_Arg, List[_Arg]]] = [
+    ("model", dict(nargs="?", metavar="MODEL", help="a .glb, .gltf or .bvh file (default: the "
+                                                    "built-in skinned cylinder)")),
+    ("--scene", dict(type=int, metavar="N", help="the glTF scene whose meshes are posed "
+                                                 "(default: the file's default scene)")),
+]
+_POSE_ARGS = _MODEL_ARGS + [
+    [("--clip", dict(metavar="NAME|INDEX", help="clip to play, by name or index (default: the "
+                                                "first clip)")),
+     ("--rest", dict(action="store_true", help="pose the default (rest) TRS of every node; "
+                                               "times = [0.0]"))],
+    [("--times", dict(type=float, nargs="+", metavar="T", help="times in seconds")),
+     ("--fps", dict(type=float, metavar="F", help="frames per second covering the whole clip, "
+                                                  "both ends included (default 30)"))],
+    ("--loop", dict(action="store_true", help="wrap times into [0, duration) before sampling")),
+    ("--dtype", dict(choices=("float64", "float32"), default="float64",
+                     help="precision of the computation and of the output (default float64)")),
+    ("--skinning", dict(choices=("lbs", "dqs"), default="lbs",
+                        help="linear blend (default) or dual quaternion skinning (volume "
+                             "preserving, as Blender's Preserve Volume)")),
+    ("--normals", dict(action="store_true", help="also write posed "
+                                                 "`normals_<node>_<primitive>` (T, V, 3)")),
+    ("--out", dict(required=True, metavar="FILE.npz|DIR/|FILE.glb",
+                   help="output: an .npz (default), a directory (trailing slash or existing) "
+                        "for one mesh file per frame, or a .glb of one posed frame")),
+    ("--format", dict(choices=("ply", "obj"), default=None,
+                      help="mesh format of the frames written to --out DIR/ (default ply)")),
+    ("--quiet", dict(action="store_true", help="no progress bar and no summary line (errors "
+                                               "are still reported)")),
+    ("--params", dict(metavar="PARAMS.npz",
+                      help="pose a body model (MODEL a SMPL/SMPL+H/SMPL-X/MANO .pkl or .npz): "
+                           "arrays betas, pose, transl, expression (each optional) with a "
+                           "leading frame axis; writes positions_body (F, V, 3) and joints "
+                           "(F, J, 3)")),
+]
+_POSE_DESCRIPTION = (
+    "Sample a clip, run forward kinematics, morph targets and skinning (or the node transform of "
+    "rigid meshes), and write `times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for "
+    "every mesh primitive instance of the scene, in world space, to an .npz file (written "
+    "atomically); a model without meshes (a .bvh file) gets `joints` (T, N, 3), the world "
+    "position of every joint.  --out DIR/ writes one PLY or OBJ mesh per frame instead "
+    "(frame_0000.ply, ...: every primitive in one mesh), --out FILE.glb the model posed at one "
+    "time as a static glTF binary.")
+
+
+def _add_arguments(parser, arguments: List[Union[_Arg, List[_Arg]]]) -> None:
+    """``parser.add_argument`` for each of ``arguments`` (see ``_MODEL_ARGS``)."""
+    for arg in arguments:
+        group = parser.add_mutually_exclusive_group() if isinstance(arg, list) else parser
+        for flag, kwargs in arg if isinstance(arg, list) else [arg]:
+            group.add_argument(flag, **kwargs)
+
+
+def _add_debug(parser, default) -> None:
+    # a separate action per parser: the sub-command's must not reset the main one's value
+    parser.add_argument("--debug", action="store_true", default=default,
+                        help="show the full traceback of an error")
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    def add_debug(p, default):
-        # a separate action per parser: the sub-command's must not reset the main one's value
-        p.add_argument("--debug", action="store_true", default=default,
-                       help="show the full traceback of an error")
-
-    def add_model(p):
-        p.add_argument("model", nargs="?", metavar="MODEL",
-                       help="a .glb, .gltf or .bvh file (default: the built-in skinned cylinder)")
-        p.add_argument("--scene", type=int, metavar="N",
-                       help="the glTF scene whose meshes are posed (default: the file's "
-                            "default scene)")
-
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Fast, batchable skeletal animation: pose glTF models with C kernels.")
-    add_debug(parser, False)
+    _add_debug(parser, False)
     from . import __version__
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-
-    p = sub.add_parser(
-        "pose", help="pose a model over time, write positions to an .npz",
-        description="Sample a clip, run forward kinematics, morph targets and skinning (or the "
-                    "node transform of rigid meshes), and write `times` (T,) and "
-                    "`positions_<node>_<primitive>` (T, V, 3) for every mesh primitive "
-                    "instance of the scene, in world space, to an .npz file (written "
-                    "atomically); a model without meshes (a .bvh file) gets `joints` (T, N, 3), "
-                    "the world position of every joint.  --out DIR/ writes one PLY or OBJ mesh "
-                    "per frame instead (frame_0000.ply, ...: every primitive in one mesh), "
-                    "--out FILE.glb the model posed at one time as a static glTF binary.")
-    add_model(p)
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--clip", metavar="NAME|INDEX",
-                       help="clip to play, by name or index (default: the first clip)")
-    which.add_argument("--rest", action="store_true",
-                       help="pose the default (rest) TRS of every node; times = [0.0]")
-    when = p.add_mutually_exclusive_group()
-    when.add_argument("--times", type=float, nargs="+", metavar="T",
-                      help="times in seconds")
-    when.add_argument("--fps", type=float, metavar="F",
-                      help="frames per second covering the whole clip, both ends included "
-                           "(default 30)")
-    p.add_argument("--loop", action="store_true",
-                   help="wrap times into [0, duration) before sampling")
-    p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
-                   help="precision of the computation and of the output (default float64)")
-    p.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
-                   help="linear blend (default) or dual quaternion skinning (volume preserving, "
-                        "as Blender's Preserve Volume)")
-    p.add_argument("--normals", action="store_true",
-                   help="also write posed `normals_<node>_<primitive>` (T, V, 3)")
-    p.add_argument("--out", required=True, metavar="FILE.npz|DIR/|FILE.glb",
-                   help="output: an .npz (default), a directory (trailing slash or existing) "
-                        "for one mesh file per frame, or a .glb of one posed frame")
-    p.add_argument("--format", choices=("ply", "obj"), default=None,
-                   help="mesh format of the frames written to --out DIR/ (default ply)")
-    p.add_argument("--quiet", action="store_true",
-                   help="no progress bar and no summary line (errors are still reported)")
-    p.add_argument("--params", metavar="PARAMS.npz",
-                   help="pose a body model (MODEL a SMPL/SMPL+H/SMPL-X/MANO .pkl or .npz): "
-                        "arrays betas, pose, transl, expression (each optional) with a leading "
-                        "frame axis; writes positions_body (F, V, 3) and joints (F, J, 3)")
-    add_debug(p, argparse.SUPPRESS)
-    p.set_defaults(func=_cmd_pose, parser=p)
-
-    i = sub.add_parser("info", help="describe a model",
-                       description="Print the skeleton, skins, meshes and clips.")
-    add_debug(i, argparse.SUPPRESS)
-    add_model(i)
-    i.set_defaults(func=_cmd_info, parser=i)
+    commands = {   # name -> (summary, description, arguments, function)
+        "pose": ("pose a model over time, write positions to an .npz", _POSE_DESCRIPTION,
+                 _POSE_ARGS, _cmd_pose),
+        "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,
+                 _cmd_info),
+    }
+    for name, (summary, description, arguments, func) in commands.items():
+        p = sub.add_parser(name, help=summary, description=description)
+        _add_arguments(p, arguments)
+        _add_debug(p, argparse.SUPPRESS)
+        p.set_defaults(func=func, parser=p)
     return parser
 
 

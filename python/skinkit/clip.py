@@ -16,6 +16,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core, _repr
+from ._checks import check_out
 from ._repr import Summarized
 
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
@@ -266,13 +267,7 @@ class Clip(Summarized):
             raise TypeError("out must be a tuple (translations, rotations, scales), got "
                             f"{type(out).__name__}")
         for i, (o, s) in enumerate(zip(out, shapes)):
-            if not isinstance(o, np.ndarray) or o.dtype != self.dtype:
-                raise TypeError(f"out[{i}] must be a {self.dtype} array (the clip's dtype), got "
-                                f"{getattr(o, 'dtype', type(o).__name__)}")
-            if o.shape != s:
-                raise ValueError(f"out[{i}] must have shape {s}, got {o.shape}")
-            if not (o.flags.c_contiguous and o.flags.writeable):
-                raise ValueError(f"out[{i}] must be C-contiguous and writeable")
+            check_out(o, self.dtype, s, f"out[{i}]", " (the clip's dtype)")
         for i in range(3):
             for j in range(i):
                 if np.may_share_memory(out[i], out[j]):
@@ -283,10 +278,8 @@ class Clip(Summarized):
 
         Parameters
         ----------
-        times : float or array (T,)
-            Seconds.  With ``loop``, times are wrapped into [0, duration) first.
-        loop : bool
-        threads : int or None
+        times, loop, threads
+            As for ``sample``: times in seconds, a float or an array (T,).
 
         Returns
         -------

@@ -41,13 +41,34 @@ __all__ = [
 
 
 def _shapes(fn):
-    """Appends the Parameters and Returns sections of kernel ``fn`` from its descriptor
-    (``_core._shapes``, src/bind_table.c), where its shapes are written once."""
+    """Writes the shapes of kernel ``fn`` into its docstring from its descriptor
+    (``_core._shapes``, src/bind_table.c), where they are written once.
+
+    A docstring without a Parameters section gets Parameters and Returns sections listing the
+    operands.  In one with them, an entry that names operands (``q0, q1``; ``scales``) gets
+    `` : <shape>`` (`` or None`` for an optional input; names of different shapes need an
+    entry each), and the Returns entry ``out`` (the kernel's only result) becomes its bare
+    shape."""
     ops = _core._shapes[fn.__name__]
-    params = "\n".join(f"{name} : {shape}" for name, shape, role in ops if role != "out")
-    returns = "\n".join(shape for _, shape, role in ops if role == "out")
-    fn.__doc__ = (f"{inspect.cleandoc(fn.__doc__ or '')}\n\nParameters\n----------\n{params}\n\n"
-                  f"Returns\n-------\n{returns}\n")
+    doc = inspect.cleandoc(fn.__doc__ or "")
+    if "\nParameters\n" not in doc:
+        params = "\n".join(name for name, _, role in ops if role != "out")
+        returns = "\n".join(name for name, _, role in ops if role == "out")
+        doc = f"{doc}\n\nParameters\n----------\n{params}\n\nReturns\n-------\n{returns}\n"
+    shapes = {"Parameters": {n: s + " or None" * (role == "optional")
+                             for n, s, role in ops if role != "out"},
+              "Returns": {n: s for n, s, role in ops if role == "out"}}
+    lines = doc.split("\n")
+    section: dict = {}
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and set(lines[i + 1]) == {"-"}:
+            section = shapes.get(line, {})
+        names = line.split(", ")
+        if (line and not line[0].isspace() and all(n in section for n in names)
+                and len({section[n] for n in names}) == 1):
+            shape = section[names[0]]
+            lines[i] = shape if line == "out" else f"{line} : {shape}"
+    fn.__doc__ = "\n".join(lines)
     return fn
 
 
@@ -116,19 +137,20 @@ def quat_from_rotvec(rotvec, out=None, threads=None):
     return _core.quat_from_rotvec(rotvec, out, threads)
 
 
+@_shapes
 def slerp(q0, q1, t, out=None, threads=None):
     """Spherical linear interpolation on the shortest path.
 
     Parameters
     ----------
-    q0, q1 : (..., 4)
+    q0, q1
         Unit quaternions.
-    t : (...)
+    t
         Interpolation parameter, 0 gives q0, 1 gives q1 (or -q1 when q0 . q1 < 0).
 
     Returns
     -------
-    (..., 4)
+    out
         ``q0 (q0^-1 q1')^t`` with ``q1' = sign(q0 . q1) q1`` (Shoemake 1985).  The angle is taken
         as ``2 atan2(|q0 - q1'|, |q0 + q1'|)`` and the weights as sin(s a)/sin(a) computed
         through sinc, so the result is accurate when q0 ~ q1 and when q0 ~ -q1.
@@ -136,24 +158,25 @@ def slerp(q0, q1, t, out=None, threads=None):
     return _core.slerp(q0, q1, t, out, threads)
 
 
+@_shapes
 def forward_kinematics(parents, rotations, translations, scales=None, out=None, threads=None):
     """World transforms from local TRS: ``M_i = M_parent(i) @ T(t_i) @ R(q_i) @ S(s_i)``.
 
     Parameters
     ----------
-    parents : (J,)
+    parents
         Integer array: the parent of each joint, -1 for a root; any order (a topological order
         is computed once per call).
-    rotations : (..., J, 4)
+    rotations
         Local rotations (x, y, z, w), used as given (unit expected).
-    translations : (..., J, 3)
+    translations
         Local translations.
-    scales : (..., J, 3) or None
+    scales
         Local scales, None for 1.
 
     Returns
     -------
-    world : (..., J, 4, 4)
+    world
         World (model-space) matrices; the batch shape is the broadcast of the inputs'.
 
     Raises
@@ -172,6 +195,7 @@ def forward_kinematics(parents, rotations, translations, scales=None, out=None, 
     return _core.forward_kinematics(parents, rotations, translations, scales, out, threads)
 
 
+@_shapes
 def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threads=None):
     """Joint-centred rigid FK, as libigl's ``forward_kinematics``.
 
@@ -182,18 +206,20 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threa
 
     Parameters
     ----------
-    parents : (J,)
+    parents
         Integer array, -1 for roots, any order.
-    rest_positions : (..., J, 3)
+    rest_positions
         Rest positions of the joints (model space).
-    rotations : (..., J, 4)
+    rotations
         Relative rotations (x, y, z, w).
     out : optional tuple (rotations_out, translations_out).
 
     Returns
     -------
-    rotations : (..., J, 4)
-    translations : (..., J, 3)
+    rotations
+        World rotations ``Q_i``.
+    translations
+        World translations ``t_i``.
 
     Raises
     ------
@@ -208,6 +234,7 @@ def rigid_forward_kinematics(parents, rest_positions, rotations, out=None, threa
     return _core.rigid_forward_kinematics(parents, rest_positions, rotations, out, threads)
 
 
+@_shapes
 def skinning_matrices(world, inverse_bind, out=None, threads=None):
     """Skinning matrices ``world_j @ inverse_bind_j``.
 
@@ -216,18 +243,20 @@ def skinning_matrices(world, inverse_bind, out=None, threads=None):
 
     Parameters
     ----------
-    world : (..., J, 4, 4)
+    world
         World matrices of the skin's joints.
-    inverse_bind : (..., J, 4, 4)
+    inverse_bind
         Their inverse bind matrices.
 
     Returns
     -------
-    (..., J, 4, 4)
+    out
+        ``world @ inverse_bind``, one matrix per joint.
     """
     return _core.skinning_matrices(world, inverse_bind, out, threads)
 
 
+@_shapes
 def matrix_inverse(matrices, out=None, threads=None):
     """Inverse of each 4x4 matrix, e.g. the inverse bind matrices of bind-pose world matrices.
 
@@ -236,11 +265,13 @@ def matrix_inverse(matrices, out=None, threads=None):
 
     Parameters
     ----------
-    matrices : (..., 4, 4)
+    matrices
+        Invertible 4x4 matrices.
 
     Returns
     -------
-    (..., 4, 4)
+    out
+        Their inverses.
 
     Raises
     ------
@@ -264,6 +295,7 @@ quat_from_axis_angle = _deprecated("quat_from_axis_angle", quat_from_rotvec)
 inverse_bind_matrices = _deprecated("inverse_bind_matrices", matrix_inverse)
 
 
+@_shapes
 def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None, out=None,
                           threads=None):
     """Linear blend skinning: ``v'_i = sum_k w_ik M_{j_ik} v_i`` (Magnenat-Thalmann 1988;
@@ -271,17 +303,17 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
 
     Parameters
     ----------
-    vertices : (..., V, 3)
+    vertices
         Rest (bind-pose) positions.
-    joints : (V, K)
+    joints
         Joint indices of any integer type (uint8, uint16 and int32 are read without a copy),
         checked once per call; any K, e.g. glTF's JOINTS_0 and JOINTS_1 side by side.  -1 marks
         an unused slot.
-    weights : (V, K)
+    weights
         Weights, used as given (see ``normalize_weights``).
-    skinning_matrices : (..., J, 4, 4)
+    skinning_matrices
         From ``skinning_matrices``.
-    normals : (..., V, 3) or None
+    normals
         Normals are transformed by the inverse transpose of each vertex's blended 3x3 (computed
         as its cofactor matrix times the sign of its determinant), so they stay perpendicular to
         the surface under non-uniform scale and keep their side under mirroring, then
@@ -290,9 +322,11 @@ def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=
 
     Returns
     -------
-    positions : (..., V, 3)
-    normals : (..., V, 3)
-        Only when normals are given: then the result is the pair (positions, normals).
+    positions
+        Posed positions.
+    normals
+        Posed normals, only when normals are given: then the result is the pair (positions,
+        normals).
 
     Raises
     ------

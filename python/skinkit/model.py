@@ -43,6 +43,9 @@ def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
 class Skeleton(Summarized):
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
 
+    Its node order (N = ``count`` nodes) is that of every per-node array skinkit returns: local
+    poses, world matrices, ``Skin.joints`` indices.
+
     Attributes
     ----------
     names : list of str or None, length N
@@ -69,6 +72,10 @@ class Skeleton(Summarized):
 @dataclass(repr=False)
 class Skin(Summarized):
     """A glTF skin: the nodes used as joints and their inverse bind matrices.
+
+    A skinned primitive's ``joints`` index this skin's ``joints``; joint j's skinning matrix is
+    the world matrix of node ``joints[j]`` times ``inverse_bind_matrices[j]`` (glTF 2.0 section
+    3.7.3 "Skins").
 
     Attributes
     ----------
@@ -159,6 +166,9 @@ SkinnedPrimitive = Primitive
 @dataclass(repr=False)
 class Model(Summarized):
     """A posable model: skeleton, skins, mesh primitive instances and clips.
+
+    What ``load_gltf``, ``load_bvh`` and ``default_model`` return; its methods ``local_pose``,
+    ``world_matrices`` and ``pose`` are those of ``skinkit.pose`` with the model bound.
 
     Attributes
     ----------

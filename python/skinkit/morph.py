@@ -8,14 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import check_out, real_array
+
 __all__ = ["blend_shapes"]
-
-
-def _real(x, name: str) -> np.ndarray:
-    a = np.asarray(x)
-    if a.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a real number array, got dtype {a.dtype}")
-    return a
 
 
 def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
@@ -44,15 +39,15 @@ def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
         An input is not a real number array, or ``out`` has another dtype.
     ValueError
         Shapes that do not match (the message names the argument, the expected and the actual
-        shape), or an ``out`` that is not C-contiguous.
+        shape), or an ``out`` that is not C-contiguous and writeable.
 
     Notes
     -----
     glTF 2.0 section 3.7.2.2 "Morph Targets".  One ``np.matmul`` of weights (B, M) by deltas
     (M, V*C) into the result, then one addition of ``base``: no (B, M, V, C) temporary.
     """
-    base, deltas, weights = (_real(x, n) for x, n in ((base, "base"), (deltas, "deltas"),
-                                                      (weights, "weights")))
+    base, deltas, weights = (real_array(x, n) for x, n in ((base, "base"), (deltas, "deltas"),
+                                                           (weights, "weights")))
     if base.ndim != 2:
         raise ValueError(f"base must have shape (V, C), got {base.shape}")
     v, c = base.shape
@@ -68,13 +63,7 @@ def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
     if out is None:
         out = np.empty(shape, dtype=dtype)
     else:
-        if not isinstance(out, np.ndarray) or out.dtype != dtype:
-            raise TypeError(f"out must be a {dtype} NumPy array, got "
-                            f"{getattr(out, 'dtype', type(out).__name__)}")
-        if out.shape != shape:
-            raise ValueError(f"out must have shape {shape}, got {out.shape}")
-        if not out.flags.c_contiguous:
-            raise ValueError("out must be C-contiguous")
+        check_out(out, dtype, shape, why=" (the dtype of the result)")
     if out.size == 0:
         return out
     flat = out.reshape(-1, v * c)

@@ -32,6 +32,7 @@ __all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices",
            "pose", "PosedMeshes", "frame_times"]
 
 ClipLike = Union[Clip, int, str, None]
+TRS = Tuple[np.ndarray, np.ndarray, np.ndarray]   # translations, rotations, scales
 
 
 def resolve_clip(model, clip: ClipLike) -> Optional[Clip]:
@@ -40,6 +41,7 @@ def resolve_clip(model, clip: ClipLike) -> Optional[Clip]:
     Parameters
     ----------
     model : Model
+        Its ``clips`` are searched.
     clip : Clip, int, str or None
         A Clip is returned as is; an int indexes ``model.clips`` (negative values count from the
         end, as for lists); a str is matched against the clip names.  None gives None (the rest
@@ -96,13 +98,14 @@ def _times_array(times, clip: Optional[Clip], dtype) -> np.ndarray:
     return t
 
 
-def local_pose(model, clip: ClipLike = None, times=None, loop: bool = False
-               ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def local_pose(model, clip: ClipLike = None, times=None, loop: bool = False) -> TRS:
     """Local TRS of every node of ``model`` at every time.
 
     Parameters
     ----------
     model : Model
+        Its skeleton gives the nodes (N) and their rest pose; its ``clips`` are those ``clip``
+        can name.
     clip : Clip, int, str or None
         The clip to play (object, index into ``model.clips`` or name).  None gives the rest pose:
         the skeleton's default TRS (glTF node ``translation``/``rotation``/``scale``).
@@ -161,8 +164,7 @@ def _blend_layers(model, blend, times, loop):
     return clips, t, w
 
 
-def blended_local_pose(model, blend, times=None, loop: bool = False
-                       ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def blended_local_pose(model, blend, times=None, loop: bool = False) -> TRS:
     """Local TRS of a weighted blend of clips (a cross-fade, a blend tree's output).
 
     Parameters
@@ -215,7 +217,7 @@ def world_matrices(model, clip: ClipLike = None, times=None, loop: bool = False)
     Parameters
     ----------
     model, clip, times, loop
-        As for ``local_pose``.
+        As for ``local_pose``, whose local TRS go through ``forward_kinematics``.
 
     Returns
     -------
@@ -360,7 +362,7 @@ def morph_weights(model, clip: ClipLike = None, times=None, loop: bool = False
     Parameters
     ----------
     model, clip, times, loop
-        As for ``local_pose``.
+        As for ``local_pose``; of the clip only the weights channels are sampled.
 
     Returns
     -------
