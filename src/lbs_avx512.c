@@ -51,6 +51,7 @@ static inline void transpose16_3x3(__m512 r[16])
     }
 }
 
+#define SK_DIFF_mm512(p, q, r, s) _mm512_fmsub_ps(p, q, _mm512_mul_ps(r, s))
 #define SK_NONZERO512(r, len2) \
     _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
 SK_NORMALS(normals16, __m512, _mm512, SK_NONZERO512)

@@ -3,6 +3,7 @@
  * Included once per file, compiled with that file's target flags (AVX2/FMA at least). */
 #include <immintrin.h>
 #include "lanes8.h"
+#include "lbs_normal.h"
 
 /* The pose's matrices transposed into columns, contiguous: mt[16 j + 4 c + r] = m_j[r][c] */
 static inline void transpose_mats(size_t J, const float *m, float *mt)
@@ -41,32 +42,26 @@ static inline void transpose8(__m256 r[8])
 /* NAME(a, o): the skinned normals of a register's lanes at once (as skin_normal, lanes =
  * vertices), in the vector type VT with the intrinsics of prefix P (_mm256, _mm512): a[0..11]
  * the columns of the blended 3x3 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused),
- * a[12..14] the normals; result in o[0..2].  NONZERO(r, len2) is r where len2 != 0, else 0. */
+ * a[12..14] the normals; result in o[0..2].  NONZERO(r, len2) is r where len2 != 0, else 0;
+ * SK_DIFF##P(p, q, r, s) is p q - r s (the cofactors: SK_COFACTORS3, lbs_normal.h). */
 #define SK_NORMALS(NAME, VT, P, NONZERO)                                                       \
     static inline void NAME(const VT *a, VT *o)                                               \
     {                                                                                         \
-        VT c00 = P##_fmsub_ps(E(1, 1), E(2, 2), P##_mul_ps(E(1, 2), E(2, 1)));                \
-        VT c01 = P##_fmsub_ps(E(1, 2), E(2, 0), P##_mul_ps(E(1, 0), E(2, 2)));                \
-        VT c02 = P##_fmsub_ps(E(1, 0), E(2, 1), P##_mul_ps(E(1, 1), E(2, 0)));                \
-        VT c10 = P##_fmsub_ps(E(0, 2), E(2, 1), P##_mul_ps(E(0, 1), E(2, 2)));                \
-        VT c11 = P##_fmsub_ps(E(0, 0), E(2, 2), P##_mul_ps(E(0, 2), E(2, 0)));                \
-        VT c12 = P##_fmsub_ps(E(0, 1), E(2, 0), P##_mul_ps(E(0, 0), E(2, 1)));                \
-        VT c20 = P##_fmsub_ps(E(0, 1), E(1, 2), P##_mul_ps(E(0, 2), E(1, 1)));                \
-        VT c21 = P##_fmsub_ps(E(0, 2), E(1, 0), P##_mul_ps(E(0, 0), E(1, 2)));                \
-        VT c22 = P##_fmsub_ps(E(0, 0), E(1, 1), P##_mul_ps(E(0, 1), E(1, 0)));                \
-        VT det = P##_fmadd_ps(E(0, 0), c00, P##_fmadd_ps(E(0, 1), c01,                        \
-                                                         P##_mul_ps(E(0, 2), c02)));          \
-        VT x = P##_fmadd_ps(c00, a[12], P##_fmadd_ps(c01, a[13], P##_mul_ps(c02, a[14])));    \
-        VT y = P##_fmadd_ps(c10, a[12], P##_fmadd_ps(c11, a[13], P##_mul_ps(c12, a[14])));    \
-        VT z = P##_fmadd_ps(c20, a[12], P##_fmadd_ps(c21, a[13], P##_mul_ps(c22, a[14])));    \
-        VT len2 = P##_fmadd_ps(x, x, P##_fmadd_ps(y, y, P##_mul_ps(z, z)));                   \
+        VT c[3][3], v[3];                                                                     \
+        SK_COFACTORS3(c, E, SK_DIFF##P)                                                       \
+        VT det = P##_fmadd_ps(E(0, 0), c[0][0], P##_fmadd_ps(E(0, 1), c[0][1],                \
+                                                             P##_mul_ps(E(0, 2), c[0][2]))); \
+        for (int r_ = 0; r_ < 3; r_++)                                                        \
+            v[r_] = P##_fmadd_ps(c[r_][0], a[12], P##_fmadd_ps(c[r_][1], a[13],               \
+                                                               P##_mul_ps(c[r_][2], a[14]))); \
+        VT len2 = P##_fmadd_ps(v[0], v[0], P##_fmadd_ps(v[1], v[1], P##_mul_ps(v[2], v[2]))); \
         VT r = NONZERO(P##_div_ps(P##_set1_ps(1.f), P##_sqrt_ps(len2)), len2);                \
         r = P##_xor_ps(r, P##_and_ps(det, P##_set1_ps(-0.f))); /* times sign(det) */          \
-        o[0] = P##_mul_ps(x, r);                                                              \
-        o[1] = P##_mul_ps(y, r);                                                              \
-        o[2] = P##_mul_ps(z, r);                                                              \
+        for (int r_ = 0; r_ < 3; r_++)                                                        \
+            o[r_] = P##_mul_ps(v[r_], r);                                                     \
     }
 #define E(r, c) a[4 * (c) + (r)]
+#define SK_DIFF_mm256(p, q, r, s) _mm256_fmsub_ps(p, q, _mm256_mul_ps(r, s))
 #define SK_NONZERO256(r, len2) \
     _mm256_andnot_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_EQ_OQ), r)
 SK_NORMALS(normals8, __m256, _mm256, SK_NONZERO256)
