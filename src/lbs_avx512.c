@@ -139,7 +139,9 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
  * faster with it (interleaved runs), and no slower in L2. */
 #define SK_PREFETCH_AHEAD 256
 
-#define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                              \
+#define SK_STEP_AVX512(pw, pm) \
+    (acc = _mm512_fmadd_ps(_mm512_set1_ps(*(pw)), _mm512_loadu_ps(pm), acc))
+#define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                  \
     /* the blended matrix of vertex x into *out; `checked` when some index of its group lies \
        outside 0..J-1: -1 (no influence) is skipped, and so is any other when bad is NULL   \
        (checked on an earlier pose), else it is the error */                                \
@@ -148,17 +150,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         const float *restrict mt, int checked, __m512 *out, size_t *bad)                      \
     {                                                                                         \
         __m512 acc = _mm512_setzero_ps();                                                     \
-        for (size_t k = 0; k < K; k++) {                                                      \
-            size_t j = (size_t)joints[x * K + k];                                             \
-            if (checked && j >= J) {                                                          \
-                if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                                  \
-                    continue;                                                                 \
-                *bad = x * K + k;                                                             \
-                return SK_ERR_JOINT_INDEX;                                                    \
-            }                                                                                 \
-            acc = _mm512_fmadd_ps(_mm512_set1_ps(w[x * K + k]), _mm512_loadu_ps(mt + 16 * j), \
-                                  acc);                                                       \
-        }                                                                                     \
+        SK_INFLUENCES(JT, checked, SK_STEP_AVX512)                                            \
         *out = acc;                                                                           \
         return SK_OK;                                                                         \
     }                                                                                         \
@@ -207,10 +199,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         _mm512_mask_storeu_ps(op + 3 * x0, m3, _mm512_permutexvar_ps(pick, sum_columns4(r))); \
         return SK_OK;                                                                         \
     }                                                                                         \
-    static inline __attribute__((always_inline)) int NAME##_body(                             \
-        size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
-        const float *restrict w, const float *restrict mt, const float *restrict nv,          \
-        float *restrict op, float *restrict on, size_t *bad)                                  \
+    SK_LBS_BODY(NAME, JT)                                                                     \
     {                                                                                         \
         __m512 st[16];                                                                        \
         size_t x0 = 0;                                                                        \

@@ -4,6 +4,7 @@
 #include <immintrin.h>
 #include "lanes8.h"
 #include "lbs_normal.h"
+#include "lbs_joints.h"
 
 /* The pose's matrices transposed into columns, contiguous: mt[16 j + 4 c + r] = m_j[r][c] */
 static inline void transpose_mats(size_t J, const float *m, float *mt)
@@ -78,6 +79,30 @@ static inline void flush_normals(__m256 *st, size_t cnt, float *on)
     normals8(st, o);
     store_xyz8(o, cnt, on);
 }
+
+/* The influence loop of vertex x in a kernel body (its names: K, J, joints, w, mt, bad): STEP(pw,
+ * pm) adds weight *pw times the transposed matrix pm (16 floats) to the variant's accumulators,
+ * for every influence whose joint index is in range; when CHECK, an index outside 0..J-1 is
+ * skipped or returns the error (skip_joint, lbs_joints.h). */
+#define SK_INFLUENCES(JT, CHECK, STEP)                                                         \
+    for (size_t k = 0; k < K; k++) {                                                          \
+        size_t j = (size_t)joints[x * K + k];                                                 \
+        if ((CHECK) && j >= J) {                                                              \
+            if (skip_joint(j, (JT)-1 < 0, x * K + k, bad))                                    \
+                continue;                                                                     \
+            return SK_ERR_JOINT_INDEX;                                                        \
+        }                                                                                     \
+        STEP(w + x * K + k, mt + 16 * j);                                                     \
+    }
+
+/* The head of a variant's kernel body for index type JT, NAME##_body (SK_LBS_K4): the V
+ * packed vertices v of one pose, their K joints and weights w, the transposed matrices mt,
+ * normals nv (or NULL), outputs op and on (or NULL), *bad as in sk_linear_blend_skinning. */
+#define SK_LBS_BODY(NAME, JT)                                                                  \
+    static inline __attribute__((always_inline)) int NAME##_body(                             \
+        size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
+        const float *restrict w, const float *restrict mt, const float *restrict nv,          \
+        float *restrict op, float *restrict on, size_t *bad)
 
 /* The variant's entry for one pose: transposes the matrices once, then runs its kernel for the
  * joint index type, lbs_u8 / lbs_u16 / lbs_i32 (defined by SK_LBS_K4). */
