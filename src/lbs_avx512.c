@@ -26,20 +26,14 @@ static inline __m512 sum_columns4(const __m512 r[4])
                          _mm512_shuffle_f32x4(s01, s23, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
+SK_TRANSPOSE4_IN_LANES(transpose4_lanes16, __m512, _mm512)
+
 /* r[e] lane l <- r[l] lane e for the rows e of the 3x3 block (lanes 0-2, 4-6, 8-10); the other
  * rows are left undefined */
 static inline void transpose16_3x3(__m512 r[16])
 {
-    __m512 t[16], u[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) { /* u[i + m]: element 4k + m of rows i..i+3 in lane k */
-        u[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    }
+    __m512 u[16]; /* u[i + m]: element 4k + m of rows i..i+3 in lane k */
+    transpose4_lanes16(r, 16, u);
     for (int m = 0; m < 3; m++) { /* the 4 x 4 transpose of 128-bit lanes of u[m], u[4+m], .. */
         __m512 p0 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(2, 0, 2, 0));
         __m512 p1 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(3, 1, 3, 1));
@@ -51,7 +45,6 @@ static inline void transpose16_3x3(__m512 r[16])
     }
 }
 
-#define SK_DIFF_mm512(p, q, r, s) _mm512_fmsub_ps(p, q, _mm512_mul_ps(r, s))
 #define SK_NONZERO512(r, len2) \
     _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
 SK_NORMALS(normals16, __m512, _mm512, SK_NONZERO512)

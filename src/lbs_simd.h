@@ -23,22 +23,17 @@ static inline void transpose_mats(size_t J, const float *m, float *mt)
 /* r[e] lane l <- r[l] lane e */
 static inline void transpose8(__m256 r[8])
 {
-    __m256 t[8], u[8];
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 8; i += 4) {
-        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
+    __m256 u[8];
+    transpose4_lanes8(r, 8, u);
     for (int i = 0; i < 4; i++) {
         r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
         r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
     }
 }
+
+/* p q - r s of registers of each width, the cofactors' step in SK_NORMALS */
+#define SK_DIFF_mm256(p, q, r, s) _mm256_fmsub_ps(p, q, _mm256_mul_ps(r, s))
+#define SK_DIFF_mm512(p, q, r, s) _mm512_fmsub_ps(p, q, _mm512_mul_ps(r, s))
 
 /* NAME(a, o): the skinned normals of a register's lanes at once (as skin_normal, lanes =
  * vertices), in the vector type VT with the intrinsics of prefix P (_mm256, _mm512): a[0..11]
@@ -62,7 +57,6 @@ static inline void transpose8(__m256 r[8])
             o[r_] = P##_mul_ps(v[r_], r);                                                     \
     }
 #define E(r, c) a[4 * (c) + (r)]
-#define SK_DIFF_mm256(p, q, r, s) _mm256_fmsub_ps(p, q, _mm256_mul_ps(r, s))
 #define SK_NONZERO256(r, len2) \
     _mm256_andnot_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_EQ_OQ), r)
 SK_NORMALS(normals8, __m256, _mm256, SK_NONZERO256)
