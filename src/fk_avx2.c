@@ -72,6 +72,17 @@ static inline void scatter(const __m256 v[4], int n, float *base, ptrdiff_t stri
     }
 }
 
+/* item i of an array of stride s (NULL stays NULL: an absent optional input) */
+static inline const float *at(const float *p, ptrdiff_t s, size_t i)
+{
+    return p ? p + (ptrdiff_t)i * s : NULL;
+}
+
+static inline float *at_out(float *p, ptrdiff_t s, size_t i)
+{
+    return p + (ptrdiff_t)i * s;
+}
+
 /* world = parent * (T R S) for joints in `order`; w is the SoA scratch (12 rows per joint) */
 static void fk_group(size_t J, const int32_t *parents, const int32_t *order, const float *rot,
                      ptrdiff_t sr, const float *trans, ptrdiff_t st, const float *scale,
@@ -124,11 +135,11 @@ void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, cons
     __m256 w[12 * SK_FK_SIMD_MAX_JOINTS];
     size_t i = 0;
     for (; i + L <= n; i += L)
-        fk_group(J, parents, order, rot + (ptrdiff_t)i * sr, sr, trans + (ptrdiff_t)i * st, st,
-                 scale ? scale + (ptrdiff_t)i * ss : NULL, ss, world + (ptrdiff_t)i * sw, sw, w);
+        fk_group(J, parents, order, at(rot, sr, i), sr, at(trans, st, i), st, at(scale, ss, i), ss,
+                 at_out(world, sw, i), sw, w);
     for (; i < n; i++)
-        fk_pose(J, parents, order, rot + (ptrdiff_t)i * sr, trans + (ptrdiff_t)i * st,
-                scale ? scale + (ptrdiff_t)i * ss : NULL, world + (ptrdiff_t)i * sw);
+        fk_pose(J, parents, order, at(rot, sr, i), at(trans, st, i), at(scale, ss, i),
+                at_out(world, sw, i));
 }
 
 /* libigl's recursion for joints in `order`; w is the SoA scratch (Q then t: 7 rows per joint) */
@@ -171,9 +182,9 @@ void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents
     __m256 w[7 * SK_FK_SIMD_MAX_JOINTS];
     size_t i = 0;
     for (; i + L <= n; i += L)
-        rigid_group(J, parents, order, rest + (ptrdiff_t)i * sx, sx, rot + (ptrdiff_t)i * sr, sr,
-                    out_rot + (ptrdiff_t)i * sor, sor, out_trans + (ptrdiff_t)i * sot, sot, w);
+        rigid_group(J, parents, order, at(rest, sx, i), sx, at(rot, sr, i), sr,
+                    at_out(out_rot, sor, i), sor, at_out(out_trans, sot, i), sot, w);
     for (; i < n; i++)
-        rigid_pose(J, parents, order, rest + (ptrdiff_t)i * sx, rot + (ptrdiff_t)i * sr,
-                   out_rot + (ptrdiff_t)i * sor, out_trans + (ptrdiff_t)i * sot);
+        rigid_pose(J, parents, order, at(rest, sx, i), at(rot, sr, i), at_out(out_rot, sor, i),
+                   at_out(out_trans, sot, i));
 }
