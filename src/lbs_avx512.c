@@ -45,14 +45,13 @@ static inline void transpose16_3x3(__m512 r[16])
     }
 }
 
-#define SK_NONZERO512(r, len2) \
-    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
 SK_NORMALS(normals16, __m512, _mm512, SK_NONZERO512)
 
 /* The normals of vertices x0 .. x0+cnt-1 (cnt <= 16) from their blended matrices st[0..cnt-1]:
  * transposed to one vertex per lane (spare lanes zero), their normals nv deinterleaved into
  * x, y, z registers, the results interleaved back; masked loads and stores past cnt. */
-static inline void flush_normals16(__m512 *st, size_t cnt, const float *nv, float *on)
+static inline __attribute__((always_inline)) void flush_normals16(__m512 *st, size_t cnt,
+                                                                  const float *nv, float *on)
 {
     __m512 a[15], o[3], n[3], q[3];
     for (size_t l = cnt; l < 16; l++)

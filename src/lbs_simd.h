@@ -31,9 +31,14 @@ static inline void transpose8(__m256 r[8])
     }
 }
 
-/* p q - r s of registers of each width, the cofactors' step in SK_NORMALS */
+/* SK_NORMALS's pieces for registers of each width: p q - r s (the cofactors' step), and r
+ * where len2 != 0, else 0 */
 #define SK_DIFF_mm256(p, q, r, s) _mm256_fmsub_ps(p, q, _mm256_mul_ps(r, s))
 #define SK_DIFF_mm512(p, q, r, s) _mm512_fmsub_ps(p, q, _mm512_mul_ps(r, s))
+#define SK_NONZERO256(r, len2) \
+    _mm256_andnot_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_EQ_OQ), r)
+#define SK_NONZERO512(r, len2) \
+    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
 
 /* NAME(a, o): the skinned normals of a register's lanes at once (as skin_normal, lanes =
  * vertices), in the vector type VT with the intrinsics of prefix P (_mm256, _mm512): a[0..11]
@@ -57,13 +62,14 @@ static inline void transpose8(__m256 r[8])
             o[r_] = P##_mul_ps(v[r_], r);                                                     \
     }
 #define E(r, c) a[4 * (c) + (r)]
-#define SK_NONZERO256(r, len2) \
-    _mm256_andnot_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_EQ_OQ), r)
 SK_NORMALS(normals8, __m256, _mm256, SK_NONZERO256)
 
 /* the normals of vertices x0 .. x0+cnt-1 from their staged columns: st[l] = columns 0-1,
- * st[8 + l] = (column 2, normal) of vertex x0 + l */
-static inline void flush_normals(__m256 *st, size_t cnt, float *on)
+ * st[8 + l] = (column 2, normal) of vertex x0 + l.  Always inlined into the kernels, as
+ * flush_normals16: GCC would otherwise keep one out-of-line copy (it weighs the cofactor loops
+ * before it unrolls them), a call per 8 vertices. */
+static inline __attribute__((always_inline)) void flush_normals(__m256 *st, size_t cnt,
+                                                                float *on)
 {
     __m256 o[3];
     for (size_t l = cnt; l < 8; l++)

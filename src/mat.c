@@ -16,44 +16,41 @@ void FN(sk_matmul4)(size_t n, size_t J, const T *a, ptrdiff_t sa, const T *b, pt
     }
 }
 
-/* row[p] d[k0] - row[q] d[k1] + row[u] d[k2]: columns col = (p, q, u), minors k = (k0, k1, k2) */
-static inline T FN(expand3)(const T *row, const int8_t *col, const T *d, const int8_t *k)
-{
-    return row[col[0]] * d[k[0]] - row[col[1]] * d[k[1]] + row[col[2]] * d[k[2]];
-}
-
-/* Inverse by cofactors (adjugate / determinant), computed from the 2x2 sub-determinants of
- * the column pairs (i, j) of rows 0-1 (s) and rows 2-3 (c): the Laplace expansion along those
- * row pairs.  Row r of the inverse takes the columns p < q < u other than r and the minors of
- * their pairs (q, u), (p, u), (p, q), signs alternating. */
+/* Inverse by cofactors (adjugate / determinant), computed from 2x2 sub-determinants. */
 int FN(sk_invert4)(size_t n, const T *m, ptrdiff_t sm, T *restrict out, ptrdiff_t so, size_t *bad)
 {
-    static const int8_t pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-    static const int8_t cols[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-    static const int8_t minors[4][3] = {{5, 4, 3}, {5, 2, 1}, {4, 2, 0}, {3, 1, 0}};
     for (size_t i = 0; i < n; i++) {
         const T *a = m + i * sm;
         T *o = out + i * so;
-        T s[6], c[6];
-        for (int k = 0; k < 6; k++) {
-            int p = pair[k][0], q = pair[k][1];
-            s[k] = a[p] * a[4 + q] - a[4 + p] * a[q];
-            c[k] = a[8 + p] * a[12 + q] - a[12 + p] * a[8 + q];
-        }
-        T det = s[0] * c[5] - s[1] * c[4] + s[2] * c[3] + s[3] * c[2] - s[4] * c[1] + s[5] * c[0];
+        T s0 = a[0] * a[5] - a[4] * a[1], s1 = a[0] * a[6] - a[4] * a[2];
+        T s2 = a[0] * a[7] - a[4] * a[3], s3 = a[1] * a[6] - a[5] * a[2];
+        T s4 = a[1] * a[7] - a[5] * a[3], s5 = a[2] * a[7] - a[6] * a[3];
+        T c5 = a[10] * a[15] - a[14] * a[11], c4 = a[9] * a[15] - a[13] * a[11];
+        T c3 = a[9] * a[14] - a[13] * a[10], c2 = a[8] * a[15] - a[12] * a[11];
+        T c1 = a[8] * a[14] - a[12] * a[10], c0 = a[8] * a[13] - a[12] * a[9];
+        T det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
         if (det == 0) {
             if (bad)
                 *bad = i;
             return SK_ERR_SINGULAR;
         }
-        T rdet = 1 / det;
-        for (int r = 0; r < 4; r++) {
-            T sg = r & 1 ? -rdet : rdet;
-            o[4 * r] = FN(expand3)(a + 4, cols[r], c, minors[r]) * sg;
-            o[4 * r + 1] = -FN(expand3)(a, cols[r], c, minors[r]) * sg;
-            o[4 * r + 2] = FN(expand3)(a + 12, cols[r], s, minors[r]) * sg;
-            o[4 * r + 3] = -FN(expand3)(a + 8, cols[r], s, minors[r]) * sg;
-        }
+        T r = 1 / det;
+        o[0] = (a[5] * c5 - a[6] * c4 + a[7] * c3) * r;
+        o[1] = (-a[1] * c5 + a[2] * c4 - a[3] * c3) * r;
+        o[2] = (a[13] * s5 - a[14] * s4 + a[15] * s3) * r;
+        o[3] = (-a[9] * s5 + a[10] * s4 - a[11] * s3) * r;
+        o[4] = (-a[4] * c5 + a[6] * c2 - a[7] * c1) * r;
+        o[5] = (a[0] * c5 - a[2] * c2 + a[3] * c1) * r;
+        o[6] = (-a[12] * s5 + a[14] * s2 - a[15] * s1) * r;
+        o[7] = (a[8] * s5 - a[10] * s2 + a[11] * s1) * r;
+        o[8] = (a[4] * c4 - a[5] * c2 + a[7] * c0) * r;
+        o[9] = (-a[0] * c4 + a[1] * c2 - a[3] * c0) * r;
+        o[10] = (a[12] * s4 - a[13] * s2 + a[15] * s0) * r;
+        o[11] = (-a[8] * s4 + a[9] * s2 - a[11] * s0) * r;
+        o[12] = (-a[4] * c3 + a[5] * c1 - a[6] * c0) * r;
+        o[13] = (a[0] * c3 - a[1] * c1 + a[2] * c0) * r;
+        o[14] = (-a[12] * s3 + a[13] * s1 - a[14] * s0) * r;
+        o[15] = (a[8] * s3 - a[9] * s1 + a[10] * s0) * r;
     }
     return SK_OK;
 }
