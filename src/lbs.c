@@ -18,8 +18,9 @@ static int FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,
         for (size_t k = 0; k < K; k++) {
             int64_t j = FN(joint_at)(joints, itype, x * sj + k);
             if (j < 0 || (size_t)j >= J) {
-                if (skip_joint((size_t)j, 1, x * K + k, bad))
+                if (j == -1 || !bad) /* no influence, or checked by the caller already */
                     continue;
+                *bad = x * K + k;
                 return SK_ERR_JOINT_INDEX;
             }
             const T *mj = m + 16 * (size_t)j;
