@@ -119,6 +119,15 @@ static const char *clip_problem(int status)
     }
 }
 
+/* Releases the n references in hold (NULL ones skipped) and returns res: a binding
+ * function's common exit. */
+static PyObject *release(PyObject **hold, int n, PyObject *res)
+{
+    for (int i = 0; i < n; i++)
+        Py_XDECREF(hold[i]);
+    return res;
+}
+
 /* Reads the table's fields into both typed sk_clip views, and checks the table. */
 static int read_table(PyObject *table, int type, clip_call_t *cc, PyObject **hold)
 {
@@ -265,9 +274,7 @@ PyObject *py_sample_channels(PyObject *self, PyObject *args)
     res = Py_None;
     Py_INCREF(res);
 done:
-    for (int i = 0; i < NFIELDS + 2; i++)
-        Py_XDECREF(hold[i]);
-    return res;
+    return release(hold, NFIELDS + 2, res);
 }
 
 /* prepare_clip(table) -> slerp: the table's slerp constants (sk_prepare_clip), an array of the
@@ -294,7 +301,5 @@ PyObject *py_prepare_clip(PyObject *self, PyObject *table)
     else
         sk_prepare_clip_f(&cc.f, PyArray_DATA((PyArrayObject *)res));
 done:
-    for (int i = 0; i < NFIELDS + 1; i++)
-        Py_XDECREF(hold[i]);
-    return res;
+    return release(hold, NFIELDS + 1, res);
 }

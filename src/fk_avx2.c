@@ -12,6 +12,7 @@
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
+#include "lanes8.h"
 
 #define VEC float
 #define LN(name) name##_1
@@ -42,47 +43,44 @@
 
 #define L 8 /* lanes: poses per group */
 
-/* the 4 x 4 transposes inside both 128-bit halves: r[i] half h <-> column i of rows 4h..4h+3 */
-static inline void transpose4x2(__m256 r[4])
-{
-    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    r[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    r[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    r[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    r[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
-/* o[c] lane l = p[l][c], c < 4 (n == 4) or c < 3 (n == 3: masked loads, no read past p[l] + 3) */
-static inline void gather(const float *const p[L], int n, __m256 o[4])
+/* o[c] lane l = base[l * stride + off + c], c < 4 (n == 4) or c < 3 (n == 3: masked loads, no
+ * read past the item's 3 floats) */
+static inline void gather(const float *base, ptrdiff_t stride, size_t off, int n, __m256 o[4])
 {
     const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
-    for (int i = 0; i < 4; i++)
-        o[i] = n == 4 ? _mm256_set_m128(_mm_loadu_ps(p[i + 4]), _mm_loadu_ps(p[i]))
-                      : _mm256_set_m128(_mm_maskload_ps(p[i + 4], m3), _mm_maskload_ps(p[i], m3));
-    transpose4x2(o);
+    for (int i = 0; i < 4; i++) {
+        const float *lo = base + (ptrdiff_t)i * stride + off, *hi = lo + 4 * stride;
+        o[i] = n == 4 ? _mm256_set_m128(_mm_loadu_ps(hi), _mm_loadu_ps(lo))
+                      : _mm256_set_m128(_mm_maskload_ps(hi, m3), _mm_maskload_ps(lo, m3));
+    }
+    transpose4_lanes8(o, 4, o); /* o[i] half h <-> column i of rows 4h..4h+3 */
 }
 
-/* p[l][c] = v[c] lane l, c < 4 (n == 4) or c < 3 (n == 3: masked stores) */
-static inline void scatter(const __m256 v[4], int n, float *const p[L])
+/* base[l * stride + off + c] = v[c] lane l, c < 4 (n == 4) or c < 3 (n == 3: masked stores) */
+static inline void scatter(const __m256 v[4], int n, float *base, ptrdiff_t stride, size_t off)
 {
     const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
-    __m256 r[4] = {v[0], v[1], v[2], v[3]};
-    transpose4x2(r);
+    __m256 r[4];
+    transpose4_lanes8(v, 4, r);
     for (int l = 0; l < L; l++) {
         __m128 x = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
+        float *p = base + (ptrdiff_t)l * stride + off;
         if (n == 4)
-            _mm_storeu_ps(p[l], x);
+            _mm_storeu_ps(p, x);
         else
-            _mm_maskstore_ps(p[l], m3, x);
+            _mm_maskstore_ps(p, m3, x);
     }
 }
 
-/* lane l's pointer: base + l * stride + off */
-static inline void lane_ptrs(const float *base, ptrdiff_t stride, size_t off, const float *p[L])
+/* item i of an array of stride s (NULL stays NULL: an absent optional input) */
+static inline const float *at(const float *p, ptrdiff_t s, size_t i)
 {
-    for (int l = 0; l < L; l++)
-        p[l] = base + (ptrdiff_t)l * stride + off;
+    return p ? p + (ptrdiff_t)i * s : NULL;
+}
+
+static inline float *at_out(float *p, ptrdiff_t s, size_t i)
+{
+    return p + (ptrdiff_t)i * s;
 }
 
 /* world = parent * (T R S) for joints in `order`; w is the SoA scratch (12 rows per joint) */
@@ -93,16 +91,11 @@ static void fk_group(size_t J, const int32_t *parents, const int32_t *order, con
     const __m128 last_row = _mm_setr_ps(0.f, 0.f, 0.f, 1.f);
     for (size_t k = 0; k < J; k++) {
         size_t j = (size_t)order[k];
-        const float *p[L];
         __m256 q[4], t[4], s[4], l[12];
-        lane_ptrs(rot, sr, 4 * j, p);
-        gather(p, 4, q);
-        lane_ptrs(trans, st, 3 * j, p);
-        gather(p, 3, t);
-        if (scale) {
-            lane_ptrs(scale, ss, 3 * j, p);
-            gather(p, 3, s);
-        }
+        gather(rot, sr, 4 * j, 4, q);
+        gather(trans, st, 3 * j, 3, t);
+        if (scale)
+            gather(scale, ss, 3 * j, 3, s);
         local_trs_8(q, t, scale ? s : NULL, l);
         __m256 *o = w + 12 * j;
         int32_t par = parents[j];
@@ -111,15 +104,10 @@ static void fk_group(size_t J, const int32_t *parents, const int32_t *order, con
                 o[e] = l[e];
         else
             compose_8(w + 12 * (size_t)par, l, o);
-        float *d[L];
-        lane_ptrs(world, sw, 16 * j, (const float **)d);
-        for (int r = 0; r < 3; r++) {
-            for (int l2 = 0; l2 < L; l2++)
-                d[l2] += 4 * (r > 0);
-            scatter(o + 4 * r, 4, d);
-        }
+        for (int r = 0; r < 3; r++)
+            scatter(o + 4 * r, 4, world, sw, 16 * j + 4 * r);
         for (int l2 = 0; l2 < L; l2++)
-            _mm_storeu_ps(d[l2] + 4, last_row);
+            _mm_storeu_ps(world + (ptrdiff_t)l2 * sw + 16 * j + 12, last_row);
     }
 }
 
@@ -147,11 +135,11 @@ void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, cons
     __m256 w[12 * SK_FK_SIMD_MAX_JOINTS];
     size_t i = 0;
     for (; i + L <= n; i += L)
-        fk_group(J, parents, order, rot + (ptrdiff_t)i * sr, sr, trans + (ptrdiff_t)i * st, st,
-                 scale ? scale + (ptrdiff_t)i * ss : NULL, ss, world + (ptrdiff_t)i * sw, sw, w);
+        fk_group(J, parents, order, at(rot, sr, i), sr, at(trans, st, i), st, at(scale, ss, i), ss,
+                 at_out(world, sw, i), sw, w);
     for (; i < n; i++)
-        fk_pose(J, parents, order, rot + (ptrdiff_t)i * sr, trans + (ptrdiff_t)i * st,
-                scale ? scale + (ptrdiff_t)i * ss : NULL, world + (ptrdiff_t)i * sw);
+        fk_pose(J, parents, order, at(rot, sr, i), at(trans, st, i), at(scale, ss, i),
+                at_out(world, sw, i));
 }
 
 /* libigl's recursion for joints in `order`; w is the SoA scratch (Q then t: 7 rows per joint) */
@@ -161,22 +149,16 @@ static void rigid_group(size_t J, const int32_t *parents, const int32_t *order, 
 {
     for (size_t k = 0; k < J; k++) {
         size_t j = (size_t)order[k];
-        const float *p[L];
         __m256 q[4], x[4];
-        lane_ptrs(rot, sr, 4 * j, p);
-        gather(p, 4, q);
-        lane_ptrs(rest, sx, 3 * j, p);
-        gather(p, 3, x);
+        gather(rot, sr, 4 * j, 4, q);
+        gather(rest, sx, 3 * j, 3, x);
         __m256 *Q = w + 7 * j, *t = Q + 4;
         int32_t par = parents[j];
         const __m256 *P = par < 0 ? NULL : w + 7 * (size_t)par;
         rigid_step_8(P, P ? P + 4 : NULL, q, x, Q, t);
-        float *d[L];
-        lane_ptrs(out_rot, sor, 4 * j, (const float **)d);
-        scatter(Q, 4, d);
+        scatter(Q, 4, out_rot, sor, 4 * j);
         __m256 t4[4] = {t[0], t[1], t[2], t[2]};
-        lane_ptrs(out_trans, sot, 3 * j, (const float **)d);
-        scatter(t4, 3, d);
+        scatter(t4, 3, out_trans, sot, 3 * j);
     }
 }
 
@@ -200,9 +182,9 @@ void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents
     __m256 w[7 * SK_FK_SIMD_MAX_JOINTS];
     size_t i = 0;
     for (; i + L <= n; i += L)
-        rigid_group(J, parents, order, rest + (ptrdiff_t)i * sx, sx, rot + (ptrdiff_t)i * sr, sr,
-                    out_rot + (ptrdiff_t)i * sor, sor, out_trans + (ptrdiff_t)i * sot, sot, w);
+        rigid_group(J, parents, order, at(rest, sx, i), sx, at(rot, sr, i), sr,
+                    at_out(out_rot, sor, i), sor, at_out(out_trans, sot, i), sot, w);
     for (; i < n; i++)
-        rigid_pose(J, parents, order, rest + (ptrdiff_t)i * sx, rot + (ptrdiff_t)i * sr,
-                   out_rot + (ptrdiff_t)i * sor, out_trans + (ptrdiff_t)i * sot);
+        rigid_pose(J, parents, order, at(rest, sx, i), at(rot, sr, i), at_out(out_rot, sor, i),
+                   at_out(out_trans, sot, i));
 }

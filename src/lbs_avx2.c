@@ -15,29 +15,21 @@
 /* Per vertex: the blended matrix as columns, A = (c0 | c1) and B = (c2 | c3), one FMA pair per
  * influence on the transposed joint matrices mt; then v' = c0 x + c1 y + c2 z + c3 as
  * A (x.. | y..) + B (z.. | 1..), its two halves added. */
+#define SK_STEP_AVX2(pw, pm)                                                                   \
+    do {                                                                                       \
+        __m256 wk = _mm256_broadcast_ss(pw);                                                   \
+        A = _mm256_fmadd_ps(wk, _mm256_loadu_ps(pm), A);                                       \
+        B = _mm256_fmadd_ps(wk, _mm256_loadu_ps((pm) + 8), B);                                 \
+    } while (0)
 #define SK_LBS_AVX2(NAME, JT)                                                                  \
-    static inline __attribute__((always_inline)) int NAME##_body(                             \
-        size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
-        const float *restrict w, const float *restrict mt, const float *restrict nv,          \
-        float *restrict op, float *restrict on, size_t *bad)                                  \
+    SK_LBS_BODY(NAME, JT)                                                                     \
     {                                                                                         \
         const __m256i xy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);                         \
         const __m256i z1 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);                         \
         __m256 st[16];                                                                        \
         for (size_t x = 0; x < V; x++) {                                                      \
             __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();                          \
-            for (size_t k = 0; k < K; k++) {                                                  \
-                size_t j = (size_t)joints[x * K + k];                                         \
-                if (j >= J) {                                                                 \
-                    if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                              \
-                        continue;                                                             \
-                    *bad = x * K + k;                                                         \
-                    return SK_ERR_JOINT_INDEX;                                                \
-                }                                                                             \
-                __m256 wk = _mm256_broadcast_ss(w + x * K + k);                               \
-                A = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j), A);                     \
-                B = _mm256_fmadd_ps(wk, _mm256_loadu_ps(mt + 16 * j + 8), B);                 \
-            }                                                                                 \
+            SK_INFLUENCES(JT, 1, SK_STEP_AVX2)                                                \
             const float *p = v + 3 * x;                                                       \
             int last = x + 1 == V;                                                            \
             __m128 p4 = last ? _mm_set_ps(1.f, p[2], p[1], p[0])                              \

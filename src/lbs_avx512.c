@@ -26,20 +26,14 @@ static inline __m512 sum_columns4(const __m512 r[4])
                          _mm512_shuffle_f32x4(s01, s23, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
+SK_TRANSPOSE4_IN_LANES(transpose4_lanes16, __m512, _mm512)
+
 /* r[e] lane l <- r[l] lane e for the rows e of the 3x3 block (lanes 0-2, 4-6, 8-10); the other
  * rows are left undefined */
 static inline void transpose16_3x3(__m512 r[16])
 {
-    __m512 t[16], u[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) { /* u[i + m]: element 4k + m of rows i..i+3 in lane k */
-        u[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    }
+    __m512 u[16]; /* u[i + m]: element 4k + m of rows i..i+3 in lane k */
+    transpose4_lanes16(r, 16, u);
     for (int m = 0; m < 3; m++) { /* the 4 x 4 transpose of 128-bit lanes of u[m], u[4+m], .. */
         __m512 p0 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(2, 0, 2, 0));
         __m512 p1 = _mm512_shuffle_f32x4(u[m], u[4 + m], _MM_SHUFFLE(3, 1, 3, 1));
@@ -51,14 +45,13 @@ static inline void transpose16_3x3(__m512 r[16])
     }
 }
 
-#define SK_NONZERO512(r, len2) \
-    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
 SK_NORMALS(normals16, __m512, _mm512, SK_NONZERO512)
 
 /* The normals of vertices x0 .. x0+cnt-1 (cnt <= 16) from their blended matrices st[0..cnt-1]:
  * transposed to one vertex per lane (spare lanes zero), their normals nv deinterleaved into
  * x, y, z registers, the results interleaved back; masked loads and stores past cnt. */
-static inline void flush_normals16(__m512 *st, size_t cnt, const float *nv, float *on)
+static inline __attribute__((always_inline)) void flush_normals16(__m512 *st, size_t cnt,
+                                                                  const float *nv, float *on)
 {
     __m512 a[15], o[3], n[3], q[3];
     for (size_t l = cnt; l < 16; l++)
@@ -138,7 +131,9 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
  * faster with it (interleaved runs), and no slower in L2. */
 #define SK_PREFETCH_AHEAD 256
 
-#define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                              \
+#define SK_STEP_AVX512(pw, pm) \
+    (acc = _mm512_fmadd_ps(_mm512_set1_ps(*(pw)), _mm512_loadu_ps(pm), acc))
+#define SK_LBS_AVX512(NAME, JT, IN_RANGE)                                                  \
     /* the blended matrix of vertex x into *out; `checked` when some index of its group lies \
        outside 0..J-1: -1 (no influence) is skipped, and so is any other when bad is NULL   \
        (checked on an earlier pose), else it is the error */                                \
@@ -147,17 +142,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         const float *restrict mt, int checked, __m512 *out, size_t *bad)                      \
     {                                                                                         \
         __m512 acc = _mm512_setzero_ps();                                                     \
-        for (size_t k = 0; k < K; k++) {                                                      \
-            size_t j = (size_t)joints[x * K + k];                                             \
-            if (checked && j >= J) {                                                          \
-                if (((JT)-1 < 0 && j == (size_t)-1) || !bad)                                  \
-                    continue;                                                                 \
-                *bad = x * K + k;                                                             \
-                return SK_ERR_JOINT_INDEX;                                                    \
-            }                                                                                 \
-            acc = _mm512_fmadd_ps(_mm512_set1_ps(w[x * K + k]), _mm512_loadu_ps(mt + 16 * j), \
-                                  acc);                                                       \
-        }                                                                                     \
+        SK_INFLUENCES(JT, checked, SK_STEP_AVX512)                                            \
         *out = acc;                                                                           \
         return SK_OK;                                                                         \
     }                                                                                         \
@@ -206,10 +191,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         _mm512_mask_storeu_ps(op + 3 * x0, m3, _mm512_permutexvar_ps(pick, sum_columns4(r))); \
         return SK_OK;                                                                         \
     }                                                                                         \
-    static inline __attribute__((always_inline)) int NAME##_body(                             \
-        size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
-        const float *restrict w, const float *restrict mt, const float *restrict nv,          \
-        float *restrict op, float *restrict on, size_t *bad)                                  \
+    SK_LBS_BODY(NAME, JT)                                                                     \
     {                                                                                         \
         __m512 st[16];                                                                        \
         size_t x0 = 0;                                                                        \

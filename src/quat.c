@@ -1,34 +1,24 @@
 /* quat.c -- quaternion kernels over n items with item strides (elements): one item function
- * each (here or in qmath.h), mapped over the items by SK_MAP1 / SK_MAP2.
+ * each (here or in qmath.h), mapped over the items by SK_MAP1 / SK_MAP2 (real.h) next to it.
  * Compiled twice, for float and double (see real.h). */
 #include "real.h"
 #include "qmath.h"
 
-/* the kernel NAME: ITEM(in + i * s_in, [in2 + i * s_in2,] out + i * so) for every item i */
-#define SK_MAP1(NAME, ITEM)                                                               \
-    void FN(NAME)(size_t n, const T *a, ptrdiff_t sa, T *restrict out, ptrdiff_t so)      \
-    {                                                                                     \
-        for (size_t i = 0; i < n; i++)                                                    \
-            ITEM(a + i * sa, out + i * so);                                               \
-    }
-#define SK_MAP2(NAME, ITEM)                                                               \
-    void FN(NAME)(size_t n, const T *a, ptrdiff_t sa, const T *b, ptrdiff_t sb,           \
-                  T *restrict out, ptrdiff_t so)                                          \
-    {                                                                                     \
-        for (size_t i = 0; i < n; i++)                                                    \
-            ITEM(a + i * sa, b + i * sb, out + i * so);                                   \
-    }
+SK_MAP2(sk_quat_multiply, FN(qmul))
+SK_MAP2(sk_quat_rotate, FN(qrot))
 
 static inline void FN(conjugate)(const T *p, T *o)
 {
     o[0] = -p[0]; o[1] = -p[1]; o[2] = -p[2]; o[3] = p[3];
 }
+SK_MAP1(sk_quat_conjugate, FN(conjugate))
 
 static inline void FN(inverse)(const T *p, T *o)
 {
     T r = 1 / (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
     o[0] = -p[0] * r; o[1] = -p[1] * r; o[2] = -p[2] * r; o[3] = p[3] * r;
 }
+SK_MAP1(sk_quat_inverse, FN(inverse))
 
 static inline void FN(normalize)(const T *p, T *o)
 {
@@ -41,11 +31,13 @@ static inline void FN(normalize)(const T *p, T *o)
         o[0] = o[1] = o[2] = o[3] = len;
     }
 }
+SK_MAP1(sk_quat_normalize, FN(normalize))
 
 static inline void FN(to_matrix)(const T *q, T *o)
 {
     FN(qmat)(q, o, 3);
 }
+SK_MAP1(sk_quat_to_matrix, FN(to_matrix))
 
 /* Shepperd (1978): take the largest of 4w^2, 4x^2, 4y^2, 4z^2 from the trace and the
  * diagonal, the other components from the off-diagonal sums/differences. */
@@ -70,6 +62,7 @@ static inline void FN(from_matrix)(const T *a, T *o)
         len = -len;
     o[0] = x / len; o[1] = y / len; o[2] = z / len; o[3] = w / len;
 }
+SK_MAP1(sk_quat_from_matrix, FN(from_matrix))
 
 static inline void FN(from_rotvec)(const T *v, T *o)
 {
@@ -77,14 +70,6 @@ static inline void FN(from_rotvec)(const T *v, T *o)
     T s = (T)0.5 * FN(sinc)((T)0.5 * angle); /* sin(angle/2) / angle */
     o[0] = v[0] * s; o[1] = v[1] * s; o[2] = v[2] * s; o[3] = COS((T)0.5 * angle);
 }
-
-SK_MAP2(sk_quat_multiply, FN(qmul))
-SK_MAP1(sk_quat_conjugate, FN(conjugate))
-SK_MAP1(sk_quat_inverse, FN(inverse))
-SK_MAP1(sk_quat_normalize, FN(normalize))
-SK_MAP2(sk_quat_rotate, FN(qrot))
-SK_MAP1(sk_quat_to_matrix, FN(to_matrix))
-SK_MAP1(sk_quat_from_matrix, FN(from_matrix))
 SK_MAP1(sk_quat_from_rotvec, FN(from_rotvec))
 
 void FN(sk_slerp)(size_t n, const T *q0, ptrdiff_t s0, const T *q1, ptrdiff_t s1, const T *t,

@@ -33,3 +33,21 @@
 #define ATAN2 atan2f
 #define EPS FLT_EPSILON
 #endif
+
+/* the kernel NAME over n items: ITEM(a + i * sa, [b + i * sb,] out + i * so) for every item i
+   (quat.c, quat_vjp.c) */
+#ifndef SK_MAP1
+#define SK_MAP1(NAME, ITEM)                                                               \
+    void FN(NAME)(size_t n, const T *a, ptrdiff_t sa, T *restrict out, ptrdiff_t so)      \
+    {                                                                                     \
+        for (size_t i = 0; i < n; i++)                                                    \
+            ITEM(a + i * sa, out + i * so);                                               \
+    }
+#define SK_MAP2(NAME, ITEM)                                                               \
+    void FN(NAME)(size_t n, const T *a, ptrdiff_t sa, const T *b, ptrdiff_t sb,           \
+                  T *restrict out, ptrdiff_t so)                                          \
+    {                                                                                     \
+        for (size_t i = 0; i < n; i++)                                                    \
+            ITEM(a + i * sa, b + i * sb, out + i * so);                                   \
+    }
+#endif
