@@ -72,7 +72,7 @@ def fit(f, x0):
 def main(argv):
     if len(argv) > 1:
         model = skinkit.load_body_model(argv[1])
-        from skinkit.body_io import read_body_arrays
+        from skinkit.io.body import read_body_arrays
         arrays = read_body_arrays(argv[1])
     else:
         arrays = skinkit.synthetic_body_arrays("SMPL", seed=1)

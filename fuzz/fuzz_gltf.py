@@ -25,7 +25,7 @@ import numpy as np
 
 with atheris.instrument_imports(include=["skinkit"]):
     import skinkit
-    from skinkit.gltf import GltfError
+    from skinkit.io.gltf import GltfError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import seed_model  # noqa: E402

@@ -1,5 +1,5 @@
 """The BVH loader: the three fixture files against facts read from their text here (independently of
-skinkit.bvh), the CMU file against three.js 0.187.0, channel orders against SciPy, a 180-degree
+skinkit.io.bvh), the CMU file against three.js 0.187.0, channel orders against SciPy, a 180-degree
 wrap, hostile files that must raise BvhError naming the line, the README example and the CLI."""
 import itertools
 import json
@@ -12,7 +12,7 @@ from scipy.spatial.transform import Rotation
 
 import skinkit
 from skinkit import BvhError, load_bvh
-from skinkit.bvh import BvhModel, parse_bvh
+from skinkit.io.bvh import BvhModel, parse_bvh
 from cli_run import run
 from conftest import BVH, DATA
 

@@ -13,8 +13,8 @@ import pytest
 import helpers
 import reference as ref
 from gltf_doc import DTYPES, Doc, edited, put
-from skinkit import gltf_accessors
-from skinkit.gltf import GltfError, load_gltf
+from skinkit.io.gltf import accessors as gltf_accessors
+from skinkit.io.gltf import GltfError, load_gltf
 from conftest import GLTF, THREEJS
 
 INDEX = json.loads((THREEJS / "index.json").read_text())

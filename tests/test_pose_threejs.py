@@ -18,7 +18,7 @@ import pytest
 
 from conftest import GLTF, THREEJS
 from skinkit.cli import main
-from skinkit.gltf import load_gltf
+from skinkit.io.gltf import load_gltf
 from skinkit.pose import pose, world_matrices
 
 INDEX = json.loads((THREEJS / "index.json").read_text())

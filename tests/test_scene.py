@@ -330,7 +330,7 @@ def test_morph_targets_far_larger_than_the_file(tmp_path, monkeypatch):
     """Many targets reusing one accessor would expand a few bytes into M x V x 3 floats: past
     64 times the file's buffer bytes (and a floor, lowered here to keep the file small) the
     file is refused before anything is allocated."""
-    from skinkit import gltf_meshes
+    from skinkit.io.gltf import meshes as gltf_meshes
 
     monkeypatch.setattr(gltf_meshes, "_TARGET_BYTES_FLOOR", 0)
     d = scene_document()

@@ -7,10 +7,10 @@ models with analytic gradients, and the ``skinkit`` command.
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
-from .bvh import BvhError, load_bvh
+from .io.bvh import BvhError, load_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
-from .gltf import GltfError, load_gltf
+from .io.gltf import GltfError, load_gltf
 from .gradients import *  # noqa: F401,F403
 from .gradients import __all__ as _vjp_names
 from .kernels import *  # noqa: F401,F403

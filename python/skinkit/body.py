@@ -23,7 +23,7 @@ from typing import Callable, Tuple
 import numpy as np
 
 from . import _core, gradients
-from .body_io import BodyModelError, read_body_arrays
+from .io.body import BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
 

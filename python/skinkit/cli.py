@@ -130,9 +130,9 @@ def _load(path: Optional[str], dtype, scene: Optional[int] = None):
         raise CliError(f"{path}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                        f"expected one of {', '.join(MODEL_SUFFIXES)}")
     if p.suffix.lower() == ".bvh":
-        from .bvh import load_bvh
+        from .io.bvh import load_bvh
         return load_bvh(path, dtype=dtype), p.name
-    from .gltf import load_gltf
+    from .io.gltf import load_gltf
     model = load_gltf(path, dtype=dtype, scene=scene)
     return model, p.name
 
@@ -430,8 +430,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         0 on success, 1 for an input or model error (one line on stderr).  Usage errors raise
         SystemExit(2) through argparse, as for any argparse program.
     """
-    from .bvh import BvhError
-    from .gltf import GltfError
+    from .io.bvh import BvhError
+    from .io.gltf import GltfError
 
     parser = _build_parser()
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Checked access to the JSON of a glTF 2.0 document: every error names the JSON path.
 
-Shared by the byte layer (``gltf_accessors``) and model assembly (``gltf_nodes``,
-``gltf_meshes``, ``gltf_clips``).  Every :class:`GltfError` message starts with the JSON path of
+Shared by the byte layer (``accessors``) and model assembly (``nodes``,
+``meshes``, ``clips``).  Every :class:`GltfError` message starts with the JSON path of
 the problem, e.g. ``accessors[3]: ...`` or ``nodes[4].children: ...``.
 """
 from __future__ import annotations

@@ -8,11 +8,11 @@ from typing import List, Optional
 
 import numpy as np
 
-from .gltf_accessors import FLOAT, Accessors
-from .gltf_json import (GltfError, int_field, list_field, name_field, numbers_field, obj,
+from .accessors import FLOAT, Accessors
+from .fields import (GltfError, int_field, list_field, name_field, numbers_field, obj,
                         objects)
-from .kernels import forward_kinematics, quat_from_matrix
-from .model import Skeleton, Skin
+from ...kernels import forward_kinematics, quat_from_matrix
+from ...model import Skeleton, Skin
 
 
 def _decompose(values: np.ndarray, path: str):

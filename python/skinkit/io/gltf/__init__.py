@@ -6,9 +6,9 @@ every animation (translation, rotation, scale and morph target weights).  Not re
 textures, cameras, texture coordinates and tangents.
 
 The reader is split by job: this module parses the container and checks the required
-extensions; ``gltf_accessors`` is the byte layer (buffers, buffer views, accessors, sparse
-accessors, normalized and quantized types, with its cache); ``gltf_nodes``, ``gltf_meshes`` and
-``gltf_clips`` assemble the model from it, each a function of the document and the byte layer.
+extensions; ``accessors`` is the byte layer (buffers, buffer views, accessors, sparse
+accessors, normalized and quantized types, with its cache); ``nodes``, ``meshes`` and
+``clips`` assemble the model from it, each a function of the document and the byte layer.
 
 The file is untrusted: every index, offset and count is checked against the bytes that exist before
 anything is allocated from it, and buffer URIs may only be ``data:`` base64 URIs or relative paths
@@ -26,12 +26,12 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .gltf_accessors import Accessors
-from .gltf_clips import read_clips
-from .gltf_json import GltfError, list_field
-from .gltf_meshes import read_primitives, target_counts
-from .gltf_nodes import read_skeleton, read_skins, scene_nodes
-from .model import Model, float_dtype
+from .accessors import Accessors
+from .clips import read_clips
+from .fields import GltfError, list_field
+from .meshes import read_primitives, target_counts
+from .nodes import read_skeleton, read_skins, scene_nodes
+from ...model import Model, float_dtype
 
 __all__ = ["GltfError", "load_gltf"]
 

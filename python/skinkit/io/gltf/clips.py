@@ -7,9 +7,9 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from .clip import PATHS, WEIGHTS, Channel, Clip
-from .gltf_accessors import FLOAT, SNORM, UNORM, Accessors
-from .gltf_json import GltfError, int_field, list_field, name_field, obj, objects
+from ...clip import PATHS, WEIGHTS, Channel, Clip
+from .accessors import FLOAT, SNORM, UNORM, Accessors
+from .fields import GltfError, int_field, list_field, name_field, obj, objects
 
 # a Channel field -> the sampler property it comes from
 _PROPERTY = {"times": "input", "values": "output", "interpolation": "interpolation"}

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
-from .gltf_json import GltfError, int_field, join, list_field, obj
+from .fields import GltfError, int_field, join, list_field, obj
 
 COMPONENTS: Dict[int, np.dtype] = {
     5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"), 5123: np.dtype("<u2"),

@@ -9,8 +9,8 @@ of their own (or an uncompressed fallback when the extension is only used, not r
 """
 from __future__ import annotations
 
-from .gltf_accessors import Accessors
-from .gltf_json import GltfError, int_field, list_field, obj
+from .accessors import Accessors
+from .fields import GltfError, int_field, list_field, obj
 
 DRACO = "KHR_draco_mesh_compression"
 

@@ -33,9 +33,9 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .clip import Channel, Clip
-from .kernels import quat_from_rotvec, quat_multiply
-from .model import Model, Skeleton, float_dtype
+from ..clip import Channel, Clip
+from ..kernels import quat_from_rotvec, quat_multiply
+from ..model import Model, Skeleton, float_dtype
 
 __all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
 
@@ -89,7 +89,7 @@ def load_bvh(path, dtype=np.float64) -> BvhModel:
     """Load the skeleton and motion of a BVH file.
 
     The conventions (End Sites as joints, channel orders, no axis or unit conversion) are those
-    of three.js's ``BVHLoader``; the module ``skinkit.bvh`` lists them.
+    of three.js's ``BVHLoader``; the module ``skinkit.io.bvh`` lists them.
 
     Parameters
     ----------

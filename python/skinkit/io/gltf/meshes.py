@@ -8,10 +8,10 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from .gltf_accessors import FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX, Accessors
-from .gltf_draco import DRACO, decode_draco
-from .gltf_json import GltfError, int_field, list_field, numbers_field, obj, objects
-from .model import Primitive, Skin
+from .accessors import FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX, Accessors
+from .draco import DRACO, decode_draco
+from .fields import GltfError, int_field, list_field, numbers_field, obj, objects
+from ...model import Primitive, Skin
 
 # Attribute types: glTF 2.0 "Meshes" widened by KHR_mesh_quantization (positions and morph
 # deltas as (normalized) 8/16-bit integers, normals as normalized signed integers).

@@ -1,0 +1,2 @@
+"""File formats, one room each: every reader is a pure function from a path to skinkit's data
+model (:mod:`skinkit.io.gltf`, :mod:`skinkit.io.bvh`, :mod:`skinkit.io.body`)."""
