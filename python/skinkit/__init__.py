@@ -1,8 +1,8 @@
 """skinkit: fast, batchable skeletal animation from NumPy.
 
 C kernels for forward kinematics, glTF 2.0 clip sampling, pose blending, linear blend and dual
-quaternion skinning, blend shapes (morph targets), a glTF 2.0 scene loader, SMPL-family body
-models with analytic gradients, and the ``skinkit`` command.
+quaternion skinning, blend shapes (morph targets), glTF 2.0 and FBX scene loaders, SMPL-family
+body models with analytic gradients, and the ``skinkit`` command.
 """
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
@@ -10,6 +10,8 @@ from .body_synthetic import synthetic_body_arrays, synthetic_body_model
 from .io.bvh import BvhError, load_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
+from .io.detect import load_model
+from .io.fbx import FbxError, load_fbx
 from .io.gltf import GltfError, load_gltf
 from .gradients import *  # noqa: F401,F403
 from .gradients import __all__ as _vjp_names
@@ -21,8 +23,8 @@ from .morph import blend_shapes
 from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
 
 __version__ = "0.1.0"
-__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model",
+__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "FbxError", "GltfError", "Model",
            "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "additive_pose",
            "blend_poses", "blend_shapes", "default_model", "frame_times", "load_body_model",
-           "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta", "synthetic_body_arrays",
+           "load_bvh", "load_fbx", "load_gltf", "load_model", "local_pose", "pose", "pose_delta", "synthetic_body_arrays",
            "synthetic_body_model", "world_matrices", *_kernel_names, *_vjp_names]

@@ -111,6 +111,8 @@ class Primitive(Summarized):
         Index into ``Model.skins`` for a skinned primitive, None for a rigid one.
     positions : float array (V, 3), POSITION (bind pose for a skinned primitive), file units.
     normals : float array (V, 3) or None, NORMAL.
+    uvs : float array (V, 2) or None, TEXCOORD_0 (normalized integers decoded; glTF's
+        convention: V runs downwards from the image's top-left corner).
     joints : uint8/uint16/int32 array (V, K) or None, every JOINTS_n set side by side
         (K = 4 n); values index ``skin.joints``.  None for a rigid primitive.
     weights : float array (V, K) or None, every WEIGHTS_n set side by side, normalized integers
@@ -134,6 +136,7 @@ class Primitive(Summarized):
     skin: Optional[int]
     positions: np.ndarray
     normals: Optional[np.ndarray] = None
+    uvs: Optional[np.ndarray] = None
     joints: Optional[np.ndarray] = None
     weights: Optional[np.ndarray] = None
     faces: Optional[np.ndarray] = None

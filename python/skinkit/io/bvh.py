@@ -34,6 +34,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ..clip import Channel, Clip
+from .detect import check_format
 from ..kernels import quat_from_rotvec, quat_multiply
 from ..model import Model, Skeleton, float_dtype
 
@@ -119,6 +120,7 @@ def load_bvh(path, dtype=np.float64) -> BvhModel:
         ``dtype`` is not float32 or float64.
     """
     path = Path(path)
+    check_format(path, "bvh", BvhError)
     data = path.read_bytes()  # dtype is checked by parse_bvh
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
