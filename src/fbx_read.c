@@ -296,13 +296,16 @@ int sk_fbx_prim_fill(const sk_fbx *fbx, size_t prim, double *positions, double *
     const ufbx_skin_deformer *skin = mesh_skin(mesh);
     if (skin && joints) {
         size_t k = skin->max_weights_per_vertex;
-        for (size_t v = 0; v < nv; v++) {
+        for (size_t v = 0; v < nv; v++) { /* normalized by their sum, as ufbx and Blender */
             const ufbx_skin_vertex *sv = &skin->vertices.data[v];
+            double total = 0.0;
+            for (size_t i = 0; i < sv->num_weights; i++)
+                total += skin->weights.data[sv->weight_begin + i].weight;
             for (size_t i = 0; i < k; i++) {
                 const ufbx_skin_weight *w = i < sv->num_weights
                     ? &skin->weights.data[sv->weight_begin + i] : NULL;
                 joints[k * v + i] = w ? (int32_t)w->cluster_index : 0;
-                weights[k * v + i] = w ? w->weight : 0.0;
+                weights[k * v + i] = w && total > 0.0 ? w->weight / total : 0.0;
             }
         }
     }

@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 PROG = "skinkit"
-MODEL_SUFFIXES = (".glb", ".gltf", ".bvh")
+MODEL_SUFFIXES = (".glb", ".gltf", ".bvh", ".fbx")
 
 
 class CliError(Exception):
@@ -99,8 +99,9 @@ def _build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Fast, batchable skeletal animation: pose glTF models with C kernels.")
     _add_debug(parser, False)
-    from . import __version__
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    from . import __version__, _core
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {__version__} (ufbx {_core.ufbx_version()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     commands = {   # name -> (summary, description, arguments, function)
@@ -118,7 +119,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _load(path: Optional[str], dtype, scene: Optional[int] = None):
-    """The model at ``path`` (glTF or BVH), or the default model when ``path`` is None;
+    """The model at ``path`` (glTF, FBX or BVH: the reader is chosen by content), or the default model when ``path`` is None;
     ``scene`` (glTF only) chooses the scene whose meshes are posed."""
     if scene is not None and (path is None or Path(path).suffix.lower() == ".bvh"):
         raise CliError("--scene applies only to glTF models")
@@ -129,12 +130,8 @@ def _load(path: Optional[str], dtype, scene: Optional[int] = None):
     if p.suffix.lower() not in MODEL_SUFFIXES:
         raise CliError(f"{path}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                        f"expected one of {', '.join(MODEL_SUFFIXES)}")
-    if p.suffix.lower() == ".bvh":
-        from .io.bvh import load_bvh
-        return load_bvh(path, dtype=dtype), p.name
-    from .io.gltf import load_gltf
-    model = load_gltf(path, dtype=dtype, scene=scene)
-    return model, p.name
+    from .io.detect import load_model
+    return load_model(path, dtype=dtype, **({} if scene is None else {"scene": scene})), p.name
 
 
 def _write_npz_atomic(out: str, arrays) -> None:
@@ -431,6 +428,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         SystemExit(2) through argparse, as for any argparse program.
     """
     from .io.bvh import BvhError
+    from .io.fbx import FbxError
     from .io.gltf import GltfError
 
     parser = _build_parser()
@@ -445,7 +443,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 1
-    except (CliError, GltfError, BvhError, OSError) as exc:  # skinkit's own input errors
+    except (CliError, GltfError, BvhError, FbxError, OSError) as exc:  # skinkit's own input errors
         if args.debug:
             traceback.print_exc()
         message = str(exc) or type(exc).__name__

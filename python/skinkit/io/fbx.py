@@ -66,7 +66,9 @@ def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: int = MAX_BY
         ``normals`` the mean of each control point's corner normals (normalized), ``uvs`` the
         first UV set when it has one value per control point (None when UV seams split
         control points), ``joints`` / ``weights`` (V, K) with K the most influences on one
-        control point (zero-padded, weights as in the file), blend shapes as morph targets
+        control point (zero-padded, weights normalized to sum 1 as ufbx and Blender skin;
+        control points without any follow the mesh's node, which joins the skin as a joint),
+        blend shapes as morph targets
         (``morph_positions`` (M, V, 3): each channel's shapes, in-between shapes as targets of
         their own, ``morph_weights`` the rest channel weights mapped to the shapes as ufbx
         does).  ``clips``: one per animation stack, named after it, LINEAR channels of
@@ -110,6 +112,9 @@ def _assemble(scene: dict, dtype: np.dtype, name: str) -> Model:
             raise ValueError(f"skin {i} ({s['name']!r}): a cluster has no bone node")
         skins.append(Skin(s["name"] or None, s["joints"], s["ibm"].astype(dtype)))
     primitives = [_primitive(p, dtype) for p in scene["primitives"]]
+    for prim in primitives:
+        if prim.skinned and not np.all(prim.weights.any(axis=1)):
+            _attach_unweighted(prim, skins)
     clips = [_clip(c, scene["primitives"], dtype) for c in scene["clips"]]
     return Model(skeleton, skins, primitives, clips, name=name)
 
@@ -128,6 +133,22 @@ def _primitive(p: dict, dtype: np.dtype) -> Primitive:
         morph_positions=cast(p["morph_positions"]) if targets else None,
         morph_weights=shape_weights(p["channel_weight"], p)[0].astype(dtype) if targets else None,
         target_names=p["target_names"] if targets else None)
+
+
+def _attach_unweighted(prim: Primitive, skins: List[Skin]) -> None:
+    """Control points without influences follow the mesh's own node (as ufbx's and Blender's
+    skinning do): the node joins a copy of the skin as a joint with an identity inverse bind
+    matrix (the geometry transform is already in the vertices) and takes them with weight 1."""
+    skin = skins[prim.skin]
+    ibm = np.concatenate([skin.inverse_bind_matrices,
+                          np.eye(4, dtype=skin.inverse_bind_matrices.dtype)[None]])
+    skins.append(Skin(skin.name, np.append(skin.joints, np.int32(prim.node)), ibm))
+    prim.skin = len(skins) - 1
+    free = ~prim.weights.any(axis=1)
+    prim.joints = prim.joints.copy()
+    prim.weights = prim.weights.copy()
+    prim.joints[free, 0] = len(skin.joints)
+    prim.weights[free, 0] = 1
 
 
 def shape_weights(channel_weights: np.ndarray, prim: dict) -> np.ndarray:
