@@ -34,12 +34,19 @@ uint32_t sk_fbx_ufbx_version(void)
     return ufbx_source_version;
 }
 
+/* ufbx's error type, what it means for a truncated file, and ufbx's failed check (the innermost
+ * frame of its error stack: function and condition) */
 static void set_error(char *err, size_t errlen, const ufbx_error *e)
 {
-    if (e->info_length > 0)
-        snprintf(err, errlen, "%s (%s)", e->description.data, e->info);
-    else
-        snprintf(err, errlen, "%s", e->description.data);
+    const ufbx_error_frame *f = e->stack_size > 0 ? &e->stack[0] : NULL;
+    int eof = f && strstr(f->description.data, "eof") != NULL;
+    snprintf(err, errlen, "%s%s%s%s%s%s%s%s", e->description.data,
+             eof ? " (the file ends before its data does: truncated?)" : "",
+             e->info_length > 0 ? ": " : "", e->info_length > 0 ? e->info : "",
+             f ? " [ufbx check " : "", f ? f->function.data : "", f ? ": " : "",
+             f ? f->description.data : "");
+    if (f)
+        strncat(err, "]", errlen - strlen(err) - 1);
 }
 
 static void limit_allocator(ufbx_allocator_opts *a, size_t max_memory)
@@ -77,6 +84,7 @@ int sk_fbx_open(const char *path, int file_axes, size_t max_memory, sk_fbx **out
     opts.inherit_mode_handling = UFBX_INHERIT_MODE_HANDLING_COMPENSATE;
     opts.clean_skin_weights = true;
     opts.force_single_thread_ascii_parsing = true;
+    opts.strict = true;   /* a partly broken file is refused, not half read */
     if (!file_axes) {
         opts.target_axes = ufbx_axes_right_handed_y_up;
         opts.target_unit_meters = 1.0;

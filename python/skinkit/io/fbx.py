@@ -94,7 +94,8 @@ def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: int = MAX_BY
     try:
         scene = _core.fbx_read(path, axes == "file", int(max_bytes), float(max_bytes))
     except ValueError as e:
-        raise FbxError(f"{path}: {e}") from None
+        limit = f" (max_bytes={max_bytes})" if "Memory limit" in str(e) else ""
+        raise FbxError(f"{path}: {e}{limit}") from None
     try:
         return _assemble(scene, dtype, path.stem)
     except ValueError as e:
