@@ -49,7 +49,8 @@ static PyObject *make_dict(int n, ...)
     return d;
 }
 
-/* bytes of the arrays the scene's model needs (a double: no overflow) */
+/* bytes of the arrays the scene's model needs (a double: no overflow); -1 with a ValueError
+ * set for a primitive that cannot be read */
 static double scene_bytes(const reader *r, const sk_fbx_info *info)
 {
     double total = (double)info->nodes * (4 + 80 + 64);
@@ -58,8 +59,10 @@ static double scene_bytes(const reader *r, const sk_fbx_info *info)
     for (size_t p = 0; p < info->primitives; p++) {
         sk_fbx_prim_info pi;
         char err[ERRLEN];
-        if (sk_fbx_prim_info_get(r->fbx, p, &pi, err, sizeof err) < 0)
-            continue; /* reported when the primitive is read */
+        if (sk_fbx_prim_info_get(r->fbx, p, &pi, err, sizeof err) < 0) {
+            PyErr_Format(PyExc_ValueError, "primitive %zu: %s", p, err);
+            return -1.0;
+        }
         double v = (double)pi.vertices;
         total += v * (24 + 24 * pi.normals + 16 * pi.uvs + 12.0 * pi.influences) +
                  12.0 * pi.triangles + 24.0 * v * pi.targets + 4.0 * pi.scratch +
@@ -215,6 +218,8 @@ static PyObject *read_scene(reader *r, size_t max_memory, double max_bytes)
     sk_fbx_info info;
     sk_fbx_get_info(r->fbx, &info);
     double bytes = scene_bytes(r, &info);
+    if (bytes < 0)
+        return NULL;
     if (bytes > max_bytes) {
         PyErr_Format(PyExc_ValueError, "the scene's arrays need %.0f bytes, more than the "
                      "limit of %.0f", bytes, max_bytes);

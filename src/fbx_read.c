@@ -228,6 +228,16 @@ int sk_fbx_prim_info_get(const sk_fbx *fbx, size_t prim, sk_fbx_prim_info *info,
             return -1;
         }
         info->influences = skin->max_weights_per_vertex;
+        for (size_t c = 0; c < skin->clusters.count; c++) { /* ufbx skips such indices */
+            const ufbx_skin_cluster *cl = skin->clusters.data[c];
+            for (size_t i = 0; i < cl->vertices.count; i++)
+                if (cl->vertices.data[i] >= mesh->num_vertices) {
+                    snprintf(err, errlen, "mesh '%s': skin cluster '%s' names vertex %u, the "
+                             "mesh has %zu", mesh->name.data, cl->name.data,
+                             (unsigned)cl->vertices.data[i], mesh->num_vertices);
+                    return -1;
+                }
+        }
     }
     for (size_t b = 0; b < mesh->blend_deformers.count; b++) {
         const ufbx_blend_deformer *d = mesh->blend_deformers.data[b];
