@@ -27,6 +27,7 @@ number (``line 57: expected 6 channel values, got 5``).
 from __future__ import annotations
 
 import re
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -120,7 +121,7 @@ def load_bvh(path, dtype=np.float64) -> BvhModel:
         ``dtype`` is not float32 or float64.
     """
     path = Path(path)
-    check_format(path, "bvh", BvhError)
+    check_format(path, "bvh", partial(BvhError, 1))
     data = path.read_bytes()  # dtype is checked by parse_bvh
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]

@@ -26,6 +26,9 @@ _FORMATS = {
                   "skinkit.load_body_model"),
     "pickle": Format("pickle", "a Python pickle, e.g. a body model", "skinkit.load_body_model"),
 }
+# a file of no known signature goes to the reader its suffix names (whose error says what is wrong)
+_BY_SUFFIX = {".gltf": "gltf", ".glb": "glb", ".fbx": "fbx", ".bvh": "bvh", ".npz": "npz",
+              ".pkl": "pickle"}
 # the formats one reader accepts
 _READS = {"gltf": ("gltf", "glb"), "fbx": ("fbx",), "bvh": ("bvh",), "body": ("npz", "pickle")}
 
@@ -74,7 +77,8 @@ def load_model(path, **kwargs):
     ----------
     path : str or os.PathLike
         A glTF (JSON or GLB), FBX (binary or ASCII), BVH, or body-model (.npz, .pkl) file;
-        the format is told by the file's first bytes, not its suffix.
+        the format is told by the file's first bytes; a file they do not identify goes to the
+        reader of its suffix.
     **kwargs
         Passed to the reader (``dtype`` for all; ``scene`` for glTF, ``axes`` for FBX).
 
@@ -86,13 +90,13 @@ def load_model(path, **kwargs):
     Raises
     ------
     ValueError
-        The content matches no format skinkit reads (the message names the file); the reader's
-        own error (a ValueError subclass) for a malformed file.
+        Neither the content nor the suffix names a format skinkit reads (the message names the
+        file); the reader's own error (a ValueError subclass) for a malformed file.
     OSError
         The file cannot be read.
     """
     fmt = sniff(read_head(path))
-    name = fmt.name if fmt else ("pickle" if Path(path).suffix.lower() == ".pkl" else None)
+    name = fmt.name if fmt else _BY_SUFFIX.get(Path(path).suffix.lower())
     if name in ("gltf", "glb"):
         from .gltf import load_gltf
         return load_gltf(path, **kwargs)
@@ -106,4 +110,4 @@ def load_model(path, **kwargs):
         from ..body import load_body_model
         return load_body_model(path, **kwargs)
     raise ValueError(f"{path}: not a format skinkit reads (glTF/GLB, FBX, BVH, body-model .npz "
-                     "or .pkl), judging by its first bytes")
+                     "or .pkl), judging by its first bytes and its suffix")
