@@ -114,8 +114,10 @@ def _assemble(scene: dict, dtype: np.dtype, name: str) -> Model:
         skins.append(Skin(s["name"] or None, s["joints"], s["ibm"].astype(dtype)))
     primitives = [_primitive(p, dtype) for p in scene["primitives"]]
     for prim in primitives:
-        if prim.skinned and not np.all(prim.weights.any(axis=1)):
-            _attach_unweighted(prim, skins)
+        if prim.skin is not None and prim.weights is not None and prim.joints is not None:
+            free = np.logical_not(prim.weights.any(axis=1))
+            if free.any():
+                _attach_unweighted(prim, prim.skin, prim.joints, prim.weights, free, skins)
     clips = [_clip(c, scene["primitives"], dtype) for c in scene["clips"]]
     return Model(skeleton, skins, primitives, clips, name=name)
 
@@ -128,7 +130,7 @@ def _primitive(p: dict, dtype: np.dtype) -> Primitive:
     cast = (lambda a: None if a is None else a.astype(dtype))
     return Primitive(
         node=p["node"], mesh=p["mesh"], index=0, skin=p["skin"] if skinned else None,
-        positions=cast(p["positions"]), normals=cast(p["normals"]), uvs=cast(p["uvs"]),
+        positions=p["positions"].astype(dtype), normals=cast(p["normals"]), uvs=cast(p["uvs"]),
         joints=p["joints"] if skinned else None, weights=cast(p["weights"]) if skinned else None,
         faces=faces,
         morph_positions=cast(p["morph_positions"]) if targets else None,
@@ -136,18 +138,18 @@ def _primitive(p: dict, dtype: np.dtype) -> Primitive:
         target_names=p["target_names"] if targets else None)
 
 
-def _attach_unweighted(prim: Primitive, skins: List[Skin]) -> None:
-    """Control points without influences follow the mesh's own node (as ufbx's and Blender's
-    skinning do): the node joins a copy of the skin as a joint with an identity inverse bind
-    matrix (the geometry transform is already in the vertices) and takes them with weight 1."""
-    skin = skins[prim.skin]
+def _attach_unweighted(prim: Primitive, s: int, joints: np.ndarray, weights: np.ndarray,
+                       free: np.ndarray, skins: List[Skin]) -> None:
+    """Control points without influences (``free``) follow the mesh's own node, as ufbx's and
+    Blender's skinning do: the node joins a copy of skin ``s`` as a joint with an identity
+    inverse bind matrix (the geometry transform is already in the vertices) and takes them with
+    weight 1."""
+    skin = skins[s]
     ibm = np.concatenate([skin.inverse_bind_matrices,
                           np.eye(4, dtype=skin.inverse_bind_matrices.dtype)[None]])
     skins.append(Skin(skin.name, np.append(skin.joints, np.int32(prim.node)), ibm))
     prim.skin = len(skins) - 1
-    free = ~prim.weights.any(axis=1)
-    prim.joints = prim.joints.copy()
-    prim.weights = prim.weights.copy()
+    prim.joints, prim.weights = joints.copy(), weights.copy()
     prim.joints[free, 0] = len(skin.joints)
     prim.weights[free, 0] = 1
 
