@@ -106,6 +106,7 @@ UFBX_ORACLE = {
     "maya_blend_shape_cube_7700_binary.fbx": "Maya (FBX SDK 2020.1.1)",
     "motionbuilder_sausage_rrss_7700_binary.fbx": "MotionBuilder (FBX SDK 2020.3)",
     "max_transformed_skin_7500_binary.fbx": "3ds Max (FBX SDK 2019.2)",
+    "max2009_cube_anim_6100_binary.fbx": "3ds Max 2009 (FBX 6.1)",
 }
 # ufbx-python 0.0.5 (an older ufbx) and the vendored ufbx 0.23 evaluate this file's blend
 # channel curves differently: 4.3e-5 of the model size at its baked keys (cause not found)
@@ -114,6 +115,7 @@ UFBX_TOLERANCE = {"maya_blend_shape_cube_7700_binary.fbx": 1e-4}
 ASCII_TWINS = {
     "max_transformed_skin_7500_ascii.fbx": "max_transformed_skin_7500_binary.fbx",
     "maya_blend_shape_cube_7700_ascii.fbx": "maya_blend_shape_cube_7700_binary.fbx",
+    "max2009_cube_anim_6100_ascii.fbx": "max2009_cube_anim_6100_binary.fbx",
 }
 # Blender deforms in float32 and its importer composes FBX's transform chain itself
 TOLERANCE = 1e-5
