@@ -233,6 +233,8 @@ def test_units_and_axes():
     np.testing.assert_allclose(a, b * 0.01, atol=1e-9 * model_size(a))
     with pytest.raises(ValueError, match="axes"):
         skinkit.load_fbx(name, axes="z-up")
+    with pytest.raises(ValueError, match="max_bytes"):
+        skinkit.load_fbx(name, max_bytes=-1)
 
 
 def test_float32_model():

@@ -83,12 +83,15 @@ def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: int = MAX_BY
     OSError
         The file cannot be read.
     TypeError, ValueError
-        ``dtype`` is not float32 or float64; ``axes`` is not one of ``AXES``.
+        ``dtype`` is not float32 or float64; ``axes`` is not one of ``AXES``; ``max_bytes`` is
+        not a positive integer.
     """
     from .detect import check_format
     dtype = float_dtype(dtype)
     if axes not in AXES:
         raise ValueError(f"axes must be one of {AXES}, got {axes!r}")
+    if not isinstance(max_bytes, int) or not 0 < max_bytes < 2**62:
+        raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
     path = Path(path)
     check_format(path, "fbx", FbxError)
     try:
