@@ -337,7 +337,8 @@ int sk_fbx_prim_fill(const sk_fbx *fbx, size_t prim, double *positions, double *
         }
         double *o = morph + 3 * nv * m;
         memset(o, 0, 3 * nv * sizeof *o);
-        ufbx_add_blend_shape_vertex_offsets(kf->shape, (ufbx_vec3 *)o, nv, 1.0);
+        if (kf->shape)
+            ufbx_add_blend_shape_vertex_offsets(kf->shape, (ufbx_vec3 *)o, nv, 1.0);
         target_channel[m] = (int32_t)(c - 1);
         target_weight[m++] = kf->target_weight;
     })
@@ -351,7 +352,8 @@ const char *sk_fbx_target_name(const sk_fbx *fbx, size_t prim, size_t target, si
     FOR_EACH_KEYFRAME(mesh, ch, kf, {
         if (m++ == target) {
             /* the channel's name for its full shape, the shape's own for an in-between */
-            const ufbx_string *s = kf->target_weight == 1.0 ? &ch->name : &kf->shape->name;
+            const ufbx_string *s = kf->target_weight == 1.0 || !kf->shape ? &ch->name
+                                                                          : &kf->shape->name;
             *len = s->length;
             return s->data;
         }
