@@ -4,6 +4,7 @@ C kernels for forward kinematics, glTF 2.0 clip sampling, pose blending, linear 
 quaternion skinning, blend shapes (morph targets), a glTF 2.0 scene loader, SMPL-family body
 models with analytic gradients, and the ``skinkit`` command.
 """
+from . import data
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
