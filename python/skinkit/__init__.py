@@ -20,10 +20,11 @@ from .kernels import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  
 from .model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
 from .morph import blend_shapes
 from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
+from .viewer import view, view_body
 
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model",
            "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "additive_pose",
            "blend_poses", "blend_shapes", "default_model", "frame_times", "load_body_model",
            "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta", "synthetic_body_arrays",
-           "synthetic_body_model", "world_matrices", *_kernel_names, *_vjp_names]
+           "synthetic_body_model", "view", "view_body", "world_matrices", *_kernel_names, *_vjp_names]
