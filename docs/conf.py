@@ -32,7 +32,9 @@ extensions = [
     "numpydoc",
     "sphinxarg.ext",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",          # the Markdown pages (docs/*.md): what the README used to hold
 ]
+myst_heading_anchors = 3
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json"]
 html_theme = "pydata_sphinx_theme"

@@ -16,7 +16,8 @@ shapes are left out (a few millimetres on SMPL), as in a glTF export without cor
 
     >>> import skinkit
     >>> page = skinkit.view(skinkit.data.character(), clip="Walk")   # doctest: +SKIP
-    >>> page                   # in Jupyter: the player; page.save("fox.html") for a browser
+    >>> page    # doctest: +SKIP
+    (in Jupyter: the player; page.save("fox.html") for a browser)
 """
 from __future__ import annotations
 
