@@ -61,7 +61,7 @@ sphinx_gallery_conf = {
 }
 
 
-MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender", "skinkit.torch")
+MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender")
 """The modules whose functions api.rst lists apart (not in ``skinkit.__all__``)."""
 
 

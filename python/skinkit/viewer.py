@@ -29,6 +29,7 @@ import numpy as np
 
 from ._optional import require
 from .export import write_atomic
+from .model import bone_pairs
 from .kernels import quat_from_matrix, quat_from_rotvec, quat_to_matrix, rigid_forward_kinematics
 
 __all__ = ["SceneView", "view", "view_body"]
@@ -107,25 +108,11 @@ class _Recorder:
         return SceneView(page, self.camera, height)
 
 
-def _bones(rec: _Recorder, name: str, parents: np.ndarray, points: np.ndarray) -> None:
-    """The skeleton at one frame: a segment from each joint to its parent."""
-    child = np.flatnonzero(parents >= 0)
-    if len(child):
-        segments = np.stack([points[parents[child]], points[child]], axis=1)
-        rec.scene.add_line_segments(name, segments.astype(np.float32), colors=(220, 40, 40),
+def _bones(rec: _Recorder, name: str, pairs: np.ndarray, points: np.ndarray) -> None:
+    """The skeleton at one frame: a segment for each (ancestor, joint) pair of ``points``."""
+    if len(pairs):
+        rec.scene.add_line_segments(name, points[pairs].astype(np.float32), colors=(220, 40, 40),
                                     thickness=2.0, thickness_units="screen")
-
-
-def _joint_parents(skeleton_parents: np.ndarray, joints: np.ndarray) -> np.ndarray:
-    """Each joint's nearest ancestor among ``joints`` (index into ``joints``), -1 for none."""
-    index = {int(n): i for i, n in enumerate(joints)}
-    out = np.full(len(joints), -1)
-    for i, n in enumerate(joints):
-        p = int(skeleton_parents[n])
-        while p >= 0 and p not in index:
-            p = int(skeleton_parents[p])
-        out[i] = index.get(p, -1)
-    return out
 
 
 def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = True,
@@ -187,7 +174,7 @@ def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = Tr
             frames.append(([handle], world[:, [prim.node]]))
     joints = np.unique(np.concatenate([s.joints for s in model.skins])) if model.skins \
         else np.arange(model.skeleton.count)
-    parents = _joint_parents(np.asarray(model.skeleton.parents), joints)
+    pairs = np.searchsorted(joints, bone_pairs(model.skeleton.parents, joints))
     for t in range(len(world)):
         if t:
             rec.recording.insert_sleep(1.0 / fps)
@@ -196,7 +183,7 @@ def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = Tr
             for i, h in enumerate(handles):
                 h.wxyz, h.position = q[i], p[i]
         if skeleton:
-            _bones(rec, "/skeleton", parents, world[t, joints, :3, 3])
+            _bones(rec, "/skeleton", pairs, world[t, joints, :3, 3])
     return rec.finish(height)
 
 
@@ -239,6 +226,7 @@ def view_body(body, pose=None, betas=None, transl=None, *, fps: float = 30.0,
     if transl is not None:
         trans = trans + np.asarray(transl, dtype=np.float64).reshape(-1, 1, 3)
     points = np.einsum("tjab,jb->tja", quat_to_matrix(rot), joints) + trans   # Q_i x_i + t_i
+    pairs = bone_pairs(parents, np.arange(J))
     rec = _Recorder(rest, fov)
     handle = rec.scene.add_mesh_skinned(
         "/body", rest.astype(np.float32), np.asarray(body.faces, np.int64),
@@ -251,6 +239,6 @@ def view_body(body, pose=None, betas=None, transl=None, *, fps: float = 30.0,
         for i, bone in enumerate(handle.bones):
             bone.wxyz, bone.position = w[i], points[t, i]
         if skeleton:
-            _bones(rec, "/skeleton", parents, points[t])
+            _bones(rec, "/skeleton", pairs, points[t])
     return rec.finish(height)
 
