@@ -121,6 +121,8 @@ import skinkit  # noqa: E402
 from blender_mesh import run_in_blender  # noqa: E402
 from conftest import DATA, missing  # noqa: E402
 
+pytestmark = pytest.mark.integration
+
 GLTF = DATA / "gltf"
 
 # model -> frames: key frames (frame = time * 24), then between keys

@@ -11,6 +11,8 @@ import pytest
 import skinkit
 from conftest import missing, optional_import
 
+pytestmark = pytest.mark.integration
+
 optional_import("viser", 'pip install ".[view]"', extra="view")
 from skinkit.viewer import view, view_body  # noqa: E402
 
