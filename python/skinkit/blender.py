@@ -243,8 +243,8 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
     from the action's F-curves evaluated by Blender (its own interpolation and extrapolation);
     channels without an F-curve keep the pose bone's current value.  Rotation modes:
     quaternion, axis-angle and the Euler orders."""
-    frames = np.asarray(frames, np.float64).reshape(-1)
-    T, B = frames.size, len(rig.names)
+    at = np.asarray(frames, np.float64).reshape(-1)
+    T, B = at.size, len(rig.names)
     pose = armature_object.pose.bones
     cur = {"location": np.array([tuple(pose[n].location) for n in rig.names]),
            "rotation_quaternion": np.array([tuple(pose[n].rotation_quaternion)
@@ -263,7 +263,7 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
         name, _, prop = path[len('pose.bones["'):].partition('"].')
         if name not in index or prop not in values:
             continue
-        values[prop][:, index[name], fc.array_index] = [fc.evaluate(f) for f in frames]
+        values[prop][:, index[name], fc.array_index] = [fc.evaluate(f) for f in at]
 
     rot = np.empty((T, B, 4))
     for n, b in index.items():
@@ -379,7 +379,7 @@ def main(argv=None) -> int:
                                 [bpy.context.scene.frame_current], np.float64)}
     for mesh in skinned_meshes(arm):
         out[f"positions_{mesh.name}"] = pose_mesh(arm, mesh, args.frames)
-    np.savez(args.out, **out)
+    np.savez(args.out, **out)  # type: ignore[arg-type]  # (numpy's stub: allow_pickle)
     print(f"{args.out}: {len(out) - 1} meshes x {out['frames'].size} frames")
     return 0
 
