@@ -27,4 +27,6 @@ __all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfEr
            "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "additive_pose",
            "blend_poses", "blend_shapes", "default_model", "frame_times", "load_body_model",
            "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta", "synthetic_body_arrays",
-           "synthetic_body_model", "view", "view_body", "world_matrices", *_kernel_names, *_vjp_names]
+           "synthetic_body_model", "view", "view_body", "world_matrices"]
+__all__ += _kernel_names
+__all__ += _vjp_names
