@@ -23,7 +23,8 @@ import numpy as np
 import skinkit
 from skinkit import kernels
 from skinkit.cli import _write_npz_atomic
-from skinkit.pose import _morph, _rigid, _skin, morph_weights, skinning_matrices
+from skinkit.pose import morph_weights, skinning_matrices
+from skinkit.stages import _morph, _rigid, _skin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOT = os.path.join(HERE, "..", "tests", "data", "gltf", "RobotExpressive.glb")
