@@ -23,13 +23,14 @@ import numpy as np
 
 from . import kernels, stages
 from .clip import TRS
-from .posed import PosedMeshes
+from .posed import Layout, PosedMeshes
+from .posed import layout as _layout
 from .request import ClipLike, PoseRequest, frame_times, resolve_clip
 from .stages import MorphWeights, skinning_matrices
 
 __all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices", "morph_weights",
            "skinning_matrices", "pose", "pose_blocks", "run", "PosedMeshes", "PoseRequest",
-           "TRS", "frame_times", "BLOCK_FRAMES"]
+           "TRS", "frame_times", "layout", "BLOCK_FRAMES"]
 
 BLOCK_FRAMES = 64   # pose_blocks' default block: 64 frames of the default model are 0.2 MB
 
@@ -259,6 +260,15 @@ def pose_blocks(model, request: PoseRequest, frames: Optional[int] = None
         raise ValueError(f"frames must be > 0, got {frames}")
     return (run(model, request, start, start + frames)
             for start in range(0, request.count, frames))
+
+
+def layout(model, request: PoseRequest) -> Layout:
+    """The arrays ``pose(model, request)`` gives, known before posing: name -> (shape, dtype)
+    for ``times`` and every array of ``PosedMeshes.arrays`` (see ``skinkit.posed.layout``)."""
+    prims = model.primitives
+    return _layout(request.count, {p.key: len(p.positions) for p in prims},
+                   [p.key for p in prims if p.normals is not None] if request.normals else (),
+                   model.skeleton.count if request.joints else None, request.dtype)
 
 
 skin_matrices = kernels._deprecated("pose.skin_matrices", skinning_matrices)

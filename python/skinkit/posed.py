@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, Mapping, Optional
+from typing import Dict, Iterable, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["PosedMeshes"]
+__all__ = ["PosedMeshes", "layout"]
+
+Layout = Dict[str, Tuple[Tuple[int, ...], np.dtype]]   # array name -> (shape, dtype)
+
+
+def layout(count: int, vertices: Mapping[str, int], normals: Iterable[str] = (),
+           joints: Optional[int] = None, dtype=np.float64, times: bool = True) -> Layout:
+    """The arrays a pose of ``count`` frames gives, before posing: ``times`` (T,) (with
+    ``times``), ``positions_<key>`` (T, V, 3) for each ``vertices[key] = V``, ``normals_<key>``
+    for each key of ``normals``, ``joints`` (T, N, 3) for ``joints = N``; in the order and with
+    the names of ``PosedMeshes.arrays``, all of ``dtype``."""
+    dt = np.dtype(dtype)
+    out: Layout = {"times": ((count,), dt)} if times else {}
+    out.update((f"positions_{k}", ((count, v, 3), dt)) for k, v in vertices.items())
+    out.update((f"normals_{k}", ((count, vertices[k], 3), dt)) for k in normals)
+    if joints is not None:
+        out["joints"] = ((count, joints, 3), dt)
+    return out
 
 
 @dataclass(repr=False, eq=False)
