@@ -301,8 +301,9 @@ class BodyModel:
         ------
         PosedMeshes
             ``positions["body"]`` (B, V, 3), ``joints`` (B, J, 3) and ``times`` the frame
-            indices (B,) (float64), for frames ``[i, i + frames)`` in order; together the same
-            values as one ``forward`` call.  One frame when no argument has a frame axis.
+            indices (B,) (float64), for frames ``[i, i + frames)`` in order; together the
+            values of one ``forward`` call, to rounding (BLAS blocks the blend-shape product by
+            the batch's size).  One frame when no argument has a frame axis.
 
         Raises
         ------
