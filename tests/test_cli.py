@@ -403,3 +403,226 @@ def test_write_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, caps
         assert "No space left" in err
     assert out.read_bytes() == b"precious"
     assert os.listdir(tmp_path) == ["out.npz"]
+
+
+# --- the output: its kind, its size, what it may replace (issues 17 and 23) ---------------------
+
+def test_streamed_npz_members_are_np_savez_bytes(tmp_path, monkeypatch):
+    """NpzStream, fed block by block in interleaved order, writes the members np.savez writes
+    (the same .npy bytes), also with ZIP64 records (forced here by a low threshold); the zip
+    passes zipfile's CRC check and its size is npz_size's."""
+    import zipfile
+
+    import skinkit.npz_stream as npz_stream
+    from skinkit.npz_stream import NpzStream, npz_size
+
+    rng = np.random.default_rng(3)
+    arrays = {"times": rng.random(50), "positions_0_0": rng.random((50, 9, 3)).astype(np.float32),
+              "joints": rng.random((50, 4, 3))}
+    np.savez(tmp_path / "ref.npz", **arrays)
+    for zip64_at in (npz_stream._ZIP64_AT, 100):
+        monkeypatch.setattr(npz_stream, "_ZIP64_AT", zip64_at)
+        members = {k: (a.shape, a.dtype) for k, a in arrays.items()}
+        out = tmp_path / f"streamed{zip64_at}.npz"
+        with open(out, "wb") as f:
+            stream = NpzStream(f, members)
+            for start in range(0, 50, 16):
+                for name in reversed(list(arrays)):
+                    stream.write(name, arrays[name][start:start + 16])
+            stream.finish()
+        assert out.stat().st_size == npz_size(members)
+        with zipfile.ZipFile(out) as z, zipfile.ZipFile(tmp_path / "ref.npz") as ref:
+            assert z.testzip() is None and z.namelist() == ref.namelist()
+            for name in ref.namelist():
+                assert z.read(name) == ref.read(name), name
+            assert all(info.compress_type == zipfile.ZIP_STORED for info in z.infolist())
+
+
+def test_streamed_npz_refuses_blocks_that_do_not_fit(tmp_path):
+    from skinkit.npz_stream import NpzStream
+
+    with open(tmp_path / "o.npz", "wb") as f:
+        stream = NpzStream(f, {"a": ((4, 3), np.dtype(np.float64))})
+        with pytest.raises(ValueError, match="float32"):
+            stream.write("a", np.zeros((2, 3), np.float32))
+        with pytest.raises(ValueError, match=r"\(4, 3\)"):
+            stream.write("a", np.zeros((2, 2)))
+        stream.write("a", np.zeros((3, 3)))
+        with pytest.raises(ValueError, match="rows"):
+            stream.write("a", np.zeros((2, 3)))
+        with pytest.raises(ValueError, match="3 of 4 rows"):
+            stream.finish()
+
+
+@pytest.mark.parametrize("fps", ["3e5", "1e6"])
+def test_output_larger_than_the_limit_is_refused_before_posing(tmp_path, capsys, monkeypatch,
+                                                               fps):
+    """--fps 3e5 and 1e6 ask for 2.0 and 6.5 GB of positions: refused with the size and the
+    limit, by --max-output or by the free space (a nearly full disk here), before any posing
+    or writing."""
+    import shutil
+    from collections import namedtuple
+
+    import importlib
+    pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
+    monkeypatch.setattr(pose_module, "run", lambda *a, **k: pytest.fail("posed"))
+    out = tmp_path / "o.npz"
+    code, _, err = run(["pose", "--fps", fps, "--max-output", "1G", "--out", out], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    size = {"3e5": "1.96 GB", "1e6": "6.54 GB"}[fps]
+    assert size in err and "--max-output (1 GB" in err and "136 vertices" in err
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(24e9, 23e9, 10**9))
+    code, _, err = run(["pose", "--fps", fps, "--out", out], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert size in err and "free space" in err and "1 GB" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_output_size_is_what_is_written(tmp_path, capsys):
+    """The size checked before posing is the .npz's size to the byte; --max-output at that size
+    passes, one byte less is refused."""
+    out = tmp_path / "o.npz"
+    assert run(["pose", "--fps", "50", "--normals", "--out", out], capsys)[0] == 0
+    size = out.stat().st_size
+    out.unlink()
+    assert run(["pose", "--fps", "50", "--normals", "--max-output", size, "--out", out],
+               capsys)[0] == 0
+    code, _, err = run(["pose", "--fps", "50", "--normals", "--max-output", size - 1,
+                        "--out", out], capsys)
+    assert code == 1 and f"({size} bytes)" in err
+
+
+@pytest.mark.parametrize("out", ["o.txt", "-", "noext", "o.npz.bak", "o.ply"])
+def test_unknown_output_kind_is_a_usage_error(tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["pose", "--out", out], capsys)
+    assert code == 2 and "Traceback" not in err and os.listdir() == []
+    assert f"--out {out}" in err
+    assert ("--format ply" in err) if out == "o.ply" else ("FILE.npz, FILE.glb, DIR/" in err)
+
+
+def _special_files(tmp_path):
+    """Existing --out paths that are not regular files: name -> (path, what it is)."""
+    fifo = tmp_path / "fifo.npz"
+    os.mkfifo(fifo)
+    target = tmp_path / "target.npz"
+    target.write_bytes(b"precious")
+    (tmp_path / "link.npz").symlink_to(target)
+    (tmp_path / "null.npz").symlink_to(os.devnull)
+    (tmp_path / "dir.npz").mkdir()
+    (tmp_path / "realdir").mkdir()
+    (tmp_path / "dirlink").symlink_to(tmp_path / "realdir")
+    files = {"fifo": (fifo, "a FIFO"), "link": (tmp_path / "link.npz", "a symbolic link"),
+             "null": (tmp_path / "null.npz", "a symbolic link"),
+             "dir": (tmp_path / "dir.npz", "directory"),
+             "dirlink": (f"{tmp_path / 'dirlink'}/", "a symbolic link")}
+    if os.geteuid() == 0:   # only root makes device nodes
+        dev = tmp_path / "dev.npz"
+        os.mknod(dev, 0o600 | __import__("stat").S_IFCHR, os.makedev(1, 3))
+        files["device"] = (dev, "a character device")
+    return files
+
+
+def test_output_that_is_not_a_regular_file_is_refused(tmp_path, capsys):
+    """A FIFO, a symbolic link (to a file, to /dev/null, to a folder for DIR/), a directory for
+    an .npz, a device: refused with one line naming it, left as they were."""
+    files = _special_files(tmp_path)
+    before = {p: os.lstat(tmp_path / p) for p in os.listdir(tmp_path)}
+    for name, (path, what) in files.items():
+        code, _, err = run(["pose", "--times", "0", "--out", path], capsys)
+        assert code == 1, name
+        assert_one_line_error(err)
+        assert what in err and str(path).rstrip("/") in err, (name, err)
+    after = {p: os.lstat(tmp_path / p) for p in os.listdir(tmp_path)}
+    assert after.keys() == before.keys()
+    assert all((after[p].st_mode, after[p].st_ino, after[p].st_mtime_ns)
+               == (before[p].st_mode, before[p].st_ino, before[p].st_mtime_ns) for p in after)
+    assert (tmp_path / "target.npz").read_bytes() == b"precious"
+    assert os.listdir(tmp_path / "realdir") == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["pose", "--fps", "1e300"],
+    ["pose", "--fps", "1e15"],
+    ["pose", "--fps", "-3"],
+    ["pose", "--fps", "nan"],
+    ["pose", "--fps", "inf"],
+    ["pose", "--times", "inf"],
+    ["pose", "--skinning", "dqs", "--times", "1e309"],
+    ["pose", "--clip", "99"],
+    ["pose", "--clip", "-2"],
+    ["pose", "--clip", ""],
+    ["pose", "--scene", "0"],
+    ["pose", "BODY", "--params", "missing.npz"],
+    ["pose", "MODELDIR.glb"],
+    ["pose", "MODELDIR/"],
+    ["pose", "--normals", "--out", "frames/", "BVH"],
+    ["pose", "--out", "one.glb"],
+    ["pose", "--out", "no/such/folder/o.npz"],
+    ["info", "--scene", "3"],
+    ["info", "MODELDIR.glb"],
+])
+def test_hostile_arguments_give_one_line(tmp_path, capsys, monkeypatch, argv):
+    """Each is exit 1 and one 'skinkit: error:' line (exit 2 and the usage for the glb of many
+    frames), no traceback, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "MODELDIR.glb").mkdir()
+    data = os.path.join(os.path.dirname(__file__), "data")
+    files = {"BVH": os.path.join(data, "bvh", "cmu_01_03_first300.bvh"),
+             "BODY": os.path.join(data, "body", "tiny_mano.npz")}
+    argv = [files.get(a, a) for a in argv]
+    if "--out" not in argv and argv[0] == "pose":
+        argv += ["--out", "o.npz"]
+    code, _, err = run(argv, capsys)
+    if "one.glb" in argv:
+        assert code == 2 and "exactly one" in err and "Traceback" not in err
+    else:
+        assert code == 1, err
+        assert_one_line_error(err)
+    assert sorted(os.listdir()) == ["MODELDIR.glb"]
+
+
+def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch):
+    import importlib
+    pose_module = importlib.import_module("skinkit.pose")
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(pose_module, "run", no_memory)
+    code, _, err = run(["pose", "--out", tmp_path / "o.npz"], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert "out of memory" in err and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("flags, warned", [([], True), (["--clamp"], False), (["--loop"], False),
+                                           (["--quiet"], False)])
+def test_times_outside_the_clip_warn_once(tmp_path, capsys, flags, warned):
+    """Times past the clip: clamped with one warning line, silently with --clamp, wrapped with
+    --loop; --quiet prints nothing."""
+    out = tmp_path / "o.npz"
+    code, _, err = run(["pose", "--times", "0.5", "2.5", "3", "-1", *flags, "--out", out], capsys)
+    assert code == 0
+    lines = err.splitlines()
+    warnings = [line for line in lines if line.startswith("skinkit: warning: ")]
+    assert len(warnings) == warned and "Traceback" not in err
+    if warned:
+        assert "'bend'" in warnings[0] and "clamped" in warnings[0] and "--loop" in warnings[0]
+    if "--quiet" in flags:
+        assert err == ""
+    m = default_model()
+    with np.load(out) as d:
+        expected = m.pose("bend", [0.5, 2.5, 3, -1], loop="--loop" in flags)["0_0"]
+        np.testing.assert_array_equal(d["positions_0_0"], expected)
+        if "--loop" not in flags:
+            np.testing.assert_array_equal(d["positions_0_0"][1], d["positions_0_0"][2])
+
+
+def test_loop_and_clamp_exclusive(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert_usage_error(["pose", "--loop", "--clamp", "--out", "o.npz"], capsys)
+    assert_usage_error(["pose", "--max-output", "lots", "--out", "o.npz"], capsys)
+    assert_usage_error(["pose", "--quiet", "--verbose", "--out", "o.npz"], capsys)

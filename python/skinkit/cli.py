@@ -178,8 +178,9 @@ def _writer(args):
         args.parser.error(f"--out {out}: meshes are written one file per frame into a "
                           f"directory; give --out DIR/ --format {suffix[1:]}")
     if writer is None:
-        args.parser.error(f"--out {out}: unknown output {suffix or '(no suffix)'!r}; give "
-                          f"{known_outputs()}")
+        what = ("standard output: outputs are files written in place" if out == "-" else
+                f"unknown output kind {suffix or '(no suffix)'!r}")
+        args.parser.error(f"--out {out}: {what}; give {known_outputs()}")
     if args.format is not None and writer is not WRITERS["/"]:
         args.parser.error("--format applies only to --out DIR/ (one mesh file per frame)")
     check_output_path(out.rstrip("/" + os.sep) or out, directory=writer is WRITERS["/"])

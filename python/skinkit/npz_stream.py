@@ -68,9 +68,17 @@ class _Member:
         return _LOCAL.pack(0x04034B50, 45 if self.zip64 else 20, 0, 0, *stamp, self.crc, size,
                            size, len(self.name), len(extra)) + self.name + extra
 
-    def central_header(self, stamp) -> bytes:
-        fields = ([self.size, self.size] if self.zip64 else []) + (
+    def _central_fields(self):
+        """The ZIP64 extra field's values of the central header (none when not needed)."""
+        return ([self.size, self.size] if self.zip64 else []) + (
             [self.offset] if self.offset >= _ZIP64_AT else [])
+
+    def central_size(self) -> int:
+        n = len(self._central_fields())
+        return _CENTRAL.size + len(self.name) + (4 + 8 * n if n else 0)
+
+    def central_header(self, stamp) -> bytes:
+        fields = self._central_fields()
         extra = struct.pack(f"<HH{len(fields)}Q", 1, 8 * len(fields), *fields) if fields else b""
         size = _MAX32 if self.zip64 else self.size
         return _CENTRAL.pack(0x02014B50, 45, 45 if fields else 20, 0, 0, *stamp, self.crc, size,
@@ -89,10 +97,9 @@ def _plan(members: Members):
 
 def npz_size(members: Members) -> int:
     """The size in bytes of the .npz ``NpzStream`` writes for ``members`` (name -> (shape,
-    dtype)), known before any data."""
+    dtype)), known before any data (also when too large to write)."""
     planned, end = _plan(members)
-    stamp = (0, 0)
-    central = sum(len(m.central_header(stamp)) for m in planned.values())
+    central = sum(m.central_size() for m in planned.values())
     return end + central + _END64.size + _LOCATOR.size + _END.size
 
 
@@ -115,6 +122,8 @@ class NpzStream:
     def __init__(self, file: BinaryIO, members: Members):
         self._fd = file.fileno()
         self._members, self._end = _plan(members)
+        if npz_size(members) >= 2**64:
+            raise ValueError(f"an .npz of {npz_size(members)} bytes: more than a zip can hold")
         for m in self._members.values():
             self._pwrite(m.header, m.data)
 

@@ -27,6 +27,7 @@ __all__ = ["PoseRequest", "frame_count", "frame_times", "resolve_clip"]
 
 ClipLike = Union[Clip, int, str, None]
 DEFAULT_FPS = 30.0
+MAX_FRAMES = 2.0**53   # frame indices exact in float64; far beyond any memory or disk
 _log = logging.getLogger("skinkit")
 
 
@@ -90,9 +91,9 @@ def frame_count(duration: float, fps: float) -> int:
     + 1``.  Raises ValueError as ``frame_times``."""
     duration, fps = _check_rate(duration, fps)
     x = duration * fps
-    if not math.isfinite(x):
-        raise ValueError(f"{duration} s at {fps} frames per second is not a countable number "
-                         "of frames")
+    if not x < MAX_FRAMES:
+        raise ValueError(f"{duration} s at {fps} frames per second are {x:.3g} frames, more "
+                         f"than any array holds ({MAX_FRAMES:.3g})")
     return int(math.ceil(x - 1e-9 * max(1.0, x))) + 1
 
 

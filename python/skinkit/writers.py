@@ -143,14 +143,16 @@ WRITERS: Dict[str, Type[Output]] = {".npz": NpzOutput, ".glb": GlbOutput, "/": F
 
 
 def writer_for(path: str) -> Optional[Type[Output]]:
-    """The output kind ``path`` names (``WRITERS``), or None."""
+    """The output kind ``path`` names (``WRITERS``), or None: a folder for a trailing slash,
+    else by the suffix, else a folder if one exists there."""
     seps = tuple(s for s in (os.sep, os.altsep) if s)
-    if path.endswith(seps) or os.path.isdir(path):
+    if path.endswith(seps):
         return WRITERS["/"]
-    return WRITERS.get(Path(path).suffix.lower())
+    kind = WRITERS.get(Path(path).suffix.lower())
+    return WRITERS["/"] if kind is None and os.path.isdir(path) else kind
 
 
 def known_outputs() -> str:
     """The output kinds for a message: ``FILE.npz, FILE.glb, DIR/ (PLY or OBJ frames)``."""
-    return ", ".join(w.usage + (f" ({' or '.join(FORMATS).upper()} frames)"
+    return ", ".join(w.usage + (f" ({' or '.join(f.upper() for f in FORMATS)} frames)"
                                 if w is FramesOutput else "") for w in WRITERS.values())
