@@ -294,11 +294,9 @@ def _cmd_pose(args) -> int:
     else:
         index = next(i for i, c in enumerate(model.clips) if c is clip)
         what = f"clip {index}" + (f" {clip.name!r}" if clip.name is not None else " (unnamed)")
-    written = (f" ({_plural(request.count, (args.format or 'ply').upper() + ' file')})"
-               if writer.usage == "DIR/" else "")
     _summary(args, f"{label}: {what}, {_plural(request.count, 'frame')}, "
                    f"{_plural(len(model.primitives), 'mesh primitive')} ({nskinned} skinned, "
-                   f"{nverts} vertices)", time.perf_counter() - start, written)
+                   f"{nverts} vertices)", time.perf_counter() - start, output.summary())
     return 0
 
 

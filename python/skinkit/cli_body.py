@@ -54,7 +54,7 @@ def pose_body(args) -> int:
     pose = params.get("pose")
     if pose is not None and pose.ndim == 2:                       # smplx's flat (F, 3 J)
         params["pose"] = pose.reshape(len(pose), -1, 3)
-    count = next(iter(frames.values()))
+    count = len(next(iter(params.values())))
     output = NpzOutput(args.out, layout(count, {"body": model.num_vertices},
                                         joints=model.num_joints, dtype=model.dtype, times=False),
                        {"body": model.faces})

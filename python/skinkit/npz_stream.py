@@ -143,7 +143,7 @@ class NpzStream:
         if m.rows + len(b) > m.shape[0]:
             raise ValueError(f"{name}: more than its {m.shape[0]} rows")
         self._pwrite(b, m.data + len(m.header) + m.rows * m.row_bytes)
-        m.crc = zlib.crc32(b, m.crc)
+        m.crc = zlib.crc32(b.data, m.crc)
         m.rows += len(b)
 
     def finish(self) -> None:

@@ -227,8 +227,7 @@ class PoseRequest:
             clips = tuple(resolve_clip(model, c) for c, _ in pairs)
         first = clips[0]
         dtype = first.dtype if first is not None else _model_dtype(model)
-        held, rate = _times(first, times, fps, dtype)
-        count = len(held) if held is not None else frame_count(first.duration, rate)
+        held, rate, count = _times(first, times, fps, dtype)
         weights = None if pairs is None else _blend_weights([w for _, w in pairs], count)
         if loop is None and held is not None:
             _warn_outside(clips, held)
@@ -249,11 +248,10 @@ class PoseRequest:
 
     def times_at(self, start: int, stop: int) -> np.ndarray:
         """The times of frames ``start`` to ``stop`` (excluded), in ``dtype``."""
-        if self._times is not None:
-            return self._times[start:stop]
-        if self.clip is None:
-            return np.zeros(max(0, min(stop, self.count) - start), self.dtype)
-        return frame_times(self.clip, self.fps, start, stop).astype(self.dtype)
+        if self._times is None and self.clip is not None and self.fps is not None:
+            return frame_times(self.clip, self.fps, start, stop).astype(self.dtype)
+        assert self._times is not None   # build holds the times unless it keeps a rate
+        return self._times[start:stop]
 
     def weights_at(self, start: int, stop: int) -> Optional[np.ndarray]:
         """The blend weights (B, L) of frames ``start`` to ``stop``, or None."""
@@ -274,21 +272,21 @@ def _model_dtype(model) -> np.dtype:
     return dt if dt in (np.float32, np.float64) else np.dtype(np.float64)
 
 
-def _times(clip: Optional[Clip], times, fps, dtype):
-    """(held times or None, frame rate or None): explicit times as given, the rest pose's one
-    frame, or a clip's frames at ``fps`` (not held)."""
+def _times(clip: Optional[Clip], times, fps, dtype
+           ) -> Tuple[Optional[np.ndarray], Optional[float], int]:
+    """(held times or None, frame rate or None, count): explicit times as given, the rest
+    pose's one frame, or a clip's frames at ``fps`` (not held)."""
     if times is not None and fps is not None:
         raise ValueError("give either times or fps, not both")
     if times is not None:
         t = as_times(times, dtype)
         if t.size == 0:
             raise ValueError("times must hold at least one time")
-        return t, None
+        return t, None, len(t)
     if clip is None:
-        return np.zeros(1, dtype), None
+        return np.zeros(1, dtype), None, 1
     rate = DEFAULT_FPS if fps is None else float(fps)
-    frame_count(clip.duration, rate)    # the rate's check
-    return None, rate
+    return None, rate, frame_count(clip.duration, rate)
 
 
 def _blend_weights(weights, count: int) -> np.ndarray:

@@ -56,6 +56,10 @@ class Output:
         return {name[len("positions_"):]: shape[1] for name, (shape, _) in self.layout.items()
                 if name.startswith("positions_")}
 
+    def summary(self) -> str:
+        """What the summary line adds after the output's name."""
+        return ""
+
     def size(self) -> int:
         """The bytes the output will take (exact for .npz, an estimate for mesh files)."""
         raise NotImplementedError
@@ -101,21 +105,26 @@ class FramesOutput(_MeshOutput):
     usage = "DIR/"
 
     def __init__(self, path, layout, faces, format=None, normals=False):
-        super().__init__(path, layout, faces, format or "ply", normals)
+        super().__init__(path, layout, faces, format, normals)
+        self.mesh_format: str = format or "ply"
         missing = [k for k in self.vertices() if normals and f"normals_{k}" not in layout]
         if missing:
             raise ValueError(f"--normals: mesh primitive {missing[0]} has no normals")
 
+    def summary(self) -> str:
+        s = "s" * (self.frames != 1)
+        return f" ({self.frames} {self.mesh_format.upper()} file{s})"
+
     def size(self) -> int:
         # binary PLY: float32 xyz (and normals), a count byte and 3 int32 per triangle; OBJ:
         # about 40 characters a "v"/"vn" line and 24 an "f" line
-        per = self._per_frame(12, 13, 300) if self.format == "ply" else self._per_frame(40, 24, 60)
+        per = self._per_frame(12, 13, 300) if self.mesh_format == "ply" else self._per_frame(40, 24, 60)
         return self.frames * per
 
     def write(self, blocks: Iterable[PosedMeshes]) -> None:
         keys = list(self.vertices())
         writer = FrameWriter(self.path, {k: self.faces.get(k) for k in keys}, self.frames,
-                             self.format, normals=self.normals)
+                             self.mesh_format, normals=self.normals)
         with writer:
             for block in blocks:
                 writer.write(block.positions, block.normals if self.normals else None)
