@@ -626,3 +626,12 @@ def test_loop_and_clamp_exclusive(tmp_path, capsys, monkeypatch):
     assert_usage_error(["pose", "--loop", "--clamp", "--out", "o.npz"], capsys)
     assert_usage_error(["pose", "--max-output", "lots", "--out", "o.npz"], capsys)
     assert_usage_error(["pose", "--quiet", "--verbose", "--out", "o.npz"], capsys)
+
+
+def test_verbose_says_what_was_decided(tmp_path, capsys):
+    code, _, err = run(["pose", "--fps", "10", "--verbose", "--out", tmp_path / "o.npz"], capsys)
+    assert code == 0
+    info = [line for line in err.splitlines() if line.startswith("skinkit: info: ")]
+    assert any("PoseRequest(clip 'bend', 21 times at 10 fps" in line for line in info), err
+    size = (tmp_path / "o.npz").stat().st_size
+    assert any(f"NpzOutput, {size / 1e3:.3g} kB ({size} bytes)" in line for line in info), err

@@ -219,6 +219,8 @@ def _check_size(args, output) -> None:
     limit, what = free, f"the free space in {folder}"
     if args.max_output is not None and args.max_output < free:
         limit, what = args.max_output, "--max-output"
+    logging.getLogger(PROG).info("%s: %s, %s of at most %s", args.out, type(output).__name__,
+                                 _bytes(size), _bytes(limit))
     if size > limit:
         vertices = sum(output.vertices().values())
         raise CliError(f"--out {args.out}: {_plural(output.frames, 'frame')}"
@@ -277,6 +279,10 @@ def _cmd_pose(args) -> int:
                           "--times or --fps")
     model, label = _load(args.model, np.dtype(args.dtype), args.scene)
     request = _request(model, args, writer)
+    logging.getLogger(PROG).info("%s: %r", label, request)
+    for clip in request.clips:
+        for what in clip.unsupported if clip is not None else ():
+            logging.getLogger(PROG).info("clip %r: not played: %s", clip.name, what)
     if writer.max_frames is not None and request.count > writer.max_frames:
         args.parser.error(f"--out {args.out} writes one posed frame, got {request.count} times; "
                           "give exactly one with --times T (or --rest)")
