@@ -6,6 +6,7 @@ import sys
 import numpy as np
 import pytest
 
+import skinkit
 from skinkit import GltfError, kernels
 from cli_run import assert_usage_error, run
 from skinkit.cli import main
@@ -635,3 +636,26 @@ def test_verbose_says_what_was_decided(tmp_path, capsys):
     assert any("PoseRequest(clip 'bend', 21 times at 10 fps" in line for line in info), err
     size = (tmp_path / "o.npz").stat().st_size
     assert any(f"NpzOutput, {size / 1e3:.3g} kB ({size} bytes)" in line for line in info), err
+
+
+def test_body_model_output_size_checked_and_streamed(tmp_path, capsys):
+    """The body-model branch goes through the same writer: refused past --max-output before
+    posing, else the .npz holds forward()'s values."""
+    body_file = os.path.join(os.path.dirname(__file__), "data", "body", "tiny_mano.npz")
+    body = skinkit.load_body_model(body_file)
+    rng = np.random.default_rng(2)
+    pose_ = rng.normal(scale=0.3, size=(150, body.num_joints, 3))
+    params = tmp_path / "params.npz"
+    np.savez(params, pose=pose_)
+    out = tmp_path / "o.npz"
+    code, _, err = run(["pose", body_file, "--params", params, "--max-output", "10k",
+                        "--out", out], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert "150 frames" in err and "--max-output (10 kB" in err and not out.exists()
+    assert run(["pose", body_file, "--params", params, "--out", out], capsys)[0] == 0
+    vertices, joints = body.forward(pose=pose_)
+    with np.load(out) as d:
+        assert d.files == ["positions_body", "joints"]
+        np.testing.assert_allclose(d["positions_body"], vertices, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(d["joints"], joints, rtol=0, atol=1e-13)

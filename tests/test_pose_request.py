@@ -95,6 +95,8 @@ def test_pose_takes_a_request():
         np.testing.assert_array_equal(x, _whole(b)[name])
     with pytest.raises(TypeError, match="request"):
         m.pose(r, normals=True)
+    with pytest.raises(TypeError, match="request"):
+        m.pose(r, np.array([0.3, 0.9]))
     with pytest.raises(TypeError, match="PoseRequest"):
         next(iter(m.pose_blocks("bend")))
     with pytest.raises(ValueError, match="frames"):

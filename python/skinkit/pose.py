@@ -219,7 +219,7 @@ def pose(model, clip=None, times=None, loop: Optional[bool] = None, normals: boo
     used as the model stores them.
     """
     if isinstance(clip, PoseRequest):
-        if (times, loop, normals, skinning, blend) != (None, None, False, "lbs", None):
+        if any(a is not None for a in (times, loop, blend)) or normals or skinning != "lbs":
             raise TypeError("pose(model, request) takes no other arguments: the request holds "
                             "them")
         return run(model, clip)
