@@ -4,8 +4,9 @@ C kernels of ``skinkit._core`` (src/blend.c).
 A pose is a tuple ``(rotations (..., J, 4), translations (..., J, 3), scales (..., J, 3))`` of
 local transforms, the order of ozz-animation's jobs; ``Model.local_pose`` returns a
 ``skinkit.clip.TRS`` named tuple (translations, rotations, scales), which every tuple argument
-here (``rest``, ``out``, ``reference``, ``pose``, ``base``, ``delta``) also accepts, read by name.  dtypes, broadcasting, ``out=`` and
-``threads=`` follow the conventions of ``skinkit.kernels``.
+here (``rest``, ``out``, ``reference``, ``pose``, ``base``, ``delta``) also accepts, read by
+name.  dtypes, broadcasting, ``out=`` and ``threads=`` follow the conventions of
+``skinkit.kernels``.
 """
 from __future__ import annotations
 

@@ -241,8 +241,8 @@ class Model(Summarized):
 
     def pose_blocks(self, request, frames: Optional[int] = None):
         """``PosedMeshes`` blocks of at most ``frames`` frames (default
-        ``skinkit.pose.BLOCK_FRAMES``) of ``request`` (from ``request(...)``), in order, holding one block at a time; see
-        ``skinkit.pose.pose_blocks``."""
+        ``skinkit.pose.BLOCK_FRAMES``) of ``request`` (from ``request(...)``), in order, holding
+        one block at a time; see ``skinkit.pose.pose_blocks``."""
         from .pose import pose_blocks
 
         return pose_blocks(self, request, frames)

@@ -118,8 +118,8 @@ class FramesOutput(_MeshOutput):
     def size(self) -> int:
         # binary PLY: float32 xyz (and normals), a count byte and 3 int32 per triangle; OBJ:
         # about 40 characters a "v"/"vn" line and 24 an "f" line
-        per = self._per_frame(12, 13, 300) if self.mesh_format == "ply" else self._per_frame(40, 24, 60)
-        return self.frames * per
+        ply = self.mesh_format == "ply"
+        return self.frames * (self._per_frame(12, 13, 300) if ply else self._per_frame(40, 24, 60))
 
     def write(self, blocks: Iterable[PosedMeshes]) -> None:
         keys = list(self.vertices())
