@@ -150,8 +150,10 @@ def test_blocks_equal_one_pose_call(name, kwargs, frames):
 
 
 def test_pose_blocks_memory_does_not_grow_with_the_clip():
-    """tracemalloc's peak while posing T and 4 T frames of a clip block by block (each block
-    dropped when the next comes): the same, and a few blocks' worth."""
+    """tracemalloc's peak while posing T = 6,000 and 16 T frames of a clip block by block (each
+    block dropped when the next comes): the same to the noise of NumPy's own allocations
+    (+-10%), and about one block's worth; even 8 bytes a frame (a times array) would make the
+    second 2.2 times the first."""
     m = default_model()
     prim = m.primitives[0]
     block_bytes = BLOCK_FRAMES * len(prim.positions) * 3 * 8 * 2      # positions and normals
@@ -170,9 +172,9 @@ def test_pose_blocks_memory_does_not_grow_with_the_clip():
         return top
 
     peak(200)   # warm-up: imports, caches
-    small, large = peak(6000), peak(24000)
-    assert large < 1.1 * small, (small, large)
-    assert small < 12 * block_bytes, (small, block_bytes)
+    small, large = peak(6000), peak(96000)
+    assert large < 1.3 * small, (small, large)
+    assert small < 3 * block_bytes, (small, block_bytes)
     # the whole pose at once holds the clip
     tracemalloc.start()
     m.pose("bend", frame_times(2.0, 5999 / 2), normals=True)
