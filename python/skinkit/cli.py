@@ -3,14 +3,19 @@
 Usage::
 
     skinkit pose [MODEL] [--scene N] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F]
-                 [--loop] [--dtype float64|float32] [--normals] [--quiet]
+                 [--loop | --clamp] [--dtype float64|float32] [--normals] [--max-output SIZE]
+                 [--quiet | --verbose]
                  --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
     skinkit pose BODY.pkl|BODY.npz --params PARAMS.npz [--dtype ...] [--quiet] --out FILE.npz
     skinkit info [MODEL] [--scene N]
 
+``pose`` parses, builds one ``PoseRequest`` (``_request``), picks the writer of ``--out`` from
+``skinkit.writers.WRITERS`` (``_writer``), checks the output's size (``_check_size``) and
+streams ``Model.pose_blocks`` into it; a sub-command is a row of ``_build_parser``'s table.
 Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
-2 usage error, 1 a model or input file that cannot be read or posed (one line
-``skinkit: error: ...`` on stderr; ``--debug`` shows the traceback).
+2 usage error, 1 a model, input file or argument value that cannot be read or posed (one line
+``skinkit: error: ...`` on stderr; ``--debug`` shows the traceback).  Warnings (and, with
+``--verbose``, what was decided) are the ``skinkit`` logger's lines.
 """
 from __future__ import annotations
 
@@ -100,7 +105,8 @@ _POSE_DESCRIPTION = (
     "Sample a clip, run forward kinematics, morph targets and skinning (or the node transform of "
     "rigid meshes), and write `times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for "
     "every mesh primitive instance of the scene, in world space, to an .npz file (written "
-    "atomically); a model without meshes (a .bvh file) gets `joints` (T, N, 3), the world "
+    "atomically, block by block, after checking its size against --max-output and the free "
+    "space); a model without meshes (a .bvh file) gets `joints` (T, N, 3), the world "
     "position of every joint.  --out DIR/ writes one PLY or OBJ mesh per frame instead "
     "(frame_0000.ply, ...: every primitive in one mesh), --out FILE.glb the model posed at one "
     "time as a static glTF binary.")
