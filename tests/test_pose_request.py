@@ -39,8 +39,11 @@ def test_request_is_resolved_and_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.count = 3
     assert "21 times at 10 fps" in repr(r) and "dqs" in repr(r)
-    held = m.request(0, [0.5, 0.25])
+    mine = np.array([0.5, 0.25])
+    held = m.request(0, mine)
     assert held.fps is None and not held.times.flags.writeable
+    mine[0] = 1.0                       # the request keeps its own copy; the caller's stays theirs
+    assert held.times[0] == 0.5 and mine.flags.writeable
     assert m.request().count == 1 and m.request().clip is None
 
 

@@ -232,6 +232,8 @@ class PoseRequest:
         if loop is None and held is not None:
             _warn_outside(clips, held)
         if held is not None:
+            if times is not None and np.shares_memory(held, np.asarray(times)):
+                held = held.copy()          # the caller's array stays theirs, and writeable
             held.flags.writeable = False
         return cls(clips, weights, count, rate, bool(loop), skinning, bool(normals),
                    bool(joints), np.dtype(dtype), held)
