@@ -15,6 +15,9 @@ from skinkit.pose import frame_times, local_pose, pose, world_matrices
 
 
 
+CESIUM_PATH = os.path.join(os.path.dirname(__file__), "data", "gltf", "CesiumMan.glb")
+
+
 def assert_one_line_error(err):
     assert err.startswith("skinkit: error: "), err
     assert err.count("\n") == 1 and err.endswith("\n"), err
@@ -584,6 +587,20 @@ def test_hostile_arguments_give_one_line(tmp_path, capsys, monkeypatch, argv):
         assert code == 1, err
         assert_one_line_error(err)
     assert sorted(os.listdir()) == ["MODELDIR.glb"]
+
+
+def test_posing_error_names_the_model(tmp_path, capsys, monkeypatch):
+    """A stage refusing the model's data mid-way (a kernel's ValueError names no file) is one
+    line that names the model file."""
+    import skinkit.stages
+
+    def bad(*args, **kwargs):
+        raise ValueError("joints[17, 2] = 9 is not a joint of the skin (0..3)")
+    monkeypatch.setattr(skinkit.stages, "skin", bad)
+    code, _, err = run(["pose", CESIUM_PATH, "--out", tmp_path / "o.npz"], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert "CesiumMan.glb: joints[17, 2] = 9" in err and os.listdir(tmp_path) == []
 
 
 def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch):

@@ -295,8 +295,11 @@ def _cmd_pose(args) -> int:
     output = writer(args.out, layout(model, request), {p.key: p.faces for p in model.primitives},
                     args.format, args.normals)
     _check_size(args, output)
-    with _progress_bar(request.count, args.quiet) as bar:
-        output.write(_advancing(model.pose_blocks(request), bar))
+    try:
+        with _progress_bar(request.count, args.quiet) as bar:
+            output.write(_advancing(model.pose_blocks(request), bar))
+    except ValueError as exc:   # what the model's data make the stages refuse: name the model
+        raise CliError(str(exc) if label in str(exc) else f"{label}: {exc}") from exc
 
     nverts = sum(len(p.positions) for p in model.primitives)
     nskinned = sum(p.skinned for p in model.primitives)
