@@ -30,6 +30,9 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from .export import FORMATS
+from .stages import SKINNING
+
 PROG = "skinkit"
 MODEL_SUFFIXES = (".glb", ".gltf", ".bvh")
 
@@ -77,7 +80,7 @@ _POSE_ARGS = _MODEL_ARGS + [
                                                 "clamped with one warning)"))],
     ("--dtype", dict(choices=("float64", "float32"), default="float64",
                      help="precision of the computation and of the output (default float64)")),
-    ("--skinning", dict(choices=("lbs", "dqs"), default="lbs",
+    ("--skinning", dict(choices=tuple(SKINNING), default="lbs",
                         help="linear blend (default) or dual quaternion skinning (volume "
                              "preserving, as Blender's Preserve Volume)")),
     ("--normals", dict(action="store_true", help="also write posed "
@@ -85,11 +88,12 @@ _POSE_ARGS = _MODEL_ARGS + [
     ("--out", dict(required=True, metavar="FILE.npz|DIR/|FILE.glb",
                    help="output, by its suffix: an .npz, a directory (trailing slash or "
                         "existing) for one mesh file per frame, or a .glb of one posed frame; "
-                        "an existing --out that is not a regular file (directory) is refused")),
+                        "an existing --out that is not a regular file (for DIR/: a directory) "
+                        "is refused")),
     ("--max-output", dict(type=_size_arg, metavar="SIZE",
                           help="refuse, before posing, an output larger than SIZE bytes (k, M, "
                                "G, T: powers of 1000); the free disk space is always a limit")),
-    ("--format", dict(choices=("ply", "obj"), default=None,
+    ("--format", dict(choices=FORMATS, default=None,
                       help="mesh format of the frames written to --out DIR/ (default ply)")),
     [("--quiet", dict(action="store_true", help="no progress bar, no summary line and no "
                                                 "warnings (errors are still reported)")),
@@ -175,7 +179,7 @@ def _writer(args):
     """The output kind of ``--out`` (``skinkit.writers.WRITERS``), checked before any work: an
     unknown kind or ``-`` and a misplaced ``--format`` are usage errors (exit 2), an existing
     ``--out`` that is not what the writer replaces (a FIFO, a link, a device) exit 1."""
-    from .export import FORMATS, check_output_path
+    from .export import check_output_path
     from .writers import WRITERS, known_outputs, writer_for
 
     out, suffix = args.out, Path(args.out).suffix.lower()
