@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
 import time
 import tracemalloc
 
 import numpy as np
+from scene import median_seconds   # benchmarks/scene.py, beside this script
 
 import skinkit
 from skinkit.export import write_atomic
@@ -28,15 +28,6 @@ from skinkit.writers import NpzOutput
 
 ROBOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "gltf",
                      "RobotExpressive.glb")
-
-
-def median_seconds(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def traced_peak(fn):
