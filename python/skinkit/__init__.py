@@ -6,6 +6,7 @@ models with analytic gradients, and the ``skinkit`` command.
 """
 import logging as _logging
 
+from . import data
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
@@ -22,6 +23,7 @@ from .model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
 from .morph import blend_shapes
 from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
 from .request import PoseRequest
+from .viewer import view, view_body
 
 # what the loaders and the posing decided goes to the "skinkit" logger: quiet unless the
 # application configures logging (the skinkit command prints its warnings)
@@ -30,6 +32,7 @@ _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model",
            "PosedMeshes", "PoseRequest", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "TRS",
-           "additive_pose", "blend_poses", "blend_shapes", "default_model", "frame_times", "load_body_model",
-           "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta", "synthetic_body_arrays",
-           "synthetic_body_model", "world_matrices", *_kernel_names, *_vjp_names]
+           "additive_pose", "blend_poses", "blend_shapes", "default_model", "frame_times",
+           "load_body_model", "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta",
+           "synthetic_body_arrays", "synthetic_body_model", "view", "view_body", "world_matrices",
+           *_kernel_names, *_vjp_names]
