@@ -15,7 +15,6 @@ header, 4.3.14-4.3.16 end records, 4.5.3 the ZIP64 extra field); the ``.npy`` he
 from __future__ import annotations
 
 import io
-import os
 import struct
 import time
 import zlib
@@ -109,8 +108,8 @@ class NpzStream:
     Parameters
     ----------
     file : binary file
-        Open for writing, seekable, with a file descriptor (``os.pwrite`` places the blocks);
-        empty.  ``skinkit.export.write_atomic`` gives one.
+        Open for writing, buffered and seekable (each block is written at its place), empty:
+        ``open(path, "wb")`` or ``skinkit.export.atomic_file``.
     members : mapping name -> (shape, dtype)
         The arrays, in the order of the zip (``np.load(...).files``); each is written as
         ``<name>.npy``, C order, rows along its first axis.
@@ -120,18 +119,17 @@ class NpzStream:
     """
 
     def __init__(self, file: BinaryIO, members: Members):
-        self._fd = file.fileno()
+        self._file = file
         self._members, self._end = _plan(members)
         if npz_size(members) >= 2**64:
             raise ValueError(f"an .npz of {npz_size(members)} bytes: more than a zip can hold")
         for m in self._members.values():
-            self._pwrite(m.header, m.data)
+            self._write_at(m.header, m.data)
 
-    def _pwrite(self, data, offset: int) -> None:
-        view = memoryview(data).cast("B")
-        while len(view):
-            n = os.pwrite(self._fd, view, offset)
-            view, offset = view[n:], offset + n
+    def _write_at(self, data, offset: int) -> None:
+        # a buffered file writes all of it or raises (io.BufferedWriter.write)
+        self._file.seek(offset)
+        self._file.write(memoryview(data).cast("B"))
 
     def write(self, name: str, block: np.ndarray) -> None:
         """Append ``block`` (B, ...) to member ``name``: the next B rows."""
@@ -142,7 +140,7 @@ class NpzStream:
                              f"{m.dtype} {m.shape}")
         if m.rows + len(b) > m.shape[0]:
             raise ValueError(f"{name}: more than its {m.shape[0]} rows")
-        self._pwrite(b, m.data + len(m.header) + m.rows * m.row_bytes)
+        self._write_at(b, m.data + len(m.header) + m.rows * m.row_bytes)
         m.crc = zlib.crc32(b.data, m.crc)
         m.rows += len(b)
 
@@ -155,7 +153,7 @@ class NpzStream:
         stamp = (t.tm_hour << 11 | t.tm_min << 5 | t.tm_sec // 2,
                  (t.tm_year - 1980) << 9 | t.tm_mon << 5 | t.tm_mday)
         for m in self._members.values():
-            self._pwrite(m.local_header(stamp), m.offset)
+            self._write_at(m.local_header(stamp), m.offset)
         central = b"".join(m.central_header(stamp) for m in self._members.values())
         n = len(self._members)
         end64 = _END64.pack(0x06064B50, _END64.size - 12, 45, 45, 0, 0, n, n, len(central),
@@ -163,4 +161,4 @@ class NpzStream:
         locator = _LOCATOR.pack(0x07064B50, 0, self._end + len(central), 1)
         end = _END.pack(0x06054B50, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF), len(central),
                         _MAX32 if self._end >= _ZIP64_AT else self._end, 0)
-        self._pwrite(central + end64 + locator + end, self._end)
+        self._write_at(central + end64 + locator + end, self._end)
