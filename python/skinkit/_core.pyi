@@ -104,6 +104,26 @@ def _additive_pose(rotations: _Input, translations: _Input, scales: _Input,
                    weight: _Input, out: _PoseOut = None, threads: _Threads = None, /
                    ) -> _Pose: ...
 
+# -- inverse kinematics and retargeting (skinkit.ik, skinkit.retarget give the defaults)
+
+def _ik_two_bone(start: _Input, mid: _Input, end: _Input, target: _Input, pole_vector: _Input,
+                 mid_axis: _Input, weight: _Input, soften: _Input, twist_angle: _Input,
+                 out: Optional[Tuple[_Out, _Out, _Out]] = None, threads: _Threads = None, /
+                 ) -> Tuple[_Float, _Float, _Float]: ...
+def _ik_aim(joint: _Input, target: _Input, forward: _Input, up: _Input, offset: _Input,
+            pole_vector: _Input, twist_angle: _Input, weight: _Input,
+            out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
+            ) -> Tuple[_Float, _Float]: ...
+def _ik_ccd(base: _Input, translations: _Input, rotations: _Input, target: _Input,
+            rotation_min: _Input, rotation_max: _Input, iterations: _Input, tolerance: _Input,
+            out: _Out = None, threads: _Threads = None, /) -> _Float: ...
+def _ik_fabrik(base: _Input, translations: _Input, rotations: _Input, target: _Input,
+               max_angle: _Input, iterations: _Input, tolerance: _Input, out: _Out = None,
+               threads: _Threads = None, /) -> _Float: ...
+def _retarget_rotations(parents: _Input, source_world: _Input, offsets: _Input, mapped: _Input,
+                        rest_rotations: _Input, out: Optional[Tuple[_Out, _Out]] = None,
+                        threads: _Threads = None, /) -> Tuple[_Float, _Float]: ...
+
 # -- clip sampling: a clip table (skinkit.clip.ClipTable) sampled into ``out``; returns None
 
 def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
