@@ -11,6 +11,7 @@ from .io.bvh import BvhError, load_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
 from .io.gltf import GltfError, load_gltf
+from .io.gltf.write import write_gltf
 from .ik import ik_aim, ik_ccd, ik_fabrik, ik_two_bone
 from .gradients import *  # noqa: F401,F403
 from .gradients import __all__ as _vjp_names
@@ -28,4 +29,4 @@ __all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfEr
            "blend_poses", "blend_shapes", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone", "default_model", "frame_times", "load_body_model",
            "joint_mapping", "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta", "retarget",
            "retarget_rotations", "synthetic_body_arrays",
-           "synthetic_body_model", "world_matrices", *_kernel_names, *_vjp_names]
+           "synthetic_body_model", "world_matrices", "write_gltf", *_kernel_names, *_vjp_names]
