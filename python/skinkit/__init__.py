@@ -8,6 +8,7 @@ from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
 from .io.bvh import BvhError, load_bvh
+from .io.bvh_write import write_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
 from .io.gltf import GltfError, load_gltf
@@ -29,4 +30,4 @@ __all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfEr
            "blend_poses", "blend_shapes", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone", "default_model", "frame_times", "load_body_model",
            "joint_mapping", "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta", "retarget",
            "retarget_rotations", "synthetic_body_arrays",
-           "synthetic_body_model", "world_matrices", "write_gltf", *_kernel_names, *_vjp_names]
+           "synthetic_body_model", "world_matrices", "write_bvh", "write_gltf", *_kernel_names, *_vjp_names]
