@@ -72,9 +72,11 @@ def _weights(contacts, blend: int) -> np.ndarray:
 def _targets(p, contacts, blend) -> np.ndarray:
     """the foot held where each contact began; around a contact the held point blends back"""
     target = p.copy()
-    for a, b in _segments(contacts):
-        lo, hi = max(0, a - blend), min(len(p), b + blend)
-        target[lo:hi] = p[a]
+    segments = _segments(contacts)
+    for a, b in segments:           # the fades first: a contact's own frames win
+        target[max(0, a - blend):min(len(p), b + blend)] = p[a]
+    for a, b in segments:
+        target[a:b] = p[a]
     return target
 
 
@@ -99,7 +101,7 @@ def lock_feet(model, clip, times=None, height: float = 0.03, speed: float = 0.5,
     clip : Clip
         LINEAR keys at ``times``: every channel of ``clip`` resampled, the hips' and knees'
         rotations corrected by two-bone IK (pole vector: the knee's current side, mid axis:
-        the knee's current hinge) toward the ankle's position where its contact began.
+        the knee's hinge where it bends most in the clip) toward the ankle's position where its contact began.
     contacts : dict leg -> bool (T,)
     """
     from .pose import resolve_clip
@@ -125,9 +127,12 @@ def lock_feet(model, clip, times=None, height: float = 0.03, speed: float = 0.5,
         target = _targets(p[:, a], contact, blend)
         upper, lower = p[:, k] - p[:, h], p[:, a] - p[:, k]
         pole = upper - lower
+        # the knee's hinge in its own frame, from the frame where it bends most (a straight leg
+        # has none)
         hinge = np.cross(lower, upper)
-        rk = world[:, k, :3, :3] / np.linalg.norm(world[:, k, :3, :3], axis=-2, keepdims=True)
-        axis = np.einsum("tji,tj->ti", rk, hinge)
+        f = int(np.argmax(np.linalg.norm(hinge, axis=1)))
+        rk = world[f, k, :3, :3] / np.linalg.norm(world[f, k, :3, :3], axis=-2, keepdims=True)
+        axis = rk.T @ hinge[f]
         qs, qm, _ = ik_two_bone(world[:, h], world[:, k], world[:, a], target, pole, axis,
                                 weight=_weights(contact, blend))
         new_ro[:, h] = kernels.quat_multiply(ro[:, h], qs)
