@@ -24,6 +24,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from . import cli_retarget
+
 PROG = "skinkit"
 MODEL_SUFFIXES = (".glb", ".gltf", ".bvh")
 
@@ -64,6 +66,7 @@ _POSE_ARGS = _MODEL_ARGS + [
                       help="mesh format of the frames written to --out DIR/ (default ply)")),
     ("--quiet", dict(action="store_true", help="no progress bar and no summary line (errors "
                                                "are still reported)")),
+    cli_retarget.ANIMATED_ARG,
     ("--params", dict(metavar="PARAMS.npz",
                       help="pose a body model (MODEL a SMPL/SMPL+H/SMPL-X/MANO .pkl or .npz): "
                            "arrays betas, pose, transl, expression (each optional) with a "
@@ -108,6 +111,9 @@ def _build_parser() -> argparse.ArgumentParser:
                  _POSE_ARGS, _cmd_pose),
         "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,
                  _cmd_info),
+        "retarget": ("retarget a clip onto another skeleton, write an animated file",
+                     cli_retarget.RETARGET_DESCRIPTION, cli_retarget.RETARGET_ARGS,
+                     cli_retarget.cmd_retarget),
     }
     for name, (summary, description, arguments, func) in commands.items():
         p = sub.add_parser(name, help=summary, description=description)
@@ -289,7 +295,10 @@ def _cmd_pose(args) -> int:
     if args.rest and (args.times is not None or args.fps is not None):
         args.parser.error("--rest poses one frame at time 0; do not combine it with "
                           "--times or --fps")
-    kind = _output_kind(args)
+    animated = Path(args.out).suffix.lower() in (".glb", ".gltf") and args.animated
+    if args.animated and not animated:
+        args.parser.error(f"--animated writes a .glb or .gltf file, got --out {args.out}")
+    kind = "animated" if animated else _output_kind(args)
     model, label = _load(args.model, dtype, args.scene)
 
     clip = None
@@ -315,8 +324,10 @@ def _cmd_pose(args) -> int:
             _pose_to_npz(model, clip, times, args, dtype, bar)
         elif kind == "dir":
             _pose_to_frames(model, clip, times, args, bar)
-        else:
+        elif kind == "glb":
             _pose_to_glb(model, clip, times, args)
+        else:
+            cli_retarget.write_animated(model, clip, args)
 
     elapsed = time.perf_counter() - start
     nverts = sum(len(p.positions) for p in model.primitives)
