@@ -235,10 +235,12 @@ def _materials(model, doc: dict, buf: _Buffer) -> None:
     images = []
     for im in carried.get("images", []):
         entry = {k: v for k, v in im.items() if k not in ("data", "uri", "bufferView")}
-        entry["bufferView"] = buf.view(bytes(im["data"]))
+        entry["bufferView"] = buf.view(np.asarray(im["data"], np.uint8).tobytes())
         images.append(entry)
     if images:
         doc["images"] = images
+    if carried.get("extensionsUsed"):
+        doc["extensionsUsed"] = list(carried["extensionsUsed"])
 
 
 def write_gltf(model, path, clips: Optional[Sequence[Clip]] = None) -> None:
