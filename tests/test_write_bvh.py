@@ -72,3 +72,16 @@ def test_scaled_joint_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"joint 'mixamorig:Spine2' has scale \[2.0, 2.0, 2.0\]"):
         skinkit.write_bvh(model, clip, tmp_path / "s.bvh")
     assert not (tmp_path / "s.bvh").exists()
+
+
+@pytest.mark.parametrize("order", ["ZXY", "ZYX", "XYZ", "XZY", "YXZ", "YZX"])
+def test_euler_angles_rebuild_the_rotation_even_at_gimbal_lock(order):
+    from skinkit.io.bvh_write import _euler
+
+    rng = np.random.default_rng(0)
+    ang = rng.uniform(-3, 3, size=(300, 3))
+    ang[:50, 1] = np.pi / 2
+    ang[50:100, 1] = -np.pi / 2
+    r = Rotation.from_euler(order, ang)
+    back = Rotation.from_euler(order, _euler(r.as_quat(), order), degrees=True)
+    np.testing.assert_allclose(back.as_matrix(), r.as_matrix(), atol=1e-12)

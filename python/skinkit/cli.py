@@ -106,7 +106,8 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    commands = {   # name -> (summary, description, arguments, function)
+    commands: Dict[str, Tuple[str, str, List[Union[_Arg, List[_Arg]]], Any]] = {
+        # name -> (summary, description, arguments, function)
         "pose": ("pose a model over time, write positions to an .npz", _POSE_DESCRIPTION,
                  _POSE_ARGS, _cmd_pose),
         "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,

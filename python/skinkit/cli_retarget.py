@@ -16,7 +16,7 @@ RETARGET_DESCRIPTION = (
     "rest pose, the root's motion scaled by the ratio of hip heights (or leg lengths).  Writes "
     "TARGET with the new clip as an animated .glb/.gltf, or the skeleton and motion as a .bvh "
     "(written atomically).")
-RETARGET_ARGS = [
+RETARGET_ARGS: list = [
     ("source", dict(metavar="SOURCE", help="the motion: a .bvh, .glb or .gltf file")),
     ("target", dict(metavar="TARGET", help="the character: a .glb or .gltf file")),
     ("--clip", dict(metavar="NAME|INDEX", help="clip of SOURCE (default: the first)")),

@@ -104,9 +104,7 @@ def lock_feet(model, clip, times=None, height: float = 0.03, speed: float = 0.5,
         the knee's hinge where it bends most in the clip) toward the ankle's position where its contact began.
     contacts : dict leg -> bool (T,)
     """
-    from .pose import resolve_clip
-
-    c = resolve_clip(model, clip)
+    c = model.clip(clip)
     if times is None:
         times = np.unique(np.concatenate([ch.times for ch in c.channels]))
     times = np.asarray(times, np.float64)

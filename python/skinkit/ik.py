@@ -58,8 +58,9 @@ def ik_two_bone(start, mid, end, target, pole_vector, mid_axis=(0.0, 0.0, 1.0), 
     reached : (...) bool
         Whether the (softened) target is reachable and weight >= 1.
     """
-    rest = _real(start, mid, end, target, pole_vector, mid_axis, weight, soften, twist_angle)
-    qs, qm, reached = _core._ik_two_bone(*rest, None, threads)
+    s, m, e, t, p, a, w, f, tw = _real(start, mid, end, target, pole_vector, mid_axis, weight,
+                                       soften, twist_angle)
+    qs, qm, reached = _core._ik_two_bone(s, m, e, t, p, a, w, f, tw, None, threads)
     return qs, qm, reached != 0
 
 
@@ -92,8 +93,9 @@ def ik_aim(joint, target, forward=(1.0, 0.0, 0.0), up=(0.0, 1.0, 0.0), offset=(0
         the joint than the offset allows (ozz's behaviour).
     reached : (...) bool
     """
-    rest = _real(joint, target, forward, up, offset, pole_vector, twist_angle, weight)
-    q, reached = _core._ik_aim(*rest, None, threads)
+    j, t, f, u, o, p, tw, w = _real(joint, target, forward, up, offset, pole_vector, twist_angle,
+                                    weight)
+    q, reached = _core._ik_aim(j, t, f, u, o, p, tw, w, None, threads)
     return q, reached != 0
 
 
@@ -134,8 +136,9 @@ def ik_ccd(base, translations, rotations, target, rotation_min=None, rotation_ma
     r = np.asarray(rotations)
     lo = np.full(r.shape[-2:-1] + (3,), -np.inf) if rotation_min is None else rotation_min
     hi = np.full(r.shape[-2:-1] + (3,), np.inf) if rotation_max is None else rotation_max
-    args = _real(base, translations, rotations, target, lo, hi, iterations, tolerance)
-    return _core._ik_ccd(*args, None, threads)
+    b, t, r, x, lo, hi, it, tol = _real(base, translations, rotations, target, lo, hi,
+                                        iterations, tolerance)
+    return _core._ik_ccd(b, t, r, x, lo, hi, it, tol, None, threads)
 
 
 def ik_fabrik(base, translations, rotations, target, max_angle=None, iterations=10,
@@ -164,5 +167,6 @@ def ik_fabrik(base, translations, rotations, target, max_angle=None, iterations=
     """
     r = np.asarray(rotations)
     lim = np.full(r.shape[-2:-1], np.inf) if max_angle is None else max_angle
-    args = _real(base, translations, rotations, target, lim, iterations, tolerance)
-    return _core._ik_fabrik(*args, None, threads)
+    b, t, r, x, lim, it, tol = _real(base, translations, rotations, target, lim, iterations,
+                                     tolerance)
+    return _core._ik_fabrik(b, t, r, x, lim, it, tol, None, threads)

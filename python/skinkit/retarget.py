@@ -138,7 +138,8 @@ def _alignments(target, m, t_pos, s_pos) -> np.ndarray:
 
 
 def _order(parents) -> List[int]:
-    done, order = set(), []
+    done: set = set()
+    order: List[int] = []
     while len(order) < len(parents):
         for j, p in enumerate(parents):
             if j not in done and (p < 0 or p in done):
@@ -213,9 +214,7 @@ def retarget(source, target, clip=None, mapping: Optional[Dict[str, str]] = None
     ValueError
         No clip, unmapped skeletons (see ``joint_mapping``), a bad ``root_scale``.
     """
-    from .pose import resolve_clip
-
-    c = resolve_clip(source, 0 if clip is None else clip)
+    c = source.clip(0 if clip is None else clip)
     if times is None:
         times = np.unique(np.concatenate([ch.times for ch in c.channels]))
     times = np.asarray(times, dtype=np.float64).reshape(-1)

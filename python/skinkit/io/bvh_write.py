@@ -6,12 +6,10 @@ rest offset gets position channels (a root always does)."""
 from __future__ import annotations
 
 import io
-import warnings
 from typing import List, Optional
 
 import numpy as np
-from scipy.spatial.transform import Rotation
-
+from .. import kernels
 from ..export import write_atomic
 from ..pose import frame_times, resolve_clip
 
@@ -20,11 +18,22 @@ __all__ = ["write_bvh"]
 ORDERS = ("ZXY", "ZYX", "XYZ", "XZY", "YXZ", "YZX")
 
 
+_AXIS = {"X": 0, "Y": 1, "Z": 2}
+
+
 def _euler(q: np.ndarray, order: str) -> np.ndarray:
-    """(T, 3) degrees; at gimbal lock SciPy warns and still returns angles of the rotation"""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return Rotation.from_quat(q).as_euler(order, degrees=True)
+    """(T, 3) degrees a, b, c with R(q) = R_i(a) R_j(b) R_k(c) for ``order`` = ijk (intrinsic
+    Tait-Bryan angles; the middle one by atan2, accurate near +-90); at gimbal lock c = 0."""
+    i, j, k = (_AXIS[c] for c in order)
+    s = 1.0 if (j - i) % 3 == 1 else -1.0          # cyclic order or not
+    R = kernels.quat_to_matrix(kernels.quat_normalize(q))
+    cb = np.hypot(R[..., i, i], R[..., i, j])
+    b = np.arctan2(s * R[..., i, k], cb)
+    lock = cb < 1e-12
+    a = np.where(lock, np.arctan2(s * R[..., k, j], R[..., j, j]),
+                 np.arctan2(-s * R[..., j, k], R[..., k, k]))
+    c = np.where(lock, 0.0, np.arctan2(-s * R[..., i, j], R[..., i, i]))
+    return np.degrees(np.stack([a, b, c], -1))
 
 
 def _order(q: np.ndarray) -> str:

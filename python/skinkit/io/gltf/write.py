@@ -37,6 +37,7 @@ class _Buffer:
         self.size = 0
         self.views: List[dict] = []
         self.accessors: List[dict] = []
+        self.meshes: List[dict] = []
 
     def view(self, data: bytes, target: Optional[int] = None) -> int:
         pad = (-self.size) % 4
@@ -166,7 +167,7 @@ def _meshes(model, nodes: List[dict], buf: _Buffer) -> Dict[int, int]:
             mesh["weights"] = [float(w) for w in prim.morph_weights]
             if prim.target_names:
                 mesh["extras"] = {"targetNames": list(prim.target_names)}
-    buf.meshes = meshes   # type: ignore[attr-defined]
+    buf.meshes = meshes
     return holder
 
 
@@ -185,7 +186,7 @@ def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> dict:
         node = holder.get(ch.node, ch.node) if ch.path == "weights" else ch.node
         channels.append({"sampler": len(samplers) - 1, "target": {"node": int(node),
                                                                   "path": ch.path}})
-    out = {"samplers": samplers, "channels": channels}
+    out: dict = {"samplers": samplers, "channels": channels}
     if clip.name is not None:
         out["name"] = str(clip.name)
     return out
