@@ -96,6 +96,12 @@ static void FN(limit_euler)(T *q, const T *lo, const T *hi)
 #undef CCD_MIN_ANGLE
 #define CCD_MIN_ANGLE ((T)(SK_DOUBLE ? 1e-10 : 1e-5))
 
+/* the iteration count of an item: NaN and negatives give 0, at most SK_IK_MAX_ITERATIONS */
+static int FN(iterations)(T it)
+{
+    return it > 0 ? (it < SK_IK_MAX_ITERATIONS ? (int)it : SK_IK_MAX_ITERATIONS) : 0;
+}
+
 static void FN(ccd)(size_t L, const T *base, const T *t, const T *q0, const T *target,
                     const T *lo, const T *hi, int iterations, T tolerance, T *q, T *wq, T *wp)
 {
@@ -155,7 +161,7 @@ int FN(sk_ik_ccd)(size_t n, size_t L, const T *base, ptrdiff_t s0, const T *tran
     for (size_t i = 0; i < n; i++) {
         T it = iterations[i * s6];
         FN(ccd)(L, base + i * s0, trans + i * s1, rot + i * s2, target + i * s3,
-                rot_min + i * s4, rot_max + i * s5, it > 0 ? (it < 1e9 ? (int)it : 1000000000) : 0,
+                rot_min + i * s4, rot_max + i * s5, FN(iterations)(it),
                 tolerance[i * s7], out + i * s8, wq, wp);
     }
     return SK_OK;
@@ -283,7 +289,7 @@ int FN(sk_ik_fabrik)(size_t n, size_t L, const T *base, ptrdiff_t s0, const T *t
     for (size_t i = 0; i < n; i++) {
         T it = iterations[i * s5];
         FN(fabrik)(L, base + i * s0, trans + i * s1, rot + i * s2, target + i * s3,
-                   max_angle + i * s4, it > 0 ? (it < 1e9 ? (int)it : 1000000000) : 0,
+                   max_angle + i * s4, FN(iterations)(it),
                    tolerance[i * s6], out + i * s7, wq, wp, p, len);
     }
     return SK_OK;

@@ -46,8 +46,9 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 /* reals per joint record of dual quaternion skinning (sk_skinning_dual_quaternions) */
 #define SK_DQ_RECORD 32
 
-/* joints of one CCD or FABRIK chain at most (ik_chain.c) */
+/* joints of one CCD or FABRIK chain at most, and iterations (ik_chain.c) */
 #define SK_IK_MAX_CHAIN 64
+#define SK_IK_MAX_ITERATIONS 1000000
 
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };

@@ -255,3 +255,10 @@ def test_chain_longer_than_the_limit_is_refused():
     L = 65
     with pytest.raises(ValueError, match="at most 64 joints, got 65"):
         skinkit.ik_fabrik(np.eye(4), np.zeros((L, 3)), np.tile([0, 0, 0, 1.0], (L, 1)), [1, 0, 0])
+
+
+@pytest.mark.parametrize("bad", [np.inf, -1, 2.5, np.nan, 10**7])
+def test_chain_iterations_are_checked(bad):
+    with pytest.raises(ValueError, match="iterations must be whole numbers in 0..1000000"):
+        skinkit.ik_ccd(np.eye(4), np.zeros((3, 3)), np.tile([0, 0, 0, 1.0], (3, 1)), [1, 0, 0],
+                       iterations=bad)

@@ -26,6 +26,13 @@ def _real(*values):
     return [np.asarray(v, dtype=dtype) for v in values]
 
 
+def _iterations(iterations):
+    it = np.asarray(iterations)
+    if it.dtype.kind not in "iuf" or not np.all((it >= 0) & (it <= 1_000_000) & (it == np.floor(it))):
+        raise ValueError(f"iterations must be whole numbers in 0..1000000, got {iterations!r:.60}")
+    return it
+
+
 def ik_two_bone(start, mid, end, target, pole_vector, mid_axis=(0.0, 0.0, 1.0), weight=1.0,
                 soften=1.0, twist_angle=0.0, threads=None) -> Tuple[np.ndarray, np.ndarray,
                                                                      np.ndarray]:
@@ -120,7 +127,7 @@ def ik_ccd(base, translations, rotations, target, rotation_min=None, rotation_ma
     rotation_min, rotation_max : (..., L, 3) or None
         Bounds of each joint's XYZ Euler angles (radians, three.js ``rotationMin`` /
         ``rotationMax``); None: -inf / +inf.
-    iterations : (...) int
+    iterations : (...) int, 0..1000000
     tolerance : (...) float, world units
 
     Returns
@@ -131,13 +138,13 @@ def ik_ccd(base, translations, rotations, target, rotation_min=None, rotation_ma
     Raises
     ------
     ValueError
-        A chain longer than 64 joints.
+        A chain longer than 64 joints; iterations not whole numbers in 0..1000000.
     """
     r = np.asarray(rotations)
     lo = np.full(r.shape[-2:-1] + (3,), -np.inf) if rotation_min is None else rotation_min
     hi = np.full(r.shape[-2:-1] + (3,), np.inf) if rotation_max is None else rotation_max
     b, t, r, x, lo, hi, it, tol = _real(base, translations, rotations, target, lo, hi,
-                                        iterations, tolerance)
+                                        _iterations(iterations), tolerance)
     return _core._ik_ccd(b, t, r, x, lo, hi, it, tol, None, threads)
 
 
@@ -167,6 +174,6 @@ def ik_fabrik(base, translations, rotations, target, max_angle=None, iterations=
     """
     r = np.asarray(rotations)
     lim = np.full(r.shape[-2:-1], np.inf) if max_angle is None else max_angle
-    b, t, r, x, lim, it, tol = _real(base, translations, rotations, target, lim, iterations,
-                                     tolerance)
+    b, t, r, x, lim, it, tol = _real(base, translations, rotations, target, lim,
+                                     _iterations(iterations), tolerance)
     return _core._ik_fabrik(b, t, r, x, lim, it, tol, None, threads)
