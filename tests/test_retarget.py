@@ -153,3 +153,17 @@ def test_float32_kernel_agrees_with_float64():
     np.testing.assert_allclose(same_rotation(w64[:, 2], ref2.as_quat()), 1.0, atol=1e-12)
     np.testing.assert_allclose(same_rotation(l64[:, 2], np.broadcast_to(rest[2], (5, 4))), 1.0,
                                atol=1e-12)
+
+
+def test_retarget_pose_on_arrays_matches_the_clip_and_broadcasts():
+    a = humanoid_model("smpl", "T")
+    b = humanoid_model("mixamo", "A", bone_frames=True, scale=1.2)
+    clip = random_clip(a, seed=6)
+    out = skinkit.retarget(with_clip(a, clip), b, clip)
+    tr, ro, sc = a.local_pose(clip, T)
+    rot, root, root_t = skinkit.retarget_pose(a, b, ro.reshape(11, 1, 22, 4),
+                                              tr.reshape(11, 1, 22, 3))
+    assert rot.shape == (11, 1, 22, 4) and root_t.shape == (11, 1, 3) and root == 0
+    want = b.local_pose(out, T)
+    np.testing.assert_allclose(same_rotation(rot[:, 0], want[1]), 1.0, atol=1e-12)
+    np.testing.assert_allclose(root_t[:, 0], want[0][:, 0], atol=1e-12)

@@ -22,7 +22,7 @@ from .kernels import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  
 from .model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
 from .morph import blend_shapes
 from .footlock import foot_contacts, foot_drift, lock_feet
-from .retarget import joint_mapping, retarget, retarget_rotations
+from .retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
 from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
 
 __version__ = "0.1.0"
@@ -30,5 +30,5 @@ __all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfEr
            "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "additive_pose",
            "blend_poses", "blend_shapes", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone", "default_model", "foot_contacts", "foot_drift", "frame_times", "load_body_model",
            "joint_mapping", "load_bvh", "load_gltf", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
-           "retarget_rotations", "synthetic_body_arrays",
+           "retarget_pose", "retarget_rotations", "synthetic_body_arrays",
            "synthetic_body_model", "world_matrices", "write_bvh", "write_gltf", *_kernel_names, *_vjp_names]

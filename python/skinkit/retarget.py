@@ -22,7 +22,7 @@ from . import _core, kernels
 from .clip import Channel, Clip
 from .joint_names import canonical_names
 
-__all__ = ["retarget", "retarget_rotations", "joint_mapping"]
+__all__ = ["retarget", "retarget_pose", "retarget_rotations", "joint_mapping"]
 
 _CHAIN_FIRST = ("spine", "spine1", "spine2", "neck", "head")   # preferred bone of a fork
 
@@ -218,6 +218,46 @@ def retarget(source, target, clip=None, mapping: Optional[Dict[str, str]] = None
     if times is None:
         times = np.unique(np.concatenate([ch.times for ch in c.channels]))
     times = np.asarray(times, dtype=np.float64).reshape(-1)
+    tr, ro, sc = (np.asarray(x, np.float64) for x in source.local_pose(c, times))
+    rot, root, root_translation = retarget_pose(source, target, ro, tr, sc, mapping, root_scale,
+                                                threads)
+    m = joint_mapping(source, target, mapping)
+    channels = [Channel(int(j), "rotation", times, rot[:, j]) for j in np.flatnonzero(m >= 0)]
+    if root is not None:
+        channels.append(Channel(root, "translation", times, root_translation))
+    return Clip(name if name is not None else c.name, channels, np.float64)
+
+
+def retarget_pose(source, target, rotations, translations=None, scales=None,
+                  mapping: Optional[Dict[str, str]] = None,
+                  root_scale: Union[str, float] = "hips", threads=None):
+    """Retargeting on arrays: local poses of ``source`` to local rotations of ``target``,
+    batched over any leading dimensions (what ``retarget`` does to a sampled clip).
+
+    Parameters
+    ----------
+    source, target, mapping, root_scale
+        As for ``retarget``.
+    rotations : float array (..., S, 4)
+        Local rotations of the S source joints (unit quaternions).
+    translations, scales : float arrays (..., S, 3) or None
+        Local translations and scales of the source joints (default its rest ones).
+
+    Returns
+    -------
+    rotations : float64 array (..., J, 4)
+        Local rotations of the J target joints (unmapped ones: their rest rotation).
+    root : int or None
+        The target joint whose translation follows the source root (None: the root is unmapped).
+    root_translation : float64 array (..., 3) or None
+        That joint's local translation.
+    """
+    sk = source.skeleton
+    ro = np.asarray(rotations, np.float64)
+    tr = np.broadcast_to(np.asarray(sk.translations, np.float64) if translations is None
+                         else np.asarray(translations, np.float64), ro.shape[:-1] + (3,))
+    sc = np.broadcast_to(np.asarray(sk.scales, np.float64) if scales is None
+                         else np.asarray(scales, np.float64), ro.shape[:-1] + (3,))
     m = joint_mapping(source, target, mapping)
     parents = np.asarray(target.skeleton.parents)
     s_w, s_rot, s_pos = _rest(source)
@@ -227,22 +267,21 @@ def retarget(source, target, clip=None, mapping: Optional[Dict[str, str]] = None
     src = np.where(mapped, m, 0)
     offsets = kernels.quat_multiply(kernels.quat_multiply(kernels.quat_conjugate(s_rot[src]), a),
                                     t_rot)
-    world = source.world_matrices(c, times).astype(np.float64)
-    gathered = _rotations(world)[:, src]
+    world = kernels.forward_kinematics(np.asarray(sk.parents), ro, tr, sc)
+    gathered = _rotations(world)[..., src, :]
     rest_local = np.asarray(target.skeleton.rotations, dtype=np.float64)
     local, _ = retarget_rotations(parents, gathered, offsets, mapped, rest_local, threads)
-    channels = [Channel(int(j), "rotation", times, local[:, j]) for j in np.flatnonzero(mapped)]
     # the root: rest position + scaled source displacement, in its parent's rest frame
     try:
         root = canonical_names(list(target.skeleton.names)).index("hips")
     except ValueError:
         root = int(np.flatnonzero(mapped)[0])
-    if m[root] >= 0:
-        scale = _root_scale(root_scale, source, target, m, s_pos, t_pos)
-        pos = t_pos[root] + scale * (world[:, m[root], :3, 3] - s_pos[m[root]])
-        p = parents[root]
-        if p >= 0:
-            inv = np.linalg.inv(t_w[p])
-            pos = pos @ inv[:3, :3].T + inv[:3, 3]
-        channels.append(Channel(root, "translation", times, pos))
-    return Clip(name if name is not None else c.name, channels, np.float64)
+    if m[root] < 0:
+        return local, None, None
+    scale = _root_scale(root_scale, source, target, m, s_pos, t_pos)
+    pos = t_pos[root] + scale * (world[..., m[root], :3, 3] - s_pos[m[root]])
+    p = parents[root]
+    if p >= 0:
+        inv = np.linalg.inv(t_w[p])
+        pos = pos @ inv[:3, :3].T + inv[:3, 3]
+    return local, root, pos
