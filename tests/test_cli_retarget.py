@@ -64,3 +64,18 @@ def test_pose_animated_writes_the_clip(tmp_path):
     np.testing.assert_allclose(b, a, atol=1e-6)
     with pytest.raises(SystemExit):
         main(["pose", str(model_path), "--out", str(tmp_path / "x.npz"), "--animated"])
+
+
+def test_posed_glb_keeps_uvs_and_materials(tmp_path):
+    out = tmp_path / "posed.glb"
+    model_path = DATA / "gltf" / "CesiumMan.glb"
+    assert main(["pose", str(model_path), "--times", "1.0", "--out", str(out), "--quiet"]) == 0
+    model, back = skinkit.load_gltf(model_path), skinkit.load_gltf(out)
+    [prim], [rigid] = model.primitives, back.primitives
+    assert rigid.skin is None and rigid.material == prim.material
+    np.testing.assert_allclose(rigid.uvs, prim.uvs, atol=1e-7)
+    assert back.materials["materials"] == model.materials["materials"]
+    np.testing.assert_array_equal(back.materials["images"][0]["data"],
+                                  model.materials["images"][0]["data"])
+    np.testing.assert_allclose(back.pose().positions[rigid.key][0],
+                               model.pose(0, [1.0]).positions[prim.key][0], atol=1e-5)

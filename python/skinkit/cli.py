@@ -261,19 +261,14 @@ def _pose_to_frames(model, clip, times, args, bar) -> None:
 
 def _pose_to_glb(model, clip, times, args) -> None:
     """The model posed at the one time as a static GLB, with skinned normals where the model
-    has normals (see ``skinkit.export.write_glb``)."""
-    from .export import write_glb
+    has normals, and its UVs and materials (``skinkit.io.gltf.write.static_model``)."""
+    from .io.gltf.write import static_model, write_gltf
     from .pose import pose
 
     if not model.primitives:
         raise CliError("the model has no mesh primitives to write as meshes")
     posed = pose(model, clip, times, args.loop, normals=True, skinning=args.skinning)
-    try:
-        write_glb(args.out, {k: p[0] for k, p in posed.positions.items()},
-                  {p.key: p.faces for p in model.primitives},
-                  {k: n[0] for k, n in posed.normals.items()})
-    except ImportError as exc:
-        raise CliError(str(exc)) from exc
+    write_gltf(static_model(model, posed.positions, posed.normals), args.out)
 
 
 def _from_arguments(fn, *args):

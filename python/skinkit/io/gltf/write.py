@@ -22,7 +22,7 @@ import numpy as np
 from ...clip import Clip
 from ...export import write_atomic
 
-__all__ = ["write_gltf"]
+__all__ = ["write_gltf", "static_model"]
 
 _FLOAT, _UBYTE, _USHORT, _UINT = 5126, 5121, 5123, 5125
 _TYPES = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}
@@ -153,6 +153,8 @@ def _meshes(model, nodes: List[dict], buf: _Buffer) -> Dict[int, int]:
         if key not in mesh_of:
             mesh_of[key] = len(meshes)
             meshes.append({"primitives": []})
+            if "name" in nodes[prim.node]:
+                meshes[-1]["name"] = nodes[prim.node]["name"]
             node = prim.node
             if prim.skinned and node in joints:
                 nodes.append({"name": f"{nodes[node].get('name', node)} mesh"})
@@ -190,6 +192,33 @@ def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> dict:
     if clip.name is not None:
         out["name"] = str(clip.name)
     return out
+
+
+def static_model(model, positions, normals=None):
+    """One posed frame of ``model`` as a static Model for ``write_gltf``: a root node per
+    primitive, named by its key, holding it rigidly with the posed positions (and normals), its
+    faces, UVs and material; the materials carried over.
+
+    Parameters
+    ----------
+    model : Model
+    positions : mapping key -> (V, 3) or (1, V, 3), the posed frame (``pose(...).positions``).
+    normals : mapping key -> (V, 3) or (1, V, 3), optional.
+    """
+    from ...model import Model, Primitive, Skeleton, one_frame
+
+    prims = [p for p in model.primitives if p.key in positions]
+    n = len(prims)
+    skeleton = Skeleton(names=[p.key for p in prims], parents=np.full(n, -1, np.int32),
+                        translations=np.zeros((n, 3)), rotations=np.tile([0.0, 0, 0, 1], (n, 1)),
+                        scales=np.ones((n, 3)))
+    out = [Primitive(node=i, mesh=i, index=0, skin=None,
+                     positions=one_frame(positions[p.key], f"positions of {p.key!r}"),
+                     normals=None if normals is None or normals.get(p.key) is None
+                     else one_frame(normals[p.key], f"normals of {p.key!r}"),
+                     faces=p.faces, uvs=p.uvs, material=p.material)
+           for i, p in enumerate(prims)]
+    return Model(skeleton, [], out, [], name=model.name, materials=model.materials)
 
 
 def gltf_document(model, clips: Optional[Sequence[Clip]] = None):
