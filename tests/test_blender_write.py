@@ -34,6 +34,7 @@ from conftest import GLTF  # noqa: E402
 from skinkit.humanoid import humanoid_model  # noqa: E402
 from test_blender import bpy_python  # noqa: E402
 
+pytestmark = pytest.mark.integration
 FRAMES = [0, 6, 12, 24]   # Blender imports at 24 frames per second: keys every 1/24 s
 
 

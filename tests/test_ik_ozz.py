@@ -15,6 +15,7 @@ from scipy.spatial.transform import Rotation
 import skinkit
 from conftest import missing
 
+pytestmark = pytest.mark.integration   # compiles and drives ozz-animation
 HERE = Path(__file__).resolve().parent
 SOURCES = ["src/animation/runtime/ik_two_bone_job.cc", "src/animation/runtime/ik_aim_job.cc",
            "src/base/maths/simd_math.cc", "src/base/log.cc", "src/base/platform.cc",

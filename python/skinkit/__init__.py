@@ -4,6 +4,7 @@ C kernels for forward kinematics, glTF 2.0 clip sampling, pose blending, linear 
 quaternion skinning, blend shapes (morph targets), a glTF 2.0 scene loader, SMPL-family body
 models with analytic gradients, and the ``skinkit`` command.
 """
+from . import data
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
@@ -24,11 +25,14 @@ from .morph import blend_shapes
 from .footlock import foot_contacts, foot_drift, lock_feet
 from .retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
 from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
+from .viewer import view, view_body
 
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model",
            "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "additive_pose",
-           "blend_poses", "blend_shapes", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone", "default_model", "foot_contacts", "foot_drift", "frame_times", "load_body_model",
-           "joint_mapping", "load_bvh", "load_gltf", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
-           "retarget_pose", "retarget_rotations", "synthetic_body_arrays",
-           "synthetic_body_model", "world_matrices", "write_bvh", "write_gltf", *_kernel_names, *_vjp_names]
+           "blend_poses", "blend_shapes", "default_model", "foot_contacts", "foot_drift",
+           "frame_times", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone", "joint_mapping",
+           "load_body_model", "load_bvh", "load_gltf", "local_pose", "lock_feet", "pose",
+           "pose_delta", "retarget", "retarget_pose", "retarget_rotations",
+           "synthetic_body_arrays", "synthetic_body_model", "view", "view_body", "world_matrices",
+           "write_bvh", "write_gltf", *_kernel_names, *_vjp_names]
