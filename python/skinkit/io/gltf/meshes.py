@@ -17,9 +17,10 @@ from ...model import Primitive, Skin
 # deltas as (normalized) 8/16-bit integers, normals as normalized signed integers).
 _POSITION = FLOAT | INT8_16 | UNORM | SNORM
 _NORMAL = FLOAT | SNORM
+_TEXCOORD = FLOAT | UNORM | SNORM | INT8_16   # core: FLOAT and UNORM; the rest quantization
 _TARGET_POSITION = FLOAT | SNORM | frozenset({(5120, False), (5122, False)})
 _TARGET_NORMAL = FLOAT | SNORM
-_TEXCOORD = FLOAT | UNORM | SNORM | INT8_16
+_TEXCOORD = FLOAT | UNORM | SNORM | INT8_16   # core: FLOAT and UNORM; the rest quantization
 # Dense morph deltas (M, V, 3) may outgrow the file (sparse targets), but not without bound: a
 # hostile file listing many targets would otherwise make a huge allocation from a few bytes.
 _TARGET_EXPANSION = 64
@@ -32,13 +33,14 @@ class _PrimitiveData:
 
     positions: np.ndarray
     normals: Optional[np.ndarray]
-    uvs: Optional[np.ndarray]
     joints: Optional[np.ndarray]
     weights: Optional[np.ndarray]
     joint_maxima: List[int]            # the largest joint of each JOINTS_n set
     faces: Optional[np.ndarray]
     morph_positions: Optional[np.ndarray]
     morph_normals: Optional[np.ndarray]
+    uvs: Optional[np.ndarray]
+    material: Optional[int]
 
 
 @dataclass
@@ -112,11 +114,11 @@ def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: Li
                         f"(used by nodes[{i}])")
             out.append(Primitive(
                 node=i, mesh=m, index=p, skin=s if skinned else None, positions=data.positions,
-                normals=data.normals, uvs=data.uvs, joints=data.joints if skinned else None,
+                normals=data.normals, joints=data.joints if skinned else None,
                 weights=data.weights if skinned else None, faces=data.faces,
                 morph_positions=data.morph_positions, morph_normals=data.morph_normals,
                 morph_weights=weights if len(weights) else None,
-                target_names=mesh.target_names))
+                target_names=mesh.target_names, uvs=data.uvs, material=data.material))
     return out
 
 
@@ -135,8 +137,8 @@ def _read_mesh(doc: dict, mesh, path: str, count: int, accessors: Accessors, dty
 
 
 def _vertex_attribute(accessors: Accessors, owner: dict, key: str, path: str, count: int,
-                      allowed, kind: str = "VEC3") -> np.ndarray:
-    a = accessors.get(owner, key, path, (kind,), allowed)
+                      allowed) -> np.ndarray:
+    a = accessors.get(owner, key, path, ("VEC3",), allowed)
     if len(a) != count:
         raise GltfError(f"{path}.{key}: count {len(a)} differs from POSITION count {count}")
     return a
@@ -156,14 +158,20 @@ def _read_primitive(doc: dict, prim: dict, path: str, accessors: Accessors, dtyp
     if "NORMAL" in attributes:
         normals = _vertex_attribute(accessors, attributes, "NORMAL", apath, count,
                                     _NORMAL).astype(dtype)
-    uvs = None
-    if "TEXCOORD_0" in attributes:
-        uvs = _vertex_attribute(accessors, attributes, "TEXCOORD_0", apath, count, _TEXCOORD,
-                                "VEC2").astype(dtype)
     joints, weights, maxima = _skin_attributes(attributes, apath, count, accessors, dtype)
     morph_positions, morph_normals = _targets(prim, path, count, accessors, dtype)
-    return _PrimitiveData(positions.astype(dtype), normals, uvs, joints, weights, maxima,
-                          _faces(prim, path, count, accessors), morph_positions, morph_normals)
+    uvs = None
+    if "TEXCOORD_0" in attributes:
+        uvs = accessors.get(attributes, "TEXCOORD_0", apath, ("VEC2",), _TEXCOORD)
+        if len(uvs) != count:
+            raise GltfError(f"{apath}.TEXCOORD_0: count {len(uvs)} differs from POSITION count "
+                            f"{count}")
+        uvs = uvs.astype(dtype)
+    material = int_field(prim, "material", path, default=None,
+                         hi=len(list_field(doc, "materials", "")))
+    return _PrimitiveData(positions.astype(dtype), normals, joints, weights, maxima,
+                          _faces(prim, path, count, accessors), morph_positions, morph_normals,
+                          uvs, material)
 
 
 def _skin_attributes(attributes: dict, apath: str, count: int, accessors: Accessors, dtype):
