@@ -398,14 +398,19 @@ def _build(h: _Hierarchy, motion: np.ndarray, frame_count: int, frame_time: floa
 def _end_site_names(h: _Hierarchy) -> List[str]:
     """Joint names with every End Site named ``<parent>_end`` (``_end2``, ... if taken)."""
     taken = {x for x in h.names if x is not None}
+    # names only get taken, so the first free suffix of a base never goes down: each base's
+    # search resumes where its last one stopped (one pass, not a probe from 1 per End Site)
+    suffix: Dict[str, int] = {}
     names: List[str] = []
     for j, x in enumerate(h.names):
         if x is None:  # an End Site: its parent comes before it
             base = f"{names[h.parents[j]]}_end"
-            x, k = base, 1
+            k = suffix.get(base, 1)
+            x = base if k == 1 else f"{base}{k}"
             while x in taken:
                 k += 1
                 x = f"{base}{k}"
+            suffix[base] = k
             taken.add(x)
         names.append(x)
     return names
