@@ -104,8 +104,11 @@ def _read_skin(skin: dict, path: str, count: int, accessors: Accessors, dtype: n
         if len(ibm) != len(joints):
             raise GltfError(f"{path}.inverseBindMatrices: {len(ibm)} matrices for "
                             f"{len(joints)} joints")
-        ibm = np.ascontiguousarray(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype)
+        ibm = accessors.cast(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype,
+                             f"{path}.inverseBindMatrices")
     else:
+        accessors.charge(len(joints) * 16 * dtype.itemsize, f"{path}.joints",
+                         f"{len(joints)} identity inverse bind matrices")
         ibm = np.tile(np.eye(4, dtype=dtype), (len(joints), 1, 1))
     return Skin(name_field(skin, path), np.array(joints, dtype=np.int32), ibm,
                 int_field(skin, "skeleton", path, default=None, hi=count))
