@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from typing import BinaryIO, Callable, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from . import _temporaries
 from ._optional import require
 from .model import one_frame
 
@@ -138,6 +140,7 @@ class FrameWriter:
         self._target = target
         self._tmp = tempfile.mkdtemp(prefix=_PREFIX,
                                      dir=target if self._exists else os.path.dirname(target))
+        _temporaries.track(self._tmp)
 
     def write(self, positions_by_prim: Mapping[str, np.ndarray],
               normals_by_prim: Optional[Mapping[str, np.ndarray]] = None) -> None:
@@ -189,6 +192,7 @@ class FrameWriter:
             os.chmod(self._tmp, 0o777 & _default_mode())  # mkdtemp makes 0700
             os.rename(self._tmp, self._target)
         self._done = True
+        _temporaries.untrack(self._tmp)
         return [os.path.join(self.directory, name) for name in self.written]
 
     def abort(self) -> None:
@@ -196,6 +200,7 @@ class FrameWriter:
         if not self._done:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._done = True
+            _temporaries.untrack(self._tmp)
 
     def __enter__(self):
         return self
@@ -243,20 +248,48 @@ def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
 def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
     """``write(file)`` into a temporary file beside ``path``, then ``os.replace`` it over
     ``path``: an existing ``path`` is either replaced whole or left untouched.  The file gets
-    the usual mode (0666 & ~umask).  Raises IsADirectoryError if ``path`` is a directory."""
+    the usual mode (0666 & ~umask).  The temporary file is removed on an exception and when
+    SIGTERM, SIGINT or SIGHUP ends the process (``skinkit._temporaries``).
+
+    Raises
+    ------
+    IsADirectoryError
+        ``path`` is a directory.
+    ValueError
+        ``path`` exists and is not a regular file (a symbolic link, FIFO, socket or device:
+        ``/dev/null`` is not replaced by a file); the message names it.
+    """
     path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(21, "Is a directory", path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ValueError(f"{path}: exists and is not a regular file ({_kind(mode)}); "
+                         "refusing to replace it")
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=_PREFIX,
                                suffix=suffix)
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
-        os.replace(tmp, path)
+        with _temporaries.removed_on_signal(tmp):
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+            os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
+            os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, for messages."""
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def write_glb(path, positions_by_prim: Mapping[str, np.ndarray],
