@@ -143,9 +143,9 @@ class Accessors:
             raise GltfError(f"{where}: the decoded data has shape {a.shape}, "
                             f"accessors[{k}] is {count} x {kind}")
         _check_range(a, ctype, f"{where}: the decoded values of accessors[{k}]")
-        self.charge(a.size * (8 if normalized else COMPONENTS[ctype].itemsize), where,
-                    f"the decoded values of accessors[{k}]")
-        a = a.astype(COMPONENTS[ctype].newbyteorder("="))
+        a = self.cast(a, COMPONENTS[ctype].newbyteorder("="), where)
+        if normalized:
+            self.charge(a.size * 8, where, f"{a.size} normalized values as float64")
         self._decoded[k] = _normalize(a) if normalized else a
 
     def _buffer(self, b: int, bin_chunk) -> memoryview:
@@ -236,6 +236,8 @@ class Accessors:
         if need > len(data):
             raise GltfError(f"{path}: count {count} x stride {stride} from byteOffset {offset} "
                             f"needs {need} bytes, bufferViews[{v}] has {len(data)}")
+        # the copy is charged: many accessors may read one view
+        self.charge(count * cols * rows * size, path, f"{count} {kind} elements")
         raw: np.ndarray = np.ndarray((count, cols, rows), dtype=dtype, buffer=data,
                                      offset=offset, strides=(stride, column, size))
         return np.array(raw, dtype=dtype.newbyteorder("="), order="C").reshape(count, cols * rows)
@@ -248,8 +250,6 @@ class Accessors:
         dtype = COMPONENTS[ctype]
         count = int_field(acc, "count", path, lo=1)
         cols, rows = _TYPES[kind]
-        self.charge(count * cols * rows * (8 if normalized else dtype.itemsize), path,
-                    f"{count} {kind} elements")
         if "bufferView" in acc:
             out = self._read(acc, path, count, kind, dtype, strided=True)
         else:
@@ -258,10 +258,14 @@ class Accessors:
                 raise GltfError(f"{path}.count: {count} elements without a bufferView take "
                                 f"{size} bytes, more than the {self.buffer_bytes} buffer bytes "
                                 "of the file")
+            self.charge(size, path, f"{count} {kind} elements")
             out = np.zeros((count, cols * rows), dtype=dtype.newbyteorder("="))
         if "sparse" in acc:
             self._sparse(acc, path, count, kind, dtype, out)
-        return _normalize(out) if normalized else out
+        if normalized:
+            self.charge(out.size * 8, path, f"{out.size} normalized values as float64")
+            return _normalize(out)
+        return out
 
     def _sparse(self, acc: dict, path: str, count: int, kind: str, dtype: np.dtype,
                 out: np.ndarray) -> None:
