@@ -315,3 +315,15 @@ def test_draco_joints_in_range_load(tmp_path):
     joints[1, 2] = 0
     [prim] = load_gltf(_draco_joints(tmp_path, joints)).primitives
     assert prim.joints.dtype == np.uint8 and np.array_equal(prim.joints, joints)
+
+
+def test_signalling_nan_keys_load_without_a_warning(tmp_path):
+    """A float32 signalling NaN (0x7fa00000) raised "invalid value encountered in cast" when
+    widened to float64; it is a NaN like any other (here in a translation key)."""
+    d = _keys_doc(1, keys=2)
+    values = np.zeros((2, 3), np.float32)
+    values.view(np.uint32)[1, 1] = 0x7FA00000
+    d.add(values, 5126, "VEC3")
+    d.json["animations"][0]["samplers"][0]["output"] = 2
+    clip = load_gltf(d.write(tmp_path / "snan.glb")).clips[0]
+    assert np.isnan(clip.channels[0].values[1, 1]) and clip.channels[0].values.dtype == np.float64

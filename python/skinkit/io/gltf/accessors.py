@@ -123,7 +123,10 @@ class Accessors:
         """A copy of ``a`` as ``dtype``, charged to the file's budget (see :meth:`charge`)."""
         dtype = np.dtype(dtype)
         self.charge(a.size * dtype.itemsize, path, f"{a.size} {dtype} values")
-        return a.astype(dtype)
+        # a signalling NaN in the file's floats raises the "invalid" flag when widened: it stays
+        # a NaN (which the model's own checks see), without a RuntimeWarning
+        with np.errstate(invalid="ignore"):
+            return a.astype(dtype)
 
     def view_bytes(self, v: int) -> memoryview:
         """The bytes of ``bufferViews[v]`` (for compressed data that extensions decode)."""

@@ -181,8 +181,10 @@ def _skin_attributes(attributes: dict, apath: str, count: int, accessors: Access
     jtype = np.result_type(*joints)
     accessors.charge(count * 4 * len(joints) * (jtype.itemsize + np.dtype(dtype).itemsize),
                      apath, f"{len(joints)} JOINTS_n/WEIGHTS_n sets of {count} vertices")
-    return (np.concatenate(joints, axis=1, dtype=jtype),
-            np.concatenate(weights, axis=1, dtype=dtype), [int(j.max()) for j in joints])
+    with np.errstate(invalid="ignore"):  # a signalling NaN weight stays a NaN (Accessors.cast)
+        weights_all = np.concatenate(weights, axis=1, dtype=dtype)
+    return (np.concatenate(joints, axis=1, dtype=jtype), weights_all,
+            [int(j.max()) for j in joints])
 
 
 def _targets(prim: dict, path: str, count: int, accessors: Accessors, dtype):
