@@ -1,7 +1,7 @@
 """Faults while writing: a signal that ends the process mid-write leaves no temporary output
 beside the target (write_atomic and FrameWriter, in child processes killed while they write),
-the previous signal handlers are back afterwards, and write_atomic refuses to replace anything
-that is not a regular file."""
+the previous signal handlers are back afterwards, and atomic_file (write_atomic) refuses to
+replace anything that is not a regular file (check_output_path)."""
 import os
 import signal
 import socket
@@ -154,8 +154,8 @@ def test_write_atomic_refuses_what_is_not_a_regular_file(tmp_path, make, kind):
     target = tmp_path / "out.npz"
     keep = make(target)
     before = os.lstat(target)
-    with pytest.raises(ValueError, match=rf"^{target}: exists and is not a regular file "
-                                         rf"\({kind}\); refusing to replace it"):
+    with pytest.raises(FileExistsError, match=rf"exists and is {kind}, not a regular file: not "
+                                              rf"replaced: '{target}'"):
         export.write_atomic(target, lambda f: f.write(b"new"))
     after = os.lstat(target)
     assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
@@ -166,8 +166,8 @@ def test_write_atomic_refuses_what_is_not_a_regular_file(tmp_path, make, kind):
 
 def test_write_atomic_refuses_dev_null():
     before = os.lstat("/dev/null")
-    with pytest.raises(ValueError, match=r"^/dev/null: exists and is not a regular file "
-                                         r"\(a character device\)"):
+    with pytest.raises(FileExistsError, match=r"exists and is a character device, not a "
+                                              r"regular file: not replaced: '/dev/null'"):
         export.write_atomic("/dev/null", lambda f: f.write(b"new"))
     assert os.lstat("/dev/null").st_ino == before.st_ino
 
