@@ -145,7 +145,7 @@ def test_chumpy_expression_in_a_required_key_is_named(tmp_path, monkeypatch):
     ("kintree_table", np.zeros((16,)), r"kintree_table must have shape \(2, 16\)"),
     ("f", np.full((4, 3), 778), "f must hold integer vertex indices 0..777"),
     ("f", np.zeros((4, 3)), "f must hold integer vertex indices"),
-    ("v_template", np.array(["a"] * 3), "v_template must be a numeric array"),
+    ("v_template", np.array(["a"] * 3), "v_template: dtype .U1. is not a numeric dtype"),
 ])
 def test_malformed_arrays_are_named_with_the_expected_shape(tmp_path, key, value, match):
     a = dict(make_arrays("MANO"), **{key: value})

@@ -53,7 +53,7 @@ def _object_dtype():
 EXPLOITS = {   # where the crafted object dtype sits -> the key the error must name
     "array": ("v_template", lambda: p2.ndarray(shape=(4,), dt=_object_dtype(),
                                                data=b"\x41" * 32)),
-    "scalar": ("bs_style", lambda: p2.Call(p2.Global("numpy.core.multiarray", "scalar"),
+    "scalar": ("f", lambda: p2.Call(p2.Global("numpy.core.multiarray", "scalar"),
                                            (_object_dtype(), p2.Str(b"\x41" * 8)))),
     "sparse data": ("J_regressor", lambda: p2.sparse(
         np.eye(16, 40), data=p2.ndarray(shape=(16,), dt=_object_dtype(), data=b"\x41" * 128))),
