@@ -7,6 +7,7 @@ models with analytic gradients, and the ``skinkit`` command.
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
+from .io.amass import BodyMotion, load_amass
 from .io.bvh import BvhError, load_bvh
 from .clip import Channel, Clip
 from .default_model import default_model
@@ -21,8 +22,9 @@ from .morph import blend_shapes
 from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
 
 __version__ = "0.1.0"
-__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model",
-           "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "additive_pose",
-           "blend_poses", "blend_shapes", "default_model", "frame_times", "load_body_model",
-           "load_bvh", "load_gltf", "local_pose", "pose", "pose_delta", "synthetic_body_arrays",
-           "synthetic_body_model", "world_matrices", *_kernel_names, *_vjp_names]
+__all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
+           "GltfError", "Model", "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive",
+           "Skin", "additive_pose", "blend_poses", "blend_shapes", "default_model",
+           "frame_times", "load_amass", "load_body_model", "load_bvh", "load_gltf", "local_pose",
+           "pose", "pose_delta", "synthetic_body_arrays", "synthetic_body_model",
+           "world_matrices", *_kernel_names, *_vjp_names]
