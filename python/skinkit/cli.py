@@ -6,6 +6,7 @@ Usage::
                  [--loop] [--dtype float64|float32] [--normals] [--quiet]
                  --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
     skinkit pose BODY.pkl|BODY.npz --params PARAMS.npz [--dtype ...] [--quiet] --out FILE.npz
+    skinkit pose BODY|--body-dir DIR --motion AMASS.npz [--fps F] [--dtype ...] --out FILE.npz
     skinkit info [MODEL] [--scene N]
 
 Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
@@ -69,6 +70,10 @@ _POSE_ARGS = _MODEL_ARGS + [
                            "arrays betas, pose, transl, expression (each optional) with a "
                            "leading frame axis; writes positions_body (F, V, 3) and joints "
                            "(F, J, 3)")),
+    ("--motion", dict(metavar="AMASS.npz", help="pose a body model (MODEL, or --body-dir) by an "
+                      "AMASS motion, resampled with --fps; writes times, positions_body, joints")),
+    ("--body-dir", dict(metavar="DIR", help="with --motion: the model by the motion's type and "
+                        "gender in DIR laid out as smplx.create (DIR/smplh/SMPLH_MALE.pkl)")),
 ]
 _POSE_DESCRIPTION = (
     "Sample a clip, run forward kinematics, morph targets and skinning (or the node transform of "
@@ -278,7 +283,7 @@ def _from_arguments(fn, *args):
 
 
 def _cmd_pose(args) -> int:
-    if args.params is not None:  # a body model (issue 11): its own branch
+    if args.params is not None or args.motion is not None or args.body_dir is not None:
         from .cli_body import pose_body
         return pose_body(args)
     from .clip import as_times
@@ -389,6 +394,9 @@ def _mesh_lines(model) -> List[str]:
 
 
 def _cmd_info(args) -> int:
+    from .cli_body import BODY_SUFFIXES, info_body
+    if args.model is not None and args.model.lower().endswith(BODY_SUFFIXES):
+        return info_body(args)
     model, label = _load(args.model, np.float64, args.scene)
     sk = model.skeleton
     out = []
