@@ -139,7 +139,7 @@ def ndarray(a=None, *, shape=None, dt=None, data=None, fortran=False) -> Call:
         data = a.tobytes(order="F" if fortran else "C") if data is None else data
     return Call(Global("numpy.core.multiarray", "_reconstruct"),
                 (Global("numpy", "ndarray"), (0,), Str("b")),
-                (1, tuple(shape), dt, fortran, Str(data)))
+                (1, tuple(shape) if isinstance(shape, list) else shape, dt, fortran, Str(data)))
 
 
 def ch(a) -> New:

@@ -64,9 +64,16 @@ class _FromBuffer(_Recorded):
 
 
 class _Stored(_Recorded):
-    """Placeholder for an object of an allowed class (chumpy, scipy.sparse)."""
+    """Placeholder for an object of an allowed class (chumpy, scipy.sparse): made by NEWOBJ or
+    copy_reg._reconstructor without arguments; a call with arguments (a function of those
+    modules) is refused."""
 
     cls_name = "?"
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise pickle.UnpicklingError(f"refused call of {self.cls_name} (a body model file "
+                                         "holds only arrays)")
 
 
 def _reconstruct(cls=None, shape=None, typecode=None):
