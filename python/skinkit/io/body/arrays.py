@@ -36,8 +36,8 @@ def numeric_dtype(descr, byteorder, key: str) -> np.dtype:
 
 
 def checked_shape(shape, itemsize: int, key: str) -> tuple:
-    """``shape`` as a tuple of non-negative Python ints whose byte count is at most
-    MAX_ARRAY_BYTES; BodyModelError naming ``key`` otherwise."""
+    """``shape`` as a tuple of at most 32 non-negative Python ints, each and the byte count at
+    most MAX_ARRAY_BYTES; BodyModelError naming ``key`` otherwise."""
     if not isinstance(shape, (tuple, list)) or len(shape) > 32 or not all(
             type(n) is int and n >= 0 for n in shape):
         raise BodyModelError(f"{key}: shape {shape!r} is not a tuple of non-negative integers")
@@ -45,6 +45,9 @@ def checked_shape(shape, itemsize: int, key: str) -> tuple:
     if nbytes > MAX_ARRAY_BYTES:
         raise BodyModelError(f"{key}: shape {tuple(shape)} asks for {nbytes} bytes, more than the "
                              f"limit of {MAX_ARRAY_BYTES} bytes (MAX_ARRAY_BYTES)")
+    if any(n > MAX_ARRAY_BYTES for n in shape):     # an empty array with a huge dimension
+        raise BodyModelError(f"{key}: shape {tuple(shape)} has a dimension above the limit of "
+                             f"{MAX_ARRAY_BYTES} (MAX_ARRAY_BYTES)")
     return tuple(shape)
 
 
