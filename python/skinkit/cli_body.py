@@ -67,7 +67,7 @@ def _params(args, dtype) -> Tuple[BodyModel, Dict[str, np.ndarray], str]:
     if unknown:
         raise CliError(f"{args.params}: unknown arrays {', '.join(unknown)}; expected "
                        f"{', '.join(PARAM_KEYS)} (each optional)")
-    params = read_npz(args.params, dict.fromkeys(PARAM_KEYS, "numeric"))
+    params = read_npz(args.params, PARAM_KEYS)
     if not params:
         raise CliError(f"{args.params}: no arrays; expected {', '.join(PARAM_KEYS)}")
     frames = {k: v.shape[0] if v.ndim else None for k, v in params.items()}

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..kernels import quat_from_rotvec, slerp
 from .body.arrays import MAX_ARRAY_BYTES, BodyModelError
-from .body.npz import read_npz
+from .body.npz import read_npz, read_npz_text
 
 MAX_FPS = 10000.0           # frame rates of motion files and of resampling (mocap: 60-250)
 GENDERS = ("male", "female", "neutral")
@@ -151,13 +151,13 @@ def _scalar(raw, key, name) -> float:
         raise BodyModelError(f"{name}: {e}") from None
 
 
-def _model_type(head: Dict, name: str) -> str:
+def _model_type(text: Dict[str, str], rates: Dict[str, np.ndarray], name: str) -> str:
     """'smplx' for a file with ``surface_model_type`` or ``mocap_frame_rate``, else 'smplh'."""
-    surface = head.get("surface_model_type")
+    surface = text.get("surface_model_type")
     if surface is not None and surface.strip().lower() != "smplx":
         raise BodyModelError(f"{name}: surface_model_type {surface!r} is not 'smplx' (AMASS "
                              "files of SMPL+H have no surface_model_type)")
-    return "smplx" if surface is not None or "mocap_frame_rate" in head else "smplh"
+    return "smplx" if surface is not None or "mocap_frame_rate" in rates else "smplh"
 
 
 def load_amass(path) -> BodyMotion:
@@ -181,23 +181,22 @@ def load_amass(path) -> BodyMotion:
         The file cannot be opened.
     """
     name = os.fspath(path)
-    head = read_npz(path, {"surface_model_type": "text", "gender": "text",
-                           "mocap_framerate": "numeric", "mocap_frame_rate": "numeric"})
-    model_type = _model_type(head, name)
-    fps = _scalar(head, _FPS_KEYS[model_type], name)
-    gender = head.get("gender")
+    text = read_npz_text(path, ("surface_model_type", "gender"))
+    rates = read_npz(path, _FPS_KEYS.values())
+    model_type = _model_type(text, rates, name)
+    fps = _scalar(rates, _FPS_KEYS[model_type], name)
+    gender = text.get("gender")
     if gender is None or gender.strip().lower() not in GENDERS:
         raise BodyModelError(f"{name}: gender must be one of {', '.join(GENDERS)}, got "
                              f"{gender!r}")
     keys = [k for k, _ in _LAYOUTS[model_type]] + ["trans", "betas", "expression"]
-    raw = read_npz(path, dict.fromkeys(keys, "numeric"))
-    T = None
-    parts = []
-    for key, width in _LAYOUTS[model_type] + (("trans", 3),):
-        parts.append(_frames(raw, key, width, T, name))
-        T = parts[0].shape[0]
-        if T == 0:
-            raise BodyModelError(f"{name}: {key} has no frames (T = 0)")
+    raw = read_npz(path, keys)
+    first, width = _LAYOUTS[model_type][0]
+    T = _frames(raw, first, width, None, name).shape[0]
+    if T == 0:
+        raise BodyModelError(f"{name}: {first} has no frames (T = 0)")
+    parts = [_frames(raw, key, width, T, name)
+             for key, width in _LAYOUTS[model_type] + (("trans", 3),)]
     betas = raw.get("betas")
     if betas is None or betas.ndim != 1:
         raise BodyModelError(f"{name}: betas must have shape (B,), got "

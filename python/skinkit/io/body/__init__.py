@@ -16,7 +16,7 @@ import numpy as np
 
 from .arrays import MAX_ARRAY_BYTES, BodyModelError
 from .layouts import KINDS, REQUIRED, find_body_model
-from .npz import read_npz
+from .npz import read_npz, read_npz_text
 from .pkl import read_pickle, to_array
 
 
@@ -48,8 +48,7 @@ def read_body_arrays(path) -> Dict[str, np.ndarray]:
     name = os.fspath(path)
     with open(path, "rb") as f:
         magic = f.read(2)
-    out = read_npz(path, dict.fromkeys(REQUIRED, "numeric")) if magic == b"PK" else \
-        _from_pickle(path)
+    out = read_npz(path, REQUIRED) if magic == b"PK" else _from_pickle(path)
     for key in REQUIRED:
         if key not in out:
             raise BodyModelError(f"{name}: missing key {key!r} (a body model file has "
@@ -58,4 +57,4 @@ def read_body_arrays(path) -> Dict[str, np.ndarray]:
 
 
 __all__ = ["BodyModelError", "KINDS", "MAX_ARRAY_BYTES", "REQUIRED", "find_body_model",
-           "read_body_arrays", "read_npz"]
+           "read_body_arrays", "read_npz", "read_npz_text"]

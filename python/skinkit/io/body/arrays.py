@@ -6,7 +6,7 @@ byte count against the data, the sparse index arrays against the shape.  Only ``
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +67,7 @@ def from_bytes(dtype: np.dtype, shape, data, fortran: bool, key: str) -> np.ndar
     return flat.reshape(shape, order="F" if fortran else "C").copy(order="C")
 
 
-def dense_from_compressed(fmt: str, shape: Sequence, data: np.ndarray, indices: np.ndarray,
+def dense_from_compressed(fmt: str, shape: Any, data: np.ndarray, indices: np.ndarray,
                           indptr: np.ndarray, key: str) -> np.ndarray:
     """The dense float64 matrix of a scipy.sparse CSC (``fmt`` 'csc') or CSR matrix's stored
     arrays, every array checked first: integer indices in range, a monotone ``indptr`` from 0

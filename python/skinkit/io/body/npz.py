@@ -13,7 +13,7 @@ import math
 import os
 import zipfile
 import zlib
-from typing import Dict, Mapping, Union
+from typing import Any, Dict, Iterable
 
 import numpy as np
 import numpy.lib.format as npy
@@ -63,19 +63,7 @@ def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str, where: str):
     return from_bytes(dtype, shape, data, fortran, where)
 
 
-def read_npz(path, wanted: Mapping[str, str]) -> Dict[str, Union[np.ndarray, str]]:
-    """The members ``wanted`` (key -> "numeric" or "text") of the .npz at ``path`` that it
-    holds: numeric arrays (owned copies) and 0-d strings as str.  Missing keys are absent from
-    the result.
-
-    Raises
-    ------
-    BodyModelError
-        Naming the file and the key: not a zip, a corrupt or oversized member, an object,
-        structured or non-numeric array, a header whose shape does not match the data.
-    OSError
-        The file cannot be opened.
-    """
+def _read(path, keys: Iterable[str], kind: str) -> Dict[str, Any]:
     name = os.fspath(path)
     with open(path, "rb"):
         pass                                          # OSError for a missing file, as before
@@ -86,7 +74,7 @@ def read_npz(path, wanted: Mapping[str, str]) -> Dict[str, Union[np.ndarray, str
     with zf:
         members = {i.filename[:-4]: i for i in zf.infolist() if i.filename.endswith(".npy")}
         out = {}
-        for key, kind in wanted.items():
+        for key in keys:
             if key in members:
                 where = f"{name}: {key}"
                 try:
@@ -97,3 +85,24 @@ def read_npz(path, wanted: Mapping[str, str]) -> Dict[str, Union[np.ndarray, str
                     raise BodyModelError(f"{where}: unreadable member: {type(e).__name__}: "
                                          f"{e}") from None
     return out
+
+
+def read_npz(path, keys: Iterable[str]) -> Dict[str, np.ndarray]:
+    """The numeric arrays ``keys`` of the .npz at ``path`` that it holds (owned copies);
+    missing keys are absent from the result.
+
+    Raises
+    ------
+    BodyModelError
+        Naming the file and the key: not a zip, a corrupt or oversized member, an object,
+        structured or non-numeric array, a header whose shape does not match the data.
+    OSError
+        The file cannot be opened.
+    """
+    return _read(path, keys, "numeric")
+
+
+def read_npz_text(path, keys: Iterable[str]) -> Dict[str, str]:
+    """The 0-d string members ``keys`` (str or bytes arrays, bytes read as latin1) of the .npz
+    at ``path`` that it holds, as str; errors as ``read_npz``."""
+    return _read(path, keys, "text")

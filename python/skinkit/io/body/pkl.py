@@ -195,7 +195,8 @@ def _sparse(value: _Stored, key: str) -> np.ndarray:
         raise BodyModelError(f"{key} is a {value.cls_name} without the stored arrays of a CSC or "
                              "CSR matrix (data, indices, indptr, shape)")
     parts = {k: to_array(st[k], f"{key}.{k}") for k in ("data", "indices", "indptr")}
-    return dense_from_compressed(fmt, st.get("_shape", st.get("shape")), key=key, **parts)
+    shape = st.get("_shape", st.get("shape"))
+    return dense_from_compressed(fmt, shape, key=key, **parts)
 
 
 def to_array(value, key: str) -> np.ndarray:
