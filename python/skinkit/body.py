@@ -138,8 +138,8 @@ class BodyModel:
         _check_shape("J_regressor", jr, (None, V))
         J = jr.shape[0]
         if J not in KINDS:
-            raise BodyModelError(f"J_regressor has {J} joints; a SMPL-family model has " + ", ".join(
-                f"{n} ({k.name})" for n, k in KINDS.items()))
+            known = ", ".join(f"{n} ({k.name})" for n, k in KINDS.items())
+            raise BodyModelError(f"J_regressor has {J} joints; a SMPL-family model has {known}")
         self.kind, self.num_vertices, self.num_joints = KINDS[J].name, V, J
         self.joint_names = KINDS[J].joints
         _check_shape("shapedirs", a["shapedirs"], (V, 3, None))
@@ -297,10 +297,10 @@ class BodyModel:
         """``forward`` and its vector-Jacobian product, in the style of ``jax.vjp``.
 
         Returns ``(vertices, joints), vjp`` where ``vjp(g_vertices, g_joints=None)`` returns
-        ``(g_betas, g_pose, g_transl)`` (and ``g_expression`` last for an SMPL-X or FLAME model): the
-        gradients of ``sum(g_vertices * vertices) + sum(g_joints * joints)`` with respect to
-        each argument, in the argument's shape (summed over dimensions it was broadcast
-        along), or None for an argument that was not given.  g_vertices may be None (0).
+        ``(g_betas, g_pose, g_transl)`` (and ``g_expression`` last for an SMPL-X or FLAME
+        model): the gradients of ``sum(g_vertices * vertices) + sum(g_joints * joints)`` with
+        respect to each argument, in the argument's shape (summed over dimensions it was
+        broadcast along), or None for an argument that was not given.  g_vertices may be None (0).
 
         The VJP is analytic: C kernels (skinkit.gradients) for skinning, rigid FK, quaternion
         to matrix and axis-angle to quaternion, and the transposed BLAS product for the blend

@@ -1,16 +1,27 @@
 """Writes small body-model files in the layouts their authors release, in the folders
 ``smplx.create`` expects (and AMASS's ``smplh/male/model.npz``):
 
-| file | as released |
-|---|---|
-| smpl/SMPL_NEUTRAL.pkl | SMPL 1.0 ``basicModel_*.pkl``: Python 2 protocol-2 pickle, ``shapedirs`` a chumpy ``Ch``, ``J_regressor`` and ``J_regressor_prior`` ``scipy.sparse.csc.csc_matrix``, ``f`` uint32, ``kintree_table`` int64 with 2**32 - 1 at the root, ``J``, ``weights_prior``, ``vert_sym_idxs``, ``pose_training_info`` (a dict), ``bs_style`` / ``bs_type`` strings |
-| smpl/SMPL_MALE.npz | the same arrays as plain NumPy (``np.savez``), J_regressor dense |
-| smplh/SMPLH_MALE.pkl | the MANO site's SMPL+H: as SMPL plus ``hands_componentsl/r``, ``hands_coeffsl/r``, ``hands_meanl/r`` |
-| smplh/male/model.npz | AMASS's SMPL+H: 16 shape columns, dense ``J_regressor``, ``bs_style`` / ``bs_type`` 0-d str arrays, hand PCA |
-| smplx/SMPLX_NEUTRAL.npz | SMPL-X 1.1: 400 shape columns (300 shape + 100 expression), ``joint2num`` and ``part2num`` object arrays (pickled dicts), ``allow_pickle``, landmarks (``lmk_*``, ``dynamic_lmk_*``), ``vt`` / ``ft``, hand PCA |
-| smplx/SMPLX_NEUTRAL.pkl | the same as a Python 2 protocol-2 pickle of plain arrays, dicts for ``joint2num`` / ``part2num`` |
-| mano/MANO_RIGHT.pkl, MANO_LEFT.pkl | MANO: Python 2 chumpy pickles, ``hands_components``, ``hands_coeffs``, ``hands_mean``, ``J`` |
-| flame/FLAME_NEUTRAL.pkl | FLAME 2020 ``generic_model.pkl``: chumpy ``shapedirs`` (V, 3, 400): 300 shape + 100 expression, 5 joints, sparse ``J_regressor``; and ``flame_static_embedding.pkl`` (``lmk_face_idx``, ``lmk_b_coords``) beside it, which smplx.FLAME reads |
+* smpl/SMPL_NEUTRAL.pkl: SMPL 1.0's ``basicModel_*.pkl``, a Python 2 protocol-2 pickle:
+  ``shapedirs`` a chumpy ``Ch``; ``J_regressor`` and ``J_regressor_prior``
+  ``scipy.sparse.csc.csc_matrix``; ``f`` uint32; ``kintree_table`` int64 with 2**32 - 1 at the
+  root; ``J``, ``weights_prior``, ``vert_sym_idxs``, ``pose_training_info`` (a dict),
+  ``bs_style`` / ``bs_type`` strings.
+* smpl/SMPL_MALE.npz: the same arrays as plain NumPy (``np.savez``), J_regressor dense.
+* smplh/SMPLH_MALE.pkl: the MANO site's SMPL+H, as SMPL plus ``hands_componentsl/r``,
+  ``hands_coeffsl/r``, ``hands_meanl/r``.
+* smplh/male/model.npz: AMASS's SMPL+H: 16 shape columns, dense ``J_regressor``, ``bs_style``
+  / ``bs_type`` 0-d str arrays, the hand PCA.
+* smplx/SMPLX_NEUTRAL.npz: SMPL-X 1.1: 400 shape columns (300 shape + 100 expression),
+  ``joint2num`` and ``part2num`` object arrays (pickled dicts), ``allow_pickle``, landmarks
+  (``lmk_*``, ``dynamic_lmk_*``), ``vt`` / ``ft``, the hand PCA.
+* smplx/SMPLX_NEUTRAL.pkl: the same as a Python 2 protocol-2 pickle of plain arrays, dicts for
+  ``joint2num`` / ``part2num``.
+* mano/MANO_RIGHT.pkl, MANO_LEFT.pkl: MANO's Python 2 chumpy pickles, ``hands_components``,
+  ``hands_coeffs``, ``hands_mean``, ``J``.
+* flame/FLAME_NEUTRAL.pkl: FLAME 2020's ``generic_model.pkl``: chumpy ``shapedirs``
+  (V, 3, 400): 300 shape + 100 expression, 5 joints, sparse ``J_regressor``; and
+  ``flame_static_embedding.pkl`` (``lmk_face_idx``, ``lmk_b_coords``) beside it, which
+  smplx.FLAME reads.
 
 The pickles are written opcode by opcode by py2pickle.py as Python 2.7 / NumPy 1.16 / chumpy
 0.70 / SciPy 1.2 wrote them (compare tiny_mano_chumpy_py2.pkl, a genuine one).  The arrays are
