@@ -223,3 +223,9 @@ def test_find_body_model_layouts(tmp_path):
         find_body_model(tmp_path, "smplx", "neutral")
     with pytest.raises(ValueError, match="model_type must be one of"):
         find_body_model(tmp_path, "smpl-x", "male")
+
+
+def test_a_motion_given_as_a_body_model_is_named(tmp_path):
+    write_npz(tmp_path / "m.npz", smplh_members(T=3))
+    with pytest.raises(sk.BodyModelError, match="looks like an AMASS motion .skinkit.load_amass"):
+        sk.load_body_model(tmp_path / "m.npz")

@@ -51,8 +51,11 @@ def read_body_arrays(path) -> Dict[str, np.ndarray]:
     out = read_npz(path, REQUIRED) if magic == b"PK" else _from_pickle(path)
     for key in REQUIRED:
         if key not in out:
+            motion = magic == b"PK" and read_npz(path, ("trans",))
+            hint = "; it looks like an AMASS motion (skinkit.load_amass reads it)" if motion \
+                else ""
             raise BodyModelError(f"{name}: missing key {key!r} (a body model file has "
-                                 f"{', '.join(REQUIRED)})")
+                                 f"{', '.join(REQUIRED)}){hint}")
     return out
 
 
