@@ -266,7 +266,9 @@ HOSTILE = {
     "chumpy Ch without x": (_pkl_case(shapedirs=p2.New(p2.Global("chumpy.ch", "Ch"), {})),
                             "shapedirs", "without stored values"),
     "chumpy Ch holding a Ch": (_pkl_case(shapedirs=p2.New(p2.Global("chumpy.ch", "Ch"), {
-        "x": p2.New(p2.Global("chumpy.ch", "Ch"), {})})), "shapedirs", "without stored values"),
+        "x": p2.ch(np.zeros((40, 3, 10)))})), "shapedirs", "is a Ch, not an array"),
+    "sparse data a sparse matrix": (_pkl_case(J_regressor=_jr(data=_jr())), "J_regressor.data",
+                                    "is a csc_matrix, not an array"),
     "chumpy Ch holding a list": (_pkl_case(shapedirs=p2.New(p2.Global("chumpy.ch", "Ch"), {
         "x": [1.0, 2.0]})), "shapedirs", "is a list"),
     "chumpy Ch state a list": (_pkl_case(shapedirs=p2.New(p2.Global("chumpy.ch", "Ch"),

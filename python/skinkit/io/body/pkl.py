@@ -194,16 +194,17 @@ def _sparse(value: _Stored, key: str) -> np.ndarray:
             not {"data", "indices", "indptr"} <= st.keys():
         raise BodyModelError(f"{key} is a {value.cls_name} without the stored arrays of a CSC or "
                              "CSR matrix (data, indices, indptr, shape)")
-    parts = {k: to_array(st[k], f"{key}.{k}") for k in ("data", "indices", "indptr")}
+    parts = {k: to_array(st[k], f"{key}.{k}", objects=False) for k in ("data", "indices",
+                                                                          "indptr")}
     shape = st.get("_shape", st.get("shape"))
     return dense_from_compressed(fmt, shape, key=key, **parts)
 
 
-def to_array(value, key: str) -> np.ndarray:
+def to_array(value, key: str, objects: bool = True) -> np.ndarray:
     """The array a loaded value stands for: a recorded ndarray, scalar or protocol-5 buffer
-    rebuilt from its checked bytes, a chumpy object's stored ``x``, a scipy.sparse CSC/CSR
-    matrix made dense.  BodyModelError naming ``key`` for anything else (a chumpy expression,
-    a list, a string)."""
+    rebuilt from its checked bytes, and (``objects``) a chumpy object's stored ``x`` or a
+    scipy.sparse CSC/CSR matrix made dense.  BodyModelError naming ``key`` for anything else
+    (a chumpy expression, a list, a string, an object inside an object: no recursion)."""
     if isinstance(value, _Array):
         return _array(value, key)
     if isinstance(value, _Scalar):
@@ -213,10 +214,10 @@ def to_array(value, key: str) -> np.ndarray:
             raise BodyModelError(f"{key}: array order {value.order!r} is not 'C' or 'F'")
         return from_bytes(_dtype_of(value.dtype, key), value.shape,
                           _bytes(value.buf, key), value.order == "F", key)
-    if isinstance(value, _Stored):
+    if isinstance(value, _Stored) and objects:
         st = value.state
-        if isinstance(st, dict) and "x" in st and not isinstance(st["x"], _Stored):
-            return to_array(st["x"], key)
+        if isinstance(st, dict) and "x" in st:
+            return to_array(st["x"], key, objects=False)
         if value.cls_name.startswith("scipy.sparse"):
             return _sparse(value, key)
         raise BodyModelError(f"{key} is a {value.cls_name} object without stored values (a "
