@@ -299,6 +299,15 @@ HOSTILE = {
     "scipy function": (_pkl_case(J_regressor=_global_call("scipy.sparse", "load_npz",
                                                           p2.Str("/etc/passwd"))),
                        "", "refused call of scipy.sparse.load_npz"),
+    "BUILD on a stand-in class": (_pkl_case(v_template=p2.Call(
+        p2.Global("__builtin__", "object"), (), state=None) and p2.New(
+        p2.Global("__builtin__", "set"), {"x": 1})), "", "BUILD on a set"),
+    "BUILD setting the dtype class's __setstate__": (_raw_pickle(
+        b"\x80\x02}(U\nv_templatecnumpy\ndtype\nN}U\x0c__setstate__c__builtin__\nset\n"
+        b"s\x86bu."), "", "BUILD on a type"),
+    "LONG_BINPUT 175726962 (the C unpickler's memo: 2.7 GB)": (_raw_pickle(
+        b"\x80\x02}(X\n\x00\x00\x00v_templater\x72\x7a\x79\x0a)u."), "v_template",
+        "is a tuple"),
     # -- not a model pickle
     "empty file": (_raw_pickle(b""), "", "not a readable body model pickle"),
     "truncated": (_raw_pickle(p2.dumps({"v_template": np.zeros((40, 3))})[:-30]), "",

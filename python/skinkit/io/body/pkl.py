@@ -106,9 +106,25 @@ _MULTIARRAY = {"_reconstruct": _reconstruct, "scalar": _Scalar}
 _BUILTINS = {"set": set, "frozenset": frozenset, "object": object}
 
 
-class _Unpickler(pickle.Unpickler):
+class _Unpickler(pickle._Unpickler):  # type: ignore[name-defined]
     """Resolves the globals of a body-model pickle to stand-ins and placeholders; anything else
-    raises UnpicklingError naming the global."""
+    raises UnpicklingError naming the global.
+
+    The pure-Python unpickler: its memo is a dict, where the C one grows an array to the index
+    a PUT opcode names (a 191-byte file with LONG_BINPUT 175726962 made it allocate 2.7 GB)."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+
+    def _load_build(self):
+        """BUILD only on a stand-in or placeholder (setting attributes of anything else, such
+        as the stand-in classes themselves, would change them for later files)."""
+        if not isinstance(self.stack[-2], _Recorded):
+            raise pickle.UnpicklingError(f"BUILD on a {type(self.stack[-2]).__name__}, not an "
+                                         "array or placeholder")
+        state = self.stack.pop()
+        self.stack[-1].__setstate__(state)
+
+    dispatch[pickle.BUILD[0]] = _load_build
 
     def find_class(self, module, name):
         if module == "numpy" and name in _NUMPY:
