@@ -106,14 +106,14 @@ _MULTIARRAY = {"_reconstruct": _reconstruct, "scalar": _Scalar}
 _BUILTINS = {"set": set, "frozenset": frozenset, "object": object}
 
 
-class _Unpickler(pickle._Unpickler):  # type: ignore[name-defined]
+class _Unpickler(pickle._Unpickler):
     """Resolves the globals of a body-model pickle to stand-ins and placeholders; anything else
     raises UnpicklingError naming the global.
 
     The pure-Python unpickler: its memo is a dict, where the C one grows an array to the index
     a PUT opcode names (a 191-byte file with LONG_BINPUT 175726962 made it allocate 2.7 GB)."""
 
-    dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+    dispatch = dict(pickle._Unpickler.dispatch)
 
     def _load_build(self):
         """BUILD only on a stand-in or placeholder (setting attributes of anything else, such
@@ -124,7 +124,7 @@ class _Unpickler(pickle._Unpickler):  # type: ignore[name-defined]
         state = self.stack.pop()
         self.stack[-1].__setstate__(state)
 
-    dispatch[pickle.BUILD[0]] = _load_build
+    dispatch[pickle.BUILD[0]] = _load_build  # type: ignore[assignment]
 
     def find_class(self, module, name):
         if module == "numpy" and name in _NUMPY:
