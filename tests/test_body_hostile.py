@@ -316,6 +316,7 @@ HOSTILE = {
                                                                          np.uint8))),
                      "", "not a readable body model pickle"),
     "a list": (_raw_pickle(p2.dumps([1, 2])), "", "expected a pickled dict"),
+    "truncated float": (_raw_pickle(b"KPG\xad\xf7\x01l`"), "", "struct.error|error: unpack"),
     "deep nesting": (_raw_pickle(b"\x80\x02" + b"]" * 100000 + b"."), "",
                      "expected a pickled dict"),
     "missing key": (_pkl_case(posedirs=None) and (lambda path: path.write_bytes(p2.dumps(

@@ -16,6 +16,7 @@ import codecs
 import io
 import os
 import pickle
+import struct
 from typing import Any, Dict
 
 import numpy as np
@@ -146,7 +147,8 @@ class _Unpickler(pickle._Unpickler):
 
 
 _LOAD_ERRORS = (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError,
-                IndexError, KeyError, OverflowError, RecursionError, MemoryError, LookupError)
+                IndexError, KeyError, OverflowError, RecursionError, MemoryError, LookupError,
+                struct.error)
 
 
 def read_pickle(path) -> Dict[str, Any]:
