@@ -341,6 +341,8 @@ HOSTILE = {
                            "unreadable member"),
     "npz version 3": (_npz_case(f=b"\x93NUMPY\x03\x00\x10\x00\x00\x00{}" + b" " * 8), "f",
                       r"format version \(3, 0\)"),
+    "npz header an unclosed bracket": (_npz_case(f=b"\x93NUMPY\x01\x00\x08\x00{'a': (\n"),
+                                       "f", "unreadable member: TokenError"),
     "npz not npy": (_npz_case(f=b"not an npy file at all"), "f", "unreadable member"),
     "npz needed member declared 4.29 GB": (_npz_case(declared={"weights": 2**32 - 16}),
                                            "weights", "4294967280 bytes uncompressed, more "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import tokenize
 import zipfile
 import zlib
 from typing import Any, Dict, Iterable
@@ -22,8 +23,11 @@ from .arrays import BodyModelError, MAX_ARRAY_BYTES, checked_shape, from_bytes, 
 
 MAX_TEXT_BYTES = 4096          # a text member (AMASS's gender, surface_model_type)
 _HEADER_READERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+# what zipfile and NumPy's header parser raise on bad bytes (tokenize.TokenError and
+# SyntaxError from the parser of old-style headers)
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
-               RuntimeError, ValueError, KeyError, OverflowError)
+               RuntimeError, ValueError, KeyError, OverflowError, tokenize.TokenError,
+               SyntaxError)
 
 
 def _check_dtype(dtype: np.dtype, kind: str, shape, where: str) -> np.dtype:
