@@ -13,7 +13,8 @@ The first byte of an input picks how the rest is used:
              every part, which raw mutations rarely get past.
 Loading must give a BodyModel, or raise skinkit.BodyModelError naming the file; any other
 exception, a crash (the dtype-flags pickle of issue 17 was one), or a hang is a bug.  A model
-that loads is posed once.
+that loads is posed once.  An .npz is also read by load_amass (the same member reader under
+AMASS's keys), and a motion that loads is resampled.
 """
 import os
 import sys
@@ -99,13 +100,23 @@ def TestOneInput(data: bytes):
     else:
         path, body = TMP / "m.pkl", structured(atheris.FuzzedDataProvider(data[1:]))
     path.write_bytes(body)
+    if path.suffix == ".npz":   # the same safe member reader under AMASS's keys
+        motion = _load(skinkit.load_amass, path)
+        if motion is not None:
+            motion.resample(motion.fps * 0.7)
+    model = _load(skinkit.load_body_model, path, dtype=[np.float64, np.float32][mode & 1])
+    if model is not None:
+        model.forward(pose=np.full((model.num_joints, 3), 0.3))
+
+
+def _load(load, path, **kwargs):
+    """load(path), or None for a BodyModelError that names the file."""
     try:
-        model = skinkit.load_body_model(path, dtype=[np.float64, np.float32][mode & 1])
+        return load(path, **kwargs)
     except skinkit.BodyModelError as e:
         if not str(e).startswith(str(path)):
             raise AssertionError(f"BodyModelError not naming the file: {e!r}") from None
-        return
-    model.forward(pose=np.full((model.num_joints, 3), 0.3))
+        return None
 
 
 def main(argv=None):

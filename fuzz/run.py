@@ -6,8 +6,8 @@
 
 Harnesses: ``gltf`` (fuzz/fuzz_gltf.py: load_gltf on hostile files), ``kernels``
 (fuzz/fuzz_kernels.py: every binding and Clip.sample on hostile arrays) and ``body``
-(fuzz/fuzz_body.py: load_body_model on hostile .pkl and .npz files, seeded with
-tests/data/body's genuine chumpy pickles and .npz).  The corpus of each
+(fuzz/fuzz_body.py: load_body_model and load_amass on hostile .pkl and .npz files, seeded
+with tests/data/body's genuine chumpy pickles and .npz and a small AMASS file).  The corpus of each
 (default fuzz/corpus/NAME, not committed) is seeded with a valid model made by
 fuzz/seed_model.py and the small glTF fixtures of tests/data/gltf.  A crash, an exception that
 is not allowed, a leak-sized RSS or a hang stops that harness with its input saved as
@@ -47,6 +47,12 @@ def seed(name: str, folder: Path) -> None:
         for p in sorted(BODY_FIXTURES.glob("tiny_mano*")):
             mode = b"\x60" if p.suffix == ".npz" else b"\x00"
             (folder / f"fixture-{p.name}").write_bytes(mode + p.read_bytes())
+        import io
+        import numpy as np
+        amass = io.BytesIO()
+        np.savez(amass, poses=np.zeros((3, 156)), trans=np.zeros((3, 3)), betas=np.zeros(16),
+                 gender=np.array("male"), mocap_framerate=np.array(60.0))
+        (folder / "seed-amass.npz").write_bytes(b"\x60" + amass.getvalue())
         for i in range(16):
             (folder / f"seed-structured-{i}").write_bytes(bytes([0xA0 + i]) + os.urandom(64))
     else:
