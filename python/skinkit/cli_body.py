@@ -6,16 +6,16 @@
   instead of BODY, the model picked by the motion's type and gender): an AMASS motion;
 * ``skinkit info BODY``: the model's type, sizes and joints.
 
-Frames are posed in blocks of BLOCK_FRAMES (the working memory of a block is bounded; the
-output itself is checked against the memory available before posing starts).
+Frames are posed block by block and streamed into the .npz (``BodyModel.pose_blocks``,
+``writers.NpzOutput``), the output's size checked first as for every ``pose``.
 """
 from __future__ import annotations
 
-import os
+import dataclasses
 import sys
 import time
 import zipfile
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -24,7 +24,6 @@ from .io.body import KINDS, find_body_model, read_npz
 
 PARAM_KEYS = ("betas", "pose", "transl", "expression")
 BODY_SUFFIXES = (".pkl", ".npz")
-BLOCK_FRAMES = 256
 _MOTION_KINDS = {"smplh": "SMPL+H", "smplx": "SMPL-X"}
 
 
@@ -33,7 +32,8 @@ def _usage(args) -> None:
     clip_flags = [f for f, on in (("--clip", args.clip is not None), ("--rest", args.rest),
                                   ("--times", args.times is not None),
                                   ("--fps", args.fps is not None and args.motion is None),
-                                  ("--loop", args.loop), ("--normals", args.normals),
+                                  ("--loop", args.loop), ("--clamp", args.clamp),
+                                  ("--normals", args.normals),
                                   ("--format", args.format),
                                   ("--scene", getattr(args, "scene", None) is not None))
                   if on]
@@ -54,8 +54,12 @@ def _usage(args) -> None:
         args.parser.error(f"--out {args.out}: a body model is posed to an .npz file")
 
 
-def _params(args, dtype) -> Tuple[BodyModel, Dict[str, np.ndarray], str]:
-    """The model and the --params arrays, each with a leading frame axis."""
+Inputs = Tuple[BodyModel, Dict[str, np.ndarray], str, Optional[float]]
+
+
+def _params(args, dtype) -> Inputs:
+    """The model, the --params arrays (each with a leading frame axis), the model's path, and
+    no frame rate."""
     from .cli import CliError
     model = load_body_model(args.model, dtype=dtype)
     try:
@@ -80,11 +84,12 @@ def _params(args, dtype) -> Tuple[BodyModel, Dict[str, np.ndarray], str]:
             raise CliError(f"{args.params}: pose (F, 3 J) has {pose.shape[1]} columns, not a "
                            "multiple of 3")
         params["pose"] = pose.reshape(len(pose), -1, 3)
-    return model, params, args.model
+    return model, params, args.model, None
 
 
-def _motion(args, dtype) -> Tuple[BodyModel, Dict[str, np.ndarray], str]:
-    """The model and the arrays of an AMASS --motion (resampled with --fps)."""
+def _motion(args, dtype) -> Inputs:
+    """The model, the arrays of an AMASS --motion (resampled with --fps; its betas cut to the
+    model's shape components), the model's path and the motion's frame rate."""
     from .cli import CliError
     from .io.amass import load_amass
     motion = load_amass(args.motion)
@@ -95,68 +100,47 @@ def _motion(args, dtype) -> Tuple[BodyModel, Dict[str, np.ndarray], str]:
     if model.kind != _MOTION_KINDS[motion.model_type]:
         raise CliError(f"{args.motion}: a {motion.model_type} motion ({motion.poses.shape[1]} "
                        f"joints) cannot pose the {model.kind} model {path}")
-    T = len(motion.poses)
-    S = min(model.num_betas, len(motion.betas))
     params = {"pose": motion.poses, "transl": motion.transl,
-              "betas": np.broadcast_to(motion.betas[:S], (T, S))}
+              "betas": motion.betas[:model.num_betas]}
     if motion.expression is not None and model.num_expression:
-        E = min(model.num_expression, motion.expression.shape[1])
-        params["expression"] = motion.expression[:, :E]
-    params["times"] = motion.times
-    return model, params, str(path)
+        params["expression"] = motion.expression[:, :model.num_expression]
+    return model, params, str(path), motion.fps
 
 
-def _available_memory() -> int:
-    """Bytes of physical memory available now (Linux), or 8 GiB where unknown."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 8 * 1024**3
-
-
-def _pose_frames(model: BodyModel, params: Dict[str, np.ndarray], bar) -> Tuple[np.ndarray, ...]:
-    """positions (F, V, 3) and joints (F, J, 3), posed BLOCK_FRAMES frames at a time."""
-    from .cli import CliError
-    F = len(next(iter(params.values())))
-    V, J, item = model.num_vertices, model.num_joints, np.dtype(model.dtype).itemsize
-    need, have = F * (V + J) * 3 * item, _available_memory()
-    if need > have:
-        raise CliError(f"posing {F} frames of {V} vertices needs {need} bytes, more than the "
-                       f"{have} bytes of memory available (fewer frames: --fps, or --dtype "
-                       "float32)")
-    verts, joints = np.empty((F, V, 3), model.dtype), np.empty((F, J, 3), model.dtype)
-    for s in range(0, F, BLOCK_FRAMES):
-        block = {k: v[s:s + BLOCK_FRAMES] for k, v in params.items()}
-        try:
-            verts[s:s + BLOCK_FRAMES], joints[s:s + BLOCK_FRAMES] = model.forward(**block)
-        except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
-            raise CliError(str(exc)) from exc
-        if bar is not None:
-            bar.update(len(verts[s:s + BLOCK_FRAMES]))
-    return verts, joints
+def _seconds(blocks, fps: float):
+    """pose_blocks' blocks with their frame indices as times in seconds (k / fps)."""
+    for block in blocks:
+        yield dataclasses.replace(block, times=block.times / fps)
 
 
 def pose_body(args) -> int:
-    """``skinkit pose`` with --params or --motion: writes ``positions_body`` (F, V, 3),
-    ``joints`` (F, J, 3) and, for a motion, ``times`` (F,) to ``args.out``."""
-    from .cli import CliError, _plural, _progress_bar, _summary, _write_npz_atomic
+    """``skinkit pose`` with --params or --motion: streams ``positions_body`` (F, V, 3),
+    ``joints`` (F, J, 3) and, for a motion, ``times`` (F,) into ``args.out``, block by block
+    (``BodyModel.pose_blocks``, ``writers.NpzOutput``), after checking the output's size."""
+    from .cli import CliError, _check_size, _plural, _summary
+    from .posed import layout
+    from .writers import NpzOutput
     _usage(args)
     start = time.perf_counter()
     dtype = np.dtype(args.dtype)
     try:
-        model, params, label = (_motion if args.motion is not None else _params)(args, dtype)
+        model, params, label, fps = (_motion if args.motion is not None else _params)(args,
+                                                                                      dtype)
     except ValueError as exc:                   # BodyModelError, a bad --fps
         raise CliError(str(exc)) from exc
-    times = params.pop("times", None)
-    F = len(next(iter(params.values())))
-    with _progress_bar(F, args.quiet) as bar:
-        vertices, joints = _pose_frames(model, params, bar)
-    arrays = {"positions_body": vertices, "joints": joints}
-    if times is not None:
-        arrays["times"] = times.astype(dtype)
-    _write_npz_atomic(args.out, arrays)
-    _summary(args, f"{label}: {model.kind}, {_plural(F, 'frame')}, {model.num_vertices} "
-                   "vertices", time.perf_counter() - start)
+    count = len(params["pose"]) if fps is not None else len(next(iter(params.values())))
+    output = NpzOutput(args.out, layout(count, {"body": model.num_vertices},
+                                        joints=model.num_joints, dtype=model.dtype,
+                                        times=fps is not None),
+                       {"body": model.faces})
+    _check_size(args, output)
+    try:
+        blocks = model.pose_blocks(**params)
+        output.write(blocks if fps is None else _seconds(blocks, fps))
+    except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
+        raise CliError(f"{args.params or args.motion}: {exc}") from exc
+    _summary(args, f"{label}: {model.kind}, {_plural(count, 'frame')}, "
+                   f"{model.num_vertices} vertices", time.perf_counter() - start)
     return 0
 
 

@@ -25,6 +25,17 @@ WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0
 _PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
 
 
+class TRS(NamedTuple):
+    """Local transforms of nodes, in skinkit's one order: translations (..., N, 3), rotations
+    (..., N, 4) unit quaternions (x, y, z, w), scales (..., N, 3).  What ``Clip.sample`` and
+    ``skinkit.pose.local_pose`` return; ``skinkit.blending`` takes it as ``rest=`` and ``out=``
+    (its own positional order is rotations first, as ozz-animation's)."""
+
+    translations: np.ndarray
+    rotations: np.ndarray
+    scales: np.ndarray
+
+
 @dataclass(repr=False)
 class Channel:
     """Keyframes of one node property.
@@ -165,11 +176,16 @@ class Clip(Summarized):
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
         table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
         self._table = table._replace(slerp=_core.prepare_clip(table))
-        self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
-                                       self.dtype)
-        nodes = self._weights.node.tolist()
+        weights = [ch for ch in self.channels if ch.path == WEIGHTS]
+        nodes = [ch.node for ch in weights]
         if len(set(nodes)) != len(nodes):
             raise ValueError(f"clip {name!r} has several weights channels for one node")
+        # the sampler takes at most 4 components a channel: M weights go as ceil(M / 4)
+        # adjacent channels of the node (sample_weights joins them)
+        self._weights = ClipTable.pack(
+            [Channel(ch.node, WEIGHTS, ch.times, np.asarray(ch.values)[:, k:k + 4],
+                     ch.interpolation)
+             for ch in weights for k in range(0, np.shape(ch.values)[1], 4)], self.dtype)
 
     def __reduce__(self):
         # pickle the channels only; the packed arrays are rebuilt on load
@@ -183,7 +199,7 @@ class Clip(Summarized):
     @property
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates."""
-        return self._weights.node.tolist()
+        return list(dict.fromkeys(self._weights.node.tolist()))
 
     def _times(self, times, loop: bool):
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
@@ -195,7 +211,7 @@ class Clip(Summarized):
         return t, shape
 
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
-               threads=None, out=None):
+               threads=None, out=None) -> TRS:
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -215,8 +231,9 @@ class Clip(Summarized):
 
         Returns
         -------
-        translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3)
-            In the clip's dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
+        TRS
+            translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3) in the clip's
+            dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
             are slerped with per-key constants computed once per clip (one sine/cosine pair
             per sample).
 
@@ -260,7 +277,7 @@ class Clip(Summarized):
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
                               tuple(o.reshape(-1) for o in out), threads)
-        return out
+        return TRS(*out)
 
     def _check_out(self, out, shapes):
         if not isinstance(out, tuple) or len(out) != 3:
@@ -301,5 +318,7 @@ class Clip(Summarized):
         offset = np.cumsum(ncomp) - ncomp
         _core.sample_channels(table, offset, np.full_like(ncomp, width), t, buf.reshape(-1),
                               threads)
-        return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
-                for node, o, m in zip(table.node, offset, ncomp)}
+        spans: Dict[int, List[int]] = {}   # node -> [first column, end]: its chunks are adjacent
+        for node, o, m in zip(table.node.tolist(), offset.tolist(), ncomp.tolist()):
+            spans.setdefault(node, [o, o])[1] = o + m
+        return {node: buf[:, a:b].reshape(shape + (b - a,)) for node, (a, b) in spans.items()}
