@@ -21,6 +21,14 @@ MEMORY_SHARE = 0.5
 # OFFSET, channel value or frame time): sums and products of a few stay finite in float32
 # (3.4e38) and so casts and kinematics never overflow.
 MAX_FILE_VALUE = 1e30
+# Body-model and motion files (skinkit.io.body, skinkit.io.amass): the largest array a file may
+# ask for (SMPL-X's posedirs, the largest released array, is 122 MB), a text member (AMASS's
+# gender, surface_model_type), a whole pickle (a released model pickle is at most ~300 MB,
+# SMPL-X's), and a frame rate of a motion file or of resampling (mocap: 60-250).
+MAX_ARRAY_BYTES = 2 * 1024**3
+MAX_TEXT_BYTES = 4096
+MAX_PICKLE_BYTES = 4 * 1024**3
+MAX_FPS = 10000.0
 # The last key time of a clip (seconds): 11.6 days, far beyond any capture; a BVH frame time
 # of 1e9 s or a glTF key at 1e30 s is a hostile file, not a motion.
 MAX_DURATION = 1e6
