@@ -18,10 +18,10 @@ from typing import Dict, Optional
 import numpy as np
 
 from ..kernels import quat_from_rotvec, slerp
+from ..limits import MAX_FPS
 from .body.arrays import MAX_ARRAY_BYTES, BodyModelError
 from .body.npz import read_npz, read_npz_text
 
-MAX_FPS = 10000.0           # frame rates of motion files and of resampling (mocap: 60-250)
 GENDERS = ("male", "female", "neutral")
 # each layout's pose arrays in joint order with their widths, and its frame-rate key
 _LAYOUTS = {

@@ -10,9 +10,8 @@ from typing import Any
 
 import numpy as np
 
-# the largest array a file may ask for (SMPL-X's posedirs, the largest released array, is
-# 122 MB); larger declared sizes are refused before anything is allocated
-MAX_ARRAY_BYTES = 2 * 1024**3
+from ...limits import MAX_ARRAY_BYTES  # larger declared sizes are refused before allocating
+
 # numeric dtypes a body model or motion file may hold (NumPy descr without the byte order)
 NUMERIC = frozenset("b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8".split())
 BYTE_ORDERS = frozenset("<>|=")

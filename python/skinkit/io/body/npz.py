@@ -19,9 +19,9 @@ from typing import Any, Dict, Iterable
 import numpy as np
 import numpy.lib.format as npy
 
+from ...limits import MAX_TEXT_BYTES
 from .arrays import BodyModelError, MAX_ARRAY_BYTES, checked_shape, from_bytes, numeric_dtype
 
-MAX_TEXT_BYTES = 4096          # a text member (AMASS's gender, surface_model_type)
 _HEADER_READERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
 # what zipfile and NumPy's header parser raise on bad bytes (tokenize.TokenError and
 # SyntaxError from the parser of old-style headers)

@@ -21,9 +21,8 @@ from typing import Any, Dict
 
 import numpy as np
 
+from ...limits import MAX_PICKLE_BYTES
 from .arrays import BodyModelError, dense_from_compressed, from_bytes, numeric_dtype
-
-MAX_PICKLE_BYTES = 4 * 1024**3   # a released model pickle is at most ~300 MB (SMPL-X)
 
 
 class _Recorded:
