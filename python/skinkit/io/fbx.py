@@ -15,18 +15,17 @@ against ``max_bytes`` before any is allocated, and no other file (textures, cach
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
-from .. import _core
+from .. import _core, limits
 from ..clip import Channel, Clip
 from ..model import Model, Primitive, Skeleton, Skin, float_dtype
 
 __all__ = ["FbxError", "load_fbx"]
 
 AXES = ("gltf", "file")
-MAX_BYTES = 2 << 30
 _PATHS = ("translation", "rotation", "scale")
 _WEIGHT_TRACK = 3
 
@@ -36,7 +35,8 @@ class FbxError(ValueError):
     the file."""
 
 
-def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: int = MAX_BYTES) -> Model:
+def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: Optional[int] = None
+             ) -> Model:
     """Load the nodes, skins, meshes, blend shapes and animation stacks of an FBX file.
 
     Parameters
@@ -49,9 +49,11 @@ def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: int = MAX_BY
         ``"gltf"`` (default) converts units and axes to glTF's: metres, +Y up, right-handed
         (ufbx's ``target_axes`` / ``target_unit_meters``, applied to the geometry, the node
         transforms and the keys); ``"file"`` keeps the file's units and axes.
-    max_bytes : int
+    max_bytes : int, optional
         The memory ufbx may use to load the file (and, again, to bake each animation stack) and
-        the bytes the model's arrays may take; a file needing more is refused.
+        the bytes the model's arrays may take; a file needing more is refused.  Default:
+        ``skinkit.limits.decoded_limit`` of the file's size (64 times it, at least 256 MiB, at
+        most half the machine's memory).
 
     Returns
     -------
@@ -90,10 +92,12 @@ def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: int = MAX_BY
     dtype = float_dtype(dtype)
     if axes not in AXES:
         raise ValueError(f"axes must be one of {AXES}, got {axes!r}")
-    if not isinstance(max_bytes, int) or not 0 < max_bytes < 2**62:
-        raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
     path = Path(path)
     check_format(path, "fbx", FbxError)
+    if max_bytes is None:
+        max_bytes = limits.decoded_limit(path.stat().st_size)
+    if not isinstance(max_bytes, int) or not 0 < max_bytes < 2**62:
+        raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
     try:
         scene = _core.fbx_read(path, axes == "file", int(max_bytes), float(max_bytes))
     except ValueError as e:
