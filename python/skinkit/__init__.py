@@ -9,6 +9,7 @@ from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
 from .io.bvh import BvhError, load_bvh
 from .clip import Channel, Clip
+from . import dataset
 from .default_model import default_model
 from .io.gltf import GltfError, load_gltf
 from .gradients import *  # noqa: F401,F403
