@@ -24,6 +24,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from . import cli_bake
+
 PROG = "skinkit"
 MODEL_SUFFIXES = (".glb", ".gltf", ".bvh")
 
@@ -108,6 +110,7 @@ def _build_parser() -> argparse.ArgumentParser:
                  _POSE_ARGS, _cmd_pose),
         "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,
                  _cmd_info),
+        "bake": (cli_bake.SUMMARY, cli_bake.DESCRIPTION, cli_bake.ARGS, cli_bake.run),
     }
     for name, (summary, description, arguments, func) in commands.items():
         p = sub.add_parser(name, help=summary, description=description)
