@@ -80,7 +80,7 @@ def bake_chunk(out: str, chunk: int, frames_per_chunk: int,
                jobs: List[Tuple[str, str, Piece]], fps: Optional[float], dtype: str) -> int:
     """Pose and write chunk ``chunk`` (a Dask task): ``jobs`` are (motion file, body model
     file, piece) in row order.  Returns the frames written (0 if the chunk was done)."""
-    if store.done_chunks(out)[chunk]:
+    if store.chunk_done(out, chunk):
         return 0
     threadpoolctl = require("threadpoolctl", "dataset", "skinkit bake")
     rows = sum(p.stop - p.first for _, _, p in jobs)

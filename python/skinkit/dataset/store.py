@@ -136,6 +136,11 @@ def done_chunks(out: str) -> np.ndarray:
     return _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
 
 
+def chunk_done(out: str, chunk: int) -> bool:
+    """Whether chunk ``chunk`` is written (reads its mark only)."""
+    return bool(_zarr().open_group(out, mode="r")["chunk_done"][chunk])
+
+
 def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, np.ndarray]
                 ) -> None:
     """Write the frame arrays of chunk ``chunk`` (each a whole Zarr chunk), then its done mark:
