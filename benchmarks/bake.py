@@ -1,0 +1,125 @@
+"""``skinkit bake`` at scale, measured against its own limits in one run:
+
+* meshes/s of ``skinkit.dataset.bake`` on 1 and 2 worker processes (an existing LocalCluster,
+  so that the cluster's start is not counted; the planning pass and the store's layout are)
+  against the single-process rate of ``BodyModel.forward`` in blocks of the same frames per
+  chunk, one BLAS and one skinkit thread (the per-worker limit; goal: >= 0.9 of it per worker);
+* bytes/s the bake wrote (the arrays before compression, and the store's bytes on disk)
+  against the disk's own rate: a plain sequential write of the same volume (with and without
+  fsync) to the same folder.
+
+    python benchmarks/bake.py                    # SMPL+H (6890 vertices), 4 x 1024 frames
+    python benchmarks/bake.py --frames 256 --quick
+
+The motions are AMASS-layout files written here (random poses; tests/amass_standin.py).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import dask  # noqa: E402
+from distributed import LocalCluster  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+import amass_standin  # noqa: E402  AMASS-layout files (and the reader until it is on main)
+import skinkit  # noqa: E402
+from skinkit.io.amass import load_amass  # noqa: E402
+from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
+
+PRELOAD = [str(HERE.parent / "tests" / "amass_standin.py")]
+
+
+def du(path) -> int:
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def forward_rate(model, motion, K, repeats=3) -> float:
+    """Frames/s of model.forward over the motion in blocks of K frames, 1 thread."""
+    best = np.inf
+    with threadpool_limits(1):
+        for _ in range(repeats):
+            t = time.perf_counter()
+            for a in range(0, len(motion.poses), K):
+                model.forward(motion.betas, motion.poses[a:a + K], motion.transl[a:a + K],
+                              threads=1)
+            best = min(best, time.perf_counter() - t)
+    return len(motion.poses) / best
+
+
+def disk_rate(folder, nbytes, fsync) -> float:
+    """Bytes/s of one sequential write of nbytes (random bytes: nothing to compress away)."""
+    block = np.random.default_rng(0).integers(0, 256, 1 << 24, dtype=np.uint8).tobytes()
+    path = Path(folder) / "plain.bin"
+    t = time.perf_counter()
+    with open(path, "wb") as f:
+        left = nbytes
+        while left > 0:
+            f.write(block[:min(left, len(block))])
+            left -= len(block)
+        if fsync:
+            f.flush()
+            os.fsync(f.fileno())
+    rate = nbytes / (time.perf_counter() - t)
+    path.unlink()
+    return rate
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--frames", type=int, default=1024, help="frames per motion (4 motions)")
+    ap.add_argument("--frames-per-chunk", type=int, default=256)
+    ap.add_argument("--vertices", type=int, default=None, help="default: SMPL+H's 6890")
+    ap.add_argument("--quick", action="store_true", help="a tiny model (CI smoke)")
+    ap.add_argument("--dir", default=None, help="where the stores go (default: a temp folder)")
+    args = ap.parse_args(argv)
+    K = args.frames_per_chunk
+    V = 200 if args.quick else args.vertices
+    work = Path(tempfile.mkdtemp(prefix="skinkit-bake-", dir=args.dir))
+    try:
+        np.savez(work / "body.npz", **synthetic_body_arrays("SMPL+H", num_vertices=V))
+        (work / "motions").mkdir()
+        for i in range(4):
+            amass_standin.write_motion(work / "motions" / f"m{i}.npz", args.frames, seed=i)
+        model = skinkit.load_body_model(work / "body.npz", dtype=np.float32)
+        motion = load_amass(work / "motions" / "m0.npz")
+        single = forward_rate(model, motion, K)
+        print(f"model: {model}; {4 * args.frames} frames, {K} frames per chunk")
+        print(f"forward, 1 process, 1 thread: {single:10.1f} meshes/s")
+        nbytes = stored = 0
+        for n in (1, 2):
+            out = work / f"w{n}.zarr"
+            with dask.config.set({"distributed.worker.preload": PRELOAD}), \
+                    LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                 dashboard_address=None) as cluster:
+                s = skinkit.dataset.bake([str(work / "motions")], str(out),
+                                         body=str(work / "body.npz"), frames_per_chunk=K,
+                                         scheduler=cluster.scheduler_address)
+            rate = s.baked / s.seconds
+            nbytes, stored = s.bytes, du(out)
+            print(f"bake, {n} worker(s):           {rate:10.1f} meshes/s = "
+                  f"{rate / n / single:.2f} of forward per worker; arrays "
+                  f"{nbytes / s.seconds / 1e6:.1f} MB/s, on disk {stored / s.seconds / 1e6:.1f} "
+                  f"MB/s ({stored / nbytes:.2f} of the arrays' bytes after zstd)")
+            shutil.rmtree(out)
+        for fsync in (False, True):
+            r = disk_rate(work, stored, fsync)
+            print(f"disk, plain sequential write of {stored / 1e6:.0f} MB"
+                  f"{' + fsync' if fsync else ''}: {r / 1e6:10.1f} MB/s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
