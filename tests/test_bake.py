@@ -15,17 +15,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import dask
-from distributed import Client, LocalCluster
-from distributed.diagnostics.plugin import WorkerPlugin
-
-import amass_standin
-from amass_standin import write_motion
 from conftest import TORCH_HOW, optional_import
 
-import skinkit as sk
-from skinkit.body_synthetic import synthetic_body_arrays
+optional_import("zarr", 'pip install ".[dataset]" (zarr 3: Python >= 3.11)', "dataset")
+import dask  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
+
+import amass_standin  # noqa: E402
+from amass_standin import write_motion  # noqa: E402
+
+import skinkit as sk  # noqa: E402
+from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 PRELOAD = [str(HERE / "amass_standin.py")]   # the stand-in reader in every worker process
