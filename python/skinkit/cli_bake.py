@@ -49,6 +49,10 @@ def run(args) -> int:
                        and sys.stderr.isatty())
     except ValueError as exc:       # arguments, a store made with other ones
         raise CliError(str(exc)) from exc
+    except KeyboardInterrupt:
+        print(f"skinkit: bake interrupted; run the same command again to resume {args.out}",
+              file=sys.stderr)
+        return 130
     if not args.quiet or not summary.ok:
         print(f"skinkit: {summary.line()}", file=sys.stderr)
     return 0 if summary.ok else 1

@@ -76,8 +76,8 @@ def _motion(path: str, fps: Optional[float]):
     return read_motion(path, fps)
 
 
-def bake_chunk(out: str, chunk: int, frames_per_chunk: int,
-               jobs: List[Tuple[str, str, Piece]], fps: Optional[float], dtype: str) -> int:
+def bake_chunk(chunk: int, jobs: List[Tuple[str, str, Piece]], *, out: str,
+               frames_per_chunk: int, fps: Optional[float], dtype: str) -> int:
     """Pose and write chunk ``chunk`` (a Dask task): ``jobs`` are (motion file, body model
     file, piece) in row order.  Returns the frames written (0 if the chunk was done)."""
     if store.chunk_done(out, chunk):
@@ -251,10 +251,10 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
             store.check_layout(out, plan)
         done = store.done_chunks(out)
         todo = [c for c in range(plan.chunks) if not done[c]]
-        futures = {client.submit(bake_chunk, out, c, frames_per_chunk,
-                                 [(files[p.sequence], model_paths[p.sequence], p)
-                                  for p in plan.pieces(c)], fps, dtype,
-                                 pure=False): c for c in todo}
+        jobs = [[(files[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
+                for c in todo]
+        futures = dict(zip(client.map(bake_chunk, todo, jobs, out=out, fps=fps, dtype=dtype,
+                                      frames_per_chunk=frames_per_chunk, pure=False), todo))
         distributed = require("distributed", "dataset", "skinkit bake")
         baked, failed_chunks, errors = 0, [], []
         todo_frames = sum(min(plan.frames_per_chunk, plan.frames - c * plan.frames_per_chunk)

@@ -86,12 +86,15 @@ def read_motion(path: str, fps: Optional[float]):
 def read_sequence(path: str, fps: Optional[float]) -> Sequence:
     """The sequence of one motion file (runs on a worker: reads and checks the whole file, so
     that a malformed file is found before the store is laid out).  Never raises: a file that
-    cannot be read gives a Sequence with ``error`` set."""
+    cannot be read gives a Sequence with ``error`` set (an ImportError is raised: it is the
+    worker's environment, not the file)."""
     try:
         m = read_motion(path, fps)
         return Sequence(path, int(m.poses.shape[0]), float(m.fps), str(m.gender),
                         str(m.model_type), np.asarray(m.betas, np.float64), int(m.poses.shape[1]),
                         0 if m.expression is None else int(m.expression.shape[1]))
+    except ImportError:        # the environment (a worker without the reader), not the file
+        raise
     except Exception as exc:   # noqa: BLE001 - any failure of one file is that file's status
         message = str(exc) or type(exc).__name__
         if path not in message:

@@ -54,7 +54,7 @@ def create(out: str, plan, faces: np.ndarray, num_vertices: int, num_joints: int
     group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
     sibling folder first and renamed into place, so that ``out`` is never half made."""
     zarr = _zarr()
-    tmp = Path(f"{out}.creating-{os.getpid()}")
+    tmp = Path(f"{out}.creating")
     shutil.rmtree(tmp, ignore_errors=True)
     g = zarr.open_group(str(tmp), mode="w-", zarr_format=3)
     N, K = plan.frames, plan.frames_per_chunk
