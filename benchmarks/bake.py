@@ -57,6 +57,23 @@ def forward_rate(model, motion, K, repeats=3) -> float:
     return len(motion.poses) / best
 
 
+def encode_write_seconds(model, motion, K, folder, repeats=3) -> float:
+    """Seconds to write one chunk of K frames' vertices with the store's codec (zstd), 1
+    thread: the part of a bake task that is not posing."""
+    import zarr
+    v, _ = model.forward(motion.betas, motion.poses[:K], motion.transl[:K])
+    a = zarr.create_array(str(Path(folder) / "codec.zarr"), shape=v.shape, chunks=v.shape,
+                          dtype=v.dtype, compressors=skinkit.dataset.store._compressors())
+    best = np.inf
+    with threadpool_limits(1):
+        for _ in range(repeats):
+            t = time.perf_counter()
+            a[...] = v
+            best = min(best, time.perf_counter() - t)
+    shutil.rmtree(Path(folder) / "codec.zarr")
+    return best
+
+
 def disk_rate(folder, nbytes, fsync) -> float:
     """Bytes/s of one sequential write of nbytes (random bytes: nothing to compress away)."""
     block = np.random.default_rng(0).integers(0, 256, 1 << 24, dtype=np.uint8).tobytes()
@@ -96,6 +113,10 @@ def main(argv=None) -> int:
         single = forward_rate(model, motion, K)
         print(f"model: {model}; {4 * args.frames} frames, {K} frames per chunk")
         print(f"forward, 1 process, 1 thread: {single:10.1f} meshes/s")
+        enc = encode_write_seconds(model, motion, K, work)
+        print(f"zstd encode + write of a {K}-frame chunk: {enc * 1e3:.0f} ms = "
+              f"{enc * single / K:.2f} of posing it; bound for a worker: "
+              f"{1 / (1 + enc * single / K):.2f} of forward")
         nbytes = stored = 0
         for n in (1, 2):
             out = work / f"w{n}.zarr"
