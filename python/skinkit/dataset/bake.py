@@ -178,6 +178,48 @@ def _models(plan_seqs: List[Sequence], body, body_dir) -> Tuple[List[Sequence], 
     return seqs, paths
 
 
+def _lay_out(out: str, plan: Plan, models: List[str], dtype: str, attributes: Dict[str, Any]
+             ) -> None:
+    """A new store for ``plan``, posed by ``models`` (files; the first gives the faces)."""
+    first = _body_model(models[0]) if models else None
+    attributes["body_models"] = [{"file": os.path.basename(p), "sha256": store.sha256(p)}
+                                 for p in models]
+    store.create(out, plan, np.zeros((0, 3)) if first is None else first.faces,
+                 first.num_vertices if first else 0, first.num_joints if first else 0, dtype,
+                 attributes)
+
+
+def _run(client, out: str, plan: Plan, model_paths: List[str], fps: Optional[float],
+         dtype: str, progress: bool) -> Tuple[int, List[int], List[Tuple[str, str]]]:
+    """One task per chunk not yet marked done; returns the frames baked, the chunks whose task
+    failed and (sources, message) of each."""
+    distributed = require("distributed", "dataset", "skinkit bake")
+    done = store.done_chunks(out)
+    todo = [c for c in range(plan.chunks) if not done[c]]
+    files = [s.source for s in plan.sequences]
+    jobs = [[(files[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
+            for c in todo]
+    futures = dict(zip(client.map(bake_chunk, todo, jobs, out=out, fps=fps, dtype=dtype,
+                                  frames_per_chunk=plan.frames_per_chunk, pure=False), todo))
+    baked, failed_chunks, errors = 0, [], []
+    K = plan.frames_per_chunk
+    with _progress(sum(min(K, plan.frames - c * K) for c in todo), progress) as bar:
+        for future in distributed.as_completed(futures):
+            c = futures[future]
+            try:
+                n = future.result()
+            except Exception as exc:   # noqa: BLE001 - reported per chunk, the others go on
+                failed_chunks.append(c)
+                srcs = ", ".join(sorted({os.path.basename(files[p.sequence])
+                                         for p in plan.pieces(c)}))
+                errors.append((srcs, f"chunk {c} ({srcs}): {type(exc).__name__}: {exc}"))
+                continue
+            baked += n
+            if bar is not None:
+                bar.update(n)
+    return baked, failed_chunks, errors
+
+
 def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
          body_dir: Optional[str] = None, fps: Optional[float] = None,
          frames_per_chunk: int = 256, dtype: str = "float32", workers: Optional[int] = None,
@@ -236,44 +278,16 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         seqs, model_paths = _models(seqs, body, body_dir)
         plan = Plan(tuple(seqs), frames_per_chunk)
         used = sorted(set(p for p in model_paths if p))
-        first = _body_model(used[0]) if used else None
-        # bytes per frame: vertices, joints, frame_sequence, frame_time
-        per_frame = 0 if first is None else \
-            (first.num_vertices + first.num_joints) * 3 * np.dtype(dtype).itemsize + 12
         if resumed is None:
-            attributes = {"version": __version__, "arguments": arguments,
-                          "body_models": [{"file": os.path.basename(p), "sha256": store.sha256(p)}
-                                          for p in used]}
-            store.create(out, plan, np.zeros((0, 3)) if first is None else first.faces,
-                         first.num_vertices if first else 0, first.num_joints if first else 0,
-                         dtype, attributes)
+            _lay_out(out, plan, used, dtype, {"version": __version__, "arguments": arguments})
         else:
             store.check_layout(out, plan)
-        done = store.done_chunks(out)
-        todo = [c for c in range(plan.chunks) if not done[c]]
-        jobs = [[(files[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
-                for c in todo]
-        futures = dict(zip(client.map(bake_chunk, todo, jobs, out=out, fps=fps, dtype=dtype,
-                                      frames_per_chunk=frames_per_chunk, pure=False), todo))
-        distributed = require("distributed", "dataset", "skinkit bake")
-        baked, failed_chunks, errors = 0, [], []
-        todo_frames = sum(min(plan.frames_per_chunk, plan.frames - c * plan.frames_per_chunk)
-                          for c in todo)
-        with _progress(todo_frames, progress) as bar:
-            for future in distributed.as_completed(futures):
-                c = futures[future]
-                try:
-                    n = future.result()
-                except Exception as exc:   # noqa: BLE001 - reported per chunk, others go on
-                    failed_chunks.append(c)
-                    srcs = sorted({os.path.basename(files[p.sequence]) for p in plan.pieces(c)})
-                    errors.append((", ".join(srcs), f"chunk {c} ({', '.join(srcs)}): "
-                                                    f"{type(exc).__name__}: {exc}"))
-                    continue
-                baked += n
-                if bar is not None:
-                    bar.update(n)
+        baked, failed_chunks, errors = _run(client, out, plan, model_paths, fps, dtype,
+                                            progress)
     store.finish(out, failed_chunks)
     failed = tuple((s.source, s.error) for s in plan.sequences if s.error) + tuple(errors)
+    per_frame = 0 if not used else (    # bytes: vertices, joints, frame_sequence, frame_time
+        (_body_model(used[0]).num_vertices + _body_model(used[0]).num_joints) * 3
+        * np.dtype(dtype).itemsize + 12)
     return BakeSummary(out, plan.frames, len(plan.sequences), baked, time.perf_counter() - t0,
                        baked * per_frame, failed)

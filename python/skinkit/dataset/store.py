@@ -8,7 +8,7 @@ Layout (N frames, S sequences, V vertices, J joints, F faces; chunks of whole fr
     faces           (F, 3) int32                the body model's triangles
     frame_sequence  (N,) int32                  the sequence of each frame
     frame_time      (N,) float64                the frame's time in its sequence, seconds
-    chunk_done      (C,) uint8                  1 once chunk c (frames c K .. c K + K - 1) is written
+    chunk_done      (C,) uint8                  1 once chunk c (frames c K .. c K + K - 1) is in
     sequences/      source, fps, gender, betas (S, B), start, count, status, error
     attributes      skinkit: version, arguments, body models (file name, SHA-256)
 """
