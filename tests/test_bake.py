@@ -265,3 +265,21 @@ def test_baked_dataset_reads_frames_for_torch(reference):
     assert np.array_equal(item["joints"].numpy(), d.joints[-1].compute())
     with pytest.raises(IndexError):
         ds[sum(FRAMES)]
+
+
+def test_body_dir_picks_the_model_by_gender(inputs, reference, cluster, tmp_path):
+    """--body-dir: the female motions posed by DIR/smplh/SMPLH_FEMALE.npz (the same model as
+    the reference's), a male motion with no male model there failed, naming the gender's
+    file."""
+    (tmp_path / "models" / "smplh").mkdir(parents=True)
+    (tmp_path / "models" / "smplh" / "SMPLH_FEMALE.npz").write_bytes(
+        (inputs / "body.npz").read_bytes())
+    male = write_motion(tmp_path / "zz_male.npz", 5, gender="male")
+    s = sk.dataset.bake([str(inputs / "motions"), str(male)], str(tmp_path / "d.zarr"),
+                        body_dir=str(tmp_path / "models"), frames_per_chunk=K,
+                        scheduler=cluster.scheduler_address)
+    assert [src for src, _ in s.failed] == [str(male)] and "male" in s.failed[0][1].lower()
+    d, ref = sk.dataset.open(tmp_path / "d.zarr"), sk.dataset.open(reference)
+    assert list(d.sequences["status"]) == ["done"] * 3 + ["failed"]
+    assert np.array_equal(d.vertices.compute(), ref.vertices.compute())
+    assert d.attributes["body_models"][0]["file"] == "SMPLH_FEMALE.npz"
