@@ -238,7 +238,7 @@ def test_resampled_frames_are_the_motion_resampled(inputs, cluster, tmp_path):
     np.testing.assert_allclose(d.vertices[a:a + 41].compute(), v, rtol=1e-6, atol=1e-6)
 
 
-def test_resuming_with_other_arguments_is_refused(inputs, reference, tmp_path):
+def test_other_arguments_and_a_bad_body_model_are_refused(inputs, reference, tmp_path):
     with pytest.raises(ValueError, match=r"frames_per_chunk \(16 in the store, 8 now\)"):
         sk.dataset.bake([str(inputs / "motions")], str(reference),
                         body=str(inputs / "body.npz"), frames_per_chunk=8)
@@ -246,6 +246,11 @@ def test_resuming_with_other_arguments_is_refused(inputs, reference, tmp_path):
         sk.dataset.bake([str(inputs / "motions")], str(reference),
                         body=str(inputs / "body.npz"), frames_per_chunk=K, dtype="float16",
                         fps=10.0)
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="junk.npz"):     # before any cluster or store
+        sk.dataset.bake([str(inputs / "motions")], str(tmp_path / "new.zarr"),
+                        body=str(tmp_path / "junk.npz"))
+    assert not (tmp_path / "new.zarr").exists()
     (tmp_path / "other").mkdir()
     with pytest.raises(ValueError, match="not a"):
         sk.dataset.bake([str(inputs / "motions")], str(tmp_path / "other"),

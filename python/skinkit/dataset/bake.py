@@ -146,6 +146,10 @@ def _check_arguments(body, body_dir, fps, frames_per_chunk, dtype, workers, sche
         raise ValueError("give workers (a local cluster) or scheduler (an existing one), not both")
     if workers is not None and not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"workers must be a positive integer, got {workers}")
+    if body_dir is not None and not os.path.isdir(body_dir):
+        raise ValueError(f"body_dir {body_dir}: no such folder")
+    if body is not None:
+        _body_model(str(Path(body).resolve()))    # the one model: its errors stop the bake
 
 
 def _models(plan_seqs: List[Sequence], body, body_dir) -> Tuple[List[Sequence], List[str]]:
@@ -260,9 +264,11 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
     Raises
     ------
     ValueError
-        A bad argument, a motion argument naming no file, body models of different sizes, or
-        ``out`` holding something else than this bake (the message says which argument
-        differs).
+        A bad argument, a motion argument naming no file, a ``body`` that is not a body model
+        (skinkit.BodyModelError), body models of different sizes, or ``out`` holding something
+        else than this bake (the message says which argument differs).
+    OSError
+        ``body`` cannot be read.
     """
     t0 = time.perf_counter()
     _check_arguments(body, body_dir, fps, frames_per_chunk, dtype, workers, scheduler)
