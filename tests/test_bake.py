@@ -288,3 +288,18 @@ def test_body_dir_picks_the_model_by_gender(inputs, reference, cluster, tmp_path
     assert list(d.sequences["status"]) == ["done"] * 3 + ["failed"]
     assert np.array_equal(d.vertices.compute(), ref.vertices.compute())
     assert d.attributes["body_models"][0]["file"] == "SMPLH_FEMALE.npz"
+
+
+def test_a_bake_larger_than_the_free_disk_is_refused_before_posing(inputs, cluster, tmp_path,
+                                                                     monkeypatch):
+    import shutil
+    real = shutil.disk_usage
+    frame = (120 + 52) * 3 * 4 + 12
+    monkeypatch.setattr(shutil, "disk_usage",
+                        lambda p: real(p)._replace(free=sum(FRAMES) * frame - 1))
+    with pytest.raises(ValueError, match=rf"needs up to .*\({sum(FRAMES)} frames of {frame} "
+                                         r"bytes.* 0.00 GB free"):
+        baked(inputs, tmp_path / "s.zarr", cluster)
+    assert list(sk.dataset.open(tmp_path / "s.zarr").sequences["status"]) == ["pending"] * 3
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: real(p)._replace(free=sum(FRAMES) * frame))
+    assert baked(inputs, tmp_path / "s.zarr", cluster).baked == sum(FRAMES)   # room: it goes on

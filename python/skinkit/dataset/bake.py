@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -194,20 +195,28 @@ def _lay_out(out: str, plan: Plan, models: List[str], dtype: str, attributes: Di
 
 
 def _run(client, out: str, plan: Plan, model_paths: List[str], fps: Optional[float],
-         dtype: str, progress: bool) -> Tuple[int, List[int], List[Tuple[str, str]]]:
-    """One task per chunk not yet marked done; returns the frames baked, the chunks whose task
-    failed and (sources, message) of each."""
+         dtype: str, frame_bytes: int, progress: bool
+         ) -> Tuple[int, List[int], List[Tuple[str, str]]]:
+    """One task per chunk not yet marked done, once the disk is seen to have room for them
+    (``frame_bytes`` a frame, before compression); returns the frames baked, the chunks whose
+    task failed and (sources, message) of each."""
     distributed = require("distributed", "dataset", "skinkit bake")
     done = store.done_chunks(out)
     todo = [c for c in range(plan.chunks) if not done[c]]
+    K = plan.frames_per_chunk
+    todo_frames = sum(min(K, plan.frames - c * K) for c in todo)
+    need, free = todo_frames * frame_bytes, shutil.disk_usage(out).free
+    if need > free:
+        raise ValueError(f"--out {out}: the bake needs up to {need / 1e9:.2f} GB ({todo_frames} "
+                         f"frames of {frame_bytes} bytes before compression) and the disk has "
+                         f"{free / 1e9:.2f} GB free")
     files = [s.source for s in plan.sequences]
     jobs = [[(files[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
             for c in todo]
     futures = dict(zip(client.map(bake_chunk, todo, jobs, out=out, fps=fps, dtype=dtype,
                                   frames_per_chunk=plan.frames_per_chunk, pure=False), todo))
     baked, failed_chunks, errors = 0, [], []
-    K = plan.frames_per_chunk
-    with _progress(sum(min(K, plan.frames - c * K) for c in todo), progress) as bar:
+    with _progress(todo_frames, progress) as bar:
         for future in distributed.as_completed(futures):
             c = futures[future]
             try:
@@ -288,12 +297,12 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
             _lay_out(out, plan, used, dtype, {"version": __version__, "arguments": arguments})
         else:
             store.check_layout(out, plan)
+        frame_bytes = 0 if not used else (    # vertices, joints, frame_sequence, frame_time
+            (_body_model(used[0]).num_vertices + _body_model(used[0]).num_joints) * 3
+            * np.dtype(dtype).itemsize + 12)
         baked, failed_chunks, errors = _run(client, out, plan, model_paths, fps, dtype,
-                                            progress)
+                                            frame_bytes, progress)
     store.finish(out, failed_chunks)
     failed = tuple((s.source, s.error) for s in plan.sequences if s.error) + tuple(errors)
-    per_frame = 0 if not used else (    # bytes: vertices, joints, frame_sequence, frame_time
-        (_body_model(used[0]).num_vertices + _body_model(used[0]).num_joints) * 3
-        * np.dtype(dtype).itemsize + 12)
     return BakeSummary(out, plan.frames, len(plan.sequences), baked, time.perf_counter() - t0,
-                       baked * per_frame, failed)
+                       baked * frame_bytes, failed)
