@@ -22,7 +22,8 @@ from typing import Callable, Tuple
 
 import numpy as np
 
-from . import _core, gradients
+from . import _core, _repr, gradients
+from ._repr import Summarized
 from .io.body import BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
@@ -63,7 +64,7 @@ def _transpose_into(dst, src):
         dst[:, i:i + 512] = src[i:i + 512].T
 
 
-class BodyModel:
+class BodyModel(Summarized):
     """A loaded SMPL / SMPL+H / SMPL-X / MANO model (see ``load_body_model``).
 
     Attributes
@@ -79,6 +80,8 @@ class BodyModel:
         file's arrays in ``dtype`` (the first four are read-only views of one basis matrix).
     dtype : numpy.float32 or numpy.float64, the precision of every computation.
     """
+
+    _summary = (_repr.body, _repr.body_html)
 
     def __init__(self, arrays, dtype=np.float64, source="<arrays>"):
         dtype = np.dtype(dtype)
@@ -168,10 +171,6 @@ class BodyModel:
         if f.dtype.kind not in "iu" or (f.size and (f.min() < 0 or f.max() >= V)):
             raise BodyModelError(f"f must hold integer vertex indices 0..{V - 1}")
 
-    def __repr__(self):
-        return (f"<BodyModel {self.kind}: {self.num_vertices} vertices, {self.num_joints} joints, "
-                f"{self.num_betas} betas, {self.num_expression} expression, "
-                f"{np.dtype(self.dtype).name}>")
 
     # ------------------------------------------------------------------ inputs
 

@@ -39,6 +39,22 @@ def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
     return p
 
 
+def bone_pairs(parents, nodes) -> np.ndarray:
+    """(B, 2) pairs (ancestor, node): each of ``nodes`` joined to its nearest ancestor among
+    ``nodes`` (a skeleton drawn on a subset of its nodes)."""
+    parents = np.asarray(parents, dtype=np.int64)
+    drawn = np.zeros(len(parents), dtype=bool)
+    drawn[nodes] = True
+    pairs = []
+    for n in nodes:
+        p = parents[n]
+        while p >= 0 and not drawn[p]:
+            p = parents[p]
+        if p >= 0:
+            pairs.append((p, n))
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
 @dataclass(repr=False)
 class Skeleton(Summarized):
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
