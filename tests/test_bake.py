@@ -28,6 +28,8 @@ from amass_standin import write_motion  # noqa: E402
 import skinkit as sk  # noqa: E402
 from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
 
+pytestmark = pytest.mark.integration          # Dask clusters and child processes
+
 HERE = Path(__file__).resolve().parent
 PRELOAD = [str(HERE / "amass_standin.py")]   # the stand-in reader in every worker process
 FRAMES = (37, 61, 18)                         # three motions; chunks of 16 frames straddle them
