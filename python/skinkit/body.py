@@ -282,6 +282,63 @@ class BodyModel(Summarized):
 
     __call__ = forward
 
+    def pose_blocks(self, betas=None, pose=None, transl=None, expression=None, frames=None,
+                    threads=None):
+        """``forward`` over a motion block by block, holding one block of posed meshes at a time.
+
+        Parameters
+        ----------
+        betas, pose, transl, expression
+            As for ``forward``, each either per frame, with a leading frame axis of length T
+            (betas (T, S), pose (T, J, 3), transl (T, 3), expression (T, E)), or one value for
+            every frame (betas (S,), pose (J, 3), ...).
+        frames : int, optional
+            Frames per block (> 0); default ``skinkit.pose.BLOCK_FRAMES``.
+        threads : int or None, as for ``forward``.
+
+        Yields
+        ------
+        PosedMeshes
+            ``positions["body"]`` (B, V, 3), ``joints`` (B, J, 3) and ``times`` the frame
+            indices (B,) (float64), for frames ``[i, i + frames)`` in order; together the
+            values of one ``forward`` call, to rounding (BLAS blocks the blend-shape product by
+            the batch's size).  One frame when no argument has a frame axis.
+
+        Raises
+        ------
+        ValueError
+            Frame axes of different lengths, more than one batch axis, ``frames`` not > 0;
+            while iterating, as ``forward``.
+        """
+        import operator
+
+        from .pose import BLOCK_FRAMES
+        from .posed import PosedMeshes
+
+        given = {k: _asarray(v) for k, v in zip(CORES, (betas, pose, transl, expression))
+                 if v is not None}
+        framed = {k: v for k, v in given.items() if v.ndim > CORES[k]}
+        if any(v.ndim > CORES[k] + 1 for k, v in framed.items()):
+            raise ValueError("pose_blocks takes one frame axis, got " + ", ".join(
+                f"{k} {v.shape}" for k, v in framed.items()))
+        if len({len(v) for v in framed.values()}) > 1:
+            raise ValueError("the frame axes differ: " + ", ".join(
+                f"{k} {v.shape}" for k, v in framed.items()))
+        count = len(next(iter(framed.values()))) if framed else 1
+        frames = BLOCK_FRAMES if frames is None else operator.index(frames)
+        if frames <= 0:
+            raise ValueError(f"frames must be > 0, got {frames}")
+
+        def blocks():
+            for start in range(0, count, frames):
+                part = {k: v[start:start + frames] if k in framed else v
+                        for k, v in given.items()}
+                verts, joints = self.forward(**part, threads=threads)
+                yield PosedMeshes(np.arange(start, min(count, start + frames), dtype=np.float64),
+                                  {"body": verts.reshape(-1, self.num_vertices, 3)}, {},
+                                  joints.reshape(-1, self.num_joints, 3))
+        return blocks()
+
     # ------------------------------------------------------------------ gradients
 
     def forward_vjp(self, betas=None, pose=None, transl=None, expression=None, threads=None

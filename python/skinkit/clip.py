@@ -25,6 +25,17 @@ WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0
 _PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
 
 
+class TRS(NamedTuple):
+    """Local transforms of nodes, in skinkit's one order: translations (..., N, 3), rotations
+    (..., N, 4) unit quaternions (x, y, z, w), scales (..., N, 3).  What ``Clip.sample`` and
+    ``skinkit.pose.local_pose`` return; ``skinkit.blending`` takes it as ``rest=`` and ``out=``
+    (its own positional order is rotations first, as ozz-animation's)."""
+
+    translations: np.ndarray
+    rotations: np.ndarray
+    scales: np.ndarray
+
+
 @dataclass(repr=False)
 class Channel:
     """Keyframes of one node property.
@@ -195,7 +206,7 @@ class Clip(Summarized):
         return t, shape
 
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
-               threads=None, out=None):
+               threads=None, out=None) -> TRS:
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -215,8 +226,9 @@ class Clip(Summarized):
 
         Returns
         -------
-        translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3)
-            In the clip's dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
+        TRS
+            translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3) in the clip's
+            dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
             are slerped with per-key constants computed once per clip (one sine/cosine pair
             per sample).
 
@@ -260,7 +272,7 @@ class Clip(Summarized):
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
                               tuple(o.reshape(-1) for o in out), threads)
-        return out
+        return TRS(*out)
 
     def _check_out(self, out, shapes):
         if not isinstance(out, tuple) or len(out) != 3:

@@ -223,23 +223,42 @@ class Model(Summarized):
         assert clip is not None  # only None resolves to None
         return clip
 
-    def local_pose(self, clip=None, times=None, loop: bool = False):
+    def local_pose(self, clip=None, times=None, loop: Optional[bool] = None):
         """Local TRS of every node, (T, N, 3), (T, N, 4), (T, N, 3); see ``skinkit.pose.local_pose``."""
         from .pose import local_pose
 
         return local_pose(self, clip, times, loop)
 
-    def world_matrices(self, clip=None, times=None, loop: bool = False) -> np.ndarray:
+    def world_matrices(self, clip=None, times=None, loop: Optional[bool] = None) -> np.ndarray:
         """World matrices of every node, (T, N, 4, 4); see ``skinkit.pose.world_matrices``."""
         from .pose import world_matrices
 
         return world_matrices(self, clip, times, loop)
 
-    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False,
+    def request(self, clip=None, times=None, *, fps: Optional[float] = None,
+                loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
+                blend=None, joints: bool = False):
+        """A checked ``PoseRequest`` for this model (clip, times or fps, loop, outputs,
+        skinning, blend layers); see ``skinkit.request.PoseRequest.build``."""
+        from .request import PoseRequest
+
+        return PoseRequest.build(self, clip, times, fps=fps, loop=loop, normals=normals,
+                                 skinning=skinning, blend=blend, joints=joints)
+
+    def pose(self, clip=None, times=None, loop: Optional[bool] = None, normals: bool = False,
              skinning: str = "lbs", blend=None):
         """Posed positions (and normals) of every primitive instance, a ``PosedMeshes`` record
         (key -> (T, V, 3)); ``skinning="dqs"`` for dual quaternions, ``blend=[(clip, weight),
-        ...]`` for a blend of clips; see ``skinkit.pose.pose``."""
+        ...]`` for a blend of clips; ``clip`` may be a ``PoseRequest``; see
+        ``skinkit.pose.pose``."""
         from .pose import pose
 
         return pose(self, clip, times, loop, normals, skinning, blend)
+
+    def pose_blocks(self, request, frames: Optional[int] = None):
+        """``PosedMeshes`` blocks of at most ``frames`` frames (default
+        ``skinkit.pose.BLOCK_FRAMES``) of ``request`` (from ``request(...)``), in order, holding
+        one block at a time; see ``skinkit.pose.pose_blocks``."""
+        from .pose import pose_blocks
+
+        return pose_blocks(self, request, frames)
