@@ -3,8 +3,8 @@
 * meshes/s of ``skinkit.dataset.bake`` on 1 and 2 worker processes (an existing LocalCluster
   whose workers have loaded the body model, so that neither is counted; the planning pass and
   the store's layout are)
-  against the single-process rate of ``BodyModel.forward`` in blocks of the same frames per
-  chunk, one BLAS and one skinkit thread (the per-worker limit; goal: >= 0.9 of it per worker);
+  against the single-process rate of ``BodyModel.pose_blocks`` in blocks of the same frames
+  per chunk, one BLAS and one skinkit thread (the per-worker limit; goal: >= 0.9 of it per worker);
 * bytes/s the bake wrote (the arrays before compression, and the store's bytes on disk)
   against the disk's own rate: a plain sequential write of the same volume (with and without
   fsync) to the same folder.
@@ -46,15 +46,16 @@ def du(path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
 
 
-def forward_rate(model, motion, K, repeats=3) -> float:
-    """Frames/s of model.forward over the motion in blocks of K frames, 1 thread."""
+def pose_blocks_rate(model, motion, K, repeats=3) -> float:
+    """Frames/s of BodyModel.pose_blocks over the motion in blocks of K frames, 1 thread (the
+    single-process rate a bake worker is measured against)."""
     best = np.inf
     with threadpool_limits(1):
         for _ in range(repeats):
             t = time.perf_counter()
-            for a in range(0, len(motion.poses), K):
-                model.forward(motion.betas, motion.poses[a:a + K], motion.transl[a:a + K],
-                              threads=1)
+            for _block in model.pose_blocks(motion.betas, motion.poses, motion.transl, frames=K,
+                                            threads=1):
+                pass
             best = min(best, time.perf_counter() - t)
     return len(motion.poses) / best
 
@@ -112,13 +113,13 @@ def main(argv=None) -> int:
             amass_standin.write_motion(work / "motions" / f"m{i}.npz", args.frames, seed=i)
         model = skinkit.load_body_model(work / "body.npz", dtype=np.float32)
         motion = load_amass(work / "motions" / "m0.npz")
-        single = forward_rate(model, motion, K)
+        single = pose_blocks_rate(model, motion, K)
         print(f"model: {model}; {4 * args.frames} frames, {K} frames per chunk")
-        print(f"forward, 1 process, 1 thread: {single:10.1f} meshes/s")
+        print(f"pose_blocks, 1 process, 1 thread: {single:10.1f} meshes/s")
         enc = encode_write_seconds(model, motion, K, work)
         print(f"zstd encode + write of a {K}-frame chunk: {enc * 1e3:.0f} ms = "
               f"{enc * single / K:.2f} of posing it; bound for a worker: "
-              f"{1 / (1 + enc * single / K):.2f} of forward")
+              f"{1 / (1 + enc * single / K):.2f} of pose_blocks")
         nbytes = stored = 0
         for n in (1, 2):
             out = work / f"w{n}.zarr"
@@ -134,7 +135,7 @@ def main(argv=None) -> int:
             rate = s.baked / s.seconds
             nbytes, stored = s.bytes, du(out)
             print(f"bake, {n} worker(s):           {rate:10.1f} meshes/s = "
-                  f"{rate / n / single:.2f} of forward per worker; arrays "
+                  f"{rate / n / single:.2f} of pose_blocks per worker; arrays "
                   f"{nbytes / s.seconds / 1e6:.1f} MB/s, on disk {stored / s.seconds / 1e6:.1f} "
                   f"MB/s ({stored / nbytes:.2f} of the arrays' bytes after zstd)")
             shutil.rmtree(out)
