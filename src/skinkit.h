@@ -36,7 +36,8 @@ enum sk_status {
     SK_ERR_CLIP_NCOMP = -7,    /* ncomp not 1..4, or not 4 for a rotation    */
     SK_ERR_CLIP_INTERP = -8,   /* an interp that is no sk_interpolation      */
     SK_ERR_CLIP_VALUES = -9,   /* values outside the values array            */
-    SK_ERR_CLIP_OUTPUT = -10   /* an output range outside the output array   */
+    SK_ERR_CLIP_OUTPUT = -10,  /* an output range outside the output array   */
+    SK_ERR_CHAIN_LENGTH = -11  /* an IK chain longer than SK_IK_MAX_CHAIN    */
 };
 
 /* joint index types accepted by linear blend skinning */
@@ -44,6 +45,10 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 
 /* reals per joint record of dual quaternion skinning (sk_skinning_dual_quaternions) */
 #define SK_DQ_RECORD 32
+
+/* joints of one CCD or FABRIK chain at most, and iterations (ik_chain.c) */
+#define SK_IK_MAX_CHAIN 64
+#define SK_IK_MAX_ITERATIONS 1000000
 
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
@@ -193,6 +198,52 @@ void sk_additive_pose_##S(size_t n, const T *base_rot, ptrdiff_t s0,            
                           T *SK_RESTRICT out_trans, ptrdiff_t s7,                 \
                           T *SK_RESTRICT out_scale, ptrdiff_t s8);                \
                                                                                   \
+/* --- inverse kinematics (ik.c, ik_chain.c), as ozz-animation's IKTwoBoneJob and  \
+   IKAimJob: model-space 4x4 joint matrices in, local-space corrections out (the  \
+   joint's new local rotation is local * correction) --- */                       \
+/* per item: start, mid, end (16 each), target, pole, mid_axis (3; mid_axis in    \
+   the mid joint's frame, normalized here), weight, soften, twist (1) ->          \
+   start and mid corrections (4) and reached (1: 1 or 0) */                        \
+void sk_ik_two_bone_##S(size_t n, const T *start, ptrdiff_t s0, const T *mid,     \
+        ptrdiff_t s1, const T *end, ptrdiff_t s2, const T *target, ptrdiff_t s3,  \
+        const T *pole, ptrdiff_t s4, const T *mid_axis, ptrdiff_t s5,             \
+        const T *weight, ptrdiff_t s6, const T *soften, ptrdiff_t s7,             \
+        const T *twist, ptrdiff_t s8, T *SK_RESTRICT out_start, ptrdiff_t s9,      \
+        T *SK_RESTRICT out_mid, ptrdiff_t s10, T *SK_RESTRICT reached,            \
+        ptrdiff_t s11);                                                           \
+/* per item: joint (16), target, forward, up, offset (joint frame), pole (3),     \
+   twist, weight (1) -> correction (4), reached (1) */                            \
+void sk_ik_aim_##S(size_t n, const T *joint, ptrdiff_t s0, const T *target,       \
+        ptrdiff_t s1, const T *forward, ptrdiff_t s2, const T *up, ptrdiff_t s3,  \
+        const T *offset, ptrdiff_t s4, const T *pole, ptrdiff_t s5,               \
+        const T *twist, ptrdiff_t s6, const T *weight, ptrdiff_t s7,              \
+        T *SK_RESTRICT out, ptrdiff_t s8, T *SK_RESTRICT reached, ptrdiff_t s9);  \
+/* chains of L <= SK_IK_MAX_CHAIN joints (else SK_ERR_CHAIN_LENGTH), per item:    \
+   base (16: world matrix of the first joint's parent), local translations (L*3), \
+   rotations (L*4), target (3), limits, iterations, tolerance (1, world units)    \
+   -> local rotations (L*4).  CCD (three.js CCDIKSolver): XYZ Euler limits        \
+   rot_min, rot_max (L*3, +-inf for none); FABRIK: max_angle (L) between a bone   \
+   and the previous one (the first: its given direction) */                       \
+int sk_ik_ccd_##S(size_t n, size_t L, const T *base, ptrdiff_t s0,               \
+        const T *trans, ptrdiff_t s1, const T *rot, ptrdiff_t s2,                 \
+        const T *target, ptrdiff_t s3, const T *rot_min, ptrdiff_t s4,            \
+        const T *rot_max, ptrdiff_t s5, const T *iterations, ptrdiff_t s6,        \
+        const T *tolerance, ptrdiff_t s7, T *SK_RESTRICT out, ptrdiff_t s8);      \
+int sk_ik_fabrik_##S(size_t n, size_t L, const T *base, ptrdiff_t s0,            \
+        const T *trans, ptrdiff_t s1, const T *rot, ptrdiff_t s2,                 \
+        const T *target, ptrdiff_t s3, const T *max_angle, ptrdiff_t s4,          \
+        const T *iterations, ptrdiff_t s5, const T *tolerance, ptrdiff_t s6,      \
+        T *SK_RESTRICT out, ptrdiff_t s7);                                        \
+                                                                                  \
+/* --- retargeting (retarget.c): per item (a frame), J target joints: the source  \
+   joints' world rotations gathered per target joint (J*4), the offsets           \
+   C_j = R_s^-1 R_t (J*4), mapped (J: 0 = unmapped), rest local rotations (J*4)   \
+   -> local and world rotations of the target (J*4 each) */                       \
+void sk_retarget_rotations_##S(size_t n, size_t J, const int32_t *parents,        \
+        const int32_t *order, const T *source_world, ptrdiff_t s0,                \
+        const T *offset, ptrdiff_t s1, const T *mapped, ptrdiff_t s2,             \
+        const T *rest, ptrdiff_t s3, T *SK_RESTRICT local, ptrdiff_t s4,          \
+        T *SK_RESTRICT world, ptrdiff_t s5);                                      \
 /* --- clip sampling (sample.c) --- */                                            \
 /* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).   \
    Channel c has nkeys[c] >= 1 key times at key_times + key_offset[c] (sorted times  \

@@ -113,3 +113,20 @@ def _additive_pose(rotations: Input, translations: Input, scales: Input, delta_r
                    delta_translations: Input, delta_scales: Input, weight: Input,
                    out: Optional[Tuple[Out, Out, Out]] = None, threads: Optional[int] = None, /
                   ) -> Tuple[Float, Float, Float]: ...
+def _ik_two_bone(start: Input, mid: Input, end: Input, target: Input, pole_vector: Input,
+                 mid_axis: Input, weight: Input, soften: Input, twist_angle: Input,
+                 out: Optional[Tuple[Out, Out, Out]] = None, threads: Optional[int] = None, /
+                ) -> Tuple[Float, Float, Float]: ...
+def _ik_aim(joint: Input, target: Input, forward: Input, up: Input, offset: Input,
+            pole_vector: Input, twist_angle: Input, weight: Input,
+            out: Optional[Tuple[Out, Out]] = None, threads: Optional[int] = None, /
+           ) -> Tuple[Float, Float]: ...
+def _ik_ccd(base: Input, translations: Input, rotations: Input, target: Input, rotation_min: Input,
+            rotation_max: Input, iterations: Input, tolerance: Input, out: Out = None,
+            threads: Optional[int] = None, /) -> Float: ...
+def _ik_fabrik(base: Input, translations: Input, rotations: Input, target: Input, max_angle: Input,
+               iterations: Input, tolerance: Input, out: Out = None, threads: Optional[int] = None,
+               /) -> Float: ...
+def _retarget_rotations(parents: Input, source_world: Input, offsets: Input, mapped: Input,
+                        rest_rotations: Input, out: Optional[Tuple[Out, Out]] = None,
+                        threads: Optional[int] = None, /) -> Tuple[Float, Float]: ...

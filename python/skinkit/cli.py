@@ -31,6 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from . import cli_bake
+from . import cli_retarget
 from .export import FORMATS
 from .stages import SKINNING
 
@@ -100,6 +101,7 @@ _POSE_ARGS = _MODEL_ARGS + [
                                                 "warnings (errors are still reported)")),
      ("--verbose", dict(action="store_true", help="also say what the loader and the posing "
                                                   "decided (the skinkit logger's INFO lines)"))],
+    cli_retarget.ANIMATED_ARG,
     ("--params", dict(metavar="PARAMS.npz",
                       help="pose a body model (MODEL a SMPL/SMPL+H/SMPL-X/MANO .pkl or .npz): "
                            "arrays betas, pose, transl, expression (each optional) with a "
@@ -140,12 +142,16 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    commands = {   # name -> (summary, description, arguments, function)
+    commands: Dict[str, Tuple[str, str, List[Union[_Arg, List[_Arg]]], Any]] = {
+        # name -> (summary, description, arguments, function)
         "pose": ("pose a model over time, write positions to an .npz", _POSE_DESCRIPTION,
                  _POSE_ARGS, _cmd_pose),
         "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,
                  _cmd_info),
         "bake": (cli_bake.SUMMARY, cli_bake.DESCRIPTION, cli_bake.ARGS, cli_bake.run),
+        "retarget": ("retarget a clip onto another skeleton, write an animated file",
+                     cli_retarget.RETARGET_DESCRIPTION, cli_retarget.RETARGET_ARGS,
+                     cli_retarget.cmd_retarget),
     }
     for name, (summary, description, arguments, func) in commands.items():
         p = sub.add_parser(name, help=summary, description=description)
@@ -199,12 +205,17 @@ def _writer(args):
     return writer
 
 
+def clip_key(model, text: str):
+    """``--clip NAME|INDEX``: the clip's name, or its index when ``text`` is an integer that no
+    clip is named."""
+    return text if any(c.name == text for c in model.clips) or not _is_int(text) else int(text)
+
+
 def _request(model, args, writer):
     """The one place ``skinkit pose``'s arguments become a ``PoseRequest``."""
     clip = None
     if args.clip is not None:
-        text = args.clip
-        clip = text if any(c.name == text for c in model.clips) or not _is_int(text) else int(text)
+        clip = clip_key(model, args.clip)
     elif not args.rest and model.clips:
         clip = 0
     return model.request(clip, args.times, fps=None if clip is None else args.fps,
@@ -282,6 +293,8 @@ def _cmd_pose(args) -> int:
     from .pose import layout
 
     start = time.perf_counter()
+    if args.animated:   # the model and its clip as an animated glTF (skinkit.cli_retarget)
+        return cli_retarget.pose_animated(args)
     writer = _writer(args)
     if args.params is not None:  # a body model (issue 11): its own branch
         from .cli_body import pose_body
@@ -299,7 +312,7 @@ def _cmd_pose(args) -> int:
         args.parser.error(f"--out {args.out} writes one posed frame, got {request.count} times; "
                           "give exactly one with --times T (or --rest)")
     output = writer(args.out, layout(model, request), {p.key: p.faces for p in model.primitives},
-                    args.format, args.normals)
+                    args.format, args.normals, model)
     _check_size(args, output)
     try:
         with _progress_bar(request.count, args.quiet) as bar:

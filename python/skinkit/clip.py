@@ -176,11 +176,16 @@ class Clip(Summarized):
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
         table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
         self._table = table._replace(slerp=_core.prepare_clip(table))
-        self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
-                                       self.dtype)
-        nodes = self._weights.node.tolist()
+        weights = [ch for ch in self.channels if ch.path == WEIGHTS]
+        nodes = [ch.node for ch in weights]
         if len(set(nodes)) != len(nodes):
             raise ValueError(f"clip {name!r} has several weights channels for one node")
+        # the sampler takes at most 4 components a channel: M weights go as ceil(M / 4)
+        # adjacent channels of the node (sample_weights joins them)
+        self._weights = ClipTable.pack(
+            [Channel(ch.node, WEIGHTS, ch.times, np.asarray(ch.values)[:, k:k + 4],
+                     ch.interpolation)
+             for ch in weights for k in range(0, np.shape(ch.values)[1], 4)], self.dtype)
 
     def __reduce__(self):
         # pickle the channels only; the packed arrays are rebuilt on load
@@ -194,7 +199,7 @@ class Clip(Summarized):
     @property
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates."""
-        return self._weights.node.tolist()
+        return list(dict.fromkeys(self._weights.node.tolist()))
 
     def _times(self, times, loop: bool):
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
@@ -313,5 +318,7 @@ class Clip(Summarized):
         offset = np.cumsum(ncomp) - ncomp
         _core.sample_channels(table, offset, np.full_like(ncomp, width), t, buf.reshape(-1),
                               threads)
-        return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
-                for node, o, m in zip(table.node, offset, ncomp)}
+        spans: Dict[int, List[int]] = {}   # node -> [first column, end]: its chunks are adjacent
+        for node, o, m in zip(table.node.tolist(), offset.tolist(), ncomp.tolist()):
+            spans.setdefault(node, [o, o])[1] = o + m
+        return {node: buf[:, a:b].reshape(shape + (b - a,)) for node, (a, b) in spans.items()}

@@ -140,6 +140,9 @@ class Primitive(Summarized):
         The instance's default morph weights: ``node.weights``, else ``mesh.weights``, else
         zeros.  None (or M = 0) when the primitive has no morph targets.
     target_names : list of str or None, ``mesh.extras.targetNames`` when the file gives them.
+    uvs : float array (V, 2) or None, TEXCOORD_0 (glTF's (u, v), v down), normalized integers
+        decoded.
+    material : int or None, the glTF material index (into ``Model.materials["materials"]``).
     """
 
     _summary = (_repr.primitive, _repr.primitive_html)
@@ -157,6 +160,8 @@ class Primitive(Summarized):
     morph_normals: Optional[np.ndarray] = None
     morph_weights: Optional[np.ndarray] = None
     target_names: Optional[List[str]] = None
+    uvs: Optional[np.ndarray] = None
+    material: Optional[int] = None
 
     @property
     def key(self) -> str:
@@ -194,6 +199,11 @@ class Model(Summarized):
         or rigid, in node then primitive order.
     clips : list of Clip
     name : str or None
+    materials : dict or None
+        What a glTF file's primitives are drawn with, kept so that ``write_gltf`` writes it
+        back: its ``materials``, ``textures`` and ``samplers`` (the JSON objects as in the file),
+        ``images`` (JSON objects, each with its bytes as a uint8 array under ``"data"``) and the
+        ``extensionsUsed`` they need.  None for other sources.
     """
 
     _summary = (_repr.model, _repr.model_html)
@@ -203,6 +213,7 @@ class Model(Summarized):
     primitives: List[Primitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
+    materials: Optional[dict] = None
 
 
     # -- posing: thin delegations to skinkit.pose ------------------------------------------------

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Dict, Iterable, Mapping, Optional, Type
+from typing import Any, Dict, Iterable, Mapping, Optional, Type
 
 import numpy as np
 
-from .export import FORMATS, FrameWriter, atomic_file, write_glb
+from .export import FORMATS, FrameWriter, atomic_file
 from .npz_stream import NpzStream, npz_size
 from .posed import Layout, PosedMeshes
 
@@ -39,6 +39,8 @@ class Output:
         The mesh format of the frames output ("ply" or "obj").
     normals : bool
         Normals were asked for (the layout holds those of the primitives that have them).
+    model : Model, optional
+        The model posed (the outputs that carry more than positions read it: UVs, materials).
     """
 
     usage = ""                          # how --out names it
@@ -46,8 +48,9 @@ class Output:
     always_normals = False              # carries the normals the primitives have, asked or not
 
     def __init__(self, path: str, layout: Layout, faces: Faces, format: Optional[str] = None,
-                 normals: bool = False):
+                 normals: bool = False, model: Any = None):
         self.path, self.layout, self.faces, self.format = path, layout, dict(faces), format
+        self.model = model
         self.normals = normals or self.always_normals
         self.frames = next(iter(layout.values()))[0][0]
 
@@ -88,8 +91,8 @@ class NpzOutput(Output):
 
 
 class _MeshOutput(Output):
-    def __init__(self, path, layout, faces, format=None, normals=False):
-        super().__init__(path, layout, faces, format, normals)
+    def __init__(self, path, layout, faces, format=None, normals=False, model=None):
+        super().__init__(path, layout, faces, format, normals, model)
         if not self.vertices():
             raise ValueError("the model has no mesh primitives to write as meshes")
 
@@ -104,8 +107,8 @@ class FramesOutput(_MeshOutput):
 
     usage = "DIR/"
 
-    def __init__(self, path, layout, faces, format=None, normals=False):
-        super().__init__(path, layout, faces, format, normals)
+    def __init__(self, path, layout, faces, format=None, normals=False, model=None):
+        super().__init__(path, layout, faces, format, normals, model)
         self.mesh_format: str = format or "ply"
         missing = [k for k in self.vertices() if normals and f"normals_{k}" not in layout]
         if missing:
@@ -131,7 +134,8 @@ class FramesOutput(_MeshOutput):
 
 
 class GlbOutput(_MeshOutput):
-    """One posed frame as a static glTF binary (``skinkit.export.write_glb``)."""
+    """One posed frame as a static glTF binary with the model's UVs and materials
+    (``skinkit.io.gltf.write.static_model``)."""
 
     usage = "FILE.glb"
     max_frames = 1
@@ -141,10 +145,10 @@ class GlbOutput(_MeshOutput):
         return self._per_frame(12, 12, 2048)
 
     def write(self, blocks: Iterable[PosedMeshes]) -> None:
+        from .io.gltf.write import static_model, write_gltf
+
         (posed,) = blocks
-        write_glb(self.path, {k: p[0] for k, p in posed.positions.items()},
-                  {k: self.faces.get(k) for k in self.vertices()},
-                  {k: n[0] for k, n in posed.normals.items()})
+        write_gltf(static_model(self.model, posed.positions, posed.normals), self.path)
 
 
 WRITERS: Dict[str, Type[Output]] = {".npz": NpzOutput, ".glb": GlbOutput, "/": FramesOutput}
