@@ -30,8 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import cli_bake
-from . import cli_retarget
+from . import cli_bake, cli_retarget
 from .export import FORMATS
 from .stages import SKINNING
 
