@@ -12,7 +12,7 @@
     python benchmarks/bake.py                    # SMPL+H (6890 vertices), 4 x 1024 frames
     python benchmarks/bake.py --frames 256 --quick
 
-The motions are AMASS-layout files written here (random poses; tests/amass_standin.py).
+The motions are AMASS-layout files written here (random poses; tests/amass_files.py).
 """
 from __future__ import annotations
 
@@ -30,16 +30,12 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-import dask  # noqa: E402
 from distributed import LocalCluster  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-import amass_standin  # noqa: E402  AMASS-layout files (and the reader until it is on main)
+import amass_files  # noqa: E402  AMASS-layout motion files
 import skinkit  # noqa: E402
-from skinkit.io.amass import load_amass  # noqa: E402
 from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
-
-PRELOAD = [str(HERE.parent / "tests" / "amass_standin.py")]
 
 
 def du(path) -> int:
@@ -110,9 +106,9 @@ def main(argv=None) -> int:
         np.savez(work / "body.npz", **synthetic_body_arrays("SMPL+H", num_vertices=V))
         (work / "motions").mkdir()
         for i in range(4):
-            amass_standin.write_motion(work / "motions" / f"m{i}.npz", args.frames, seed=i)
+            amass_files.write_motion(work / "motions" / f"m{i}.npz", args.frames, seed=i)
         model = skinkit.load_body_model(work / "body.npz", dtype=np.float32)
-        motion = load_amass(work / "motions" / "m0.npz")
+        motion = skinkit.load_amass(work / "motions" / "m0.npz")
         single = pose_blocks_rate(model, motion, K)
         print(f"model: {model}; {4 * args.frames} frames, {K} frames per chunk")
         print(f"pose_blocks, 1 process, 1 thread: {single:10.1f} meshes/s")
@@ -123,9 +119,8 @@ def main(argv=None) -> int:
         nbytes = stored = 0
         for n in (1, 2):
             out = work / f"w{n}.zarr"
-            with dask.config.set({"distributed.worker.preload": PRELOAD}), \
-                    LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                 dashboard_address=None) as cluster:
+            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster:
                 bake = functools.partial(skinkit.dataset.bake, body=str(work / "body.npz"),
                                          frames_per_chunk=K, scheduler=cluster.scheduler_address)
                 # warm-up: every worker loads the body model once (a worker keeps it)

@@ -18,12 +18,10 @@ import pytest
 from conftest import TORCH_HOW, optional_import
 
 optional_import("zarr", 'pip install ".[dataset]" (zarr 3: Python >= 3.11)', "dataset")
-import dask  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
-import amass_standin  # noqa: E402
-from amass_standin import write_motion  # noqa: E402
+from amass_files import write_motion, write_motion_smplx  # noqa: E402
 
 import skinkit as sk  # noqa: E402
 from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
@@ -31,7 +29,6 @@ from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
 pytestmark = pytest.mark.integration          # Dask clusters and child processes
 
 HERE = Path(__file__).resolve().parent
-PRELOAD = [str(HERE / "amass_standin.py")]   # the stand-in reader in every worker process
 FRAMES = (37, 61, 18)                         # three motions; chunks of 16 frames straddle them
 K = 16
 
@@ -48,9 +45,8 @@ def inputs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cluster():
-    with dask.config.set({"distributed.worker.preload": PRELOAD}), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         dashboard_address=None) as c:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as c:
         yield c
 
 
@@ -64,9 +60,8 @@ def baked(inputs, out, cluster, **kw):
 def reference(inputs, tmp_path_factory):
     """A bake by one worker process (the serial run the others must equal)."""
     out = tmp_path_factory.mktemp("ref") / "ref.zarr"
-    with dask.config.set({"distributed.worker.preload": PRELOAD}):
-        s = sk.dataset.bake([str(inputs / "motions")], str(out), body=str(inputs / "body.npz"),
-                            frames_per_chunk=K, workers=1)
+    s = sk.dataset.bake([str(inputs / "motions")], str(out), body=str(inputs / "body.npz"),
+                        frames_per_chunk=K, workers=1)
     assert s.ok and s.baked == s.frames == sum(FRAMES)
     return out
 
@@ -154,11 +149,9 @@ def test_a_worker_killed_mid_bake_is_replaced_and_the_store_is_identical(inputs,
 
 
 def cli(*args, **kw):
-    """``skinkit ARGS`` in a child process (its own session, the stand-in reader loaded)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent / "python"), str(HERE)]),
-           "DASK_DISTRIBUTED__WORKER__PRELOAD": repr(PRELOAD).replace("'", '"')}
-    code = "import sys, amass_standin; from skinkit.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], env=env,
+    """``skinkit ARGS`` in a child process (its own session)."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "python")}
+    return subprocess.Popen([sys.executable, "-m", "skinkit", *map(str, args)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, **kw)
 
@@ -202,16 +195,24 @@ def test_a_corrupt_motion_is_named_marked_failed_and_the_others_written(inputs, 
     for i, T in enumerate(FRAMES):
         (motions / f"m{i}.npz").write_bytes((inputs / "motions" / f"m{i}.npz").read_bytes())
     (motions / "m1b.npz").write_bytes((motions / "m1.npz").read_bytes()[:300])   # cut short
+    write_motion_smplx(motions / "m1c.npz", 9)           # 55 joints for a 52-joint model
+    with np.load(motions / "m2.npz") as z:
+        nan = {k: z[k] for k in z.files}
+    nan["poses"][3, 7] = np.nan
+    np.savez(motions / "m1d.npz", **nan)
     out = tmp_path / "s.zarr"
     p = cli("bake", motions, "--body", inputs / "body.npz", "--frames-per-chunk", K,
             "--scheduler", cluster.scheduler_address, "--out", out)
     _, err = p.communicate(timeout=300)
     assert p.returncode == 1
-    assert "m1b.npz" in err and "1 failed" in err and "Traceback" not in err
+    assert "3 failed" in err and "Traceback" not in err
+    assert all(f"m1{c}.npz" in err for c in "bcd"), err
     d = sk.dataset.open(out)
-    assert list(d.sequences["source"]) == ["m0.npz", "m1.npz", "m1b.npz", "m2.npz"]
-    assert list(d.sequences["status"]) == ["done", "done", "failed", "done"]
-    assert "m1b.npz" in d.sequences["error"][2] and list(d.sequences["count"]) == [37, 61, 0, 18]
+    assert list(d.sequences["source"]) == [f"m{x}.npz" for x in ("0", "1", "1b", "1c", "1d", "2")]
+    assert list(d.sequences["status"]) == ["done", "done", "failed", "failed", "failed", "done"]
+    assert list(d.sequences["count"]) == [37, 61, 0, 0, 0, 18]
+    error = d.sequences["error"]
+    assert "m1b.npz" in error[2] and "55 joints" in error[3] and "nan" in error[4].lower()
     ref = sk.dataset.open(reference)
     assert np.array_equal(d.vertices.compute(), ref.vertices.compute())
     assert np.array_equal(d.joints.compute(), ref.joints.compute())
@@ -232,7 +233,7 @@ def test_resampled_frames_are_the_motion_resampled(inputs, cluster, tmp_path):
     s = baked(inputs, tmp_path / "r.zarr", cluster, fps=20.0)
     d = sk.dataset.open(tmp_path / "r.zarr")
     model = sk.load_body_model(inputs / "body.npz", dtype=np.float32)
-    m = amass_standin.load_amass(inputs / "motions" / "m1.npz").resample(20.0)
+    m = sk.load_amass(inputs / "motions" / "m1.npz").resample(20.0)
     a = int(d.sequences["start"][1])
     assert s.ok and d.sequences["count"][1] == len(m.poses) == 41
     assert np.array_equal(d.frame_time[a:a + 41].compute(), np.arange(41) / 20.0)
