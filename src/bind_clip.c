@@ -112,7 +112,7 @@ static const char *clip_problem(int status)
 {
     switch (status) {
     case SK_ERR_CLIP_KEYS: return "has no keys, or its keys lie outside key_times";
-    case SK_ERR_CLIP_NCOMP: return "has ncomp outside 1..4 (or not 4 for a rotation)";
+    case SK_ERR_CLIP_NCOMP: return "has ncomp < 1 (or not 4 for a rotation)";
     case SK_ERR_CLIP_INTERP: return "has an unknown interpolation";
     case SK_ERR_CLIP_VALUES: return "has its values outside the values array";
     default: return "writes outside out";

@@ -22,6 +22,18 @@ static inline size_t FN(upper_key)(const T *kt, size_t K, T t)
     return lo;
 }
 
+/* q / |q| in place (a zero q stays zero): a CUBICSPLINE rotation's value (glTF 2.0 Appendix C;
+ * the STEP and LINEAR keys of a clip are unit already: skinkit.clip._sampler_values) */
+static inline void FN(unit)(T *q)
+{
+    T len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (len2 > 0) {
+        T r = 1 / SQRT(len2);
+        for (int c = 0; c < 4; c++)
+            q[c] *= r;
+    }
+}
+
 /* sl: the channel's slerp constants (sk_prepare_clip) or NULL */
 static void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc, int rot,
                             size_t k, T t, T *o)
@@ -45,16 +57,10 @@ static void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp,
         T s2 = s * s, s3 = s2 * s;
         T h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
         T h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
-        T len2 = 0;
-        for (int c = 0; c < nc; c++) {
+        for (int c = 0; c < nc; c++)
             o[c] = h00 * v0[c] + h10 * b0[c] + h01 * v1[c] + h11 * a1[c];
-            len2 += o[c] * o[c];
-        }
-        if (rot && len2 > 0) {
-            T r = 1 / SQRT(len2);
-            for (int c = 0; c < nc; c++)
-                o[c] *= r;
-        }
+        if (rot)
+            FN(unit)(o);
     }
 }
 
@@ -70,11 +76,12 @@ int FN(sk_check_clip)(const FN(sk_clip) *clip, size_t *bad)
     int64_t nkt = (int64_t)clip->nkey_times, nv = (int64_t)clip->nvalues;
     for (size_t c = 0; c < clip->nchannels; c++) {
         int64_t ko = clip->key_offset[c], nk = clip->nkeys[c], vo = clip->value_offset[c];
-        int32_t nc = clip->ncomp[c], mode = clip->interp[c];
+        int64_t nc = clip->ncomp[c];
+        int32_t mode = clip->interp[c];
         int st = SK_OK;
         if (nk < 1 || ko < 0 || ko > nkt || nk > nkt - ko)
             st = SK_ERR_CLIP_KEYS;
-        else if (nc < 1 || nc > 4 || (clip->rotation[c] && nc != 4))
+        else if (nc < 1 || (clip->rotation[c] && nc != 4))
             st = SK_ERR_CLIP_NCOMP;
         else if (mode < SK_STEP || mode > SK_CUBICSPLINE)
             st = SK_ERR_CLIP_INTERP;
@@ -141,6 +148,8 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                     if (hold) {
                         for (int e = 0; e < nc; e++)
                             o[e] = hold[e];
+                        if (rot && mode == SK_CUBICSPLINE)
+                            FN(unit)(o);
                         continue;
                     }
                     if (!(kt[k] <= t && t < kt[k + 1])) {

@@ -33,7 +33,7 @@ enum sk_status {
     SK_ERR_SINGULAR = -5,      /* matrix of item bad is singular             */
     /* sk_check_clip: channel bad of an sk_clip table has ... */
     SK_ERR_CLIP_KEYS = -6,     /* no keys, or keys outside key_times         */
-    SK_ERR_CLIP_NCOMP = -7,    /* ncomp not 1..4, or not 4 for a rotation    */
+    SK_ERR_CLIP_NCOMP = -7,    /* ncomp < 1, or not 4 for a rotation         */
     SK_ERR_CLIP_INTERP = -8,   /* an interp that is no sk_interpolation      */
     SK_ERR_CLIP_VALUES = -9,   /* values outside the values array            */
     SK_ERR_CLIP_OUTPUT = -10   /* an output range outside the output array   */
@@ -198,7 +198,8 @@ void sk_additive_pose_##S(size_t n, const T *base_rot, ptrdiff_t s0,            
    Channel c has nkeys[c] >= 1 key times at key_times + key_offset[c] (sorted times  \
    are expected; unsorted ones are sampled without reading outside) and nkeys[c] \
    keys of ncomp[c] values at values + value_offset[c] (3 per key for           \
-   CUBICSPLINE: in-tangent, value, out-tangent); ncomp[c] is 1..4, and 4 when     \
+   CUBICSPLINE: in-tangent, value, out-tangent); ncomp[c] >= 1 (a morph weights \
+   channel has one per target), and 4 when                                       \
    rotation[c] != 0 (quaternions, slerped); interp[c] is an sk_interpolation.     \
    sk_check_clip checks all of this before sampling. */                           \
 typedef struct {                                                                  \

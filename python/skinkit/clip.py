@@ -3,7 +3,10 @@
 The math is glTF 2.0 section 3.11 "Animations" (samplers) and Appendix C "Interpolation":
 STEP holds the previous key; LINEAR lerps translations and scales and slerps rotations on the
 shortest path; CUBICSPLINE is the cubic Hermite spline with in/out tangents scaled by the key
-interval, rotations normalized afterwards.  Before the first key a channel holds its first value,
+interval.  Every sampled rotation is a unit quaternion, also from keys that are not: STEP and
+LINEAR keys are normalized when the clip is built (slerp of unit keys stays unit), CUBICSPLINE
+values after interpolation, as Blender and ozz-animation do (three.js uses them as given:
+docs/conventions.rst).  A weights channel has any number of components (one per morph target).  Before the first key a channel holds its first value,
 after the last key its last value.
 """
 from __future__ import annotations
@@ -97,12 +100,23 @@ def as_times(times, dtype) -> np.ndarray:
     return t
 
 
+def _sampler_values(ch: Channel) -> np.ndarray:
+    """The key values the sampler reads: STEP and LINEAR rotation keys as unit quaternions (a zero
+    key as the identity), as ozz-animation's AnimationBuilder stores them, so that slerp, which is
+    defined on unit quaternions, and the held keys give rotations; CUBICSPLINE keys as given (the
+    sampler normalizes the spline's value, glTF 2.0 Appendix C)."""
+    if ch.path != "rotation" or ch.interpolation == "CUBICSPLINE":
+        return np.asarray(ch.values)
+    return _core.quat_normalize(np.asarray(ch.values, np.float64), None, None)
+
+
 class ClipTable(NamedTuple):
     """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
     ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
     ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
     components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
-    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
+    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions (STEP and LINEAR rotation keys
+    normalized: ``_sampler_values``).  ``node`` and ``path`` (an index
     into PATHS, or 3 for morph weights) say where each channel's samples go; the channels are
     ordered by path.  ``slerp`` holds, for each key of a LINEAR rotation channel, its slerp
     constants (angle, sine, cosine, sign: ``sk_prepare_clip``) at the key's value offset, so that
@@ -128,7 +142,8 @@ class ClipTable(NamedTuple):
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
         return cls(
             key_times=np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype),
-            values=np.concatenate([np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(dtype),
+            values=np.concatenate([np.ravel(_sampler_values(ch)) for ch in c]
+                                  or [np.zeros(0)]).astype(dtype),
             key_offset=np.cumsum(nkeys) - nkeys,
             nkeys=nkeys,
             value_offset=np.cumsum(sizes) - sizes,
