@@ -145,12 +145,17 @@ void FN(sk_skinning_dual_quaternions)(size_t n, const T *m, ptrdiff_t sm, T *res
     }
 }
 
-int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
-                                    const void *joints, ptrdiff_t sj, int itype,
-                                    const T *weights, ptrdiff_t sw, const T *dqs, ptrdiff_t sd,
-                                    const T *normals, ptrdiff_t sn, T *restrict out_pos,
-                                    ptrdiff_t sp, T *restrict out_nrm, ptrdiff_t so, size_t *bad)
+int FN(sk_dual_quaternion_skinning)(const FN(sk_skin_job) *job)
 {
+    size_t n = job->n, K = job->K, J = job->J, *bad = job->bad;
+    const T *verts = job->verts, *weights = job->weights, *dqs = job->transforms;
+    const T *normals = job->normals;
+    const void *joints = job->joints;
+    ptrdiff_t sv = job->verts_stride, sj = job->joints_stride, sw = job->weights_stride;
+    ptrdiff_t sd = job->transforms_stride, sn = job->normals_stride, sp = job->out_pos_stride;
+    ptrdiff_t so = job->out_nrm_stride;
+    T *restrict out_pos = job->out_pos, *restrict out_nrm = job->out_nrm;
+    int itype = job->itype;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     /* the SIMD variant takes packed vertices of one pose whose joints are all rigid; the AVX-512
        level runs it too (no AVX-512 DQS) */
@@ -160,8 +165,7 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
         for (size_t j = 0; j < J && rigid; j++)
             rigid = dqs[SK_DQ_RECORD * j + 29] == 0;
         if (rigid)
-            return sk_dqs_pose_avx2(n, K, J, verts, joints, itype, weights, dqs, normals,
-                                    out_pos, out_nrm, bad);
+            return sk_dqs_pose_avx2(job);
     }
 #endif
     for (size_t x = 0; x < n; x++) {

@@ -13,13 +13,16 @@
         gj[o + 3] += wk * X[o + 3];
 
 #define SK_LBS_VJP(NAME, JT)                                                                  \
-    static inline int FN(NAME##_body)(size_t n, size_t K, size_t J, const T *verts,          \
-                                      ptrdiff_t sv, const JT *joints, ptrdiff_t sj,          \
-                                      const T *weights, ptrdiff_t sw, const T *restrict mats,\
-                                      ptrdiff_t sm, const T *g, ptrdiff_t sg,                \
-                                      T *restrict g_verts, ptrdiff_t sov,                    \
-                                      T *restrict g_mats, ptrdiff_t som, size_t *bad)        \
+    static inline int FN(NAME##_body)(const FN(sk_skin_vjp_job) *job, size_t K)             \
     {                                                                                        \
+        size_t n = job->n, J = job->J, *bad = job->bad;                                      \
+        const T *verts = job->verts, *weights = job->weights, *g = job->g;                   \
+        const T *restrict mats = job->mats;                                                  \
+        const JT *joints = job->joints;                                                      \
+        T *restrict g_verts = job->g_verts, *restrict g_mats = job->g_mats;                  \
+        ptrdiff_t sv = job->verts_stride, sj = job->joints_stride, sw = job->weights_stride;  \
+        ptrdiff_t sm = job->mats_stride, sg = job->g_stride, sov = job->g_verts_stride;      \
+        ptrdiff_t som = job->g_mats_stride;                                                  \
         for (size_t x = 0; x < n; x++) {                                                     \
             const T *p = verts + x * sv, *ga = g + x * sg, *w = weights + x * sw;            \
             const T *m = mats + x * sm;                                                      \
@@ -48,37 +51,24 @@
         }                                                                                    \
         return SK_OK;                                                                        \
     }                                                                                        \
-    static int FN(NAME)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,              \
-                        const JT *jn, ptrdiff_t sj, const T *w, ptrdiff_t sw, const T *m,    \
-                        ptrdiff_t sm, const T *g, ptrdiff_t sg, T *gv, ptrdiff_t sov,        \
-                        T *gm, ptrdiff_t som, size_t *bad)                                   \
+    static int FN(NAME)(const FN(sk_skin_vjp_job) *job)                                    \
     {                                                                                        \
-        if (K == 4)                                                                          \
-            return FN(NAME##_body)(n, 4, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv, sov, gm, \
-                                   som, bad);                                                \
-        if (K == 8)                                                                          \
-            return FN(NAME##_body)(n, 8, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv, sov, gm, \
-                                   som, bad);                                                \
-        return FN(NAME##_body)(n, K, J, v, sv, jn, sj, w, sw, m, sm, g, sg, gv, sov, gm, som, \
-                               bad);                                                         \
+        if (job->K == 4)                                                                     \
+            return FN(NAME##_body)(job, 4);                                                  \
+        if (job->K == 8)                                                                     \
+            return FN(NAME##_body)(job, 8);                                                  \
+        return FN(NAME##_body)(job, job->K);                                                 \
     }
 SK_LBS_VJP(lbs_vjp_u8, uint8_t)
 SK_LBS_VJP(lbs_vjp_u16, uint16_t)
 SK_LBS_VJP(lbs_vjp_i32, int32_t)
 
-/* the loop for the joint index type */
-static int FN(lbs_vjp_items)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
-                             const void *joints, ptrdiff_t sj, int itype, const T *weights,
-                             ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *g, ptrdiff_t sg,
-                             T *restrict g_verts, ptrdiff_t sov, T *restrict g_mats,
-                             ptrdiff_t som, size_t *bad)
+/* the loop for the job's joint index type */
+static int FN(lbs_vjp_items)(const FN(sk_skin_vjp_job) *job)
 {
-    if (itype == SK_U8)
-        return FN(lbs_vjp_u8)(n, K, J, verts, sv, joints, sj, weights, sw, mats, sm, g, sg,
-                              g_verts, sov, g_mats, som, bad);
-    if (itype == SK_U16)
-        return FN(lbs_vjp_u16)(n, K, J, verts, sv, joints, sj, weights, sw, mats, sm, g, sg,
-                               g_verts, sov, g_mats, som, bad);
-    return FN(lbs_vjp_i32)(n, K, J, verts, sv, joints, sj, weights, sw, mats, sm, g, sg,
-                           g_verts, sov, g_mats, som, bad);
+    if (job->itype == SK_U8)
+        return FN(lbs_vjp_u8)(job);
+    if (job->itype == SK_U16)
+        return FN(lbs_vjp_u16)(job);
+    return FN(lbs_vjp_i32)(job);
 }
