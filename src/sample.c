@@ -34,8 +34,18 @@ static inline void FN(unit)(T *q)
     }
 }
 
+#ifndef SK_SPECIALIZE
+/* inlined into each call with constant arguments, so that the compiler writes one copy of the
+ * loop per kind of channel (GCC, Clang; elsewhere the compiler decides) */
+#if defined(__GNUC__)
+#define SK_SPECIALIZE static inline __attribute__((always_inline))
+#else
+#define SK_SPECIALIZE static inline
+#endif
+#endif
+
 /* sl: the channel's slerp constants (sk_prepare_clip) or NULL */
-static void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc, int rot,
+SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc, int rot,
                             size_t k, T t, T *o)
 {
     T t0 = kt[k], td = kt[k + 1] - t0, s = (t - t0) / td;
@@ -121,6 +131,37 @@ void FN(sk_prepare_clip)(const FN(sk_clip) *clip, T *restrict slerp)
     }
 }
 
+/* times [b, e) of one channel (its key times kt, K of them, its values, slerp constants sl, its
+ * kind) into o (sample i at o + i * os), from key interval k on; returns the last interval */
+SK_SPECIALIZE size_t FN(sample_run)(const T *kt, size_t K, const T *vals, const T *sl, int mode,
+                                    int nc, int rot, size_t k, const T *times, size_t b,
+                                    size_t e, T *o, ptrdiff_t os)
+{
+    for (size_t i = b; i < e; i++) {
+        T t = times[i], *oi = o + (ptrdiff_t)i * os;
+        const T *hold = NULL;
+        if (!(t > kt[0]))        /* before the first key (or NaN) */
+            hold = FN(key_value)(vals, mode, nc, 0);
+        else if (t >= kt[K - 1]) /* at or after the last key */
+            hold = FN(key_value)(vals, mode, nc, K - 1);
+        if (hold) {
+            for (int c = 0; c < nc; c++)
+                oi[c] = hold[c];
+            if (rot && mode == SK_CUBICSPLINE)
+                FN(unit)(oi);
+            continue;
+        }
+        if (!(kt[k] <= t && t < kt[k + 1])) {
+            if (k + 2 < K && kt[k + 1] <= t && t < kt[k + 2])
+                k++;
+            else
+                k = FN(upper_key)(kt, K, t) - 1;
+        }
+        FN(interpolate)(kt, vals, sl, mode, nc, rot, k, t, oi);
+    }
+    return k;
+}
+
 void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                         const int64_t *out_offset, const int64_t *out_stride, size_t ntimes,
                         const T *times, T *restrict out)
@@ -137,29 +178,16 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                 const T *vals = values + clip->value_offset[c];
                 const T *sl = clip->slerp ? clip->slerp + clip->value_offset[c] : NULL;
                 int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
-                for (size_t i = b; i < bend; i++) {
-                    T t = times[i];
-                    T *o = out + out_offset[c] + (ptrdiff_t)i * out_stride[c];
-                    const T *hold = NULL;
-                    if (!(t > kt[0]))        /* before the first key (or NaN) */
-                        hold = FN(key_value)(vals, mode, nc, 0);
-                    else if (t >= kt[K - 1]) /* at or after the last key */
-                        hold = FN(key_value)(vals, mode, nc, K - 1);
-                    if (hold) {
-                        for (int e = 0; e < nc; e++)
-                            o[e] = hold[e];
-                        if (rot && mode == SK_CUBICSPLINE)
-                            FN(unit)(o);
-                        continue;
-                    }
-                    if (!(kt[k] <= t && t < kt[k + 1])) {
-                        if (k + 2 < K && kt[k + 1] <= t && t < kt[k + 2])
-                            k++;
-                        else
-                            k = FN(upper_key)(kt, K, t) - 1;
-                    }
-                    FN(interpolate)(kt, vals, sl, mode, nc, rot, k, t, o);
-                }
+                T *o = out + out_offset[c];
+                ptrdiff_t os = (ptrdiff_t)out_stride[c];
+                /* the usual kinds get their own copies: slerped rotations, lerped 3-vectors */
+                if (mode == SK_LINEAR && rot && sl)
+                    k = FN(sample_run)(kt, K, vals, sl, SK_LINEAR, 4, 1, k, times, b, bend, o, os);
+                else if (mode == SK_LINEAR && nc == 3 && !rot)
+                    k = FN(sample_run)(kt, K, vals, NULL, SK_LINEAR, 3, 0, k, times, b, bend, o,
+                                       os);
+                else
+                    k = FN(sample_run)(kt, K, vals, sl, mode, nc, rot, k, times, b, bend, o, os);
                 cursor[c - g] = k;
             }
         }
