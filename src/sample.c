@@ -1,25 +1,13 @@
 /* sample.c -- glTF 2.0 animation sampling (section 3.11 and Appendix C "Interpolation"). */
 #include "real.h"
 #include "qmath.h"
+#include "simd.h"
+#include "sample_keys.h"
 
 /* the key value of key k (the middle of in-tangent, value, out-tangent for CUBICSPLINE) */
 static inline const T *FN(key_value)(const T *vals, int interp, int nc, size_t k)
 {
     return vals + (interp == SK_CUBICSPLINE ? 3 * k + 1 : k) * (size_t)nc;
-}
-
-/* first index in [1, K-1] whose key time exceeds t (K >= 2); stays in range for any input */
-static inline size_t FN(upper_key)(const T *kt, size_t K, T t)
-{
-    size_t lo = 1, hi = K - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (kt[mid] > t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
 }
 
 /* q / |q| in place (a zero q stays zero): a CUBICSPLINE rotation's value (glTF 2.0 Appendix C;
@@ -45,8 +33,8 @@ static inline void FN(unit)(T *q)
 #endif
 
 /* sl: the channel's slerp constants (sk_prepare_clip) or NULL */
-SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc, int rot,
-                            size_t k, T t, T *o)
+SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc,
+                                   int rot, size_t k, T t, T *o)
 {
     T t0 = kt[k], td = kt[k + 1] - t0, s = (t - t0) / td;
     const T *v0 = FN(key_value)(vals, interp, nc, k), *v1 = FN(key_value)(vals, interp, nc, k + 1);
@@ -151,12 +139,7 @@ SK_SPECIALIZE size_t FN(sample_run)(const T *kt, size_t K, const T *vals, const 
                 FN(unit)(oi);
             continue;
         }
-        if (!(kt[k] <= t && t < kt[k + 1])) {
-            if (k + 2 < K && kt[k + 1] <= t && t < kt[k + 2])
-                k++;
-            else
-                k = FN(upper_key)(kt, K, t) - 1;
-        }
+        k = FN(key_interval)(kt, K, t, k);
         FN(interpolate)(kt, vals, sl, mode, nc, rot, k, t, oi);
     }
     return k;
@@ -181,6 +164,11 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                 T *o = out + out_offset[c];
                 ptrdiff_t os = (ptrdiff_t)out_stride[c];
                 /* the usual kinds get their own copies: slerped rotations, lerped 3-vectors */
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+                if (mode == SK_LINEAR && rot && sl && sk_simd() >= SK_SIMD_AVX2)
+                    k = sk_sample_slerp_avx2(kt, K, vals, sl, k, times, b, bend, o, os);
+                else
+#endif
                 if (mode == SK_LINEAR && rot && sl)
                     k = FN(sample_run)(kt, K, vals, sl, SK_LINEAR, 4, 1, k, times, b, bend, o, os);
                 else if (mode == SK_LINEAR && nc == 3 && !rot)
