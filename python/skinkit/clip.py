@@ -270,8 +270,13 @@ class Clip(Summarized):
         else:
             self._check_out(out, shapes)
         t, _ = self._times(t, loop)
-        for o, r in zip(out, (rest_t, rest_r, rest_s)):
-            o[...] = r
+        for p, (o, r) in enumerate(zip(out, (rest_t, rest_r, rest_s))):
+            # the rest pose only where no channel writes (a full copy was 7% of a sampling call)
+            rest_only = np.setdiff1d(np.arange(n), nodes[self._table.path == p])
+            if rest_only.size == n:
+                o[...] = r
+            elif rest_only.size:
+                o[..., rest_only, :] = r[rest_only]
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
                               tuple(o.reshape(-1) for o in out), threads)
