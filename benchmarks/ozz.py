@@ -85,7 +85,8 @@ class Ozz:
         for path in [driver] + libs:
             with open(path, "rb") as f:
                 h.update(f.read())
-        lib = os.path.join(tempfile.gettempdir(), f"skinkit-ozz-{h.hexdigest()[:16]}-{os.getuid()}.so")
+        lib = os.path.join(tempfile.gettempdir(),
+                           f"skinkit-ozz-{h.hexdigest()[:16]}-{os.getuid()}.so")
         if not os.path.exists(lib):
             tmp = f"{lib}.{os.getpid()}"
             _run(cmd + ["-o", tmp], "compiling ozz_driver.cpp")

@@ -53,7 +53,10 @@ void to_soa(int J, const int* ozz_joint, const float* t, const float* q, const f
       int k = 4 * g + l, j = k < J ? ozz_joint[k] : -1;
       const float id[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
       for (int c = 0; c < 10; c++)
-        v[c][l] = j < 0 ? id[c] : c < 3 ? t[3 * j + c] : c < 7 ? q[4 * j + c - 3] : s[3 * j + c - 7];
+        v[c][l] = j < 0   ? id[c]
+                  : c < 3 ? t[3 * j + c]
+                  : c < 7 ? q[4 * j + c - 3]
+                          : s[3 * j + c - 7];
     }
     om::SimdFloat4 r[10];
     for (int c = 0; c < 10; c++) r[c] = om::simd_float4::LoadPtrU(v[c]);

@@ -81,8 +81,8 @@ size_t sk_sample_slerp_avx2(const float *kt, size_t K, const float *vals, const 
                                     hold);
         transpose4_lanes8(r, 4, r);
         for (size_t l = 0; l < L && i + l < e; l++)
-            _mm_storeu_ps(o + (ptrdiff_t)(i + l) * os,
-                          l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1));
+            _mm_storeu_ps(o + (ptrdiff_t)(i + l) * os, l < 4 ? _mm256_castps256_ps128(r[l])
+                                                             : _mm256_extractf128_ps(r[l - 4], 1));
     }
     return k;
 }

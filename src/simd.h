@@ -10,7 +10,8 @@
 #define SK_AVX2_MAX_JOINTS 256
 int sk_lbs_pose_avx2(const sk_skin_job_f *job);
 /* dqs_avx2.c: one float32 pose of dual quaternion skinning with AVX2/FMA, packed vertices,
-   every joint record rigid (dqs.c checks); also the AVX-512 level's DQS (there is no AVX-512 DQS) */
+   every joint record rigid (dqs.c checks); also the AVX-512 level's DQS (there is no AVX-512
+   DQS) */
 int sk_dqs_pose_avx2(const sk_skin_job_f *job);
 /* fk_avx2.c: float32 forward kinematics of 8 poses side by side, J <= SK_FK_SIMD_MAX_JOINTS
    (the parents' results of a group live on the stack: 48 KiB) */

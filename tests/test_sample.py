@@ -326,7 +326,8 @@ def test_weights_of_any_width(dtype, interpolation, width):
     assert sorted(got) == [0, 5] and got[5].shape == (times.size, width)
     for ch in channels:
         kt, kv = ch.times.astype(dtype), ch.values.astype(dtype)
-        expected = [ref.sample_channel(kt, kv, interpolation, t, False) for t in times.astype(dtype)]
+        expected = [ref.sample_channel(kt, kv, interpolation, t, False)
+                    for t in times.astype(dtype)]
         assert got[ch.node].dtype == dtype
         helpers.assert_close(got[ch.node], expected, scale=10)
 

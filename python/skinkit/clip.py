@@ -6,8 +6,8 @@ shortest path; CUBICSPLINE is the cubic Hermite spline with in/out tangents scal
 interval.  Every sampled rotation is a unit quaternion, also from keys that are not: STEP and
 LINEAR keys are normalized when the clip is built (slerp of unit keys stays unit), CUBICSPLINE
 values after interpolation, as Blender and ozz-animation do (three.js uses them as given:
-docs/conventions.rst).  A weights channel has any number of components (one per morph target).  Before the first key a channel holds its first value,
-after the last key its last value.
+docs/conventions.rst).  A weights channel has any number of components (one per morph target).
+Before the first key a channel holds its first value, after the last key its last value.
 """
 from __future__ import annotations
 
