@@ -3,8 +3,8 @@ jobs (SamplingJob, LocalToModelJob, SkinningJob) driven by ``ozz_driver.cpp``, w
 compiles against an ozz source tree the user points to (``run.py --ozz-src PATH``; nothing of
 ozz is vendored).  ozz's libraries come from ``--ozz-build DIR`` (a CMake build of that tree with
 position-independent code), or are built here once with CMake (``-O3 -mavx2 -mfma``, its SIMD
-path: 4-wide SSE/AVX with FMA) into a cache folder.  Without ``--ozz-src`` the group is skipped
-with a message.
+path: 4-wide SSE/AVX with FMA) into a cache folder.  Without ``--ozz-src`` (or when ozz cannot be
+built) the group prints skinkit's rows alone, the ozz rows saying why.
 
 Group "ozz" prints issue 21's table in one run: sampling (sorted times; random times without and
 with ozz's keyframe index, AnimationBuilder's iframes), FK of 24 and 64 joints, LBS positions and
@@ -211,23 +211,32 @@ def _thread_target(case: Case, one: Dict[str, float], key):
                                    one[key] / case.time("skinkit"), ">=", 1.7, "x"))
 
 
+def _peer(oz, make):
+    """make(), an ozz job driver, or the reason ozz is absent (its rows say "not installed")."""
+    return oz if isinstance(oz, Unavailable) else make()
+
+
 def group_ozz(ctx: Ctx):
-    if not ctx.ozz_src:
-        print("   skipped: no ozz-animation source tree given (run.py --ozz-src PATH; "
-              "github.com/guillaumeblanc/ozz-animation)")
-        return
-    try:
-        oz = Ozz(ctx.ozz_src, ctx.ozz_build)
-    except OzzUnavailable as e:
-        print(f"   skipped: {e}")
-        return
+    """The table; without ozz (no --ozz-src, or it cannot be built) skinkit's rows alone, the
+    ozz rows saying why."""
+    why = ("no ozz-animation source tree given (run.py --ozz-src PATH; "
+           "github.com/guillaumeblanc/ozz-animation)")
+    oz: object = Unavailable(why)
+    if ctx.ozz_src:
+        try:
+            oz = Ozz(ctx.ozz_src, ctx.ozz_build)
+        except OzzUnavailable as e:
+            oz = Unavailable(str(e))
+    if isinstance(oz, Unavailable):
+        oz.status = "not installed"
+        print(f"   ozz-animation skipped: {oz}")
     one: Dict[str, float] = {}
     _sampling(ctx, oz, one)
     _fk(ctx, oz, one)
     _lbs(ctx, oz, one)
 
 
-def _sampling(ctx: Ctx, oz: Ozz, one):
+def _sampling(ctx: Ctx, oz, one):
     from skinkit.clip import Channel, Clip
     J, nkeys = 64, 100
     T = 100 if ctx.quick else 10_000
@@ -235,8 +244,9 @@ def _sampling(ctx: Ctx, oz: Ozz, one):
     chans = [ch for jj in range(J) for ch in (Channel(jj, "translation", key_times, trans[jj]),
                                               Channel(jj, "rotation", key_times, rots[jj]))]
     duration = float(key_times[-1])
-    peers = {"ozz SamplingJob": OzzClip(oz, key_times, trans, rots),
-             "ozz SamplingJob + iframes": OzzClip(oz, key_times, trans, rots, duration / 10)}
+    peers = {"ozz SamplingJob": _peer(oz, lambda: OzzClip(oz, key_times, trans, rots)),
+             "ozz SamplingJob + iframes": _peer(oz, lambda: OzzClip(oz, key_times, trans, rots,
+                                                                    duration / 10))}
     rng = np.random.default_rng(4)
     random_times = rng.uniform(0, duration, T).astype(np.float32)
     for order in ("sorted", "random"):
@@ -257,7 +267,8 @@ def _sampling(ctx: Ctx, oz: Ozz, one):
                     def check(ref, _, p=p):
                         t, q, _s = p.read(T)
                         return max(maxdiff(ref[0], t), quat_diff(ref[1], q))
-                    entries[name] = (functools.partial(p, times32), check)
+                    entries[name] = p if isinstance(p, Unavailable) else (
+                        functools.partial(p, times32), check)
                 # ozz stores keys quantized (rotations 3 x 16 bits, translations half floats)
                 bench(ctx, case, entries, tol=2e-2)
                 cases.rate_metrics(case, "M joint-samples/s", T * J)
@@ -274,7 +285,7 @@ def _sampling(ctx: Ctx, oz: Ozz, one):
                 finish(ctx, case)
 
 
-def _fk(ctx: Ctx, oz: Ozz, one):
+def _fk(ctx: Ctx, oz, one):
     rng = np.random.default_rng(5)
     dt = np.float32
     Bs = [64, 256] if ctx.quick else [1024, 4096, 65536]
@@ -284,15 +295,15 @@ def _fk(ctx: Ctx, oz: Ozz, one):
             q = cases.random_unit_quats(rng, (B, J), dt)
             t = rng.normal(scale=0.2, size=(B, J, 3)).astype(dt)
             s = rng.uniform(0.9, 1.1, size=(B, J, 3)).astype(dt)
-            peer = OzzFk(oz, parents, q, t, s)
+            peer = _peer(oz, lambda: OzzFk(oz, parents, q, t, s))
             for thr in ctx.threads:
                 case = Case("ozz", "FK (TRS)", f"J={J} B={B:,}", "float32", thr,
                             params={"J": J, "B": B})
                 f = sk(cases.K.forward_kinematics, thr)
                 out = np.empty((B, J, 4, 4), dt)
                 entries = {"skinkit": lambda f=f, out=out: f(parents, q, t, s, out=out),
-                           "ozz LocalToModelJob": (peer, lambda a, b, p=peer: maxdiff(
-                               a, p.as_skinkit(b)))}
+                           "ozz LocalToModelJob": peer if isinstance(peer, Unavailable) else (
+                               peer, lambda a, b, p=peer: maxdiff(a, p.as_skinkit(b)))}
                 bench(ctx, case, entries, tol=cases.tol_for(dt, 10))
                 cases.rate_metrics(case, "M joints/s", B * J)
                 if thr == 1 and not ctx.quick and B >= 4096:
@@ -308,13 +319,13 @@ def _fk(ctx: Ctx, oz: Ozz, one):
             del peer
 
 
-def _lbs(ctx: Ctx, oz: Ozz, one):
+def _lbs(ctx: Ctx, oz, one):
     V = 1_000 if ctx.quick else 1_000_000
     v, j, w, m, n = cases.make_lbs_problem(V)
     for with_normals in (False, True):
         bpv = cases.LBS_NORMAL_BYTES if with_normals else cases.LBS_BYTES
         nrm = n if with_normals else None
-        peer = ozz_skin(oz, v, j, w, m, nrm)
+        peer = _peer(oz, lambda: ozz_skin(oz, v, j, w, m, nrm))
         for thr in ctx.threads:
             op = "LBS positions+normals" if with_normals else "LBS positions"
             case = Case("ozz", op, f"V={V:,} J=64 K=4", "float32", thr,
@@ -327,7 +338,8 @@ def _lbs(ctx: Ctx, oz: Ozz, one):
             # positions (normals agree in direction only)
             check = (lambda a, b: maxdiff(a[0], b[0])) if with_normals else maxdiff
             bench(ctx, case, {"skinkit": functools.partial(f, v, j, w, m, normals=nrm, out=out),
-                              "ozz SkinningJob": (peer, check), name: triad},
+                              "ozz SkinningJob": peer if isinstance(peer, Unavailable) else (
+                                  peer, check), name: triad},
                   tol=cases.tol_for(np.float32, 8))
             for im in case.impls:
                 if im.ok and im.same_work:

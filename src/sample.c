@@ -146,15 +146,15 @@ SK_SPECIALIZE size_t FN(sample_run)(const T *kt, size_t K, const T *vals, const 
 }
 
 void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
-                        const int64_t *out_offset, const int64_t *out_stride, size_t ntimes,
-                        const T *times, T *restrict out)
+                        const int64_t *out_offset, const int64_t *out_stride, size_t i0,
+                        size_t i1, const T *times, T *restrict out)
 {
     const T *key_times = clip->key_times, *values = clip->values;
     for (size_t g = c0; g < c1; g += SK_CHANNEL_GROUP) {
         size_t gend = g + SK_CHANNEL_GROUP < c1 ? g + SK_CHANNEL_GROUP : c1;
         size_t cursor[SK_CHANNEL_GROUP] = {0};
-        for (size_t b = 0; b < ntimes; b += SK_TIME_BLOCK) {
-            size_t bend = b + SK_TIME_BLOCK < ntimes ? b + SK_TIME_BLOCK : ntimes;
+        for (size_t b = i0; b < i1; b += SK_TIME_BLOCK) {
+            size_t bend = b + SK_TIME_BLOCK < i1 ? b + SK_TIME_BLOCK : i1;
             for (size_t c = g; c < gend; c++) {
                 size_t K = (size_t)clip->nkeys[c], k = cursor[c - g];
                 const T *kt = key_times + clip->key_offset[c];

@@ -256,14 +256,14 @@ int sk_check_clip_output_d(const sk_clip_d *clip, const int64_t *out_offset,
    clip->slerp to it before sampling. */
 void sk_prepare_clip_f(const sk_clip_f *clip, float *SK_RESTRICT slerp);
 void sk_prepare_clip_d(const sk_clip_d *clip, double *SK_RESTRICT slerp);
-/* Samples channels c0 <= c < c1 of a checked clip at ntimes times: the ncomp[c] values of
-   channel c at time i go to out[out_offset[c] + i * out_stride[c]].  Key search is amortised
-   O(1) for sorted times, binary otherwise. */
+/* Samples channels c0 <= c < c1 of a checked clip at times i0 <= i < i1: the ncomp[c] values
+   of channel c at time i go to out[out_offset[c] + i * out_stride[c]].  Key search is amortised
+   O(1) for sorted times, binary otherwise.  A sample's bits do not depend on the ranges. */
 void sk_sample_clip_f(const sk_clip_f *clip, size_t c0, size_t c1, const int64_t *out_offset,
-                      const int64_t *out_stride, size_t ntimes, const float *times,
+                      const int64_t *out_stride, size_t i0, size_t i1, const float *times,
                       float *SK_RESTRICT out);
 void sk_sample_clip_d(const sk_clip_d *clip, size_t c0, size_t c1, const int64_t *out_offset,
-                      const int64_t *out_stride, size_t ntimes, const double *times,
+                      const int64_t *out_stride, size_t i0, size_t i1, const double *times,
                       double *SK_RESTRICT out);
 
 /* SIMD: float32 skinning uses an AVX-512 or an AVX2/FMA variant on x86-64 CPUs that have it.
