@@ -32,11 +32,11 @@ static inline void FN(unit)(T *q)
 #endif
 #endif
 
-/* sl: the channel's slerp constants (sk_prepare_clip) or NULL */
+/* the value at parameter s of interval k; sl: the channel's slerp constants (sk_prepare_clip)
+ * or NULL */
 SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc,
-                                   int rot, size_t k, T t, T *o)
+                                   int rot, size_t k, T s, T *o)
 {
-    T t0 = kt[k], td = kt[k + 1] - t0, s = (t - t0) / td;
     const T *v0 = FN(key_value)(vals, interp, nc, k), *v1 = FN(key_value)(vals, interp, nc, k + 1);
     if (interp == SK_STEP) {
         for (int c = 0; c < nc; c++)
@@ -52,7 +52,7 @@ SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int 
     } else {
         /* p = h00 v_k + h10 td b_k + h01 v_k+1 + h11 td a_k+1 (b: out-tangent, a: in-tangent) */
         const T *b0 = v0 + nc, *a1 = v1 - nc;
-        T s2 = s * s, s3 = s2 * s;
+        T td = kt[k + 1] - kt[k], s2 = s * s, s3 = s2 * s;
         T h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
         T h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
         for (int c = 0; c < nc; c++)
@@ -62,11 +62,11 @@ SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int 
     }
 }
 
-/* Channels are taken in groups and times in blocks, so that one block of output rows stays in
- * cache while every channel of the group writes into it; each channel keeps its key interval
- * from one time to the next (amortised O(1) for sorted times, binary search otherwise). */
+/* Channels are taken in groups and times in blocks (SK_TIME_BLOCK, sample_keys.h), so that one
+ * block of output rows stays in cache while every channel of the group writes into it; each
+ * channel keeps its key interval from one time to the next (amortised O(1) for sorted times,
+ * binary search otherwise), and channels with the same key times share the block's intervals. */
 #define SK_CHANNEL_GROUP 64
-#define SK_TIME_BLOCK 256
 
 /* the clip table's own rules (skinkit.h): every range inside its array */
 int FN(sk_check_clip)(const FN(sk_clip) *clip, size_t *bad)
@@ -119,30 +119,23 @@ void FN(sk_prepare_clip)(const FN(sk_clip) *clip, T *restrict slerp)
     }
 }
 
-/* times [b, e) of one channel (its key times kt, K of them, its values, slerp constants sl, its
- * kind) into o (sample i at o + i * os), from key interval k on; returns the last interval */
-SK_SPECIALIZE size_t FN(sample_run)(const T *kt, size_t K, const T *vals, const T *sl, int mode,
-                                    int nc, int rot, size_t k, const T *times, size_t b,
-                                    size_t e, T *o, ptrdiff_t os)
+/* the times of a block (their intervals bk) of one channel (its key times kt, values, slerp
+ * constants sl, its kind) into o (sample i at o + i * os) */
+SK_SPECIALIZE void FN(sample_run)(const T *kt, const T *vals, const T *sl, int mode, int nc,
+                                  int rot, const FN(sk_block_keys) *bk, T *o, ptrdiff_t os)
 {
-    for (size_t i = b; i < e; i++) {
-        T t = times[i], *oi = o + (ptrdiff_t)i * os;
-        const T *hold = NULL;
-        if (!(t > kt[0]))        /* before the first key (or NaN) */
-            hold = FN(key_value)(vals, mode, nc, 0);
-        else if (t >= kt[K - 1]) /* at or after the last key */
-            hold = FN(key_value)(vals, mode, nc, K - 1);
-        if (hold) {
+    for (size_t j = 0; j < bk->e - bk->b; j++) {
+        T *oi = o + (ptrdiff_t)(bk->b + j) * os;
+        if (bk->held[j]) {
+            const T *hold = FN(key_value)(vals, mode, nc, bk->key[j]);
             for (int c = 0; c < nc; c++)
                 oi[c] = hold[c];
             if (rot && mode == SK_CUBICSPLINE)
                 FN(unit)(oi);
-            continue;
+        } else {
+            FN(interpolate)(kt, vals, sl, mode, nc, rot, bk->key[j], bk->u[j], oi);
         }
-        k = FN(key_interval)(kt, K, t, k);
-        FN(interpolate)(kt, vals, sl, mode, nc, rot, k, t, oi);
     }
-    return k;
 }
 
 void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
@@ -150,14 +143,19 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                         size_t i1, const T *times, T *restrict out)
 {
     const T *key_times = clip->key_times, *values = clip->values;
+    FN(sk_block_keys) bk;
     for (size_t g = c0; g < c1; g += SK_CHANNEL_GROUP) {
         size_t gend = g + SK_CHANNEL_GROUP < c1 ? g + SK_CHANNEL_GROUP : c1;
         size_t cursor[SK_CHANNEL_GROUP] = {0};
+        bk.kt = NULL;
         for (size_t b = i0; b < i1; b += SK_TIME_BLOCK) {
             size_t bend = b + SK_TIME_BLOCK < i1 ? b + SK_TIME_BLOCK : i1;
             for (size_t c = g; c < gend; c++) {
-                size_t K = (size_t)clip->nkeys[c], k = cursor[c - g];
+                size_t K = (size_t)clip->nkeys[c];
                 const T *kt = key_times + clip->key_offset[c];
+                if (bk.kt != kt || bk.K != K || bk.b != b)
+                    FN(block_keys)(&bk, kt, K, cursor[c - g], times, b, bend);
+                cursor[c - g] = bk.k;
                 const T *vals = values + clip->value_offset[c];
                 const T *sl = clip->slerp ? clip->slerp + clip->value_offset[c] : NULL;
                 int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
@@ -166,17 +164,15 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                 /* the usual kinds get their own copies: slerped rotations, lerped 3-vectors */
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
                 if (mode == SK_LINEAR && rot && sl && sk_simd() >= SK_SIMD_AVX2)
-                    k = sk_sample_slerp_avx2(kt, K, vals, sl, k, times, b, bend, o, os);
+                    sk_sample_slerp_avx2(vals, sl, &bk, o, os);
                 else
 #endif
                 if (mode == SK_LINEAR && rot && sl)
-                    k = FN(sample_run)(kt, K, vals, sl, SK_LINEAR, 4, 1, k, times, b, bend, o, os);
+                    FN(sample_run)(kt, vals, sl, SK_LINEAR, 4, 1, &bk, o, os);
                 else if (mode == SK_LINEAR && nc == 3 && !rot)
-                    k = FN(sample_run)(kt, K, vals, NULL, SK_LINEAR, 3, 0, k, times, b, bend, o,
-                                       os);
+                    FN(sample_run)(kt, vals, NULL, SK_LINEAR, 3, 0, &bk, o, os);
                 else
-                    k = FN(sample_run)(kt, K, vals, sl, mode, nc, rot, k, times, b, bend, o, os);
-                cursor[c - g] = k;
+                    FN(sample_run)(kt, vals, sl, mode, nc, rot, &bk, o, os);
             }
         }
     }

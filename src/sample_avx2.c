@@ -45,28 +45,6 @@ static inline void sincos8(__m256 x, __m256 *s, __m256 *c)
     *c = _mm256_blendv_ps(cs, sn, flip);
 }
 
-/* The 8 lanes of the times [i, i + 8) (past e: padding, the first key): each lane's key (the
- * interval's first key, or the key a time before the first or from the last one holds), u (its
- * parameter in the interval, 0 when held), held (the sign bit set when held); k the cursor. */
-typedef struct {
-    size_t key[L];
-    float u[L], held[L];
-} lanes8;
-
-static inline size_t lanes(const float *kt, size_t K, size_t k, const float *times, size_t i,
-                           size_t e, lanes8 *ln)
-{
-    for (size_t l = 0; l < L; l++) {
-        float t = i + l < e ? times[i + l] : kt[0];
-        int hold = !(t > kt[0] && t < kt[K - 1]);
-        size_t key = hold ? (t > kt[0] ? K - 1 : 0) : (k = key_interval_f(kt, K, t, k));
-        ln->key[l] = key;
-        ln->u[l] = hold ? 0.f : (t - kt[key]) / (kt[key + 1] - kt[key]);
-        ln->held[l] = hold ? -1.f : 0.f;
-    }
-    return k;
-}
-
 /* the 8 lanes' quaternions v back into their samples' rows */
 static inline void store_rows(__m256 v[4], size_t i, size_t e, float *o, ptrdiff_t os)
 {
@@ -76,24 +54,27 @@ static inline void store_rows(__m256 v[4], size_t i, size_t e, float *o, ptrdiff
                                                          : _mm256_extractf128_ps(v[l - 4], 1));
 }
 
-size_t sk_sample_slerp_avx2(const float *kt, size_t K, const float *vals, const float *sl,
-                            size_t k, const float *times, size_t b, size_t e, float *o,
-                            ptrdiff_t os)
+void sk_sample_slerp_avx2(const float *vals, const float *sl, const sk_block_keys_f *bk,
+                          float *o, ptrdiff_t os)
 {
-    for (size_t i = b; i < e; i += L) {
-        lanes8 ln;
+    size_t n = bk->e - bk->b;
+    for (size_t i = 0; i < n; i += L) {
         const float *pa[L], *pb[L], *pc[L]; /* per lane: key, next key, slerp constants */
-        k = lanes(kt, K, k, times, i, e, &ln);
-        for (size_t l = 0; l < L; l++) {
-            pa[l] = vals + 4 * ln.key[l];
-            pb[l] = vals + 4 * (ln.key[l] + (ln.held[l] == 0.f));
-            pc[l] = sl + 4 * ln.key[l];
+        float u[L], held[L];
+        for (size_t l = 0; l < L; l++) { /* past n: padding, the first key held */
+            size_t key = i + l < n ? bk->key[i + l] : 0;
+            int hold = i + l < n ? bk->held[i + l] : 1;
+            pa[l] = vals + 4 * key;
+            pb[l] = vals + 4 * (key + !hold);
+            pc[l] = sl + 4 * key;
+            u[l] = i + l < n ? bk->u[i + l] : 0.f;
+            held[l] = hold ? -1.f : 0.f; /* sign bit set: the blend takes the key */
         }
         __m256 a[4], q[4], c[4];
         load4(pa, a);
         load4(pb, q);
         load4(pc, c); /* phi, sin phi, cos phi, sign */
-        __m256 t = _mm256_loadu_ps(ln.u), st, ct;
+        __m256 t = _mm256_loadu_ps(u), st, ct;
         sincos8(_mm256_mul_ps(t, c[0]), &st, &ct);
         __m256 w1 = _mm256_div_ps(st, c[1]);
         __m256 w0 = _mm256_fnmadd_ps(c[2], w1, ct);
@@ -102,11 +83,10 @@ size_t sk_sample_slerp_avx2(const float *kt, size_t K, const float *vals, const 
                                      _CMP_LT_OQ);
         w0 = _mm256_blendv_ps(w0, _mm256_sub_ps(_mm256_set1_ps(1.f), t), small);
         w1 = _mm256_mul_ps(_mm256_blendv_ps(w1, t, small), c[3]);
-        __m256 hold = _mm256_loadu_ps(ln.held), r[4];
+        __m256 hold = _mm256_loadu_ps(held), r[4];
         for (int d = 0; d < 4; d++)
             r[d] = _mm256_blendv_ps(_mm256_fmadd_ps(w1, q[d], _mm256_mul_ps(w0, a[d])), a[d],
                                     hold);
-        store_rows(r, i, e, o, os);
+        store_rows(r, bk->b + i, bk->e, o, os);
     }
-    return k;
 }

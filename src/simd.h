@@ -25,11 +25,12 @@ void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents
                                       ptrdiff_t sor, float *out_trans, ptrdiff_t sot);
 /* lbs_vjp_avx2.c: the float32 linear blend skinning VJP compiled with AVX2/FMA */
 int sk_lbs_vjp_avx2(const sk_skin_vjp_job_f *job);
-/* sample_avx2.c: sample.c's loop over times [b, e) of one float32 LINEAR rotation channel with
-   slerp constants (its arguments), 8 times at once with AVX2/FMA */
-size_t sk_sample_slerp_avx2(const float *kt, size_t K, const float *vals, const float *sl,
-                            size_t k, const float *times, size_t b, size_t e, float *o,
-                            ptrdiff_t os);
+/* sample_avx2.c: a block of times (intervals bk: sk_block_keys_f, sample_keys.h) of one
+   float32 LINEAR rotation channel with slerp constants sl into o (sample i at o + i * os), 8
+   times at once with AVX2/FMA */
+struct sk_block_keys_f;
+void sk_sample_slerp_avx2(const float *vals, const float *sl, const struct sk_block_keys_f *bk,
+                          float *o, ptrdiff_t os);
 #endif
 #if defined(SK_HAVE_AVX512)
 int sk_lbs_pose_avx512(const sk_skin_job_f *job);

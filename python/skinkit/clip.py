@@ -140,11 +140,22 @@ class ClipTable(NamedTuple):
         c = sorted(channels, key=lambda ch: _PATH_INDEX[ch.path])    # one output run per path
         nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
+        # each distinct key-time array once: the sampler finds a block's key intervals once for
+        # all the channels that share them (sk_block_keys, src/sample_keys.h)
+        offsets: Dict[bytes, int] = {}
+        key_times, key_offset, size = [], [], 0
+        for ch in c:
+            kt = np.asarray(ch.times).astype(dtype)
+            if kt.tobytes() not in offsets:
+                offsets[kt.tobytes()] = size
+                key_times.append(kt)
+                size += kt.size
+            key_offset.append(offsets[kt.tobytes()])
         return cls(
-            key_times=np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype),
+            key_times=np.concatenate(key_times or [np.zeros(0)]).astype(dtype),
             values=np.concatenate([np.ravel(_sampler_values(ch)) for ch in c]
                                   or [np.zeros(0)]).astype(dtype),
-            key_offset=np.cumsum(nkeys) - nkeys,
+            key_offset=np.array(key_offset, dtype=np.int64),
             nkeys=nkeys,
             value_offset=np.cumsum(sizes) - sizes,
             ncomp=np.array([np.shape(ch.values)[1] for ch in c], dtype=np.int32),
