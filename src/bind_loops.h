@@ -157,3 +157,42 @@ static int FN(loop_additive_pose)(size_t n, char **p, const ptrdiff_t *s, loop_c
                          IN(5), s[5], IN(6), s[6], OUT(7), s[7], OUT(8), s[8], OUT(9), s[9]);
     return SK_OK;
 }
+
+/* ------------------------------------------------------------ IK and retargeting (issue 22) */
+/* one item is one pose */
+static int FN(loop_ik_two_bone)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    (void)c;
+    FN(sk_ik_two_bone)(n, IN(0), s[0], IN(1), s[1], IN(2), s[2], IN(3), s[3], IN(4), s[4],
+                       IN(5), s[5], IN(6), s[6], IN(7), s[7], IN(8), s[8], OUT(9), s[9],
+                       OUT(10), s[10], OUT(11), s[11]);
+    return SK_OK;
+}
+
+static int FN(loop_ik_aim)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    (void)c;
+    FN(sk_ik_aim)(n, IN(0), s[0], IN(1), s[1], IN(2), s[2], IN(3), s[3], IN(4), s[4], IN(5),
+                  s[5], IN(6), s[6], IN(7), s[7], OUT(8), s[8], OUT(9), s[9]);
+    return SK_OK;
+}
+
+static int FN(loop_ik_ccd)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    return FN(sk_ik_ccd)(n, SIZE(c, 'L'), IN(0), s[0], IN(1), s[1], IN(2), s[2], IN(3), s[3],
+                         IN(4), s[4], IN(5), s[5], IN(6), s[6], IN(7), s[7], OUT(8), s[8]);
+}
+
+static int FN(loop_ik_fabrik)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    return FN(sk_ik_fabrik)(n, SIZE(c, 'L'), IN(0), s[0], IN(1), s[1], IN(2), s[2], IN(3), s[3],
+                            IN(4), s[4], IN(5), s[5], IN(6), s[6], OUT(7), s[7]);
+}
+
+/* operands: parents, source_world, offsets, mapped, rest; local, world */
+static int FN(loop_retarget_rotations)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_retarget_rotations)(n, SIZE(c, 'J'), c->parents, c->order, IN(1), s[1], IN(2), s[2],
+                              IN(3), s[3], IN(4), s[4], OUT(5), s[5], OUT(6), s[6]);
+    return SK_OK;
+}

@@ -38,7 +38,8 @@ enum sk_status {
     SK_ERR_CLIP_NCOMP = -7,    /* ncomp < 1, or not 4 for a rotation         */
     SK_ERR_CLIP_INTERP = -8,   /* an interp that is no sk_interpolation      */
     SK_ERR_CLIP_VALUES = -9,   /* values outside the values array            */
-    SK_ERR_CLIP_OUTPUT = -10   /* an output range outside the output array   */
+    SK_ERR_CLIP_OUTPUT = -10,  /* an output range outside the output array   */
+    SK_ERR_CHAIN_LENGTH = -11  /* an IK chain longer than SK_IK_MAX_CHAIN    */
 };
 
 /* joint index types accepted by linear blend skinning */
@@ -46,6 +47,10 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 
 /* reals per joint record of dual quaternion skinning (sk_skinning_dual_quaternions) */
 #define SK_DQ_RECORD 32
+
+/* joints of one CCD or FABRIK chain at most, and iterations (ik_chain.c) */
+#define SK_IK_MAX_CHAIN 64
+#define SK_IK_MAX_ITERATIONS 1000000
 
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
@@ -240,6 +245,80 @@ void sk_additive_pose_d(size_t n, const double *base_rot, ptrdiff_t s0,
                         double *SK_RESTRICT out_rot, ptrdiff_t s6,
                         double *SK_RESTRICT out_trans, ptrdiff_t s7,
                         double *SK_RESTRICT out_scale, ptrdiff_t s8);
+
+/* --- inverse kinematics (ik.c, ik_chain.c), as ozz-animation's IKTwoBoneJob and IKAimJob:
+   model-space 4x4 joint matrices in, local-space corrections out (the joint's new local
+   rotation is local * correction) --- */
+/* per item: start, mid, end (16 each), target, pole, mid_axis (3; mid_axis in the mid joint's
+   frame, normalized here), weight, soften, twist (1) -> start and mid corrections (4) and
+   reached (1: 1 or 0) */
+void sk_ik_two_bone_f(size_t n, const float *start, ptrdiff_t s0, const float *mid,
+                      ptrdiff_t s1, const float *end, ptrdiff_t s2, const float *target,
+                      ptrdiff_t s3, const float *pole, ptrdiff_t s4, const float *mid_axis,
+                      ptrdiff_t s5, const float *weight, ptrdiff_t s6, const float *soften,
+                      ptrdiff_t s7, const float *twist, ptrdiff_t s8,
+                      float *SK_RESTRICT out_start, ptrdiff_t s9, float *SK_RESTRICT out_mid,
+                      ptrdiff_t s10, float *SK_RESTRICT reached, ptrdiff_t s11);
+void sk_ik_two_bone_d(size_t n, const double *start, ptrdiff_t s0, const double *mid,
+                      ptrdiff_t s1, const double *end, ptrdiff_t s2, const double *target,
+                      ptrdiff_t s3, const double *pole, ptrdiff_t s4, const double *mid_axis,
+                      ptrdiff_t s5, const double *weight, ptrdiff_t s6, const double *soften,
+                      ptrdiff_t s7, const double *twist, ptrdiff_t s8,
+                      double *SK_RESTRICT out_start, ptrdiff_t s9, double *SK_RESTRICT out_mid,
+                      ptrdiff_t s10, double *SK_RESTRICT reached, ptrdiff_t s11);
+/* per item: joint (16), target, forward, up, offset (joint frame), pole (3), twist, weight (1)
+   -> correction (4), reached (1) */
+void sk_ik_aim_f(size_t n, const float *joint, ptrdiff_t s0, const float *target, ptrdiff_t s1,
+                 const float *forward, ptrdiff_t s2, const float *up, ptrdiff_t s3,
+                 const float *offset, ptrdiff_t s4, const float *pole, ptrdiff_t s5,
+                 const float *twist, ptrdiff_t s6, const float *weight, ptrdiff_t s7,
+                 float *SK_RESTRICT out, ptrdiff_t s8, float *SK_RESTRICT reached, ptrdiff_t s9);
+void sk_ik_aim_d(size_t n, const double *joint, ptrdiff_t s0, const double *target,
+                 ptrdiff_t s1, const double *forward, ptrdiff_t s2, const double *up,
+                 ptrdiff_t s3, const double *offset, ptrdiff_t s4, const double *pole,
+                 ptrdiff_t s5, const double *twist, ptrdiff_t s6, const double *weight,
+                 ptrdiff_t s7, double *SK_RESTRICT out, ptrdiff_t s8,
+                 double *SK_RESTRICT reached, ptrdiff_t s9);
+/* chains of L <= SK_IK_MAX_CHAIN joints (else SK_ERR_CHAIN_LENGTH), per item: base (16: world
+   matrix of the first joint's parent), local translations (L*3), rotations (L*4), target (3),
+   limits, iterations, tolerance (1, world units) -> local rotations (L*4).  CCD (three.js
+   CCDIKSolver): XYZ Euler limits rot_min, rot_max (L*3, +-inf for none); FABRIK: max_angle (L)
+   between a bone and the previous one (the first: its given direction) */
+int sk_ik_ccd_f(size_t n, size_t L, const float *base, ptrdiff_t s0, const float *trans,
+                ptrdiff_t s1, const float *rot, ptrdiff_t s2, const float *target, ptrdiff_t s3,
+                const float *rot_min, ptrdiff_t s4, const float *rot_max, ptrdiff_t s5,
+                const float *iterations, ptrdiff_t s6, const float *tolerance, ptrdiff_t s7,
+                float *SK_RESTRICT out, ptrdiff_t s8);
+int sk_ik_ccd_d(size_t n, size_t L, const double *base, ptrdiff_t s0, const double *trans,
+                ptrdiff_t s1, const double *rot, ptrdiff_t s2, const double *target,
+                ptrdiff_t s3, const double *rot_min, ptrdiff_t s4, const double *rot_max,
+                ptrdiff_t s5, const double *iterations, ptrdiff_t s6, const double *tolerance,
+                ptrdiff_t s7, double *SK_RESTRICT out, ptrdiff_t s8);
+int sk_ik_fabrik_f(size_t n, size_t L, const float *base, ptrdiff_t s0, const float *trans,
+                   ptrdiff_t s1, const float *rot, ptrdiff_t s2, const float *target,
+                   ptrdiff_t s3, const float *max_angle, ptrdiff_t s4, const float *iterations,
+                   ptrdiff_t s5, const float *tolerance, ptrdiff_t s6, float *SK_RESTRICT out,
+                   ptrdiff_t s7);
+int sk_ik_fabrik_d(size_t n, size_t L, const double *base, ptrdiff_t s0, const double *trans,
+                   ptrdiff_t s1, const double *rot, ptrdiff_t s2, const double *target,
+                   ptrdiff_t s3, const double *max_angle, ptrdiff_t s4,
+                   const double *iterations, ptrdiff_t s5, const double *tolerance,
+                   ptrdiff_t s6, double *SK_RESTRICT out, ptrdiff_t s7);
+
+/* --- retargeting (retarget.c): per item (a frame), J target joints: the source joints' world
+   rotations gathered per target joint (J*4), the offsets C_j = R_s^-1 R_t (J*4), mapped (J: 0 =
+   unmapped), rest local rotations (J*4) -> local and world rotations of the target (J*4
+   each) */
+void sk_retarget_rotations_f(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                             const float *source_world, ptrdiff_t s0, const float *offset,
+                             ptrdiff_t s1, const float *mapped, ptrdiff_t s2, const float *rest,
+                             ptrdiff_t s3, float *SK_RESTRICT local, ptrdiff_t s4,
+                             float *SK_RESTRICT world, ptrdiff_t s5);
+void sk_retarget_rotations_d(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                             const double *source_world, ptrdiff_t s0, const double *offset,
+                             ptrdiff_t s1, const double *mapped, ptrdiff_t s2,
+                             const double *rest, ptrdiff_t s3, double *SK_RESTRICT local,
+                             ptrdiff_t s4, double *SK_RESTRICT world, ptrdiff_t s5);
 
 /* --- clip sampling (sample.c): the table is sk_clip (skinkit_jobs.h) --- */
 /* SK_OK, or SK_ERR_CLIP_* with *bad = the first bad channel */

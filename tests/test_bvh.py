@@ -528,16 +528,16 @@ def test_small_file_is_valid():
     assert m.frame_count == 3 and m.skeleton.count == 3
 
 
-# --- README and CLI ---------------------------------------------------------------------------
+# --- docs and CLI -----------------------------------------------------------------------------
 
 
 def test_readme_example(monkeypatch):
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "posing.md").read_text()
     section = text.split("## Mocap (BVH)", 1)[1].split("\n## ", 1)[0]
     (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
     monkeypatch.chdir(ROOT)
     scope = {}
-    exec(compile(code, "README.md: Mocap (BVH)", "exec"), scope)
+    exec(compile(code, "docs/posing.md: Mocap (BVH)", "exec"), scope)
     assert scope["joints"].shape == (300, 38, 3)
 
 

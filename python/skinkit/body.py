@@ -22,7 +22,8 @@ from typing import Callable, Tuple
 
 import numpy as np
 
-from . import _core, gradients
+from . import _core, _repr, gradients
+from ._repr import Summarized
 from .io.body import BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
@@ -63,7 +64,7 @@ def _transpose_into(dst, src):
         dst[:, i:i + 512] = src[i:i + 512].T
 
 
-class BodyModel:
+class BodyModel(Summarized):
     """A loaded SMPL / SMPL+H / SMPL-X / MANO model (see ``load_body_model``).
 
     Attributes
@@ -79,6 +80,8 @@ class BodyModel:
         file's arrays in ``dtype`` (the first four are read-only views of one basis matrix).
     dtype : numpy.float32 or numpy.float64, the precision of every computation.
     """
+
+    _summary = (_repr.body, _repr.body_html)
 
     def __init__(self, arrays, dtype=np.float64, source="<arrays>"):
         dtype = np.dtype(dtype)
@@ -168,10 +171,6 @@ class BodyModel:
         if f.dtype.kind not in "iu" or (f.size and (f.min() < 0 or f.max() >= V)):
             raise BodyModelError(f"f must hold integer vertex indices 0..{V - 1}")
 
-    def __repr__(self):
-        return (f"<BodyModel {self.kind}: {self.num_vertices} vertices, {self.num_joints} joints, "
-                f"{self.num_betas} betas, {self.num_expression} expression, "
-                f"{np.dtype(self.dtype).name}>")
 
     # ------------------------------------------------------------------ inputs
 
@@ -282,6 +281,63 @@ class BodyModel:
         return verts.reshape(batch + verts.shape[1:]), joints.reshape(batch + joints.shape[1:])
 
     __call__ = forward
+
+    def pose_blocks(self, betas=None, pose=None, transl=None, expression=None, frames=None,
+                    threads=None):
+        """``forward`` over a motion block by block, holding one block of posed meshes at a time.
+
+        Parameters
+        ----------
+        betas, pose, transl, expression
+            As for ``forward``, each either per frame, with a leading frame axis of length T
+            (betas (T, S), pose (T, J, 3), transl (T, 3), expression (T, E)), or one value for
+            every frame (betas (S,), pose (J, 3), ...).
+        frames : int, optional
+            Frames per block (> 0); default ``skinkit.pose.BLOCK_FRAMES``.
+        threads : int or None, as for ``forward``.
+
+        Yields
+        ------
+        PosedMeshes
+            ``positions["body"]`` (B, V, 3), ``joints`` (B, J, 3) and ``times`` the frame
+            indices (B,) (float64), for frames ``[i, i + frames)`` in order; together the
+            values of one ``forward`` call, to rounding (BLAS blocks the blend-shape product by
+            the batch's size).  One frame when no argument has a frame axis.
+
+        Raises
+        ------
+        ValueError
+            Frame axes of different lengths, more than one batch axis, ``frames`` not > 0;
+            while iterating, as ``forward``.
+        """
+        import operator
+
+        from .pose import BLOCK_FRAMES
+        from .posed import PosedMeshes
+
+        given = {k: _asarray(v) for k, v in zip(CORES, (betas, pose, transl, expression))
+                 if v is not None}
+        framed = {k: v for k, v in given.items() if v.ndim > CORES[k]}
+        if any(v.ndim > CORES[k] + 1 for k, v in framed.items()):
+            raise ValueError("pose_blocks takes one frame axis, got " + ", ".join(
+                f"{k} {v.shape}" for k, v in framed.items()))
+        if len({len(v) for v in framed.values()}) > 1:
+            raise ValueError("the frame axes differ: " + ", ".join(
+                f"{k} {v.shape}" for k, v in framed.items()))
+        count = len(next(iter(framed.values()))) if framed else 1
+        frames = BLOCK_FRAMES if frames is None else operator.index(frames)
+        if frames <= 0:
+            raise ValueError(f"frames must be > 0, got {frames}")
+
+        def blocks():
+            for start in range(0, count, frames):
+                part = {k: v[start:start + frames] if k in framed else v
+                        for k, v in given.items()}
+                verts, joints = self.forward(**part, threads=threads)
+                yield PosedMeshes(np.arange(start, min(count, start + frames), dtype=np.float64),
+                                  {"body": verts.reshape(-1, self.num_vertices, 3)}, {},
+                                  joints.reshape(-1, self.num_joints, 3))
+        return blocks()
 
     # ------------------------------------------------------------------ gradients
 

@@ -18,11 +18,14 @@ def pose_body(args) -> int:
     """Reads ``args.model`` (a body model file) and ``args.params`` (an .npz of betas (F, S),
     pose (F, J, 3) or (F, 3 J), transl (F, 3), expression (F, E), each optional, F frames),
     writes ``positions_body`` (F, V, 3) and ``joints`` (F, J, 3) to ``args.out``."""
-    from .cli import CliError, _plural, _summary, _write_npz_atomic
+    from .cli import CliError, _check_size, _plural, _summary
+    from .posed import layout
+    from .writers import NpzOutput
     start = time.perf_counter()
     clip_flags = [f for f, on in (("--clip", args.clip is not None), ("--rest", args.rest),
                                   ("--times", args.times is not None),
                                   ("--fps", args.fps is not None), ("--loop", args.loop),
+                                  ("--clamp", args.clamp),
                                   ("--normals", args.normals), ("--format", args.format),
                                   ("--scene", getattr(args, "scene", None) is not None))
                   if on]
@@ -51,11 +54,15 @@ def pose_body(args) -> int:
     pose = params.get("pose")
     if pose is not None and pose.ndim == 2:                       # smplx's flat (F, 3 J)
         params["pose"] = pose.reshape(len(pose), -1, 3)
+    count = len(next(iter(params.values())))
+    output = NpzOutput(args.out, layout(count, {"body": model.num_vertices},
+                                        joints=model.num_joints, dtype=model.dtype, times=False),
+                       {"body": model.faces})
+    _check_size(args, output)
     try:
-        vertices, joints = model.forward(**params)
+        output.write(model.pose_blocks(**params))
     except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
         raise CliError(f"{args.params}: {exc}") from exc
-    _write_npz_atomic(args.out, {"positions_body": vertices, "joints": joints})
-    _summary(args, f"{args.model}: {model.kind}, {_plural(len(vertices), 'frame')}, "
+    _summary(args, f"{args.model}: {model.kind}, {_plural(count, 'frame')}, "
                    f"{model.num_vertices} vertices", time.perf_counter() - start)
     return 0

@@ -28,6 +28,17 @@ WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0
 _PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
 
 
+class TRS(NamedTuple):
+    """Local transforms of nodes, in skinkit's one order: translations (..., N, 3), rotations
+    (..., N, 4) unit quaternions (x, y, z, w), scales (..., N, 3).  What ``Clip.sample`` and
+    ``skinkit.pose.local_pose`` return; ``skinkit.blending`` takes it as ``rest=`` and ``out=``
+    (its own positional order is rotations first, as ozz-animation's)."""
+
+    translations: np.ndarray
+    rotations: np.ndarray
+    scales: np.ndarray
+
+
 @dataclass(repr=False)
 class Channel:
     """Keyframes of one node property.
@@ -191,6 +202,7 @@ class Clip(Summarized):
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
         table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
         self._table = table._replace(slerp=_core.prepare_clip(table))
+        # a weights channel is one channel of the sampler, whatever its number of targets
         self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
                                        self.dtype)
         nodes = self._weights.node.tolist()
@@ -221,7 +233,7 @@ class Clip(Summarized):
         return t, shape
 
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
-               threads=None, out=None):
+               threads=None, out=None) -> TRS:
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -241,8 +253,9 @@ class Clip(Summarized):
 
         Returns
         -------
-        translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3)
-            In the clip's dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
+        TRS
+            translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3) in the clip's
+            dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
             are slerped with per-key constants computed once per clip (one sine/cosine pair
             per sample).
 
@@ -291,7 +304,7 @@ class Clip(Summarized):
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
                               tuple(o.reshape(-1) for o in out), threads)
-        return out
+        return TRS(*out)
 
     def _check_out(self, out, shapes):
         if not isinstance(out, tuple) or len(out) != 3:

@@ -17,17 +17,20 @@ coordinates with 8 decimals; a GLB holds float32, as glTF 2.0 requires.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import stat
 import tempfile
-from typing import BinaryIO, Callable, List, Mapping, Optional, Sequence
+from typing import BinaryIO, Callable, Iterator, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ._optional import require
 from .model import one_frame
 
-__all__ = ["FORMATS", "FrameWriter", "frame_name", "write_frames", "write_glb"]
+__all__ = ["FORMATS", "FrameWriter", "atomic_file", "check_output_path", "frame_name",
+           "write_frames", "write_glb"]
 
 FORMATS = ("ply", "obj")
 _PREFIX = ".skinkit-"
@@ -240,10 +243,38 @@ def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
     return [os.path.join(w.directory, name) for name in w.written]
 
 
-def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
-    """``write(file)`` into a temporary file beside ``path``, then ``os.replace`` it over
-    ``path``: an existing ``path`` is either replaced whole or left untouched.  The file gets
-    the usual mode (0666 & ~umask).  Raises IsADirectoryError if ``path`` is a directory."""
+def check_output_path(path, directory: bool = False) -> None:
+    """Refuse an output path that exists and is not what would be replaced: for a file output
+    anything but a regular file (a symbolic link, FIFO, device, socket or directory), for a
+    folder output (``directory``) anything but a real directory.  Not following symbolic links,
+    so ``--out`` naming a link to ``/dev/null`` never replaces (or writes through) it.
+
+    Raises
+    ------
+    FileExistsError
+        Naming the path and what it is.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    want, ok = ("a directory", stat.S_ISDIR) if directory else ("a regular file", stat.S_ISREG)
+    if not ok(mode):
+        kinds = [(stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                 (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                 (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"),
+                 (stat.S_ISREG, "a regular file")]
+        what = next((name for test, name in kinds if test(mode)), "not a regular file")
+        raise FileExistsError(17, f"exists and is {what}, not {want}: not replaced",
+                              os.fspath(path))
+
+
+@contextlib.contextmanager
+def atomic_file(path, suffix: str = "") -> Iterator[BinaryIO]:
+    """A temporary file beside ``path``, open for writing, that replaces ``path`` (``os.replace``)
+    when the ``with`` block ends cleanly and is removed otherwise: an existing ``path`` is either
+    replaced whole or left untouched.  The file gets the usual mode (0666 & ~umask).  Raises
+    IsADirectoryError if ``path`` is a directory."""
     path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(21, "Is a directory", path)
@@ -251,12 +282,18 @@ def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") ->
                                suffix=suffix)
     try:
         with os.fdopen(fd, "wb") as f:
-            write(f)
+            yield f
         os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
+    """``write(file)`` into an ``atomic_file(path, suffix)``."""
+    with atomic_file(path, suffix) as f:
+        write(f)
 
 
 def write_glb(path, positions_by_prim: Mapping[str, np.ndarray],

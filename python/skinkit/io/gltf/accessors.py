@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import os
 from pathlib import Path, PureWindowsPath
-from typing import Dict
+from typing import Dict, Optional
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
@@ -130,8 +130,13 @@ class Accessors:
             raise GltfError(f"{path}.byteLength: {length} bytes declared, the data has {len(data)}")
         return memoryview(data)[:length]
 
-    def _file(self, uri: str, length: int, path: str) -> bytes:
-        """Read ``length`` bytes of the file a relative URI names inside the model's folder."""
+    def file(self, uri: str, path: str) -> bytes:
+        """The whole file a relative URI names inside the model's folder (an image)."""
+        return self._file(uri, None, path)
+
+    def _file(self, uri: str, length: Optional[int], path: str) -> bytes:
+        """Read ``length`` bytes (None: all) of the file a relative URI names inside the model's
+        folder."""
         if urlsplit(uri).scheme:
             raise GltfError(f"{path}: {uri!r:.60} has a URI scheme; only data: URIs and relative "
                             "file paths are supported")
@@ -149,10 +154,10 @@ class Accessors:
             raise GltfError(f"{path}: {uri!r:.60} resolves outside the model's folder")
         if size is None:
             raise GltfError(f"{path}: {uri!r:.60} is not a file")
-        if size < length:
+        if length is not None and size < length:
             raise GltfError(f"{path}: {uri!r:.60} has {size} bytes, byteLength says {length}")
         with open(target, "rb") as f:
-            return f.read(length)
+            return f.read(size if length is None else length)
 
     def _view(self, v: int):
         """Bytes of bufferViews[v] (memoryview) and its byteStride (None when absent)."""

@@ -17,8 +17,10 @@ from ...model import Primitive, Skin
 # deltas as (normalized) 8/16-bit integers, normals as normalized signed integers).
 _POSITION = FLOAT | INT8_16 | UNORM | SNORM
 _NORMAL = FLOAT | SNORM
+_TEXCOORD = FLOAT | UNORM | SNORM | INT8_16   # core: FLOAT and UNORM; the rest quantization
 _TARGET_POSITION = FLOAT | SNORM | frozenset({(5120, False), (5122, False)})
 _TARGET_NORMAL = FLOAT | SNORM
+_TEXCOORD = FLOAT | UNORM | SNORM | INT8_16   # core: FLOAT and UNORM; the rest quantization
 # Dense morph deltas (M, V, 3) may outgrow the file (sparse targets), but not without bound: a
 # hostile file listing many targets would otherwise make a huge allocation from a few bytes.
 _TARGET_EXPANSION = 64
@@ -37,6 +39,8 @@ class _PrimitiveData:
     faces: Optional[np.ndarray]
     morph_positions: Optional[np.ndarray]
     morph_normals: Optional[np.ndarray]
+    uvs: Optional[np.ndarray]
+    material: Optional[int]
 
 
 @dataclass
@@ -114,7 +118,7 @@ def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: Li
                 weights=data.weights if skinned else None, faces=data.faces,
                 morph_positions=data.morph_positions, morph_normals=data.morph_normals,
                 morph_weights=weights if len(weights) else None,
-                target_names=mesh.target_names))
+                target_names=mesh.target_names, uvs=data.uvs, material=data.material))
     return out
 
 
@@ -156,8 +160,18 @@ def _read_primitive(doc: dict, prim: dict, path: str, accessors: Accessors, dtyp
                                     _NORMAL).astype(dtype)
     joints, weights, maxima = _skin_attributes(attributes, apath, count, accessors, dtype)
     morph_positions, morph_normals = _targets(prim, path, count, accessors, dtype)
+    uvs = None
+    if "TEXCOORD_0" in attributes:
+        uvs = accessors.get(attributes, "TEXCOORD_0", apath, ("VEC2",), _TEXCOORD)
+        if len(uvs) != count:
+            raise GltfError(f"{apath}.TEXCOORD_0: count {len(uvs)} differs from POSITION count "
+                            f"{count}")
+        uvs = uvs.astype(dtype)
+    material = int_field(prim, "material", path, default=None,
+                         hi=len(list_field(doc, "materials", "")))
     return _PrimitiveData(positions.astype(dtype), normals, joints, weights, maxima,
-                          _faces(prim, path, count, accessors), morph_positions, morph_normals)
+                          _faces(prim, path, count, accessors), morph_positions, morph_normals,
+                          uvs, material)
 
 
 def _skin_attributes(attributes: dict, apath: str, count: int, accessors: Accessors, dtype):
