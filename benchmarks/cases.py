@@ -172,7 +172,8 @@ def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol
 
 def _snapshot(x):
     if isinstance(x, (tuple, list)):
-        return type(x)(_snapshot(y) for y in x)
+        items = [_snapshot(y) for y in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)   # a NamedTuple
     return np.array(x, copy=True) if isinstance(x, np.ndarray) else x
 
 
