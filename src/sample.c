@@ -144,6 +144,7 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
 {
     const T *key_times = clip->key_times, *values = clip->values;
     FN(sk_block_keys) bk;
+    bk.K = bk.b = bk.e = bk.k = 0;
     for (size_t g = c0; g < c1; g += SK_CHANNEL_GROUP) {
         size_t gend = g + SK_CHANNEL_GROUP < c1 ? g + SK_CHANNEL_GROUP : c1;
         size_t cursor[SK_CHANNEL_GROUP] = {0};
