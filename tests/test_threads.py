@@ -107,10 +107,17 @@ def test_environment_sets_the_default():
     assert _core.default_threads() >= 1
 
 
-def test_bad_environment_value_fails_the_import_clearly():
-    r = _default_threads("many")
-    assert r.returncode != 0
-    assert "SKINKIT_NUM_THREADS must be an integer >= 1, got 'many'" in r.stderr
+@pytest.mark.parametrize("bad", ["many", "0", "-2", "3x"])
+def test_bad_environment_value_is_a_warning_and_the_default(bad):
+    r = _default_threads(bad)
+    assert r.returncode == 0, r.stderr
+    assert f"RuntimeWarning: SKINKIT_NUM_THREADS must be an integer >= 1, got '{bad}'" in r.stderr
+    assert "Traceback" not in r.stderr
+    unset = subprocess.run([sys.executable, "-c",
+                            "import skinkit._core as c; print(c.default_threads())"],
+                           env={k: v for k, v in os.environ.items()
+                                if k != "SKINKIT_NUM_THREADS"}, capture_output=True, text=True)
+    assert r.stdout == unset.stdout
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
