@@ -14,6 +14,7 @@ from .io.amass import BodyMotion, load_amass
 from .io.bvh import BvhError, load_bvh
 from .io.bvh_write import write_bvh
 from .clip import TRS, Channel, Clip
+from . import dataset
 from .default_model import default_model
 from .io.gltf import GltfError, load_gltf
 from .io.gltf.write import write_gltf

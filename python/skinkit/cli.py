@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import cli_retarget
+from . import cli_bake, cli_retarget
 from .export import FORMATS
 from .stages import SKINNING
 
@@ -152,6 +152,7 @@ def _build_parser() -> argparse.ArgumentParser:
                  _POSE_ARGS, _cmd_pose),
         "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,
                  _cmd_info),
+        "bake": (cli_bake.SUMMARY, cli_bake.DESCRIPTION, cli_bake.ARGS, cli_bake.run),
         "retarget": ("retarget a clip onto another skeleton, write an animated file",
                      cli_retarget.RETARGET_DESCRIPTION, cli_retarget.RETARGET_ARGS,
                      cli_retarget.cmd_retarget),

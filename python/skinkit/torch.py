@@ -72,3 +72,6 @@ def body_forward(model: BodyModel, betas: Optional[torch.Tensor] = None,
         A tensor on a device other than the CPU, or the shape errors of BodyModel.forward.
     """
     return BodyModelFunction.apply(model, betas, pose, transl, expression, threads)
+
+
+from .dataset.torch import BakedDataset  # noqa: E402,F401  a baked store's frames
