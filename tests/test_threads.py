@@ -71,16 +71,17 @@ def test_fk_and_quaternions_same_bits_for_any_thread_count(rng):
                 assert np.array_equal(got, ref), th
 
 
-def test_clip_sampling_same_bits_for_any_thread_count(rng):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_clip_sampling_same_bits_for_any_thread_count(rng, dtype):
     J, K = 40, 30
     channels = []
     for node in range(J):
         times = np.cumsum(rng.random(K) + 0.01)
         channels.append(skinkit.Channel(node, "rotation", times, _unit(rng.normal(size=(K, 4)))))
         channels.append(skinkit.Channel(node, "translation", times, rng.normal(size=(K, 3))))
-    clip = skinkit.Clip("c", channels)
+    clip = skinkit.Clip("c", channels, dtype)
     rest = (np.zeros((J, 3)), np.tile([0.0, 0, 0, 1], (J, 1)), np.ones((J, 3)))
-    times = rng.random(3000) * clip.duration
+    times = (rng.random(3000) * clip.duration).astype(dtype)
     ref = clip.sample(times, rest, threads=1)
     for th in COUNTS[1:]:
         assert all(np.array_equal(a, b) for a, b in zip(clip.sample(times, rest, threads=th), ref))
