@@ -153,6 +153,7 @@ def blender_object(result, node_name):
     raise AssertionError(f"Blender has no mesh object for node {node_name!r}")
 
 
+@pytest.mark.integration   # drives Blender
 @pytest.mark.parametrize("name", sorted(BLENDER_ORACLE))
 def test_pose_matches_blender_importer(blender_results, name):
     r = blender_results[name]
