@@ -26,6 +26,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ..detect import check_format
 from .accessors import Accessors
 from .clips import read_clips
 from .fields import GltfError, list_field
@@ -86,8 +87,9 @@ def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
     GltfError
         The file breaks the glTF 2.0 rules skinkit relies on (container, indices, byte ranges,
         hierarchy, accessor types and counts, morph target counts, key times), requires an
-        extension skinkit cannot honour (the message names it), or a buffer URI leaves the
-        model's folder.
+        extension skinkit cannot honour (the message names it), a buffer URI leaves the
+        model's folder, or the file is of another format (FBX, BVH...: the message names the
+        function that reads it).
     OSError
         The file or one of its buffer files cannot be read.
     TypeError
@@ -95,6 +97,7 @@ def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
     """
     dtype = float_dtype(dtype)
     path = Path(path)
+    check_format(path, "gltf", GltfError)
     data = path.read_bytes()
     if path.suffix.lower() == ".glb" or data[:4] == b"glTF":
         doc, bin_chunk = _parse_glb(data)
