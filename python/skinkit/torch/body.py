@@ -130,7 +130,10 @@ class BodyModel(torch.nn.Module):
             raise ValueError(f"extra_vertex_ids must be vertex indices 0..{self.num_vertices - 1}"
                              f", got {ids.min()}..{ids.max()}")
         self.register_buffer("extra_vertex_ids", torch.from_numpy(ids))
-        self._set: Optional[ModelSet] = None
+        self.model_set = ModelSet(model)      # the skinkit model of the buffers
+        if dtype != torch.float64:
+            self._rebuild()
+        self.register_load_state_dict_post_hook(self._rebuild)
 
     def _need(self, arrays, key):
         if key not in arrays:
@@ -144,22 +147,17 @@ class BodyModel(torch.nn.Module):
                 f"{self.num_betas} betas, {self.num_expression} expression, "
                 f"use_pca={self.use_pca}")
 
-    # the skinkit model follows the buffers: rebuilt after .to(), load_state_dict()
+    # the skinkit model follows the buffers: rebuilt after .to() and load_state_dict() (built
+    # here, not in forward, so that forward holds no NumPy for torch.compile to trace)
     def _apply(self, fn, *args, **kwargs):
-        self._set = None
-        return super()._apply(fn, *args, **kwargs)
+        out = super()._apply(fn, *args, **kwargs)
+        self._rebuild()
+        return out
 
-    def _load_from_state_dict(self, *args, **kwargs):
-        self._set = None
-        return super()._load_from_state_dict(*args, **kwargs)
-
-    def model_set(self) -> ModelSet:
-        """The skinkit model of the current buffers (built on first use)."""
-        if self._set is None:
-            arrays = {k: getattr(self, k).detach().cpu().numpy() for k in ARRAY_KEYS}
-            dt = np.float64 if self.v_template.dtype == torch.float64 else np.float32
-            self._set = ModelSet(_body.BodyModel(arrays, dtype=dt, source=self.source))
-        return self._set
+    def _rebuild(self, *_):
+        arrays = {k: getattr(self, k).detach().numpy() for k in ARRAY_KEYS}
+        dt = np.float64 if self.v_template.dtype == torch.float64 else np.float32
+        self.model_set = ModelSet(_body.BodyModel(arrays, dtype=dt, source=self.source))
 
     def forward(self, betas: Optional[Tensor] = None, global_orient: Optional[Tensor] = None,
                 body_pose: Optional[Tensor] = None, left_hand_pose: Optional[Tensor] = None,
@@ -214,7 +212,7 @@ class BodyModel(torch.nn.Module):
         tensors = [t for t in (betas, expression, transl, *given.values()) if t is not None]
         dt = (torch.float64 if any(t.dtype == torch.float64 for t in tensors) else
               torch.float32) if tensors else self.v_template.dtype
-        B = max((t.shape[0] for t in tensors), default=1)
+        B = max([t.shape[0] for t in tensors] + [1])
         rot, mats = [], False
         for name, n in parts.items():
             x = given[name]
@@ -234,7 +232,7 @@ class BodyModel(torch.nn.Module):
         else:
             full_pose = torch.cat(rot, 1).reshape(-1, 3 * self.num_joints) + self.pose_mean.to(dt)
             pose = full_pose.reshape(-1, self.num_joints, 3)
-        v, j = body_forward(self.model_set(), _rows(betas, B, dt), pose, _rows(transl, B, dt),
+        v, j = body_forward(self.model_set, _rows(betas, B, dt), pose, _rows(transl, B, dt),
                             _rows(expression, B, dt) if self.num_expression else None,
                             threads=threads)
         if self.extra_vertex_ids.numel():
