@@ -71,7 +71,8 @@ def _api_page() -> str:
         groups.setdefault(module, []).append(name)
     lines = ["API reference", "=============", "",
              "Every public name of ``skinkit`` (``skinkit.__all__``), by the module that defines it,",
-             "then the optional modules ``skinkit.plot`` and ``skinkit.export``.  This page is",
+             "then the optional modules ``skinkit.plot``, ``skinkit.export`` and ``skinkit.torch``",
+             "(PyTorch operators and the ``nn.Module`` ``BodyModel``).  This page is",
              "generated from the package when the documentation is built.", "",
              ".. currentmodule:: skinkit", ""]
     for module in sorted(groups):
@@ -81,7 +82,8 @@ def _api_page() -> str:
         lines += [f"   {name}" for name in groups[module]] + [""]
         lines += [f"``{alias}`` is another name of :class:`{target}`." for alias, target in
                   aliases.get(module, [])] + [""]
-    for module in ("skinkit.plot", "skinkit.export"):
+    for module in ("skinkit.plot", "skinkit.export", "skinkit.torch.ops", "skinkit.torch.body_op",
+                   "skinkit.torch.body", "skinkit.torch.rotations"):
         mod = importlib.import_module(module)
         names = [n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
                  and getattr(v, "__module__", None) == module]
