@@ -127,8 +127,8 @@ def body_like_arrays(seed=0, num_vertices=6890, sigma=0.04) -> Dict[str, np.ndar
     np.put_along_axis(jr, near, 1 / 30, axis=1)
     centre = v - x[0]
     radial = v - (a[k] + t[:, None] * ab[k])
-    dirs = [0.1 * centre, 0.3 * radial] + [
-        0.03 * centre @ rng.normal(size=(3, 3)) for _ in range(8)]
+    dirs = [0.1 * centre, 0.3 * radial] + [        # height, girth, then per-part offsets
+        0.02 * w @ rng.normal(size=(len(parents), 3)) for _ in range(8)]
     return {"v_template": v, "shapedirs": np.stack(dirs, axis=2),
             "posedirs": 0.002 * (rng.random((num_vertices, 3, 207)) - 0.5),
             "J_regressor": jr, "weights": w,
