@@ -1,6 +1,6 @@
 """Fitting a body model's pose and shape to 3D joints or vertices: ``fit_body``.
 
-Two stages, batched over the targets:
+Three stages, batched over the targets:
 
 1. initialisation by alternation, in the spirit of smplfitter (Sárándi and Pons-Moll, "Neural
    Localizer Fields for Continuous 3D Human Pose and Shape Estimation", NeurIPS 2024): with the
@@ -9,7 +9,9 @@ Two stages, batched over the targets:
    with the pose fixed, the posed model is affine in betas and the translation, so they are the
    solution of one regularised linear least-squares problem (its matrix from S + 1 forward
    passes, exact);
-2. refinement by L-BFGS (Nocedal, "Updating quasi-Newton matrices with limited storage", Math.
+2. Gauss-Newton on the world-frame joint rotations, the translation and betas, with the
+   Jacobian of a vertex subset and of the joints in closed form (``_gauss_newton``);
+3. for items still above ``tol``, L-BFGS (Nocedal, "Updating quasi-Newton matrices with limited storage", Math.
    Comp. 35, 1980; Armijo backtracking) on the analytic gradients of ``BodyModel.forward_vjp``,
    item by item, until the RMS error is below ``tol``.
 """
@@ -21,7 +23,7 @@ import numpy as np
 
 from .body import BodyModel
 from .gradients import _children_first
-from .kernels import quat_from_matrix
+from .kernels import quat_from_matrix, quat_from_rotvec, quat_to_matrix
 
 __all__ = ["FitResult", "fit_body"]
 
@@ -29,11 +31,12 @@ __all__ = ["FitResult", "fit_body"]
 class FitResult(NamedTuple):
     """``fit_body``'s result: betas (B, S), pose (B, J, 3) axis-angle, transl (B, 3), the RMS
     distance to the targets per item (B,) in the model's units (vertices when they were given,
-    else joints), and the L-BFGS iterations run."""
+    else joints), the Gauss-Newton rounds and the L-BFGS iterations run."""
     betas: np.ndarray
     pose: np.ndarray
     transl: np.ndarray
     rms: np.ndarray
+    rounds: int
     iterations: int
 
 
@@ -147,6 +150,91 @@ def _least_squares_shape(pr, pose, lam):
     return sol[:, :S], sol[:, S:]
 
 
+def _skew(q):
+    """[q]x (..., 3, 3): the cross-product matrix, [q]x w = q x w."""
+    o = np.zeros(q.shape[:-1])
+    x, y, z = q[..., 0], q[..., 1], q[..., 2]
+    return np.stack([o, -z, y, z, o, -x, -y, x, o], -1).reshape(q.shape + (3,))
+
+
+def _gauss_newton(pr, betas, pose, transl, idx, rounds, tol, lam=1e-6):
+    """Gauss-Newton on (world-frame joint rotations, translation, betas), the residuals of
+    the vertices ``idx`` and of the joints.  A world-frame rotation w_j of joint j moves every
+    point p of its subtree by w_j x (p - c_j) (c_j its posed position); a skinned vertex moves by
+    w_j x sum_k w_ik [k below j] (M_k v_i - c_j), exact but for the pose correctives' change.
+    The betas' columns are exact (the model is affine in them): S + 1 forward passes, one call.
+    Returns betas, pose, transl and the RMS distance of each item (all vertices)."""
+    m, S = pr.m, pr.S
+    B, J = len(pose), m.num_joints
+    parents = m.parents
+    order = _children_first(parents)[::-1]
+    below = np.eye(J, dtype=bool)                 # below[j, k]: k in the subtree of j
+    for k in order:
+        if parents[k] >= 0:
+            below[:, k] |= below[:, parents[k]]
+    lj, lw = (np.asarray(a)[idx] for a in m._influences)
+    lj = lj.astype(np.int64)
+    E = np.concatenate([np.zeros((1, S)), np.eye(S)])
+    rms = None
+    for done in range(rounds + 1):
+        N = B * (S + 1)
+        flat = {"betas": (betas[:, None] + E).reshape(N, S),
+                "pose": np.repeat(pose, S + 1, axis=0), "transl": np.repeat(transl, S + 1, 0)}
+        flat = {k: np.ascontiguousarray(a, m.dtype) for k, a in flat.items()}
+        v, jt, sv = m._forward(flat, N, pr.threads)
+        v, jt = v.reshape(B, S + 1, -1, 3), jt.reshape(B, S + 1, J, 3)
+        rms = pr.rms(v[:, 0], jt[:, 0])
+        if (rms <= tol).all() or done == rounds:
+            break
+        G = sv["G"].reshape(B, S + 1, J, 4, 4)[:, 0]
+        vp = sv["v_posed"].reshape(B, S + 1, -1, 3)[:, 0, idx]
+        c = jt[:, 0]
+        Qs, rs, bs = [], [], []
+        if pr.tv is not None:
+            sq = np.sqrt(pr.cv * m.num_vertices / len(idx))
+            Q = np.zeros((B, len(idx), J, 3))
+            for k in range(lj.shape[1]):
+                M = G[:, lj[:, k]]
+                vk = (M[..., :3, :3] @ vp[..., None])[..., 0] + M[..., :3, 3]
+                if not sv["fold"]:
+                    vk += transl[:, None]
+                Q += (lw[:, k, None] * below[:, lj[:, k]].T)[None, :, :, None] * (
+                    vk[:, :, None] - c[:, None])
+            Qs.append(sq * Q)
+            rs.append(sq * (v[:, 0, idx] - pr.tv[:, idx]))
+            bs.append(sq * (v[:, 1:, idx] - v[:, :1, idx]))
+        if pr.tj is not None:
+            sq = np.sqrt(pr.cj)
+            Qs.append(sq * below.T[None, :, :, None] * (c[:, :, None] - c[:, None]))
+            rs.append(sq * (jt[:, 0] - pr.tj))
+            bs.append(sq * (jt[:, 1:] - jt[:, :1]))
+        Q, r, Jb = np.concatenate(Qs, 1), np.concatenate(rs, 1), np.concatenate(bs, 2)
+        n = Q.shape[1]
+        Jw = -_skew(Q).transpose(0, 1, 3, 2, 4).reshape(B, 3 * n, 3 * J)
+        scale = np.concatenate([np.full(len(idx), np.sqrt(pr.cv * m.num_vertices / len(idx)))
+                                if pr.tv is not None else np.zeros(0),
+                                np.full(J, np.sqrt(pr.cj)) if pr.tj is not None else np.zeros(0)])
+        Jt = np.broadcast_to((scale[:, None, None] * np.eye(3)).reshape(3 * n, 3), (B, 3 * n, 3))
+        Jb = np.moveaxis(Jb.reshape(B, S, 3 * n), 1, 2)
+        Jf = np.concatenate([Jw, Jt, Jb], 2)
+        r = r.reshape(B, 3 * n)
+        H = np.swapaxes(Jf, 1, 2) @ Jf
+        d = np.arange(H.shape[1])
+        H[:, d, d] += lam * (1 + H[:, d, d])
+        step = -np.linalg.solve(H, (np.swapaxes(Jf, 1, 2) @ r[..., None]))[..., 0]
+        omega = step[:, :3 * J].reshape(B, J, 3)
+        for k in order:                            # world rotation of each joint: its chain's
+            if parents[k] >= 0:
+                omega[:, k] += omega[:, parents[k]]
+        R = quat_to_matrix(quat_from_rotvec(omega)) @ G[..., :3, :3]
+        local = R.copy()
+        nz = parents >= 0
+        local[:, nz] = np.swapaxes(R[:, parents[nz]], -1, -2) @ R[:, nz]
+        pose, transl = _rotvec(local), transl + step[:, 3 * J:3 * J + 3]
+        betas = betas + step[:, 3 * J + 3:]
+    return betas, pose, transl, rms, done
+
+
 def _lbfgs(pr, x, max_iter, tol, memory=8):
     f, g, rms = pr.value_and_grad(x)
     S, Y = [], []
@@ -193,8 +281,8 @@ def _lbfgs(pr, x, max_iter, tol, memory=8):
 
 
 def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_betas=10,
-             joint_weight=1.0, vertex_weight=1.0, shape_regularizer=1e-4, init_iterations=2,
-             max_iter=200, tol=1e-3, threads: Optional[int] = None) -> FitResult:
+             joint_weight=1.0, vertex_weight=1.0, shape_regularizer=1e-4, init_iterations=1,
+             gn_rounds=10, vertex_subset=512, max_iter=200, tol=1e-3, threads: Optional[int] = None) -> FitResult:
     """Fit pose, shape and translation of ``model`` to target joints and/or vertices.
 
     Parameters
@@ -212,8 +300,13 @@ def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_
         Ridge weight on betas in the linear shape solve of the initialisation.
     init_iterations : int
         Rounds of the alternating initialisation (rotations, then shape).
+    gn_rounds : int
+        Gauss-Newton rounds at most (stage 2), on ``vertex_subset`` vertices spread over the mesh
+        and the joints.
+    vertex_subset : int
+        How many vertices the Gauss-Newton steps use.
     max_iter : int
-        L-BFGS iterations at most; an item stops when its RMS distance is below ``tol``.
+        L-BFGS iterations at most (stage 3, for items not yet within ``tol``); an item stops when its RMS distance is below ``tol``.
     tol : float
         RMS distance (metres) at which an item is done (1e-3: one millimetre).
     threads : int or None
@@ -222,7 +315,7 @@ def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_
     Returns
     -------
     FitResult
-        betas (B, num_betas), pose (B, J, 3), transl (B, 3), rms (B,), iterations.
+        betas (B, num_betas), pose (B, J, 3), transl (B, 3), rms (B,), rounds, iterations.
 
     Raises
     ------
@@ -254,7 +347,13 @@ def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_
         pose, transl = _procrustes_pose(pr, betas)
         if S:
             betas, transl = _least_squares_shape(pr, pose, shape_regularizer)
+    idx = np.unique(np.linspace(0, V - 1, min(V, vertex_subset)).astype(np.int64))
+    betas, pose, transl, rms, rounds = _gauss_newton(pr, betas, pose, transl, idx, gn_rounds,
+                                                     tol)
     x = np.concatenate([betas, pose.reshape(B, -1), transl], 1)
-    x, rms, it = _lbfgs(pr, x, max_iter, tol)
+    if (rms > tol).any():
+        x, rms, it = _lbfgs(pr, x, max_iter, tol)
+    else:
+        it = 0
     b, p, t = pr.split(x)
-    return FitResult(b, p, t, rms, it)
+    return FitResult(b, p, t, rms, rounds, it)
