@@ -63,6 +63,7 @@ class _Problem:
         self.m, self.tv, self.tj, self.S, self.threads = model, tv, tj, S, threads
         self.cv = 0 if tv is None else wv / model.num_vertices
         self.cj = 0 if tj is None else wj / model.num_joints
+        self.skinned = [np.flatnonzero(model.weights[:, j] > 0) for j in range(model.num_joints)]
 
     def split(self, x):
         J, S = self.m.num_joints, self.S
@@ -338,10 +339,9 @@ def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_
     if tv is not None and tj is not None and len(tv) != len(tj):
         raise ValueError(f"target_vertices and target_joints must have the same batch size, got "
                          f"{len(tv)} and {len(tj)}")
-    B = len(tv if tv is not None else tj)
+    B = next(len(t) for t in (tv, tj) if t is not None)
     S = min(int(num_betas), model.num_betas)
     pr = _Problem(model, tv, tj, vertex_weight, joint_weight, S, threads)
-    pr.skinned = [np.flatnonzero(model.weights[:, j] > 0) for j in range(J)]
     betas, pose, transl = np.zeros((B, S)), np.zeros((B, J, 3)), np.zeros((B, 3))
     for _ in range(init_iterations):
         pose, transl = _procrustes_pose(pr, betas)

@@ -95,6 +95,10 @@ class BodyModel(torch.nn.Module):
         num_pca_comps out of range, an extra vertex id out of range.
     """
 
+    v_template: Tensor          # buffers (registered in __init__), typed for mypy
+    pose_mean: Tensor
+    extra_vertex_ids: Tensor
+
     def __init__(self, path, dtype: torch.dtype = torch.float32, use_pca: bool = False,
                  num_pca_comps: int = 6, flat_hand_mean: bool = False,
                  extra_vertex_ids: Optional[Sequence[int]] = None):

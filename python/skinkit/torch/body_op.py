@@ -76,7 +76,8 @@ def _body(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Te
     m = _SETS[model].get(pose.dtype)
     flat = {k: np_(t) for k, t in zip(CORES, (betas, pose, transl, expression)) if t is not None}
     verts, joints, saved = m._forward(flat, pose.shape[0], threads)
-    return (tensor(verts), tensor(joints), *(tensor(saved[k]) for k in _SAVED))
+    q, x, Q, G, v_posed = (tensor(saved[k]) for k in _SAVED)
+    return tensor(verts), tensor(joints), q, x, Q, G, v_posed
 
 
 @_body.register_fake
