@@ -140,6 +140,13 @@ int sk_linear_blend_skinning_vjp_##S(size_t n, size_t K, size_t J,              
         int itype, const T *weights, ptrdiff_t sw, const T *mats, ptrdiff_t sm,   \
         const T *g, ptrdiff_t sg, T *SK_RESTRICT g_verts, ptrdiff_t sov,          \
         T *SK_RESTRICT g_mats, ptrdiff_t som, size_t *bad);                       \
+/* LBS weights (lbs_weights_vjp.c): g (3 per item) -> out (K per item), the      \
+   cotangent of each slot's weight, g . M_j [v; 1] (0 for joint -1); per pose,    \
+   the caller sums.  SK_ERR_JOINT_INDEX as sk_linear_blend_skinning_vjp. */       \
+int sk_linear_blend_skinning_weights_vjp_##S(size_t n, size_t K, size_t J,        \
+        const T *verts, ptrdiff_t sv, const void *joints, ptrdiff_t sj,           \
+        int itype, const T *mats, ptrdiff_t sm, const T *g, ptrdiff_t sg,         \
+        T *SK_RESTRICT out, ptrdiff_t so, size_t *bad);                           \
                                                                                   \
 /* --- dual quaternion skinning (dqs.c) --- */                                    \
 /* n 4x4 skinning matrices -> n records of SK_DQ_RECORD reals: the rotation's     \

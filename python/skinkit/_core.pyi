@@ -74,6 +74,9 @@ def linear_blend_skinning_vjp(vertices: _Input, joints: _Input, weights: _Input,
                               skinning_matrices: _Input, g: _Input,
                               out: Optional[Tuple[_Out, _Out]] = None, threads: _Threads = None, /
                               ) -> Tuple[_Float, _Float]: ...
+def linear_blend_skinning_weights_vjp(vertices: _Input, joints: _Input, weights: _Input,
+                                      skinning_matrices: _Input, g: _Input, out: _Out = None,
+                                      threads: _Threads = None, /) -> _Float: ...
 
 @overload
 def _dual_quaternion_skinning(vertices: _Input, joints: _Input, weights: _Input,

@@ -118,17 +118,12 @@ def forward_kinematics_vjp(parents, rotations, translations, scales, world, g):
     return g_q, np.ascontiguousarray(gL[..., :3, 3]), g_s
 
 
-def linear_blend_skinning_weights_vjp(vertices, joints, weights, skinning_matrices, g):
-    """Cotangent (V, K) of the weights of ``linear_blend_skinning`` from the cotangent g
-    (..., V, 3) of its positions, summed over the batch:
-    ``g_w_ik = sum_batch g_i . (M_{j_ik} [v_i; 1])`` (0 for a slot with joint -1).
-    NumPy, one slot at a time (a (..., V, 3, 4) gather per slot)."""
-    v, j, M, g = (np.asarray(a) for a in (vertices, joints, skinning_matrices, g))
-    dt = np.result_type(v.dtype, np.asarray(weights).dtype, M.dtype, g.dtype)
-    out = np.zeros(j.shape, dt)
-    for k in range(j.shape[1]):
-        jk = j[:, k].astype(np.int64)
-        Mk = M[..., np.maximum(jk, 0), :3, :]                    # (..., V, 3, 4)
-        p = (Mk[..., :3] @ v[..., None])[..., 0] + Mk[..., 3]
-        out[:, k] = np.where(jk >= 0, (g * p).reshape(-1, len(jk), 3).sum(axis=(0, 2)), 0)
-    return out
+@_shapes
+def linear_blend_skinning_weights_vjp(vertices, joints, weights, skinning_matrices, g, out=None,
+                                      threads=None):
+    """Cotangent of the weights of ``linear_blend_skinning`` from the cotangent g of its
+    positions, one per pose (sum over the batch for the weights' own cotangent):
+    ``g_w_ik = g_i . (M_{j_ik} [v_i; 1])``, 0 for a slot with joint -1 (src/lbs_weights_vjp.c).
+    The weights' values are not read (the positions are linear in them)."""
+    return _core.linear_blend_skinning_weights_vjp(vertices, joints, weights, skinning_matrices,
+                                                   g, out, threads)

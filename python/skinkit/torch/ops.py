@@ -226,7 +226,8 @@ def _lbs_weights_vjp(vertices: Tensor, joints: Tensor, weights: Tensor,
 
 @_lbs_weights_vjp.register_fake
 def _(vertices, joints, weights, skinning_matrices, g):
-    return _empty(weights.shape, vertices, weights, skinning_matrices, g)
+    b = _batch((vertices, 2), (skinning_matrices, 3), (g, 2))
+    return _empty(b + weights.shape, vertices, weights, skinning_matrices, g)
 
 
 def _lbs_bwd(ctx, g):
