@@ -123,7 +123,7 @@ def linear_blend_skinning_weights_vjp(vertices, joints, weights, skinning_matric
                                       threads=None):
     """Cotangent of the weights of ``linear_blend_skinning`` from the cotangent g of its
     positions, one per pose (sum over the batch for the weights' own cotangent):
-    ``g_w_ik = g_i . (M_{j_ik} [v_i; 1])``, 0 for a slot with joint -1 (src/lbs_weights_vjp.c).
+    ``g_w_ik = dot(g_i, M_{j_ik} [v_i; 1])``, 0 for a slot with joint -1 (src/lbs_weights_vjp.c).
     The weights' values are not read (the positions are linear in them)."""
     return _core.linear_blend_skinning_weights_vjp(vertices, joints, weights, skinning_matrices,
                                                    g, out, threads)

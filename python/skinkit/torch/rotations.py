@@ -35,7 +35,7 @@ def rotvec_from_matrix(R: Tensor) -> Tensor:
     Through the unit quaternion with w >= 0 taken, as in Shepperd's method (J. Guidance and
     Control 1(3), 1978), from the largest of 4w^2, 4x^2, 4y^2, 4z^2 (accurate at every angle),
     then ``r = 2 atan2(|u|, w) u / |u|`` with the series ``2 / w (1 - |u|^2 / (3 w^2))`` for
-    |u| < 1e-4 (finite gradients at the identity)."""
+    ``|u| < 1e-4`` (finite gradients at the identity)."""
     m = R.reshape(R.shape[:-2] + (9,))
     m00, m01, m02, m10, m11, m12, m20, m21, m22 = m.unbind(-1)
     # 4 q_k^2 for k = x, y, z, w, and each candidate row 4 q_k q (x, y, z, w)
