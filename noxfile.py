@@ -12,12 +12,11 @@ the source tree -- and runs the suite from the project folder.
 torch: its ``[torch]`` extra is a lower bound, which pip resolves to a CUDA build of several GB;
 the 2.13.0 CPU wheel lies on this machine's disk for Python 3.11 only, so the 3.11 sessions
 install it first (then ``[test,torch]`` finds torch satisfied) and the others install neither
-torch nor smplx (a test requirement that needs torch) and skip the torch tests, saying so.  Blender's bpy (its own
-venv, made by .ci/run) is for Python 3.11: the Blender tests run in the 3.11 sessions and skip
-elsewhere.  SKINKIT_REQUIRE tells the tests what a session provides (tests/conftest.py): what is
-listed must be there.
+torch nor smplx (a test requirement that needs torch) and skip the torch tests, saying so.  The
+integration tests (Blender, Chromium, Dask clusters: marker ``integration``) run once in
+.ci/run, not here.  SKINKIT_REQUIRE tells the tests what a session provides
+(tests/conftest.py): what is listed must be there.
 """
-import os
 import runpy
 import shutil
 import sys
@@ -39,11 +38,6 @@ nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = False
 
 _wheels = {}  # python -> the wheel built in this nox run
-
-
-def _bpy_python() -> bool:
-    venv = Path(os.environ.get("SKINKIT_BPY_VENV", Path.home() / ".cache/skinkit/bpy-venv"))
-    return bool(os.environ.get("SKINKIT_BPY_PYTHON")) or (venv / "bin" / "python").exists()
 
 
 def _wheel(session) -> str:
@@ -74,12 +68,11 @@ def tests(session, numpy):
                 " 'NumPy', numpy.__version__, 'skinkit', skinkit.__version__, skinkit.__file__)")
     require = ["atheris"] if sys.platform.startswith("linux") else []
     require += ["torch"] if torch else []
-    require += ["bpy"] if session.python == "3.11" and _bpy_python() else []
     if not torch:
         session.log(f"torch: not installed for Python {session.python} (its CPU wheel is "
                     "at hand for 3.11 only); the torch tests skip")
     session.chdir(ROOT)
-    session.run("python", "-m", "pytest", "-q", "-rs", *session.posargs,
+    session.run("python", "-m", "pytest", "-q", "-rs", "-m", "not integration", *session.posargs,
                 env={"SKINKIT_REQUIRE": ",".join(require), "MPLBACKEND": "Agg"})
 
 

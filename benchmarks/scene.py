@@ -22,8 +22,9 @@ import numpy as np
 
 import skinkit
 from skinkit import kernels
-from skinkit.cli import _write_npz_atomic
-from skinkit.pose import _morph, _rigid, _skin, morph_weights, skinning_matrices
+from skinkit.export import write_atomic
+from skinkit.pose import morph_weights, skinning_matrices
+from skinkit.stages import _morph, _rigid, _skin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOT = os.path.join(HERE, "..", "tests", "data", "gltf", "RobotExpressive.glb")
@@ -77,7 +78,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "scene.npz")
         arrays = {"times": times, **posed.arrays()}
-        stages["writing the .npz"] = lambda: _write_npz_atomic(out, arrays)
+        stages["writing the .npz"] = lambda: write_atomic(out, lambda f: np.savez(f, **arrays),
+                                                           suffix=".npz")
         results = {name: median_seconds(fn, args.repeat) for name, fn in stages.items()}
         whole = median_seconds(lambda: model.pose(clip, times), args.repeat)
     nverts = sum(len(p.positions) for p in model.primitives)

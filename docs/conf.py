@@ -32,7 +32,9 @@ extensions = [
     "numpydoc",
     "sphinxarg.ext",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",          # the Markdown pages (docs/*.md): what the README used to hold
 ]
+myst_heading_anchors = 3
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json"]
 html_theme = "pydata_sphinx_theme"
@@ -49,7 +51,7 @@ sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": str(DOCS / "auto_examples"),
     "filename_pattern": r"/plot_",             # run these at build time
-    # only plot_*.py: the other scripts (blender_pose.py needs bpy, fit_smpl.py takes minutes)
+    # only plot_*.py: the other scripts (fit_smpl.py takes minutes)
     # are command-line tools, shown in the guides
     "ignore_pattern": r"(^|[/\\])(?!plot_)[^/\\]+\.py$",
     "image_scrapers": ("matplotlib",),
@@ -57,6 +59,12 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
 }
+
+
+MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender", "skinkit.dataset",
+           "skinkit.torch.ops", "skinkit.torch.body_op", "skinkit.torch.body",
+           "skinkit.torch.rotations")
+"""The modules whose functions api.rst lists apart (not in ``skinkit.__all__``)."""
 
 
 def _api_page() -> str:
@@ -71,8 +79,7 @@ def _api_page() -> str:
         groups.setdefault(module, []).append(name)
     lines = ["API reference", "=============", "",
              "Every public name of ``skinkit`` (``skinkit.__all__``), by the module that defines it,",
-             "then the optional modules ``skinkit.plot``, ``skinkit.export`` and ``skinkit.torch``",
-             "(PyTorch operators and the ``nn.Module`` ``BodyModel``).  This page is",
+             f"then the modules {', '.join(f'``{m}``' for m in MODULES)}.  This page is",
              "generated from the package when the documentation is built.", "",
              ".. currentmodule:: skinkit", ""]
     for module in sorted(groups):
@@ -82,11 +89,11 @@ def _api_page() -> str:
         lines += [f"   {name}" for name in groups[module]] + [""]
         lines += [f"``{alias}`` is another name of :class:`{target}`." for alias, target in
                   aliases.get(module, [])] + [""]
-    for module in ("skinkit.plot", "skinkit.export", "skinkit.torch.ops", "skinkit.torch.body_op",
-                   "skinkit.torch.body", "skinkit.torch.rotations"):
+    for module in MODULES:
         mod = importlib.import_module(module)
-        names = [n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
-                 and getattr(v, "__module__", None) == module]
+        names = list(getattr(mod, "__all__", ())) or [
+            n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
+            and getattr(v, "__module__", None) == module]
         title = f"``{module}``: {mod.__doc__.strip().splitlines()[0]}"
         lines += [title, "-" * len(title), "", f".. currentmodule:: {module}", "",
                   ".. autosummary::", "   :toctree: generated", ""]

@@ -54,6 +54,14 @@ static void fail_singular(const call_t *c, int status)
     PyErr_Format(PyExc_ValueError, "%s%s is singular", c->name[0], where);
 }
 
+/* a CCD or FABRIK chain longer than the solvers' stack arrays */
+static void fail_chain_length(const call_t *c, int status)
+{
+    (void)status;
+    PyErr_Format(PyExc_ValueError, "an IK chain has at most %d joints, got %" NPY_INTP_FMT,
+                 SK_IK_MAX_CHAIN, c->sym[SYM('L')]);
+}
+
 #define ELEMENTWISE(name, summary, ...) \
     {#name, summary, {__VA_ARGS__}, 0, 0, GRAIN_ELEMENTS, LOOPS(name), NULL}
 #define ELEMENTWISE_AS(pyname, name, summary, ...) \
@@ -184,5 +192,35 @@ kernel_t kernels[] = {
                    {"delta_scales", "(...,3)"}, {"weight", "(...)"},
                    OUTPUT("rotations", "(...,4)"), OUTPUT("translations", "(...,3)"),
                    OUTPUT("scales", "(...,3)")),
+    /* inverse kinematics and retargeting (ik.c, ik_chain.c, retarget.c; python/skinkit/ik.py,
+     * retarget.py give the defaults) */
+    {"_ik_two_bone", "Two-bone IK corrections (ozz-animation IKTwoBoneJob).",
+     {{"start", "(...,4,4)"}, {"mid", "(...,4,4)"}, {"end", "(...,4,4)"}, {"target", "(...,3)"},
+      {"pole_vector", "(...,3)"}, {"mid_axis", "(...,3)"}, {"weight", "(...)"},
+      {"soften", "(...)"}, {"twist_angle", "(...)"},
+      OUTPUT("start_correction", "(...,4)"), OUTPUT("mid_correction", "(...,4)"),
+      OUTPUT("reached", "(...)")},
+     0, 0, GRAIN_MATRICES, LOOPS(ik_two_bone), NULL},
+    {"_ik_aim", "Aim IK correction (ozz-animation IKAimJob).",
+     {{"joint", "(...,4,4)"}, {"target", "(...,3)"}, {"forward", "(...,3)"}, {"up", "(...,3)"},
+      {"offset", "(...,3)"}, {"pole_vector", "(...,3)"}, {"twist_angle", "(...)"},
+      {"weight", "(...)"}, OUTPUT("correction", "(...,4)"), OUTPUT("reached", "(...)")},
+     0, 0, GRAIN_MATRICES, LOOPS(ik_aim), NULL},
+    {"_ik_ccd", "CCD chain IK (three.js CCDIKSolver).",
+     {{"base", "(...,4,4)"}, {"translations", "(...,L,3)"}, {"rotations", "(...,L,4)"},
+      {"target", "(...,3)"}, {"rotation_min", "(...,L,3)"}, {"rotation_max", "(...,L,3)"},
+      {"iterations", "(...)"}, {"tolerance", "(...)"}, OUTPUT("rotations", "(...,L,4)")},
+     0, 'L', GRAIN_MATRICES, LOOPS(ik_ccd), fail_chain_length},
+    {"_ik_fabrik", "FABRIK chain IK (Aristidou and Lasenby 2011).",
+     {{"base", "(...,4,4)"}, {"translations", "(...,L,3)"}, {"rotations", "(...,L,4)"},
+      {"target", "(...,3)"}, {"max_angle", "(...,L)"}, {"iterations", "(...)"},
+      {"tolerance", "(...)"}, OUTPUT("rotations", "(...,L,4)")},
+     0, 'L', GRAIN_MATRICES, LOOPS(ik_fabrik), fail_chain_length},
+    {"_retarget_rotations", "Target local and world rotations from gathered source world "
+     "rotations (retarget.c).",
+     {{"parents", "(J)", OP_PARENTS}, {"source_world", "(...,J,4)"}, {"offsets", "(J,4)"},
+      {"mapped", "(J)"}, {"rest_rotations", "(J,4)"},
+      OUTPUT("rotations", "(...,J,4)"), OUTPUT("world_rotations", "(...,J,4)")},
+     0, 'J', GRAIN_JOINTS, LOOPS(retarget_rotations), NULL},
 };
 const size_t n_kernels = sizeof kernels / sizeof kernels[0];

@@ -15,6 +15,9 @@
 #undef SIN
 #undef COS
 #undef ATAN2
+#undef FABS
+#undef ACOS
+#undef ASIN
 #undef EPS
 #if SK_DOUBLE
 #define T double
@@ -23,6 +26,9 @@
 #define SIN sin
 #define COS cos
 #define ATAN2 atan2
+#define FABS fabs
+#define ACOS acos
+#define ASIN asin
 #define EPS DBL_EPSILON
 #else
 #define T float
@@ -31,6 +37,9 @@
 #define SIN sinf
 #define COS cosf
 #define ATAN2 atan2f
+#define FABS fabsf
+#define ACOS acosf
+#define ASIN asinf
 #define EPS FLT_EPSILON
 #endif
 

@@ -60,3 +60,15 @@ def test_stub_parameters_follow_the_descriptor(name):
                 if isinstance(n, ast.FunctionDef) and n.name == name)
     params = [a.arg for a in stub.args.posonlyargs + stub.args.args]
     assert params == [n for n, _, role in _core._shapes[name] if role != "out"] + ["out", "threads"]
+
+
+def test_generated_surface_is_fresh():
+    """python/skinkit/_kernels.py and the generated part of _core.pyi are what
+    tools/generate_surface.py makes of the descriptors now (it exits 1 naming a stale file)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, str(root / "tools" / "generate_surface.py"),
+                           "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -1,5 +1,6 @@
-"""Blender: examples/blender_pose.py against Blender's own Armature modifier, and skinkit's glTF
-pose against the same Blender scene.
+"""Blender: skinkit.blender (the bridge that poses a Blender armature's meshes from bpy data)
+against Blender's own shape keys and Armature modifier, and skinkit's glTF pose against the same
+Blender scene.
 
 Blender's Python module (``bpy`` 5.0.1 from PyPI, Python 3.11) pins ``numpy<2``, so it lives in its
 own virtual environment; .ci/run makes it (``$SKINKIT_BPY_VENV``, default
@@ -22,7 +23,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples"
 
 
 # --------------------------------------------------------------------------- the Blender side
@@ -44,11 +44,13 @@ def blender_job(job, scene):
     the pose at the last frame), fps, action name; with "dqs" also blender_dqs_<mesh> (T, V, 3),
     the Armature modifier with "Preserve Volume" on."""
     import bpy
-    import blender_pose
+    import skinkit.blender as blender_pose
 
     frames = [float(f) for f in job["frames"]]
     arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
     meshes = blender_pose.skinned_meshes(arm)
+    if job.get("shape_keys"):
+        return shape_key_job(arm, meshes[0], frames, scene)
     out = {"fps": np.float64(scene.render.fps / scene.render.fps_base),
            "action": np.array(arm.animation_data.action.name),
            "meshes": np.array([m.name for m in meshes])}
@@ -72,9 +74,42 @@ def blender_job(job, scene):
     return out
 
 
+def shape_key_job(arm, mesh, frames, scene):
+    """Shape keys on top of the glTF importer's (morph targets, their weights animated): one
+    masked by a vertex group, one relative to it, one muted; Blender's evaluated mesh and
+    skinkit.blender's at ``frames`` and now; then the keys made absolute, which must be refused
+    (the message is saved)."""
+    import skinkit.blender as bridge
+
+    key = mesh.data.shape_keys
+    rng = np.random.default_rng(7)
+    size = np.ptp(bridge._coordinates(mesh.data.vertices), axis=0).max()
+    for name, relative, value, group in [("masked", None, 0.6, mesh.vertex_groups[0].name),
+                                         ("chained", "masked", 0.3, ""),
+                                         ("muted", None, 1.0, "")]:
+        block = mesh.shape_key_add(name=name, from_mix=False)
+        co = bridge._coordinates(block.data) + 0.1 * size * rng.normal(size=(len(block.data), 3))
+        block.data.foreach_set("co", co.ravel())
+        block.value, block.vertex_group = value, group
+        if relative:
+            block.relative_key = key.key_blocks[relative]
+        block.mute = name == "muted"
+    out = {"shape_key_names": np.array([b.name for b in key.key_blocks]),
+           "example": bridge.pose_mesh(arm, mesh, frames),
+           "blender": evaluated_positions(scene, [mesh], frames)[mesh.name],
+           "current": bridge.pose_mesh(arm, mesh)}
+    out["blender_current"] = evaluated_positions(scene, [mesh], [frames[-1]])[mesh.name]
+    key.use_relative = False
+    try:
+        bridge.pose_mesh(arm, mesh, frames)
+        out["refused"] = np.array("")
+    except ValueError as e:
+        out["refused"] = np.array(str(e))
+    return out
+
+
 if __name__ == "__main__":
     from blender_mesh import run_script
-    sys.path.insert(0, str(EXAMPLE))                  # blender_pose: the example under test
     run_script(blender_job)
 
 
@@ -85,6 +120,8 @@ import pytest  # noqa: E402
 import skinkit  # noqa: E402
 from blender_mesh import run_in_blender  # noqa: E402
 from conftest import DATA, missing  # noqa: E402
+
+pytestmark = pytest.mark.integration
 
 GLTF = DATA / "gltf"
 
@@ -98,6 +135,7 @@ JOBS = {
 }
 BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb", 7)}
 DQS = {"CesiumMan.glb", "RiggedFigure.glb"}          # also posed with "Preserve Volume"
+SHAPE_KEYS = {"RiggedSimple-morph.glb": [1, 10, 25, 40]}   # shape_key_job's model and frames
 TIGHT, LOOSE = 2e-6, 2e-3
 
 
@@ -135,6 +173,8 @@ def blender_results(tmp_path_factory):
     shim = tmp_path_factory.mktemp("shim")
     (shim / "skinkit").symlink_to(Path(skinkit.__file__).parent, target_is_directory=True)
     jobs = [{"model": str(GLTF / m), "frames": f, "dqs": m in DQS} for m, f in JOBS.items()]
+    jobs += [{"model": str(GLTF / m), "frames": f, "shape_keys": True}
+             for m, f in SHAPE_KEYS.items()]
     start = time.perf_counter()
     results = run_in_blender(exe, __file__, jobs, tmp_path_factory.mktemp("blender"),
                              PYTHONPATH=str(shim))
@@ -157,6 +197,21 @@ def test_example_matches_blender_armature_modifier(blender_results, model):
         assert not np.allclose(blender[0], blender[1])           # the frames really differ
         # the current pose (pose bones' matrix_basis) at the last frame set
         assert rel_error(r[f"current_{name}"][0], blender[-1]) < TIGHT
+
+
+def test_shape_keys_match_blender(blender_results):
+    """Relative shape keys (the glTF importer's animated morph targets, a key masked by a vertex
+    group, one relative to it, a muted one) then the Armature modifier: skinkit.blender against
+    Blender's evaluated mesh at frames and at the current values; absolute keys refused."""
+    (model,) = SHAPE_KEYS
+    r = blender_results[model]
+    assert len(r["shape_key_names"]) >= 4                 # the importer's and the three added
+    ours, blender = r["example"], r["blender"]
+    assert ours.shape == blender.shape
+    assert rel_error(ours, blender) < TIGHT, rel_error(ours, blender)
+    assert not np.allclose(blender[0], blender[-1])
+    assert rel_error(r["current"], r["blender_current"]) < TIGHT
+    assert "absolute" in str(r["refused"])
 
 
 def _gltf_clip(model, action_name):

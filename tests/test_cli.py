@@ -6,12 +6,16 @@ import sys
 import numpy as np
 import pytest
 
+import skinkit
 from skinkit import GltfError, kernels
 from cli_run import assert_usage_error, run
 from skinkit.cli import main
 from skinkit.default_model import default_model
 from skinkit.pose import frame_times, local_pose, pose, world_matrices
 
+
+
+CESIUM_PATH = os.path.join(os.path.dirname(__file__), "data", "gltf", "CesiumMan.glb")
 
 
 def assert_one_line_error(err):
@@ -347,27 +351,27 @@ def test_output_folder_that_cannot_be_written(tmp_path, capsys):
     assert (ro / "o.npz").read_bytes() == b"precious" and os.listdir(ro) == ["o.npz"]
 
 
-@pytest.mark.parametrize("exc", [GltfError, ValueError])
+@pytest.mark.parametrize("exc", [GltfError, RuntimeError])
 def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsys, monkeypatch,
                                                                  exc):
     """Posing fails in the second block of frames: the old output intact, no temporary file left
-    in the folder.  An input error of skinkit's own (GltfError) exits 1 with its message; any
-    other exception is a bug and propagates."""
+    in the folder.  An input error (GltfError, any ValueError a file can cause) exits 1 with its
+    message; another exception is a bug and propagates."""
     import importlib
     pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
-    real, calls = pose_module.pose, []
+    real, calls = pose_module.run, []
 
     def failing(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:
             raise exc("simulated failure in the second block")
         return real(*args, **kwargs)
-    monkeypatch.setattr(pose_module, "pose", failing)
+    monkeypatch.setattr(pose_module, "run", failing)
     out = tmp_path / "out.npz"
     out.write_bytes(b"precious")
     argv = ["pose", "--fps", "100", "--out", out]                     # 201 frames, 4 blocks
-    if exc is ValueError:
-        with pytest.raises(ValueError, match="simulated failure"):
+    if exc is RuntimeError:
+        with pytest.raises(RuntimeError, match="simulated failure"):
             main([str(a) for a in argv])
     else:
         code, _, err = run(argv, capsys)
@@ -384,10 +388,13 @@ def test_write_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, caps
                                                                   exc):
     """The disk fills (or the user presses Ctrl-C) while the .npz is being written: the old
     output is intact and the partial temporary file is removed."""
-    def savez(f, **arrays):
-        f.write(b"PK\x03\x04 partial")
+    from skinkit.npz_stream import NpzStream
+    real = NpzStream.write
+
+    def write(self, name, block):
+        real(self, name, block)
         raise exc
-    monkeypatch.setattr(np, "savez", savez)
+    monkeypatch.setattr(NpzStream, "write", write)
     out = tmp_path / "out.npz"
     out.write_bytes(b"precious")
     if isinstance(exc, KeyboardInterrupt):
@@ -400,3 +407,281 @@ def test_write_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, caps
         assert "No space left" in err
     assert out.read_bytes() == b"precious"
     assert os.listdir(tmp_path) == ["out.npz"]
+
+
+# --- the output: its kind, its size, what it may replace (issues 17 and 23) ---------------------
+
+def test_streamed_npz_members_are_np_savez_bytes(tmp_path, monkeypatch):
+    """NpzStream, fed block by block in interleaved order, writes the members np.savez writes
+    (the same .npy bytes), also with ZIP64 records (forced here by a low threshold); the zip
+    passes zipfile's CRC check and its size is npz_size's."""
+    import zipfile
+
+    import skinkit.npz_stream as npz_stream
+    from skinkit.npz_stream import NpzStream, npz_size
+
+    rng = np.random.default_rng(3)
+    arrays = {"times": rng.random(50), "positions_0_0": rng.random((50, 9, 3)).astype(np.float32),
+              "joints": rng.random((50, 4, 3))}
+    np.savez(tmp_path / "ref.npz", **arrays)
+    for zip64_at in (npz_stream._ZIP64_AT, 100):
+        monkeypatch.setattr(npz_stream, "_ZIP64_AT", zip64_at)
+        members = {k: (a.shape, a.dtype) for k, a in arrays.items()}
+        out = tmp_path / f"streamed{zip64_at}.npz"
+        with open(out, "wb") as f:
+            stream = NpzStream(f, members)
+            for start in range(0, 50, 16):
+                for name in reversed(list(arrays)):
+                    stream.write(name, arrays[name][start:start + 16])
+            stream.finish()
+        assert out.stat().st_size == npz_size(members)
+        with zipfile.ZipFile(out) as z, zipfile.ZipFile(tmp_path / "ref.npz") as ref:
+            assert z.testzip() is None and z.namelist() == ref.namelist()
+            for name in ref.namelist():
+                assert z.read(name) == ref.read(name), name
+            assert all(info.compress_type == zipfile.ZIP_STORED for info in z.infolist())
+
+
+def test_streamed_npz_refuses_blocks_that_do_not_fit(tmp_path):
+    from skinkit.npz_stream import NpzStream
+
+    with open(tmp_path / "o.npz", "wb") as f:
+        stream = NpzStream(f, {"a": ((4, 3), np.dtype(np.float64))})
+        with pytest.raises(ValueError, match="float32"):
+            stream.write("a", np.zeros((2, 3), np.float32))
+        with pytest.raises(ValueError, match=r"\(4, 3\)"):
+            stream.write("a", np.zeros((2, 2)))
+        stream.write("a", np.zeros((3, 3)))
+        with pytest.raises(ValueError, match="rows"):
+            stream.write("a", np.zeros((2, 3)))
+        with pytest.raises(ValueError, match="3 of 4 rows"):
+            stream.finish()
+
+
+@pytest.mark.parametrize("fps", ["3e5", "1e6"])
+def test_output_larger_than_the_limit_is_refused_before_posing(tmp_path, capsys, monkeypatch,
+                                                               fps):
+    """--fps 3e5 and 1e6 ask for 2.0 and 6.5 GB of positions: refused with the size and the
+    limit, by --max-output or by the free space (a nearly full disk here), before any posing
+    or writing."""
+    import shutil
+    from collections import namedtuple
+
+    import importlib
+    pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
+    monkeypatch.setattr(pose_module, "run", lambda *a, **k: pytest.fail("posed"))
+    out = tmp_path / "o.npz"
+    code, _, err = run(["pose", "--fps", fps, "--max-output", "1G", "--out", out], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    size = {"3e5": "1.96 GB", "1e6": "6.54 GB"}[fps]
+    assert size in err and "--max-output (1 GB" in err and "136 vertices" in err
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(24e9, 23e9, 10**9))
+    code, _, err = run(["pose", "--fps", fps, "--out", out], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert size in err and "free space" in err and "1 GB" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_output_size_is_what_is_written(tmp_path, capsys):
+    """The size checked before posing is the .npz's size to the byte; --max-output at that size
+    passes, one byte less is refused."""
+    out = tmp_path / "o.npz"
+    assert run(["pose", "--fps", "50", "--normals", "--out", out], capsys)[0] == 0
+    size = out.stat().st_size
+    out.unlink()
+    assert run(["pose", "--fps", "50", "--normals", "--max-output", size, "--out", out],
+               capsys)[0] == 0
+    code, _, err = run(["pose", "--fps", "50", "--normals", "--max-output", size - 1,
+                        "--out", out], capsys)
+    assert code == 1 and f"({size} bytes)" in err
+
+
+@pytest.mark.parametrize("out", ["o.txt", "-", "noext", "o.npz.bak", "o.ply"])
+def test_unknown_output_kind_is_a_usage_error(tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["pose", "--out", out], capsys)
+    assert code == 2 and "Traceback" not in err and os.listdir() == []
+    assert f"--out {out}" in err
+    assert ("--format ply" in err) if out == "o.ply" else ("FILE.npz, FILE.glb, DIR/" in err)
+
+
+def _special_files(tmp_path):
+    """Existing --out paths that are not regular files: name -> (path, what it is); those the
+    platform and the user can make (FIFOs and devices are POSIX's, device nodes root's,
+    symbolic links may need a privilege on Windows)."""
+    import stat
+
+    (tmp_path / "target.npz").write_bytes(b"precious")
+    (tmp_path / "realdir").mkdir()
+    makers = {
+        "dir": (tmp_path / "dir.npz", "directory", lambda p: p.mkdir()),
+        "fifo": (tmp_path / "fifo.npz", "a FIFO", os.mkfifo),
+        "link": (tmp_path / "link.npz", "a symbolic link",
+                 lambda p: p.symlink_to(tmp_path / "target.npz")),
+        "null": (tmp_path / "null.npz", "a symbolic link",
+                 lambda p: p.symlink_to(os.devnull)),
+        "dirlink": (tmp_path / "dirlink", "a symbolic link",
+                    lambda p: p.symlink_to(tmp_path / "realdir")),
+        "device": (tmp_path / "dev.npz", "a character device",
+                   lambda p: os.mknod(p, 0o600 | stat.S_IFCHR, os.makedev(1, 3))),
+    }
+    files = {}
+    for name, (path, what, make) in makers.items():
+        try:
+            make(path)
+        except (AttributeError, NotImplementedError, OSError):   # not here, or not allowed
+            continue
+        files[name] = (f"{path}/" if name == "dirlink" else path, what)
+    assert {"dir", "fifo", "link", "null", "dirlink"} <= set(files) or os.name == "nt"
+    return files
+
+
+def test_output_that_is_not_a_regular_file_is_refused(tmp_path, capsys):
+    """A FIFO, a symbolic link (to a file, to /dev/null, to a folder for DIR/), a directory for
+    an .npz, a device: refused with one line naming it, left as they were."""
+    files = _special_files(tmp_path)
+    before = {p: os.lstat(tmp_path / p) for p in os.listdir(tmp_path)}
+    for name, (path, what) in files.items():
+        code, _, err = run(["pose", "--times", "0", "--out", path], capsys)
+        assert code == 1, name
+        assert_one_line_error(err)
+        assert what in err and str(path).rstrip("/") in err, (name, err)
+    after = {p: os.lstat(tmp_path / p) for p in os.listdir(tmp_path)}
+    assert after.keys() == before.keys()
+    assert all((after[p].st_mode, after[p].st_ino, after[p].st_mtime_ns)
+               == (before[p].st_mode, before[p].st_ino, before[p].st_mtime_ns) for p in after)
+    assert (tmp_path / "target.npz").read_bytes() == b"precious"
+    assert os.listdir(tmp_path / "realdir") == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["pose", "--fps", "1e300"],
+    ["pose", "--fps", "1e15"],
+    ["pose", "--fps", "-3"],
+    ["pose", "--fps", "nan"],
+    ["pose", "--fps", "inf"],
+    ["pose", "--times", "inf"],
+    ["pose", "--skinning", "dqs", "--times", "1e309"],
+    ["pose", "--clip", "99"],
+    ["pose", "--clip", "-2"],
+    ["pose", "--clip", ""],
+    ["pose", "--scene", "0"],
+    ["pose", "BODY", "--params", "missing.npz"],
+    ["pose", "MODELDIR.glb"],
+    ["pose", "MODELDIR/"],
+    ["pose", "--normals", "--out", "frames/", "BVH"],
+    ["pose", "--out", "one.glb"],
+    ["pose", "--out", "no/such/folder/o.npz"],
+    ["info", "--scene", "3"],
+    ["info", "MODELDIR.glb"],
+])
+def test_hostile_arguments_give_one_line(tmp_path, capsys, monkeypatch, argv):
+    """Each is exit 1 and one 'skinkit: error:' line (exit 2 and the usage for the glb of many
+    frames), no traceback, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "MODELDIR.glb").mkdir()
+    data = os.path.join(os.path.dirname(__file__), "data")
+    files = {"BVH": os.path.join(data, "bvh", "cmu_01_03_first300.bvh"),
+             "BODY": os.path.join(data, "body", "tiny_mano.npz")}
+    argv = [files.get(a, a) for a in argv]
+    if "--out" not in argv and argv[0] == "pose":
+        argv += ["--out", "o.npz"]
+    code, _, err = run(argv, capsys)
+    if "one.glb" in argv:
+        assert code == 2 and "exactly one" in err and "Traceback" not in err
+    else:
+        assert code == 1, err
+        assert_one_line_error(err)
+    assert sorted(os.listdir()) == ["MODELDIR.glb"]
+
+
+def test_posing_error_names_the_model(tmp_path, capsys, monkeypatch):
+    """A stage refusing the model's data mid-way (a kernel's ValueError names no file) is one
+    line that names the model file."""
+    import skinkit.stages
+
+    def bad(*args, **kwargs):
+        raise ValueError("joints[17, 2] = 9 is not a joint of the skin (0..3)")
+    monkeypatch.setattr(skinkit.stages, "skin", bad)
+    code, _, err = run(["pose", CESIUM_PATH, "--out", tmp_path / "o.npz"], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert "CesiumMan.glb: joints[17, 2] = 9" in err and os.listdir(tmp_path) == []
+
+
+def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch):
+    import importlib
+    pose_module = importlib.import_module("skinkit.pose")
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(pose_module, "run", no_memory)
+    code, _, err = run(["pose", "--out", tmp_path / "o.npz"], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert "out of memory" in err and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("flags, warned", [([], True), (["--clamp"], False), (["--loop"], False),
+                                           (["--quiet"], False)])
+def test_times_outside_the_clip_warn_once(tmp_path, capsys, flags, warned):
+    """Times past the clip: clamped with one warning line, silently with --clamp, wrapped with
+    --loop; --quiet prints nothing."""
+    out = tmp_path / "o.npz"
+    code, _, err = run(["pose", "--times", "0.5", "2.5", "3", "-1", *flags, "--out", out], capsys)
+    assert code == 0
+    lines = err.splitlines()
+    warnings = [line for line in lines if line.startswith("skinkit: warning: ")]
+    assert len(warnings) == warned and "Traceback" not in err
+    if warned:
+        assert "'bend'" in warnings[0] and "clamped" in warnings[0] and "--loop" in warnings[0]
+    if "--quiet" in flags:
+        assert err == ""
+    m = default_model()
+    with np.load(out) as d:
+        expected = m.pose("bend", [0.5, 2.5, 3, -1], loop="--loop" in flags)["0_0"]
+        np.testing.assert_array_equal(d["positions_0_0"], expected)
+        if "--loop" not in flags:
+            np.testing.assert_array_equal(d["positions_0_0"][1], d["positions_0_0"][2])
+
+
+def test_loop_and_clamp_exclusive(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert_usage_error(["pose", "--loop", "--clamp", "--out", "o.npz"], capsys)
+    assert_usage_error(["pose", "--max-output", "lots", "--out", "o.npz"], capsys)
+    assert_usage_error(["pose", "--quiet", "--verbose", "--out", "o.npz"], capsys)
+
+
+def test_verbose_says_what_was_decided(tmp_path, capsys):
+    code, _, err = run(["pose", "--fps", "10", "--verbose", "--out", tmp_path / "o.npz"], capsys)
+    assert code == 0
+    info = [line for line in err.splitlines() if line.startswith("skinkit: info: ")]
+    assert any("PoseRequest(clip 'bend', 21 times at 10 fps" in line for line in info), err
+    size = (tmp_path / "o.npz").stat().st_size
+    assert any(f"NpzOutput, {size / 1e3:.3g} kB ({size} bytes)" in line for line in info), err
+
+
+def test_body_model_output_size_checked_and_streamed(tmp_path, capsys):
+    """The body-model branch goes through the same writer: refused past --max-output before
+    posing, else the .npz holds forward()'s values."""
+    body_file = os.path.join(os.path.dirname(__file__), "data", "body", "tiny_mano.npz")
+    body = skinkit.load_body_model(body_file)
+    rng = np.random.default_rng(2)
+    pose_ = rng.normal(scale=0.3, size=(150, body.num_joints, 3))
+    params = tmp_path / "params.npz"
+    np.savez(params, pose=pose_)
+    out = tmp_path / "o.npz"
+    code, _, err = run(["pose", body_file, "--params", params, "--max-output", "10k",
+                        "--out", out], capsys)
+    assert code == 1
+    assert_one_line_error(err)
+    assert "150 frames" in err and "--max-output (10 kB" in err and not out.exists()
+    assert run(["pose", body_file, "--params", params, "--out", out], capsys)[0] == 0
+    vertices, joints = body.forward(pose=pose_)
+    with np.load(out) as d:
+        assert d.files == ["positions_body", "joints"]
+        np.testing.assert_allclose(d["positions_body"], vertices, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(d["joints"], joints, rtol=0, atol=1e-13)

@@ -12,7 +12,7 @@ import pytest
 import skinkit
 from skinkit import export
 from cli_run import assert_usage_error, run
-from skinkit.cli import BLOCK_FRAMES
+from skinkit.pose import BLOCK_FRAMES
 from skinkit.default_model import default_model
 from conftest import DATA
 

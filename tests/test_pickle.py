@@ -18,11 +18,14 @@ MODELS = ["CesiumMan.glb", "Fox.glb", "RiggedFigure.glb", "RiggedSimple.glb"]
 
 
 def array_bytes(obj) -> int:
-    """Bytes of the data arrays: dataclass fields, lists, and a Clip's channels."""
+    """Bytes of the data arrays: dataclass fields, lists, dicts (materials' images), and a Clip's
+    channels."""
     if isinstance(obj, np.ndarray):
         return obj.nbytes
     if isinstance(obj, (list, tuple)):
         return sum(array_bytes(o) for o in obj)
+    if isinstance(obj, dict):
+        return sum(array_bytes(o) for o in obj.values())
     if isinstance(obj, sk.Clip):
         return array_bytes(obj.channels)
     if dataclasses.is_dataclass(obj):
@@ -40,6 +43,10 @@ def assert_same(a, b, where="model"):
         assert len(a) == len(b), where
         for i, (x, y) in enumerate(zip(a, b)):
             assert_same(x, y, f"{where}[{i}]")
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
     elif isinstance(a, sk.Clip):
         assert (a.name, a.dtype, a.duration, a.unsupported) == (b.name, b.dtype, b.duration,
                                                                  b.unsupported), where

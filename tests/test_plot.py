@@ -99,6 +99,19 @@ def test_plot_mesh_on_shared_axes():
         plot.plot_mesh(posed[0, :, :2])
 
 
+def test_plot_body_draws_the_posed_mesh_and_the_tree():
+    body = skinkit.data.body_model(num_vertices=300)
+    pose = np.random.default_rng(3).normal(scale=0.3, size=(body.num_joints, 3))
+    ax = plot.plot_body(body, pose, betas=np.ones(10))
+    ax.figure.canvas.draw()
+    vertices, joints = body.forward(betas=np.ones(10), pose=pose)
+    (poly,) = [c for c in ax.collections if type(c).__name__ == "Poly3DCollection"]
+    assert len(poly.get_paths()) == len(body.faces)
+    np.testing.assert_allclose(joints_drawn(ax), view(joints))
+    (bones,) = [c for c in ax.collections if type(c).__name__ == "Line3DCollection"]
+    assert len(bones.get_segments()) == body.num_joints - 1
+
+
 def test_animate_default_model():
     m = default_model()
     anim = plot.animate(m, "bend", fps=5)

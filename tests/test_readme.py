@@ -1,11 +1,13 @@
-"""Every ```python block of README.md runs as written.
+"""Every ```python block of README.md and of the Markdown pages in docs/ runs as written.
 
-Blocks run from the repository root (where relative paths such as tests/data point), in
-order, one namespace per ``##`` section: a block may use what an earlier block of its section
-defined.  Files that blocks create through ``tempfile`` land in pytest's tmp_path; matplotlib draws
-off screen.  Blocks that cannot run here are fenced with another language (```python-blender needs
-Blender's bpy): those must still compile, and every fence language must be a known one, so that a
-typo cannot silently drop a block.
+The README's blocks run in an empty folder (a new user's first hour: only the installed package
+and its sample content, ``skinkit.data``); the docs pages' from the repository root (where
+relative paths such as tests/data point).  Blocks run in order, one namespace per ``##`` section:
+a block may use what an earlier block of its section defined.  Files that blocks create through
+``tempfile`` land in pytest's tmp_path; matplotlib draws off screen.  Blocks that cannot run here
+are fenced with another language (```python-blender needs Blender's bpy): those must still
+compile, and every fence language must be a known one, so that a typo cannot silently drop a
+block.
 """
 import re
 import tempfile
@@ -16,6 +18,7 @@ from conftest import torch_optional
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+PAGES = [README] + sorted((ROOT / "docs").glob("**/*.md"))
 RUN = "python"
 COMPILE_ONLY = {"python-blender"}
 NOT_PYTHON = {"bash", "sh", "console", "text", "json", "toml", "c", ""}
@@ -24,9 +27,9 @@ FENCE = re.compile(r"^```([\w-]*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DO
 HEADING = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 
 
-def blocks():
+def blocks(page):
     """[(section, language, first line number, code)] of every fenced block, in order."""
-    text = README.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     heads = [(m.start(), m.group(1)) for m in HEADING.finditer(text)]
     out = []
     for m in FENCE.finditer(text):
@@ -36,36 +39,45 @@ def blocks():
     return out
 
 
-BLOCKS = blocks()
-SECTIONS = list(dict.fromkeys(s for s, lang, _, _ in BLOCKS if lang == RUN))
+BLOCKS = {page: blocks(page) for page in PAGES}
+SECTIONS = [(page, section) for page in PAGES
+            for section in dict.fromkeys(s for s, lang, _, _ in BLOCKS[page] if lang == RUN)]
 
 
-def _compile(code, line):
-    # README line numbers in tracebacks
-    return compile("\n" * (line - 1) + code, str(README), "exec")
+def _name(page):
+    return page.relative_to(ROOT).as_posix()
 
 
-def test_readme_has_python_blocks_in_the_user_sections():
-    for section in ["The Python API", "Machine learning (PyTorch)", "Scaling out"]:
-        assert section in SECTIONS, section
-    assert any(lang in COMPILE_ONLY for _, lang, _, _ in BLOCKS)
+def _compile(page, code, line):
+    # the page's line numbers in tracebacks
+    return compile("\n" * (line - 1) + code, str(page), "exec")
+
+
+def test_readme_has_an_example_for_each_kind_of_user():
+    sections = {s for page, s in SECTIONS if page == README}
+    assert {"In a notebook", "In a machine-learning pipeline", "In a DCC script"} <= sections
+    assert any(lang in COMPILE_ONLY for _, lang, _, _ in BLOCKS[README])
+    assert len(README.read_bytes()) < 10_000
 
 
 def test_every_fence_language_is_known():
-    unknown = {(lang, line) for _, lang, line, _ in BLOCKS
+    unknown = {(_name(page), lang, line) for page in PAGES for _, lang, line, _ in BLOCKS[page]
                if lang != RUN and lang not in COMPILE_ONLY and lang not in NOT_PYTHON}
-    assert not unknown, f"fences of unknown language (README line): {sorted(unknown)}"
+    assert not unknown, f"fences of unknown language (page, line): {sorted(unknown)}"
 
 
-@pytest.mark.parametrize("line,code", [(line, code) for _, lang, line, code in BLOCKS
-                                       if lang in COMPILE_ONLY])
-def test_blocks_that_need_other_software_compile(line, code):
-    _compile(code, line)
+@pytest.mark.parametrize("page,line,code", [(page, line, code) for page in PAGES
+                                            for _, lang, line, code in BLOCKS[page]
+                                            if lang in COMPILE_ONLY],
+                         ids=lambda x: _name(x) if isinstance(x, Path) else None)
+def test_blocks_that_need_other_software_compile(page, line, code):
+    _compile(page, code, line)
 
 
-@pytest.mark.parametrize("section", SECTIONS)
-def test_readme_section_runs(section, monkeypatch, tmp_path):
-    monkeypatch.chdir(ROOT)
+@pytest.mark.parametrize("page,section", SECTIONS,
+                         ids=lambda x: _name(x) if isinstance(x, Path) else x)
+def test_section_runs(page, section, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path if page == README else ROOT)
     monkeypatch.setenv("MPLBACKEND", "Agg")                     # no display
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))     # what a block writes goes here
     try:
@@ -75,10 +87,10 @@ def test_readme_section_runs(section, monkeypatch, tmp_path):
         pass
     namespace = {"__name__": "__readme__"}
     try:
-        for s, lang, line, code in BLOCKS:
+        for s, lang, line, code in BLOCKS[page]:
             if s == section and lang == RUN:
                 with torch_optional():               # the one dependency not in [test]
-                    exec(_compile(code, line), namespace)
+                    exec(_compile(page, code, line), namespace)
     finally:
         try:
             import matplotlib.pyplot as plt

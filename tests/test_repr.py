@@ -108,3 +108,12 @@ def test_primitive_without_faces_or_normals():
                            "0 triangles, 3 morph targets, no normals, float32)")
     assert repr(Skin(None, np.array([0]), np.eye(4)[None])) == (
         "Skin(name=None, 1 joint, skeleton=None)")
+
+
+def test_body_model_reprs():
+    body = skinkit.data.body_model("SMPL-X", num_vertices=200)
+    assert repr(body) == ("<BodyModel SMPL-X: 200 vertices, 55 joints, 300 betas, 100 expression, "
+                          "float64>")
+    page = body._repr_html_()
+    assert "<td>SMPL-X</td><td>200</td><td>55</td>" in page
+    assert page.count("<tr>") == 2 + 1 + 20 + 1           # sizes; tree header, 20 rows, "more"

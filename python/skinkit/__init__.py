@@ -4,14 +4,22 @@ C kernels for forward kinematics, glTF 2.0 clip sampling, pose blending, linear 
 quaternion skinning, blend shapes (morph targets), a glTF 2.0 scene loader, SMPL-family body
 models with analytic gradients, and the ``skinkit`` command.
 """
+import logging as _logging
+
+from . import data
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
+from .io.amass import BodyMotion, load_amass
 from .io.bvh import BvhError, load_bvh
-from .clip import Channel, Clip
+from .io.bvh_write import write_bvh
+from .clip import TRS, Channel, Clip
+from . import dataset
 from .default_model import default_model
 from .fit import FitResult, fit_body
 from .io.gltf import GltfError, load_gltf
+from .io.gltf.write import write_gltf
+from .ik import ik_aim, ik_ccd, ik_fabrik, ik_two_bone
 from .gradients import *  # noqa: F401,F403
 from .gradients import __all__ as _vjp_names
 from .kernels import *  # noqa: F401,F403
@@ -19,11 +27,24 @@ from .kernels import __all__ as _kernel_names
 from .kernels import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
 from .model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
 from .morph import blend_shapes
+from .footlock import foot_contacts, foot_drift, lock_feet
+from .retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
 from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
+from .request import PoseRequest
+from .viewer import view, view_body
+
+# what the loaders and the posing decided goes to the "skinkit" logger: quiet unless the
+# application configures logging (the skinkit command prints its warnings)
+_logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
-__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "FitResult", "GltfError",
-           "Model", "PosedMeshes", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin",
-           "additive_pose", "blend_poses", "blend_shapes", "default_model", "fit_body",
-           "frame_times", "load_body_model", "load_bvh", "load_gltf", "local_pose", "pose",
-           "pose_delta", "synthetic_body_arrays", "synthetic_body_model", "world_matrices", *_kernel_names, *_vjp_names]
+__all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
+           "FitResult", "GltfError", "Model", "PosedMeshes", "PoseRequest", "Primitive",
+           "Skeleton", "SkinnedPrimitive", "Skin", "TRS", "additive_pose", "blend_poses",
+           "blend_shapes", "default_model", "fit_body", "foot_contacts", "foot_drift",
+           "frame_times", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone", "joint_mapping", "load_amass", "load_body_model",
+           "load_bvh", "load_gltf", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
+           "retarget_pose", "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
+           "view", "view_body", "world_matrices", "write_bvh", "write_gltf"]
+__all__ += _kernel_names
+__all__ += _vjp_names

@@ -100,6 +100,11 @@ def _list(items: Iterable[str]) -> str:
     return "[" + ",\n    ".join(_cut(items, MAX_ITEMS)) + "]"
 
 
+def body(b) -> str:
+    return (f"<BodyModel {b.kind}: {b.num_vertices} vertices, {b.num_joints} joints, "
+            f"{b.num_betas} betas, {b.num_expression} expression, {np.dtype(b.dtype).name}>")
+
+
 def model(m) -> str:
     return (f"{type(m).__name__}(name={m.name!r},\n"
             f"  skeleton={skeleton(m.skeleton)},\n"
@@ -197,3 +202,14 @@ def model_html(m) -> str:
     parts.append("</div>")
     return "".join(parts)
 
+
+
+def body_html(b) -> str:
+    sizes = _table(("type", "vertices", "joints", "betas", "expression", "pose correctives",
+                    "faces", "dtype"),
+                   [(b.kind, b.num_vertices, b.num_joints, b.num_betas, b.num_expression,
+                     b.posedirs.shape[-1], len(b.faces), np.dtype(b.dtype).name)],
+                   "Body model")
+    joints = _table(("joint", "parent"), [(j, int(p)) for j, p in enumerate(b.parents)],
+                    "Kinematic tree")
+    return f"<div>{sizes}{joints}</div>"

@@ -2,21 +2,27 @@
 C kernels of ``skinkit._core`` (src/blend.c).
 
 A pose is a tuple ``(rotations (..., J, 4), translations (..., J, 3), scales (..., J, 3))`` of
-local transforms, as ``Model.local_pose`` returns them (there in the order translations,
-rotations, scales: see ``skinkit.pose.local_pose``).  dtypes, broadcasting, ``out=`` and
-``threads=`` follow the conventions of ``skinkit.kernels``.
+local transforms, the order of ozz-animation's jobs; ``Model.local_pose`` returns a
+``skinkit.clip.TRS`` named tuple (translations, rotations, scales), which every tuple argument
+here (``rest``, ``out``, ``reference``, ``pose``, ``base``, ``delta``) also accepts, read by
+name.  dtypes, broadcasting, ``out=`` and ``threads=`` follow the conventions of
+``skinkit.kernels``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import _core
+from .clip import TRS
 from .kernels import _asarray
 
 __all__ = ["blend_poses", "pose_delta", "additive_pose"]
 
 
 def _triple(x, name):
+    """A pose as (rotations, translations, scales); a ``skinkit.clip.TRS`` is read by name."""
+    if isinstance(x, TRS):
+        return x.rotations, x.translations, x.scales
     if not isinstance(x, (tuple, list)) or len(x) != 3:
         raise TypeError(f"{name} must be a tuple (rotations, translations, scales), got "
                         f"{type(x).__name__}" + (f" of length {len(x)}"

@@ -1,4 +1,4 @@
-"""SMPL-family body models (SMPL, SMPL+H, SMPL-X, MANO): forward pass and its analytic VJP.
+"""SMPL-family body models (SMPL, SMPL+H, SMPL-X, MANO, FLAME): forward pass and analytic VJP.
 
 The model of Loper et al., "SMPL: A Skinned Multi-Person Linear Model" (SIGGRAPH Asia 2015),
 with the array layouts and the joint convention of smplx 0.1.28 (``smplx.lbs.lbs``):
@@ -22,14 +22,17 @@ from typing import Callable, Tuple
 
 import numpy as np
 
-from . import _core, gradients
+from . import _core, _repr, gradients
 from ._blas import blas_threads
-from .io.body import BodyModelError, read_body_arrays
+from ._repr import Summarized
+from .io.body import KINDS, BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
 
-KINDS = {24: "SMPL", 52: "SMPL+H", 55: "SMPL-X", 16: "MANO"}
-SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X layout of shapedirs
+SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X and FLAME shapedirs
+# the shape columns, then the most expression columns, smplx takes from a shapedirs with fewer
+# than 400 columns (SMPLX: 10, then up to 100; FLAME: 10, then 10)
+_FEW_COLUMNS = {"SMPL-X": (10, EXPRESSION_SPACE_DIM), "FLAME": (10, 10)}
 CORES = {"betas": 1, "pose": 2, "transl": 1, "expression": 1}  # core dimensions of each argument
 
 
@@ -64,15 +67,17 @@ def _transpose_into(dst, src):
         dst[:, i:i + 512] = src[i:i + 512].T
 
 
-class BodyModel:
-    """A loaded SMPL / SMPL+H / SMPL-X / MANO model (see ``load_body_model``).
+class BodyModel(Summarized):
+    """A loaded SMPL / SMPL+H / SMPL-X / MANO / FLAME model (see ``load_body_model``).
 
     Attributes
     ----------
     kind : str
-        "SMPL", "SMPL+H", "SMPL-X" or "MANO" (from the joint count 24, 52, 55, 16).
+        "SMPL", "SMPL+H", "SMPL-X", "MANO" or "FLAME" (from the joint count 24, 52, 55, 16, 5).
     num_joints, num_vertices, num_betas, num_expression : int
-        ``num_expression`` is 0 unless SMPL-X.
+        ``num_expression`` is 0 unless SMPL-X or FLAME.
+    joint_names : tuple of str, the joints in the model's order (as smplx.joint_names; FLAME's
+        global, neck, jaw, left_eye, right_eye as smplx.FLAME concatenates its poses).
     parents : (J,) int32, -1 at the root.
     faces : (F, 3) int64 vertex indices.
     v_template : (V, 3); shapedirs (V, 3, num_betas); exprdirs (V, 3, num_expression);
@@ -80,6 +85,8 @@ class BodyModel:
         file's arrays in ``dtype`` (the first four are read-only views of one basis matrix).
     dtype : numpy.float32 or numpy.float64, the precision of every computation.
     """
+
+    _summary = (_repr.body, _repr.body_html)
 
     def __init__(self, arrays, dtype=np.float64, source="<arrays>"):
         dtype = np.dtype(dtype)
@@ -135,9 +142,10 @@ class BodyModel:
         _check_shape("J_regressor", jr, (None, V))
         J = jr.shape[0]
         if J not in KINDS:
-            raise BodyModelError(f"J_regressor has {J} joints; a SMPL-family model has 24 (SMPL), "
-                                 "52 (SMPL+H), 55 (SMPL-X) or 16 (MANO)")
-        self.kind, self.num_vertices, self.num_joints = KINDS[J], V, J
+            known = ", ".join(f"{n} ({k.name})" for n, k in KINDS.items())
+            raise BodyModelError(f"J_regressor has {J} joints; a SMPL-family model has {known}")
+        self.kind, self.num_vertices, self.num_joints = KINDS[J].name, V, J
+        self.joint_names = KINDS[J].joints
         _check_shape("shapedirs", a["shapedirs"], (V, 3, None))
         self._P = 9 * (J - 1)
         _check_shape("posedirs", a["posedirs"], (V, 3, self._P))
@@ -145,12 +153,13 @@ class BodyModel:
         _check_shape("kintree_table", a["kintree_table"], (2, J))
         _check_shape("f", a["f"], (None, 3))
         cols = a["shapedirs"].shape[2]
-        if self.kind == "SMPL-X" and cols >= SHAPE_SPACE_DIM + EXPRESSION_SPACE_DIM:
+        if self.kind in _FEW_COLUMNS and cols >= SHAPE_SPACE_DIM + EXPRESSION_SPACE_DIM:
             self.num_betas, self._expr_start = SHAPE_SPACE_DIM, SHAPE_SPACE_DIM
             self.num_expression = EXPRESSION_SPACE_DIM
-        elif self.kind == "SMPL-X":   # smplx: 10 shape columns, then the expression columns
-            self.num_betas = self._expr_start = min(cols, 10)
-            self.num_expression = min(cols - self.num_betas, EXPRESSION_SPACE_DIM)
+        elif self.kind in _FEW_COLUMNS:   # smplx: 10 shape columns, then expression columns
+            shape, most = _FEW_COLUMNS[self.kind]
+            self.num_betas = self._expr_start = min(cols, shape)
+            self.num_expression = min(cols - self.num_betas, most)
         else:
             self.num_betas, self._expr_start = min(cols, SHAPE_SPACE_DIM), 0
             self.num_expression = 0
@@ -169,10 +178,6 @@ class BodyModel:
         if f.dtype.kind not in "iu" or (f.size and (f.min() < 0 or f.max() >= V)):
             raise BodyModelError(f"f must hold integer vertex indices 0..{V - 1}")
 
-    def __repr__(self):
-        return (f"<BodyModel {self.kind}: {self.num_vertices} vertices, {self.num_joints} joints, "
-                f"{self.num_betas} betas, {self.num_expression} expression, "
-                f"{np.dtype(self.dtype).name}>")
 
     # ------------------------------------------------------------------ inputs
 
@@ -265,7 +270,8 @@ class BodyModel:
             joint 0 the global orientation; used as given (no hand PCA or pose mean); None for
             the rest pose.
         transl : (..., 3) translation added to every vertex and joint; None for 0.
-        expression : (..., E) SMPL-X expression coefficients, E <= num_expression; None for 0.
+        expression : (..., E) SMPL-X or FLAME expression coefficients, E <= num_expression
+            (the shapedirs columns from 300 on, as smplx's SMPLX and FLAME); None for 0.
         threads : int or None, the skinkit kernels' threads=, which also bounds the BLAS
             product's threads (threadpoolctl; skinkit._blas).
 
@@ -285,6 +291,63 @@ class BodyModel:
 
     __call__ = forward
 
+    def pose_blocks(self, betas=None, pose=None, transl=None, expression=None, frames=None,
+                    threads=None):
+        """``forward`` over a motion block by block, holding one block of posed meshes at a time.
+
+        Parameters
+        ----------
+        betas, pose, transl, expression
+            As for ``forward``, each either per frame, with a leading frame axis of length T
+            (betas (T, S), pose (T, J, 3), transl (T, 3), expression (T, E)), or one value for
+            every frame (betas (S,), pose (J, 3), ...).
+        frames : int, optional
+            Frames per block (> 0); default ``skinkit.pose.BLOCK_FRAMES``.
+        threads : int or None, as for ``forward``.
+
+        Yields
+        ------
+        PosedMeshes
+            ``positions["body"]`` (B, V, 3), ``joints`` (B, J, 3) and ``times`` the frame
+            indices (B,) (float64), for frames ``[i, i + frames)`` in order; together the
+            values of one ``forward`` call, to rounding (BLAS blocks the blend-shape product by
+            the batch's size).  One frame when no argument has a frame axis.
+
+        Raises
+        ------
+        ValueError
+            Frame axes of different lengths, more than one batch axis, ``frames`` not > 0;
+            while iterating, as ``forward``.
+        """
+        import operator
+
+        from .pose import BLOCK_FRAMES
+        from .posed import PosedMeshes
+
+        given = {k: _asarray(v) for k, v in zip(CORES, (betas, pose, transl, expression))
+                 if v is not None}
+        framed = {k: v for k, v in given.items() if v.ndim > CORES[k]}
+        if any(v.ndim > CORES[k] + 1 for k, v in framed.items()):
+            raise ValueError("pose_blocks takes one frame axis, got " + ", ".join(
+                f"{k} {v.shape}" for k, v in framed.items()))
+        if len({len(v) for v in framed.values()}) > 1:
+            raise ValueError("the frame axes differ: " + ", ".join(
+                f"{k} {v.shape}" for k, v in framed.items()))
+        count = len(next(iter(framed.values()))) if framed else 1
+        frames = BLOCK_FRAMES if frames is None else operator.index(frames)
+        if frames <= 0:
+            raise ValueError(f"frames must be > 0, got {frames}")
+
+        def blocks():
+            for start in range(0, count, frames):
+                part = {k: v[start:start + frames] if k in framed else v
+                        for k, v in given.items()}
+                verts, joints = self.forward(**part, threads=threads)
+                yield PosedMeshes(np.arange(start, min(count, start + frames), dtype=np.float64),
+                                  {"body": verts.reshape(-1, self.num_vertices, 3)}, {},
+                                  joints.reshape(-1, self.num_joints, 3))
+        return blocks()
+
     # ------------------------------------------------------------------ gradients
 
     def forward_vjp(self, betas=None, pose=None, transl=None, expression=None, threads=None
@@ -292,10 +355,10 @@ class BodyModel:
         """``forward`` and its vector-Jacobian product, in the style of ``jax.vjp``.
 
         Returns ``(vertices, joints), vjp`` where ``vjp(g_vertices, g_joints=None)`` returns
-        ``(g_betas, g_pose, g_transl)`` (and ``g_expression`` last for an SMPL-X model): the
-        gradients of ``sum(g_vertices * vertices) + sum(g_joints * joints)`` with respect to
-        each argument, in the argument's shape (summed over dimensions it was broadcast
-        along), or None for an argument that was not given.  g_vertices may be None (0).
+        ``(g_betas, g_pose, g_transl)`` (and ``g_expression`` last for an SMPL-X or FLAME
+        model): the gradients of ``sum(g_vertices * vertices) + sum(g_joints * joints)`` with
+        respect to each argument, in the argument's shape (summed over dimensions it was
+        broadcast along), or None for an argument that was not given.  g_vertices may be None (0).
 
         The VJP is analytic: C kernels (skinkit.gradients) for skinning, rigid FK, quaternion
         to matrix and axis-angle to quaternion, and the transposed BLAS product for the blend
@@ -375,7 +438,7 @@ def _cotangent(name, g, batch, core, N, dtype):
 
 
 def load_body_model(path, dtype=np.float64) -> BodyModel:
-    """Load an SMPL, SMPL+H, SMPL-X or MANO model file.
+    """Load an SMPL, SMPL+H, SMPL-X, MANO or FLAME model file.
 
     Parameters
     ----------
@@ -389,9 +452,10 @@ def load_body_model(path, dtype=np.float64) -> BodyModel:
 
     Returns
     -------
-    BodyModel; its kind follows from the joint count (24 SMPL, 52 SMPL+H, 55 SMPL-X, 16 MANO).
-    An SMPL-X file with at least 400 shape columns has 300 shape then 100 expression
-    coefficients (smplx's SHAPE_SPACE_DIM); with fewer, 10 shape and the rest expression.
+    BodyModel; its kind follows from the joint count (24 SMPL, 52 SMPL+H, 55 SMPL-X, 16 MANO,
+    5 FLAME).  An SMPL-X or FLAME file with at least 400 shape columns has 300 shape then 100
+    expression coefficients (smplx's SHAPE_SPACE_DIM); with fewer, 10 shape and the rest
+    expression (at most 10 for FLAME), as smplx.
 
     Raises
     ------

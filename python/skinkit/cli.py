@@ -3,18 +3,25 @@
 Usage::
 
     skinkit pose [MODEL] [--scene N] [--clip NAME|INDEX | --rest] [--times T [T ...] | --fps F]
-                 [--loop] [--dtype float64|float32] [--normals] [--quiet]
+                 [--loop | --clamp] [--dtype float64|float32] [--normals] [--max-output SIZE]
+                 [--quiet | --verbose]
                  --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
     skinkit pose BODY.pkl|BODY.npz --params PARAMS.npz [--dtype ...] [--quiet] --out FILE.npz
+    skinkit pose BODY|--body-dir DIR --motion AMASS.npz [--fps F] [--dtype ...] --out FILE.npz
     skinkit info [MODEL] [--scene N]
 
+``pose`` parses, builds one ``PoseRequest`` (``_request``), picks the writer of ``--out`` from
+``skinkit.writers.WRITERS`` (``_writer``), checks the output's size (``_check_size``) and
+streams ``Model.pose_blocks`` into it; a sub-command is a row of ``_build_parser``'s table.
 Without MODEL the built-in model (``skinkit.default_model``) is used.  Exit status: 0 success,
-2 usage error, 1 a model or input file that cannot be read or posed (one line
-``skinkit: error: ...`` on stderr; ``--debug`` shows the traceback).
+2 usage error, 1 a model, input file or argument value that cannot be read or posed (one line
+``skinkit: error: ...`` on stderr; ``--debug`` shows the traceback).  Warnings (and, with
+``--verbose``, what was decided) are the ``skinkit`` logger's lines.
 """
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import time
@@ -24,12 +31,31 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from . import cli_bake, cli_retarget
+from .export import FORMATS
+from .stages import SKINNING
+
 PROG = "skinkit"
 MODEL_SUFFIXES = (".glb", ".gltf", ".bvh")
 
 
 class CliError(Exception):
     """An input problem reported as ``skinkit: error: <message>`` with exit status 1."""
+
+
+def _size_arg(text: str) -> int:
+    """``--max-output``: bytes, with an optional k, M, G or T (powers of 1000) and B."""
+    units = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+    t = text.strip().lower().removesuffix("b")
+    unit = t[-1:] if t[-1:] in units and t[-1:] else ""
+    try:
+        value = float(t[:len(t) - len(unit)]) * units[unit]
+    except ValueError:
+        value = -1.0
+    if not (0 <= value < 2**63):
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (bytes, or a number with k, M, "
+                                         "G or T)")
+    return int(value)
 
 
 # The arguments of the sub-commands, as (name or flag, argparse keywords) pairs; a list of pairs
@@ -49,32 +75,49 @@ _POSE_ARGS = _MODEL_ARGS + [
     [("--times", dict(type=float, nargs="+", metavar="T", help="times in seconds")),
      ("--fps", dict(type=float, metavar="F", help="frames per second covering the whole clip, "
                                                   "both ends included (default 30)"))],
-    ("--loop", dict(action="store_true", help="wrap times into [0, duration) before sampling")),
+    [("--loop", dict(action="store_true", help="wrap times into [0, duration) before "
+                                               "sampling")),
+     ("--clamp", dict(action="store_true", help="clamp times to the clip without a warning "
+                                                "(by default times outside the clip are "
+                                                "clamped with one warning)"))],
     ("--dtype", dict(choices=("float64", "float32"), default="float64",
                      help="precision of the computation and of the output (default float64)")),
-    ("--skinning", dict(choices=("lbs", "dqs"), default="lbs",
+    ("--skinning", dict(choices=tuple(SKINNING), default="lbs",
                         help="linear blend (default) or dual quaternion skinning (volume "
                              "preserving, as Blender's Preserve Volume)")),
     ("--normals", dict(action="store_true", help="also write posed "
                                                  "`normals_<node>_<primitive>` (T, V, 3)")),
     ("--out", dict(required=True, metavar="FILE.npz|DIR/|FILE.glb",
-                   help="output: an .npz (default), a directory (trailing slash or existing) "
-                        "for one mesh file per frame, or a .glb of one posed frame")),
-    ("--format", dict(choices=("ply", "obj"), default=None,
+                   help="output, by its suffix: an .npz, a directory (trailing slash or "
+                        "existing) for one mesh file per frame, or a .glb of one posed frame; "
+                        "an existing --out that is not a regular file (for DIR/: a directory) "
+                        "is refused")),
+    ("--max-output", dict(type=_size_arg, metavar="SIZE",
+                          help="refuse, before posing, an output larger than SIZE bytes (k, M, "
+                               "G, T: powers of 1000); the free disk space is always a limit")),
+    ("--format", dict(choices=FORMATS, default=None,
                       help="mesh format of the frames written to --out DIR/ (default ply)")),
-    ("--quiet", dict(action="store_true", help="no progress bar and no summary line (errors "
-                                               "are still reported)")),
+    [("--quiet", dict(action="store_true", help="no progress bar, no summary line and no "
+                                                "warnings (errors are still reported)")),
+     ("--verbose", dict(action="store_true", help="also say what the loader and the posing "
+                                                  "decided (the skinkit logger's INFO lines)"))],
+    cli_retarget.ANIMATED_ARG,
     ("--params", dict(metavar="PARAMS.npz",
                       help="pose a body model (MODEL a SMPL/SMPL+H/SMPL-X/MANO .pkl or .npz): "
                            "arrays betas, pose, transl, expression (each optional) with a "
                            "leading frame axis; writes positions_body (F, V, 3) and joints "
                            "(F, J, 3)")),
+    ("--motion", dict(metavar="AMASS.npz", help="pose a body model (MODEL, or --body-dir) by an "
+                      "AMASS motion, resampled with --fps; writes times, positions_body, joints")),
+    ("--body-dir", dict(metavar="DIR", help="with --motion: the model by the motion's type and "
+                        "gender in DIR laid out as smplx.create (DIR/smplh/SMPLH_MALE.pkl)")),
 ]
 _POSE_DESCRIPTION = (
     "Sample a clip, run forward kinematics, morph targets and skinning (or the node transform of "
     "rigid meshes), and write `times` (T,) and `positions_<node>_<primitive>` (T, V, 3) for "
     "every mesh primitive instance of the scene, in world space, to an .npz file (written "
-    "atomically); a model without meshes (a .bvh file) gets `joints` (T, N, 3), the world "
+    "atomically, block by block, after checking its size against --max-output and the free "
+    "space); a model without meshes (a .bvh file) gets `joints` (T, N, 3), the world "
     "position of every joint.  --out DIR/ writes one PLY or OBJ mesh per frame instead "
     "(frame_0000.ply, ...: every primitive in one mesh), --out FILE.glb the model posed at one "
     "time as a static glTF binary.")
@@ -103,11 +146,16 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    commands = {   # name -> (summary, description, arguments, function)
+    commands: Dict[str, Tuple[str, str, List[Union[_Arg, List[_Arg]]], Any]] = {
+        # name -> (summary, description, arguments, function)
         "pose": ("pose a model over time, write positions to an .npz", _POSE_DESCRIPTION,
                  _POSE_ARGS, _cmd_pose),
         "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,
                  _cmd_info),
+        "bake": (cli_bake.SUMMARY, cli_bake.DESCRIPTION, cli_bake.ARGS, cli_bake.run),
+        "retarget": ("retarget a clip onto another skeleton, write an animated file",
+                     cli_retarget.RETARGET_DESCRIPTION, cli_retarget.RETARGET_ARGS,
+                     cli_retarget.cmd_retarget),
     }
     for name, (summary, description, arguments, func) in commands.items():
         p = sub.add_parser(name, help=summary, description=description)
@@ -137,37 +185,91 @@ def _load(path: Optional[str], dtype, scene: Optional[int] = None):
     return model, p.name
 
 
-def _write_npz_atomic(out: str, arrays) -> None:
-    """``np.savez`` into a temporary file in the output's folder, then ``os.replace`` it over
-    ``out``: an existing ``out`` is either replaced whole or left untouched."""
-    from .export import write_atomic
+# --- skinkit pose: parse, build the request, pick the writer, stream the blocks -----------------
 
-    if os.path.isdir(out):
-        raise CliError(f"cannot write {out}: it is a directory")
-    write_atomic(out, lambda f: np.savez(f, **arrays), suffix=".npz")
+def _writer(args):
+    """The output kind of ``--out`` (``skinkit.writers.WRITERS``), checked before any work: an
+    unknown kind or ``-`` and a misplaced ``--format`` are usage errors (exit 2), an existing
+    ``--out`` that is not what the writer replaces (a FIFO, a link, a device) exit 1."""
+    from .export import check_output_path
+    from .writers import WRITERS, known_outputs, writer_for
 
-
-# --- output kinds and progress of ``skinkit pose`` ---------------------------------------------
-
-BLOCK_FRAMES = 64  # frames per pose() call, so that the progress bar moves while posing
-
-
-def _output_kind(args) -> str:
-    """``"npz"``, ``"dir"`` (one mesh file per frame) or ``"glb"`` from ``--out``; a mismatched
-    ``--format`` or a single .ply/.obj file is a usage error (exit 2)."""
-    out = args.out
-    seps = tuple(s for s in (os.sep, os.altsep) if s)
-    if out.endswith(seps) or os.path.isdir(out):
-        kind = "dir"
-    else:
-        suffix = Path(out).suffix.lower()
-        if suffix in (".ply", ".obj"):
-            args.parser.error(f"--out {out}: meshes are written one file per frame into a "
-                              f"directory; give --out DIR/ --format {suffix[1:]}")
-        kind = "glb" if suffix == ".glb" else "npz"
-    if args.format is not None and kind != "dir":
+    out, suffix = args.out, Path(args.out).suffix.lower()
+    writer = None if out == "-" else writer_for(out)
+    if writer is None and suffix[1:] in FORMATS:
+        args.parser.error(f"--out {out}: meshes are written one file per frame into a "
+                          f"directory; give --out DIR/ --format {suffix[1:]}")
+    if writer is None:
+        what = ("standard output: outputs are files written in place" if out == "-" else
+                f"unknown output kind {suffix or '(no suffix)'!r}")
+        args.parser.error(f"--out {out}: {what}; give {known_outputs()}")
+    if args.format is not None and writer is not WRITERS["/"]:
         args.parser.error("--format applies only to --out DIR/ (one mesh file per frame)")
-    return kind
+    check_output_path(out.rstrip("/" + os.sep) or out, directory=writer is WRITERS["/"])
+    return writer
+
+
+def clip_key(model, text: str):
+    """``--clip NAME|INDEX``: the clip's name, or its index when ``text`` is an integer that no
+    clip is named."""
+    return text if any(c.name == text for c in model.clips) or not _is_int(text) else int(text)
+
+
+def _request(model, args, writer):
+    """The one place ``skinkit pose``'s arguments become a ``PoseRequest``."""
+    clip = None
+    if args.clip is not None:
+        clip = clip_key(model, args.clip)
+    elif not args.rest and model.clips:
+        clip = 0
+    return model.request(clip, args.times, fps=None if clip is None else args.fps,
+                         loop=True if args.loop else False if args.clamp else None,
+                         normals=args.normals or writer.always_normals, skinning=args.skinning,
+                         joints=not model.primitives)
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_size(args, output) -> None:
+    """Refuse, before posing, an output larger than ``--max-output`` or the free space."""
+    import shutil
+
+    folder = os.path.dirname(os.path.abspath(args.out.rstrip("/" + os.sep) or args.out))
+    free = shutil.disk_usage(folder).free
+    size = output.size()
+    limit, what = free, f"the free space in {folder}"
+    if args.max_output is not None and args.max_output < free:
+        limit, what = args.max_output, "--max-output"
+    logging.getLogger(PROG).info("%s: %s, %s of at most %s", args.out, type(output).__name__,
+                                 _bytes(size), _bytes(limit))
+    if size > limit:
+        vertices = sum(output.vertices().values())
+        raise CliError(f"--out {args.out}: {_plural(output.frames, 'frame')}"
+                       + (f" of {vertices} vertices" if vertices else "")
+                       + f" would take {_bytes(size)}, more than {what} ({_bytes(limit)}); "
+                       "pose fewer frames (--fps, --times) or raise --max-output")
+
+
+def _bytes(n: int) -> str:
+    """``n`` bytes for a message: 1.96 GB (and the exact count)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def _advancing(blocks, bar):
+    """The blocks, advancing ``bar`` once the caller is done with each."""
+    for block in blocks:
+        yield block
+        if bar is not None:
+            bar.update(len(block.times))
 
 
 def _progress_bar(total: int, quiet: bool):
@@ -191,161 +293,49 @@ def _progress_bar(total: int, quiet: bool):
                 dynamic_ncols=True)
 
 
-def _pose_blocks(model, clip, times, loop: bool, normals: bool, bar, skinning: str):
-    """``skinkit.pose.pose`` over ``times`` in blocks of ``BLOCK_FRAMES``: yields
-    ``(first frame, result)`` and advances ``bar`` once the caller is done with the block."""
-    from .pose import pose
-
-    for start in range(0, len(times), BLOCK_FRAMES):
-        block = times[start:start + BLOCK_FRAMES]
-        yield start, pose(model, clip, block, loop, normals, skinning)
-        if bar is not None:
-            bar.update(len(block))
-
-
-def _joint_positions(model, clip, times, loop: bool, bar) -> np.ndarray:
-    """World positions (T, N, 3) of every skeleton node, in blocks of ``BLOCK_FRAMES``."""
-    from .pose import world_matrices
-
-    out = np.empty((len(times), model.skeleton.count, 3), dtype=model.skeleton.translations.dtype)
-    for start in range(0, len(times), BLOCK_FRAMES):
-        block = times[start:start + BLOCK_FRAMES]
-        out[start:start + len(block)] = world_matrices(model, clip, block, loop)[..., :3, 3]
-        if bar is not None:
-            bar.update(len(block))
-    return out
-
-
-def _pose_to_npz(model, clip, times, args, dtype, bar) -> None:
-    arrays = {"times": np.asarray(times, dtype=dtype)}
-    if not model.primitives:  # a skeleton-only model (BVH): `joints`, world positions
-        arrays["joints"] = _joint_positions(model, clip, times, args.loop, bar)
-    for start, posed in (_pose_blocks(model, clip, times, args.loop, args.normals, bar,
-                                      args.skinning)
-                         if model.primitives else ()):
-        for name, a in posed.arrays().items():
-            if name not in arrays:
-                arrays[name] = np.empty((len(times),) + a.shape[1:], dtype=a.dtype)
-            arrays[name][start:start + len(a)] = a
-    _write_npz_atomic(args.out, arrays)
-
-
-def _pose_to_frames(model, clip, times, args, bar) -> None:
-    """One PLY/OBJ per frame into ``args.out`` (see ``skinkit.export.FrameWriter``)."""
-    from .export import FrameWriter
-
-    if not model.primitives:
-        raise CliError("the model has no mesh primitives to write as meshes")
-    if args.normals:
-        missing = [p.key for p in model.primitives if p.normals is None]
-        if missing:
-            raise CliError(f"--normals: mesh primitive {missing[0]} has no normals")
-    faces = {p.key: p.faces for p in model.primitives}
-    try:
-        writer = FrameWriter(args.out, faces, len(times), args.format or "ply",
-                             normals=args.normals)
-    except ImportError as exc:
-        raise CliError(str(exc)) from exc
-    with writer:
-        for _, posed in _pose_blocks(model, clip, times, args.loop, args.normals, bar,
-                                     args.skinning):
-            writer.write(posed.positions, posed.normals if args.normals else None)
-
-
-def _pose_to_glb(model, clip, times, args) -> None:
-    """The model posed at the one time as a static GLB, with skinned normals where the model
-    has normals (see ``skinkit.export.write_glb``)."""
-    from .export import write_glb
-    from .pose import pose
-
-    if not model.primitives:
-        raise CliError("the model has no mesh primitives to write as meshes")
-    posed = pose(model, clip, times, args.loop, normals=True, skinning=args.skinning)
-    try:
-        write_glb(args.out, {k: p[0] for k, p in posed.positions.items()},
-                  {p.key: p.faces for p in model.primitives},
-                  {k: n[0] for k, n in posed.normals.items()})
-    except ImportError as exc:
-        raise CliError(str(exc)) from exc
-
-
-def _from_arguments(fn, *args):
-    """``fn(*args)`` on values from the command line: a ValueError is the user's input error."""
-    try:
-        return fn(*args)
-    except ValueError as exc:
-        raise CliError(str(exc)) from exc
-
-
 def _cmd_pose(args) -> int:
-    if args.params is not None:  # a body model (issue 11): its own branch
-        from .cli_body import pose_body
-        return pose_body(args)
-    from .clip import as_times
-    from .pose import frame_times, resolve_clip
+    from .pose import layout
 
     start = time.perf_counter()
-    dtype = np.dtype(args.dtype)
+    if args.animated:   # the model and its clip as an animated glTF (skinkit.cli_retarget)
+        return cli_retarget.pose_animated(args)
+    writer = _writer(args)
+    if args.params is not None or args.motion is not None or args.body_dir is not None:
+        from .cli_body import pose_body
+        return pose_body(args)
     if args.rest and (args.times is not None or args.fps is not None):
         args.parser.error("--rest poses one frame at time 0; do not combine it with "
                           "--times or --fps")
-    kind = _output_kind(args)
-    model, label = _load(args.model, dtype, args.scene)
-
-    clip = None
-    if args.clip is not None:
-        clip = _from_arguments(_clip_by_name_or_index, model, args.clip)
-    elif not args.rest and model.clips:
-        clip = model.clips[0]
-    if args.rest or clip is None:
-        clip = None
-        times = np.zeros(1) if args.times is None else args.times
-    elif args.times is not None:
-        times = args.times
-    else:
-        times = _from_arguments(frame_times, clip, 30.0 if args.fps is None else args.fps)
-    clip = resolve_clip(model, clip)
-    times = _from_arguments(as_times, times, np.float64)
-
-    if kind == "glb" and len(times) != 1:
-        args.parser.error(f"--out {args.out} writes one posed frame, got {len(times)} times; "
+    model, label = _load(args.model, np.dtype(args.dtype), args.scene)
+    request = _request(model, args, writer)
+    logging.getLogger(PROG).info("%s: %r", label, request)
+    for clip in request.clips:
+        for what in clip.unsupported if clip is not None else ():
+            logging.getLogger(PROG).info("clip %r: not played: %s", clip.name, what)
+    if writer.max_frames is not None and request.count > writer.max_frames:
+        args.parser.error(f"--out {args.out} writes one posed frame, got {request.count} times; "
                           "give exactly one with --times T (or --rest)")
-    with _progress_bar(len(times), args.quiet) as bar:
-        if kind == "npz":
-            _pose_to_npz(model, clip, times, args, dtype, bar)
-        elif kind == "dir":
-            _pose_to_frames(model, clip, times, args, bar)
-        else:
-            _pose_to_glb(model, clip, times, args)
+    output = writer(args.out, layout(model, request), {p.key: p.faces for p in model.primitives},
+                    args.format, args.normals, model)
+    _check_size(args, output)
+    try:
+        with _progress_bar(request.count, args.quiet) as bar:
+            output.write(_advancing(model.pose_blocks(request), bar))
+    except ValueError as exc:   # what the model's data make the stages refuse: name the model
+        raise CliError(str(exc) if label in str(exc) else f"{label}: {exc}") from exc
 
-    elapsed = time.perf_counter() - start
     nverts = sum(len(p.positions) for p in model.primitives)
-    nprim = len(model.primitives)
     nskinned = sum(p.skinned for p in model.primitives)
+    clip = request.clip
     if clip is None:
         what = "rest pose" + ("" if args.rest or args.clip else " (the model has no clips)")
     else:
         index = next(i for i, c in enumerate(model.clips) if c is clip)
         what = f"clip {index}" + (f" {clip.name!r}" if clip.name is not None else " (unnamed)")
-    written = (f" ({_plural(len(times), (args.format or 'ply').upper() + ' file')})"
-               if kind == "dir" else "")
-    _summary(args, f"{label}: {what}, {_plural(len(times), 'frame')}, "
-                   f"{_plural(nprim, 'mesh primitive')} ({nskinned} skinned, {nverts} vertices)",
-             elapsed, written)
+    _summary(args, f"{label}: {what}, {_plural(request.count, 'frame')}, "
+                   f"{_plural(len(model.primitives), 'mesh primitive')} ({nskinned} skinned, "
+                   f"{nverts} vertices)", time.perf_counter() - start, output.summary())
     return 0
-
-
-def _clip_by_name_or_index(model, text: str):
-    """A clip by exact name first, then by integer index."""
-    for c in model.clips:
-        if c.name == text:
-            return c
-    try:
-        index = int(text)
-    except ValueError:
-        index = None
-    from .pose import resolve_clip
-    return resolve_clip(model, text if index is None else index)
 
 
 def _summary(args, what: str, seconds: float, written: str = "") -> None:
@@ -389,6 +379,9 @@ def _mesh_lines(model) -> List[str]:
 
 
 def _cmd_info(args) -> int:
+    from .cli_body import BODY_SUFFIXES, info_body
+    if args.model is not None and args.model.lower().endswith(BODY_SUFFIXES):
+        return info_body(args)
     model, label = _load(args.model, np.float64, args.scene)
     sk = model.skeleton
     out = []
@@ -427,14 +420,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 for an input or model error (one line on stderr).  Usage errors raise
-        SystemExit(2) through argparse, as for any argparse program.
+        0 on success, 1 for an input or model error (one line ``skinkit: error: ...`` on
+        stderr, the traceback too with ``--debug``).  Usage errors raise SystemExit(2) through
+        argparse, as for any argparse program.
     """
-    from .io.bvh import BvhError
-    from .io.gltf import GltfError
-
     parser = _build_parser()
     args = parser.parse_args(argv)
+    log = logging.getLogger(PROG)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LogFormat())
+    handler.setLevel(logging.ERROR if getattr(args, "quiet", False) else
+                     logging.INFO if getattr(args, "verbose", False) else logging.WARNING)
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(min(handler.level, logging.WARNING))
     try:
         return args.func(args)
     except BrokenPipeError:
@@ -445,14 +444,33 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 1
-    except (CliError, GltfError, BvhError, OSError) as exc:  # skinkit's own input errors
+    except (CliError, OSError, ValueError, TypeError, MemoryError) as exc:
+        # what a bad file or argument causes: skinkit's errors (GltfError, BvhError and
+        # BodyModelError are ValueErrors), the system's, and memory a file asked for
         if args.debug:
             traceback.print_exc()
-        message = str(exc) or type(exc).__name__
-        if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-            message = f"{exc.filename}: {exc.strerror}"
-        print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+        print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
         return 1
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+class _LogFormat(logging.Formatter):
+    """``skinkit: warning: ...`` (the level in lower case, as the error lines)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{PROG}: {record.levelname.lower()}: {record.getMessage()}"
+
+
+def _message(exc: BaseException) -> str:
+    """One line for an error: the file and the system's words for an OSError."""
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        message = f"{exc.filename}: {exc.strerror}"
+    if isinstance(exc, MemoryError):
+        message = f"out of memory: {message} (an input asks for more than this machine holds)"
+    return " ".join(message.split())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,8 +3,11 @@
 The math is glTF 2.0 section 3.11 "Animations" (samplers) and Appendix C "Interpolation":
 STEP holds the previous key; LINEAR lerps translations and scales and slerps rotations on the
 shortest path; CUBICSPLINE is the cubic Hermite spline with in/out tangents scaled by the key
-interval, rotations normalized afterwards.  Before the first key a channel holds its first value,
-after the last key its last value.
+interval.  Every sampled rotation is a unit quaternion, also from keys that are not: STEP and
+LINEAR keys are normalized when the clip is built (slerp of unit keys stays unit), CUBICSPLINE
+values after interpolation, as Blender and ozz-animation do (three.js uses them as given:
+docs/conventions.rst).  A weights channel has any number of components (one per morph target).
+Before the first key a channel holds its first value, after the last key its last value.
 """
 from __future__ import annotations
 
@@ -23,6 +26,17 @@ INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}   # the TRS paths, and their components
 WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0 section 3.11)
 _PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
+
+
+class TRS(NamedTuple):
+    """Local transforms of nodes, in skinkit's one order: translations (..., N, 3), rotations
+    (..., N, 4) unit quaternions (x, y, z, w), scales (..., N, 3).  What ``Clip.sample`` and
+    ``skinkit.pose.local_pose`` return; ``skinkit.blending`` takes it as ``rest=`` and ``out=``
+    (its own positional order is rotations first, as ozz-animation's)."""
+
+    translations: np.ndarray
+    rotations: np.ndarray
+    scales: np.ndarray
 
 
 @dataclass(repr=False)
@@ -97,12 +111,23 @@ def as_times(times, dtype) -> np.ndarray:
     return t
 
 
+def _sampler_values(ch: Channel) -> np.ndarray:
+    """The key values the sampler reads: STEP and LINEAR rotation keys as unit quaternions (a zero
+    key as the identity), as ozz-animation's AnimationBuilder stores them, so that slerp, which is
+    defined on unit quaternions, and the held keys give rotations; CUBICSPLINE keys as given (the
+    sampler normalizes the spline's value, glTF 2.0 Appendix C)."""
+    if ch.path != "rotation" or ch.interpolation == "CUBICSPLINE":
+        return np.asarray(ch.values)
+    return _core.quat_normalize(np.asarray(ch.values, np.float64), None, None)
+
+
 class ClipTable(NamedTuple):
     """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
     ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
     ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
     components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
-    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
+    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions (STEP and LINEAR rotation keys
+    normalized: ``_sampler_values``).  ``node`` and ``path`` (an index
     into PATHS, or 3 for morph weights) say where each channel's samples go; the channels are
     ordered by path.  ``slerp`` holds, for each key of a LINEAR rotation channel, its slerp
     constants (angle, sine, cosine, sign: ``sk_prepare_clip``) at the key's value offset, so that
@@ -126,10 +151,22 @@ class ClipTable(NamedTuple):
         c = sorted(channels, key=lambda ch: _PATH_INDEX[ch.path])    # one output run per path
         nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
+        # each distinct key-time array once: the sampler finds a block's key intervals once for
+        # all the channels that share them (sk_block_keys, src/sample_keys.h)
+        offsets: Dict[bytes, int] = {}
+        key_times, key_offset, size = [], [], 0
+        for ch in c:
+            kt = np.asarray(ch.times).astype(dtype)
+            if kt.tobytes() not in offsets:
+                offsets[kt.tobytes()] = size
+                key_times.append(kt)
+                size += kt.size
+            key_offset.append(offsets[kt.tobytes()])
         return cls(
-            key_times=np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype),
-            values=np.concatenate([np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(dtype),
-            key_offset=np.cumsum(nkeys) - nkeys,
+            key_times=np.concatenate(key_times or [np.zeros(0)]).astype(dtype),
+            values=np.concatenate([np.ravel(_sampler_values(ch)) for ch in c]
+                                  or [np.zeros(0)]).astype(dtype),
+            key_offset=np.array(key_offset, dtype=np.int64),
             nkeys=nkeys,
             value_offset=np.cumsum(sizes) - sizes,
             ncomp=np.array([np.shape(ch.values)[1] for ch in c], dtype=np.int32),
@@ -165,6 +202,7 @@ class Clip(Summarized):
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
         table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
         self._table = table._replace(slerp=_core.prepare_clip(table))
+        # a weights channel is one channel of the sampler, whatever its number of targets
         self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
                                        self.dtype)
         nodes = self._weights.node.tolist()
@@ -195,7 +233,7 @@ class Clip(Summarized):
         return t, shape
 
     def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
-               threads=None, out=None):
+               threads=None, out=None) -> TRS:
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -215,8 +253,9 @@ class Clip(Summarized):
 
         Returns
         -------
-        translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3)
-            In the clip's dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
+        TRS
+            translations (..., N, 3), rotations (..., N, 4), scales (..., N, 3) in the clip's
+            dtype; ``...`` is the shape of ``times`` (() for a scalar).  Rotations
             are slerped with per-key constants computed once per clip (one sine/cosine pair
             per sample).
 
@@ -255,12 +294,17 @@ class Clip(Summarized):
         else:
             self._check_out(out, shapes)
         t, _ = self._times(t, loop)
-        for o, r in zip(out, (rest_t, rest_r, rest_s)):
-            o[...] = r
+        for p, (o, r) in enumerate(zip(out, (rest_t, rest_r, rest_s))):
+            # the rest pose only where no channel writes (a full copy was 7% of a sampling call)
+            rest_only = np.setdiff1d(np.arange(n), nodes[self._table.path == p])
+            if rest_only.size == n:
+                o[...] = r
+            elif rest_only.size:
+                o[..., rest_only, :] = r[rest_only]
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
                               tuple(o.reshape(-1) for o in out), threads)
-        return out
+        return TRS(*out)
 
     def _check_out(self, out, shapes):
         if not isinstance(out, tuple) or len(out) != 3:

@@ -17,17 +17,21 @@ coordinates with 8 decimals; a GLB holds float32, as glTF 2.0 requires.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import stat
 import tempfile
-from typing import BinaryIO, Callable, List, Mapping, Optional, Sequence
+from typing import BinaryIO, Callable, Iterator, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from . import _temporaries
 from ._optional import require
 from .model import one_frame
 
-__all__ = ["FORMATS", "FrameWriter", "frame_name", "write_frames", "write_glb"]
+__all__ = ["FORMATS", "FrameWriter", "atomic_file", "check_output_path", "frame_name",
+           "write_frames", "write_glb"]
 
 FORMATS = ("ply", "obj")
 _PREFIX = ".skinkit-"
@@ -138,6 +142,7 @@ class FrameWriter:
         self._target = target
         self._tmp = tempfile.mkdtemp(prefix=_PREFIX,
                                      dir=target if self._exists else os.path.dirname(target))
+        _temporaries.track(self._tmp)
 
     def write(self, positions_by_prim: Mapping[str, np.ndarray],
               normals_by_prim: Optional[Mapping[str, np.ndarray]] = None) -> None:
@@ -189,6 +194,7 @@ class FrameWriter:
             os.chmod(self._tmp, 0o777 & _default_mode())  # mkdtemp makes 0700
             os.rename(self._tmp, self._target)
         self._done = True
+        _temporaries.untrack(self._tmp)
         return [os.path.join(self.directory, name) for name in self.written]
 
     def abort(self) -> None:
@@ -196,6 +202,7 @@ class FrameWriter:
         if not self._done:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._done = True
+            _temporaries.untrack(self._tmp)
 
     def __enter__(self):
         return self
@@ -240,23 +247,69 @@ def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
     return [os.path.join(w.directory, name) for name in w.written]
 
 
-def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
-    """``write(file)`` into a temporary file beside ``path``, then ``os.replace`` it over
-    ``path``: an existing ``path`` is either replaced whole or left untouched.  The file gets
-    the usual mode (0666 & ~umask).  Raises IsADirectoryError if ``path`` is a directory."""
+def check_output_path(path, directory: bool = False) -> None:
+    """Refuse an output path that exists and is not what would be replaced: for a file output
+    anything but a regular file (a symbolic link, FIFO, device, socket or directory), for a
+    folder output (``directory``) anything but a real directory.  Not following symbolic links,
+    so ``--out`` naming a link to ``/dev/null`` never replaces (or writes through) it.
+
+    Raises
+    ------
+    FileExistsError
+        Naming the path and what it is.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    want, ok = ("a directory", stat.S_ISDIR) if directory else ("a regular file", stat.S_ISREG)
+    if not ok(mode):
+        kinds = [(stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                 (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                 (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"),
+                 (stat.S_ISREG, "a regular file")]
+        what = next((name for test, name in kinds if test(mode)), "not a regular file")
+        raise FileExistsError(17, f"exists and is {what}, not {want}: not replaced",
+                              os.fspath(path))
+
+
+@contextlib.contextmanager
+def atomic_file(path, suffix: str = "") -> Iterator[BinaryIO]:
+    """A temporary file beside ``path``, open for writing, that replaces ``path`` (``os.replace``)
+    when the ``with`` block ends cleanly and is removed otherwise: an existing ``path`` is either
+    replaced whole or left untouched.  The file gets the usual mode (0666 & ~umask).  The
+    temporary file is removed on an exception and when SIGTERM, SIGHUP or SIGINT ends the
+    process (``skinkit._temporaries``).
+
+    Raises
+    ------
+    IsADirectoryError
+        ``path`` is a directory.
+    FileExistsError
+        ``path`` exists and is not a regular file (``check_output_path``: a symbolic link, FIFO,
+        socket or device; ``/dev/null`` is never replaced by a file).
+    """
     path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(21, "Is a directory", path)
+    check_output_path(path)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=_PREFIX,
                                suffix=suffix)
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
-        os.replace(tmp, path)
+        with _temporaries.removed_on_signal(tmp):
+            with os.fdopen(fd, "wb") as f:
+                yield f
+            os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
+            os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
+    """``write(file)`` into an ``atomic_file(path, suffix)``."""
+    with atomic_file(path, suffix) as f:
+        write(f)
 
 
 def write_glb(path, positions_by_prim: Mapping[str, np.ndarray],

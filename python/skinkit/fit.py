@@ -22,7 +22,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .body import BodyModel
-from .gradients import _children_first
+from .fk_vjp import children_first
 from .kernels import quat_from_matrix, quat_from_rotvec, quat_to_matrix
 
 __all__ = ["FitResult", "fit_body"]
@@ -102,7 +102,7 @@ def _procrustes_pose(pr, betas):
     rest, x = m.forward(betas)                                  # (B, V, 3), (B, J, 3)
     parents = m.parents
     G = np.zeros((B, J, 3, 3))
-    for j in _children_first(parents)[::-1]:                    # parents first
+    for j in children_first(parents)[::-1]:                    # parents first
         p = parents[j]
         M = 1e-6 * (G[:, p] if p >= 0 else np.eye(3))           # near the parent's rotation
         if tv is not None:
@@ -168,7 +168,7 @@ def _gauss_newton(pr, betas, pose, transl, idx, rounds, tol, lam=1e-6):
     m, S = pr.m, pr.S
     B, J = len(pose), m.num_joints
     parents = m.parents
-    order = _children_first(parents)[::-1]
+    order = children_first(parents)[::-1]
     below = np.eye(J, dtype=bool)                 # below[j, k]: k in the subtree of j
     for k in order:
         if parents[k] >= 0:

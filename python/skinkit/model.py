@@ -39,6 +39,22 @@ def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
     return p
 
 
+def bone_pairs(parents, nodes) -> np.ndarray:
+    """(B, 2) pairs (ancestor, node): each of ``nodes`` joined to its nearest ancestor among
+    ``nodes`` (a skeleton drawn on a subset of its nodes)."""
+    parents = np.asarray(parents, dtype=np.int64)
+    drawn = np.zeros(len(parents), dtype=bool)
+    drawn[nodes] = True
+    pairs = []
+    for n in nodes:
+        p = parents[n]
+        while p >= 0 and not drawn[p]:
+            p = parents[p]
+        if p >= 0:
+            pairs.append((p, n))
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
 @dataclass(repr=False)
 class Skeleton(Summarized):
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
@@ -124,6 +140,9 @@ class Primitive(Summarized):
         The instance's default morph weights: ``node.weights``, else ``mesh.weights``, else
         zeros.  None (or M = 0) when the primitive has no morph targets.
     target_names : list of str or None, ``mesh.extras.targetNames`` when the file gives them.
+    uvs : float array (V, 2) or None, TEXCOORD_0 (glTF's (u, v), v down), normalized integers
+        decoded.
+    material : int or None, the glTF material index (into ``Model.materials["materials"]``).
     """
 
     _summary = (_repr.primitive, _repr.primitive_html)
@@ -141,6 +160,8 @@ class Primitive(Summarized):
     morph_normals: Optional[np.ndarray] = None
     morph_weights: Optional[np.ndarray] = None
     target_names: Optional[List[str]] = None
+    uvs: Optional[np.ndarray] = None
+    material: Optional[int] = None
 
     @property
     def key(self) -> str:
@@ -178,6 +199,11 @@ class Model(Summarized):
         or rigid, in node then primitive order.
     clips : list of Clip
     name : str or None
+    materials : dict or None
+        What a glTF file's primitives are drawn with, kept so that ``write_gltf`` writes it
+        back: its ``materials``, ``textures`` and ``samplers`` (the JSON objects as in the file),
+        ``images`` (JSON objects, each with its bytes as a uint8 array under ``"data"``) and the
+        ``extensionsUsed`` they need.  None for other sources.
     """
 
     _summary = (_repr.model, _repr.model_html)
@@ -187,6 +213,7 @@ class Model(Summarized):
     primitives: List[Primitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
+    materials: Optional[dict] = None
 
 
     # -- posing: thin delegations to skinkit.pose ------------------------------------------------
@@ -207,23 +234,42 @@ class Model(Summarized):
         assert clip is not None  # only None resolves to None
         return clip
 
-    def local_pose(self, clip=None, times=None, loop: bool = False):
+    def local_pose(self, clip=None, times=None, loop: Optional[bool] = None):
         """Local TRS of every node, (T, N, 3), (T, N, 4), (T, N, 3); see ``skinkit.pose.local_pose``."""
         from .pose import local_pose
 
         return local_pose(self, clip, times, loop)
 
-    def world_matrices(self, clip=None, times=None, loop: bool = False) -> np.ndarray:
+    def world_matrices(self, clip=None, times=None, loop: Optional[bool] = None) -> np.ndarray:
         """World matrices of every node, (T, N, 4, 4); see ``skinkit.pose.world_matrices``."""
         from .pose import world_matrices
 
         return world_matrices(self, clip, times, loop)
 
-    def pose(self, clip=None, times=None, loop: bool = False, normals: bool = False,
+    def request(self, clip=None, times=None, *, fps: Optional[float] = None,
+                loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
+                blend=None, joints: bool = False):
+        """A checked ``PoseRequest`` for this model (clip, times or fps, loop, outputs,
+        skinning, blend layers); see ``skinkit.request.PoseRequest.build``."""
+        from .request import PoseRequest
+
+        return PoseRequest.build(self, clip, times, fps=fps, loop=loop, normals=normals,
+                                 skinning=skinning, blend=blend, joints=joints)
+
+    def pose(self, clip=None, times=None, loop: Optional[bool] = None, normals: bool = False,
              skinning: str = "lbs", blend=None):
         """Posed positions (and normals) of every primitive instance, a ``PosedMeshes`` record
         (key -> (T, V, 3)); ``skinning="dqs"`` for dual quaternions, ``blend=[(clip, weight),
-        ...]`` for a blend of clips; see ``skinkit.pose.pose``."""
+        ...]`` for a blend of clips; ``clip`` may be a ``PoseRequest``; see
+        ``skinkit.pose.pose``."""
         from .pose import pose
 
         return pose(self, clip, times, loop, normals, skinning, blend)
+
+    def pose_blocks(self, request, frames: Optional[int] = None):
+        """``PosedMeshes`` blocks of at most ``frames`` frames (default
+        ``skinkit.pose.BLOCK_FRAMES``) of ``request`` (from ``request(...)``), in order, holding
+        one block at a time; see ``skinkit.pose.pose_blocks``."""
+        from .pose import pose_blocks
+
+        return pose_blocks(self, request, frames)

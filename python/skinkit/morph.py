@@ -67,7 +67,13 @@ def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
     if out.size == 0:
         return out
     flat = out.reshape(-1, v * c)
-    np.matmul(weights.reshape(len(flat), m).astype(dtype, copy=False),
-              deltas.reshape(m, v * c).astype(dtype, copy=False), out=flat)
+    w = weights.reshape(len(flat), m).astype(dtype, copy=False)
+    d = deltas.reshape(m, v * c).astype(dtype, copy=False)
+    if len(flat) == 1:
+        # NumPy gives one row to BLAS's gemv, which rounds otherwise than gemm: as two rows, a
+        # frame gets the same bits whatever the batch it is posed in (Model.pose_blocks)
+        flat[:] = np.matmul(np.repeat(w, 2, axis=0), d)[:1]
+    else:
+        np.matmul(w, d, out=flat)
     flat += base.reshape(1, v * c).astype(dtype, copy=False)
     return out

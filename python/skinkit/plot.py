@@ -21,9 +21,9 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ._optional import require
-from .model import one_frame
+from .model import bone_pairs, one_frame
 
-__all__ = ["plot_skeleton", "plot_mesh", "animate"]
+__all__ = ["plot_skeleton", "plot_mesh", "plot_body", "animate"]
 
 SKELETON_COLOR = "tab:red"
 MESH_COLOR = "tab:blue"
@@ -82,21 +82,6 @@ def _default_nodes(skeleton, model) -> np.ndarray:
         return np.unique(np.concatenate([np.asarray(s.joints, dtype=np.int64)
                                          for s in model.skins]))
     return np.arange(skeleton.count)
-
-
-def _bones(parents, nodes) -> np.ndarray:
-    """(B, 2) pairs (ancestor, node): each drawn node joined to its nearest drawn ancestor."""
-    parents = np.asarray(parents, dtype=np.int64)
-    drawn = np.zeros(len(parents), dtype=bool)
-    drawn[nodes] = True
-    pairs = []
-    for n in nodes:
-        p = parents[n]
-        while p >= 0 and not drawn[p]:
-            p = parents[p]
-        if p >= 0:
-            pairs.append((p, n))
-    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
 def _rest_world(skeleton, model) -> np.ndarray:
@@ -170,7 +155,7 @@ def plot_skeleton(model_or_skeleton, world=None, ax=None, *, nodes: Optional[Seq
         raise ValueError(f"nodes must be in 0..{skeleton.count - 1}")
     ax = _axes(ax)
     joints = _view(w[drawn, :3, 3], up)
-    bones = np.searchsorted(drawn, _bones(skeleton.parents, drawn))
+    bones = np.searchsorted(drawn, bone_pairs(skeleton.parents, drawn))
     _draw_skeleton(ax, joints, bones, color, marker_size, linewidth)
     _fit(ax, joints)
     return ax
@@ -201,6 +186,37 @@ def plot_mesh(positions, faces=None, ax=None, *, up: str = "y", color=MESH_COLOR
     verts = _view(p, up)
     _draw_mesh(ax, verts, f, color, alpha, edgecolor)
     _fit(ax, verts)
+    return ax
+
+
+def plot_body(body, pose=None, betas=None, expression=None, ax=None, *, skeleton: bool = True,
+              up: str = "y", color=MESH_COLOR, alpha: float = 0.35):
+    """Draw an SMPL-family body model posed once: its mesh and its joints.
+
+    Parameters
+    ----------
+    body : BodyModel
+    pose : float array (J, 3), optional
+        Axis-angle of every joint, radians; default: the rest pose.
+    betas, expression : float arrays, optional
+        Shape and expression coefficients (``BodyModel.forward``'s).
+    ax : matplotlib 3D axes, optional
+    skeleton : bool
+        Draw the joints and the kinematic tree over the mesh.
+    up, color, alpha
+        As for :func:`plot_mesh`.
+
+    Returns
+    -------
+    matplotlib 3D axes
+    """
+    pose = np.zeros((body.num_joints, 3)) if pose is None else pose
+    vertices, joints = body.forward(betas=betas, pose=pose, expression=expression)
+    ax = plot_mesh(one_frame(vertices), body.faces, ax, up=up, color=color, alpha=alpha)
+    if skeleton:
+        _draw_skeleton(ax, _view(one_frame(joints, "joints"), up),
+                       bone_pairs(body.parents, np.arange(body.num_joints)), SKELETON_COLOR,
+                       3.0, 1.5)
     return ax
 
 
@@ -259,7 +275,7 @@ def animate(model, clip=0, fps: float = 15.0, times=None, *, loop: bool = False,
     if skeleton:
         nodes = _default_nodes(model.skeleton, model)
         joints = _view(model.world_matrices(c, times, loop)[:, nodes][..., :3, 3], up)
-        bones = np.searchsorted(nodes, _bones(model.skeleton.parents, nodes))
+        bones = np.searchsorted(nodes, bone_pairs(model.skeleton.parents, nodes))
         points, lines = _draw_skeleton(ax, joints[0], bones, SKELETON_COLOR, 3.0, 1.5)
         bounds.append(joints)
 

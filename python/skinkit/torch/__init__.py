@@ -12,12 +12,13 @@ The operators (``torch.ops.skinkit.*``, registered on import) work under ``torch
 (``fullgraph=True``) and ``torch.func.vmap``; tensors on another device than the CPU raise
 ValueError naming the device.
 """
+from ..dataset.torch import BakedDataset  # a baked store's frames (skinkit.dataset)
 from .body import BodyModel, BodyOutput
 from .body_op import body_forward
 from .ops import (blend_shapes, dual_quaternion_skinning, forward_kinematics,
                   linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                   rigid_forward_kinematics)
 
-__all__ = ["BodyModel", "BodyOutput", "blend_shapes", "body_forward", "dual_quaternion_skinning",
+__all__ = ["BakedDataset", "BodyModel", "BodyOutput", "blend_shapes", "body_forward", "dual_quaternion_skinning",
            "forward_kinematics", "linear_blend_skinning", "quat_from_rotvec", "quat_to_matrix",
            "rigid_forward_kinematics"]

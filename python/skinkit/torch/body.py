@@ -12,6 +12,7 @@ from torch import Tensor
 
 from .. import body as _body
 from ..io import body as _io
+from ..io.body import pkl as _pkl
 from .body_op import ModelSet, body_forward
 from .rotations import matrix_from_6d, rotvec_from_matrix
 
@@ -55,13 +56,15 @@ class BodyOutput:
 def _read(path) -> Dict[str, np.ndarray]:
     """The model arrays of a file, and its hand PCA arrays when it has them."""
     arrays = _io.read_body_arrays(path)
+    keys = [k for pair in HAND_KEYS.values() for k in pair]
     with open(path, "rb") as f:
         npz = f.read(2) == b"PK"
-    raw = _io._read_npz(path) if npz else _io._read_pkl(path)
-    for keys in HAND_KEYS.values():
-        for k in keys:
-            if k in raw:
-                arrays[k] = np.asarray(_io._to_array(raw[k], k), np.float64)
+    if npz:
+        extra = _io.read_npz(path, keys)
+    else:
+        raw = _pkl.read_pickle(path)
+        extra = {k: _pkl.to_array(raw[k], k) for k in keys if k in raw}
+    arrays.update({k: np.asarray(v, np.float64) for k, v in extra.items()})
     return arrays
 
 

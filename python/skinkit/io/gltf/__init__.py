@@ -30,6 +30,7 @@ from .accessors import Accessors
 from .clips import read_clips
 from .fields import GltfError, list_field
 from .meshes import read_primitives, target_counts
+from .materials import read_materials
 from .nodes import read_skeleton, read_skins, scene_nodes
 from ...model import Model, float_dtype
 
@@ -75,7 +76,8 @@ def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
         of the mesh of every node of the scene, in node then primitive order ("Meshes"): skinned
         when the node has a skin and the primitive JOINTS_0 and WEIGHTS_0, rigid otherwise, with
         its morph targets ("Morph Targets") and default morph weights; one ``Clip`` per
-        animation ("Animations"); ``name`` is the file name without its suffix.  Primitives that
+        animation ("Animations"); ``name`` is the file name without its suffix; ``materials``
+        the file's materials, textures and images, kept for ``write_gltf``.  Primitives that
         instance the same mesh share their arrays.  Positions and key values are in file units,
         key times in seconds; quantized attributes (KHR_mesh_quantization) are decoded to float.
 
@@ -98,12 +100,14 @@ def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
         doc, bin_chunk = _parse_glb(data)
     else:
         doc, bin_chunk = _parse_json(data), None
-    accessors = Accessors(doc, bin_chunk, Path(os.path.abspath(path)).parent.resolve())
+    accessors = Accessors(doc, bin_chunk, Path(os.path.abspath(path)).parent.resolve(),
+                          len(data))
     skeleton = read_skeleton(doc, dtype)
     skins = read_skins(doc, accessors, dtype)
     primitives = read_primitives(doc, accessors, scene_nodes(doc, skeleton, scene), skins, dtype)
     clips = read_clips(doc, accessors, target_counts(doc), dtype)
-    return Model(skeleton, skins, primitives, clips, name=path.stem)
+    return Model(skeleton, skins, primitives, clips, name=path.stem,
+                 materials=read_materials(doc, accessors))
 
 
 def _parse_glb(data: bytes):

@@ -8,6 +8,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from ...clip import PATHS, WEIGHTS, Channel, Clip
+from ...limits import duration_error
 from .accessors import FLOAT, SNORM, UNORM, Accessors
 from .fields import GltfError, int_field, list_field, name_field, obj, objects
 
@@ -58,8 +59,8 @@ def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
             times, values, interpolation = _sampler(obj(samplers[j], spath), spath, kind,
                                                     width, accessors)
             try:
-                channels.append(Channel(node, kind, times.astype(dtype), values.astype(dtype),
-                                        interpolation))
+                channels.append(Channel(node, kind, accessors.cast(times, dtype, spath),
+                                        accessors.cast(values, dtype, spath), interpolation))
             except ValueError as e:  # Channel owns the key rules: reworded with the JSON path
                 field = re.search(r"channel (times|values|interpolation)", str(e))
                 if field is None:  # the loader's own arguments (node, path) are checked above
@@ -80,6 +81,10 @@ def _sampler(sampler: dict, path: str, kind: str, width: int, accessors: Accesso
     """
     interpolation = sampler.get("interpolation", "LINEAR")
     times = accessors.get(sampler, "input", path, ("SCALAR",), FLOAT)[:, 0]
+    # (times that are not finite are Channel's to refuse)
+    too_long = duration_error(float(times.max())) if np.all(np.isfinite(times)) else None
+    if too_long is not None:
+        raise GltfError(f"{path}.input: a key at {times.max():g} s: {too_long}")
     if kind == "translation" or kind == "scale":
         values = accessors.get(sampler, "output", path, ("VEC3",), FLOAT)
     else:

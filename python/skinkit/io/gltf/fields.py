@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...limits import MAX_FILE_VALUE
+
 MISSING = object()
-_FLOAT_MAX = float(np.finfo(np.float64).max)  # abs(x) <= this is False for NaN and inf too
 
 
 class GltfError(ValueError):
@@ -68,11 +69,13 @@ def name_field(value: dict, path: str):
 
 
 def numbers_field(value: dict, key: str, path: str, n, default) -> np.ndarray:
-    """``value[key]`` as a float64 array of ``n`` finite numbers (any length for n = None);
-    ``default`` if absent."""
+    """``value[key]`` as a float64 array of ``n`` finite numbers of magnitude at most
+    ``skinkit.limits.MAX_FILE_VALUE`` (any length for n = None); ``default`` if absent."""
     x = value.get(key, default)
+    # abs(v) <= the limit is False for NaN and inf too
     if (not isinstance(x, (list, tuple)) or (n is not None and len(x) != n)
-            or not all(type(v) in (int, float) and abs(v) <= _FLOAT_MAX for v in x)):
+            or not all(type(v) in (int, float) and abs(v) <= MAX_FILE_VALUE for v in x)):
         count = "" if n is None else f"{n} "
-        raise GltfError(f"{join(path, key)}: expected {count}finite numbers")
+        raise GltfError(f"{join(path, key)}: expected {count}finite numbers of magnitude at "
+                        f"most {MAX_FILE_VALUE:g}")
     return np.array(x, dtype=np.float64)

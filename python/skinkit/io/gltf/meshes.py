@@ -17,12 +17,9 @@ from ...model import Primitive, Skin
 # deltas as (normalized) 8/16-bit integers, normals as normalized signed integers).
 _POSITION = FLOAT | INT8_16 | UNORM | SNORM
 _NORMAL = FLOAT | SNORM
+_TEXCOORD = FLOAT | UNORM | SNORM | INT8_16   # core: FLOAT and UNORM; the rest quantization
 _TARGET_POSITION = FLOAT | SNORM | frozenset({(5120, False), (5122, False)})
 _TARGET_NORMAL = FLOAT | SNORM
-# Dense morph deltas (M, V, 3) may outgrow the file (sparse targets), but not without bound: a
-# hostile file listing many targets would otherwise make a huge allocation from a few bytes.
-_TARGET_EXPANSION = 64
-_TARGET_BYTES_FLOOR = 256 << 20
 
 
 @dataclass
@@ -37,6 +34,8 @@ class _PrimitiveData:
     faces: Optional[np.ndarray]
     morph_positions: Optional[np.ndarray]
     morph_normals: Optional[np.ndarray]
+    uvs: Optional[np.ndarray]
+    material: Optional[int]
 
 
 @dataclass
@@ -114,7 +113,7 @@ def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: Li
                 weights=data.weights if skinned else None, faces=data.faces,
                 morph_positions=data.morph_positions, morph_normals=data.morph_normals,
                 morph_weights=weights if len(weights) else None,
-                target_names=mesh.target_names))
+                target_names=mesh.target_names, uvs=data.uvs, material=data.material))
     return out
 
 
@@ -152,12 +151,22 @@ def _read_primitive(doc: dict, prim: dict, path: str, accessors: Accessors, dtyp
     count = len(positions)
     normals = None
     if "NORMAL" in attributes:
-        normals = _vertex_attribute(accessors, attributes, "NORMAL", apath, count,
-                                    _NORMAL).astype(dtype)
+        normals = accessors.cast(_vertex_attribute(accessors, attributes, "NORMAL", apath,
+                                                   count, _NORMAL), dtype, f"{apath}.NORMAL")
     joints, weights, maxima = _skin_attributes(attributes, apath, count, accessors, dtype)
     morph_positions, morph_normals = _targets(prim, path, count, accessors, dtype)
-    return _PrimitiveData(positions.astype(dtype), normals, joints, weights, maxima,
-                          _faces(prim, path, count, accessors), morph_positions, morph_normals)
+    uvs = None
+    if "TEXCOORD_0" in attributes:
+        uvs = accessors.get(attributes, "TEXCOORD_0", apath, ("VEC2",), _TEXCOORD)
+        if len(uvs) != count:
+            raise GltfError(f"{apath}.TEXCOORD_0: count {len(uvs)} differs from POSITION count "
+                            f"{count}")
+        uvs = accessors.cast(uvs, dtype, f"{apath}.TEXCOORD_0")
+    material = int_field(prim, "material", path, default=None,
+                         hi=len(list_field(doc, "materials", "")))
+    return _PrimitiveData(accessors.cast(positions, dtype, f"{apath}.POSITION"), normals, joints,
+                          weights, maxima, _faces(prim, path, count, accessors), morph_positions,
+                          morph_normals, uvs, material)
 
 
 def _skin_attributes(attributes: dict, apath: str, count: int, accessors: Accessors, dtype):
@@ -182,8 +191,12 @@ def _skin_attributes(attributes: dict, apath: str, count: int, accessors: Access
                             "0, 1, 2, ... without gaps")
     if not joints:
         return None, None, []
-    return (np.concatenate([j.astype(np.result_type(*joints)) for j in joints], axis=1),
-            np.concatenate([w.astype(dtype) for w in weights], axis=1),
+    jtype = np.result_type(*joints)
+    accessors.charge(count * 4 * len(joints) * (jtype.itemsize + np.dtype(dtype).itemsize),
+                     apath, f"{len(joints)} JOINTS_n/WEIGHTS_n sets of {count} vertices")
+    with np.errstate(invalid="ignore"):  # a signalling NaN weight stays a NaN (Accessors.cast)
+        weights_all = np.concatenate(weights, axis=1, dtype=dtype)
+    return (np.concatenate(joints, axis=1, dtype=jtype), weights_all,
             [int(j.max()) for j in joints])
 
 
@@ -194,16 +207,14 @@ def _targets(prim: dict, path: str, count: int, accessors: Accessors, dtype):
     for k, target in enumerate(targets):
         if not obj(target, f"{path}.targets[{k}]"):
             raise GltfError(f"{path}.targets[{k}]: a morph target needs at least one attribute")
-    size = len(targets) * count * 3 * np.dtype(dtype).itemsize
-    if size > max(_TARGET_BYTES_FLOOR, _TARGET_EXPANSION * accessors.buffer_bytes):
-        raise GltfError(f"{path}.targets: {len(targets)} morph targets of {count} vertices take "
-                        f"{size} bytes, more than {_TARGET_EXPANSION} times the "
-                        f"{accessors.buffer_bytes} buffer bytes of the file")
     out: Dict[str, Optional[np.ndarray]] = {}
     for key, allowed in (("POSITION", _TARGET_POSITION), ("NORMAL", _TARGET_NORMAL)):
         if not any(key in t for t in targets):
             out[key] = None
             continue
+        # dense deltas (M, V, 3) outgrow the file when targets share accessors: bounded first
+        accessors.charge(len(targets) * count * 3 * np.dtype(dtype).itemsize, f"{path}.targets",
+                         f"{len(targets)} morph target {key}s of {count} vertices")
         deltas = np.zeros((len(targets), count, 3), dtype=dtype)
         for k, target in enumerate(targets):
             if key in target:
@@ -221,6 +232,7 @@ def _faces(prim: dict, path: str, count: int, accessors: Accessors) -> Optional[
         if count % 3:
             raise GltfError(f"{path}.attributes.POSITION: {count} vertices of non-indexed "
                             "triangles are not whole triangles")
+        accessors.charge(count * 8, f"{path}.attributes.POSITION", f"{count} vertex indices")
         return np.arange(count, dtype=np.int64).reshape(-1, 3)
     index = accessors.get(prim, "indices", path, ("SCALAR",), VERTEX_INDEX)[:, 0]
     if len(index) % 3:
@@ -228,4 +240,4 @@ def _faces(prim: dict, path: str, count: int, accessors: Accessors) -> Optional[
     if index.max() >= count:
         raise GltfError(f"{path}.indices: vertex {index.max()} is out of range for "
                         f"{count} vertices")
-    return index.astype(np.int64).reshape(-1, 3)
+    return accessors.cast(index, np.int64, f"{path}.indices").reshape(-1, 3)

@@ -1,17 +1,19 @@
-"""Pose a Blender armature and its skinned mesh with skinkit.
+"""Pose a Blender armature and its skinned mesh with skinkit, inside Blender.
 
-Reads the armature (bones, rest matrices) and the mesh's vertex groups from ``bpy`` data, and
-poses the mesh either at the pose bones' current transforms (``matrix_basis``) or at frames of an
-action whose F-curves are evaluated at those frames -- the work Blender's Armature modifier does,
-as a few batched skinkit calls for any number of frames.
+Reads the armature (bones, rest matrices), the mesh's vertex groups and its shape keys from
+``bpy`` data, and poses the mesh either at the pose bones' current transforms (``matrix_basis``)
+or at frames of an action whose F-curves are evaluated at those frames -- the work Blender's
+shape keys and Armature modifier do, as a few batched skinkit calls for any number of frames.
+Importable in Blender's Python (``import skinkit.blender``; bpy is imported only where used).
 
 Run it inside Blender::
 
-    blender -b scene.blend --python examples/blender_pose.py -- --frames 1 12 24 --out poses.npz
+    blender -b scene.blend --python-expr "import sys, skinkit.blender as b; sys.exit(b.main())" \
+        -- --frames 1 12 24 --out poses.npz
 
 or with the ``bpy`` module (``pip install bpy``, Python 3.11), which also imports a glTF file::
 
-    python examples/blender_pose.py model.glb --frames 1 12 24 --out poses.npz
+    python -m skinkit.blender model.glb --frames 1 12 24 --out poses.npz
 
 The .npz holds ``frames`` (T,) and ``positions_<mesh object>`` (T, V, 3) in world space.
 
@@ -26,9 +28,18 @@ and a vertex v of the mesh object moves to ``sum_i w_i skin_i v`` (in armature s
 the vertex groups named after deforming bones, divided by their sum; a vertex with no weight
 stays put), or with the modifier's "Preserve Volume" to the dual quaternion blend of the
 ``skin_i`` (``skinkit.dual_quaternion_skinning``).  Connected bones ignore their location, as in
-Blender.  Not reproduced: bone constraints and drivers, B-Bone segments, inherit-scale modes
-other than Full, shape keys and modifiers before the Armature modifier; ``pose_mesh`` refuses
-the ones it can detect.
+Blender.
+
+Shape keys (relative keys, as Blender evaluates them before the Armature modifier)::
+
+    co = basis + sum_k value_k * mask_k * (key_k - relative_key_k)
+
+with ``value_k`` the key's value (its F-curve evaluated at the frame when the key's action
+animates it) clamped to ``[slider_min, slider_max]``, ``mask_k`` the weights of the key's vertex
+group (1 without one), muted keys left out.  Not reproduced, and refused with a message naming
+what: absolute shape keys, a pinned shape key ("Shape Key Lock"), shape-key and bone drivers, bone
+constraints, B-Bone segments, inherit-scale modes other than Full, modifiers before the Armature
+modifier.
 """
 from __future__ import annotations
 
@@ -41,7 +52,8 @@ import numpy as np
 
 import skinkit
 
-import bpy  # noqa: E402  (Blender, or the bpy module from PyPI)
+__all__ = ["Rig", "main", "pose_mesh", "rig_from_armature", "shape_key_positions",
+           "skinned_meshes", "weights_from_vertex_groups"]
 
 
 # --------------------------------------------------------------------------- armature
@@ -93,10 +105,30 @@ def _check_supported(armature_object, mesh_object) -> None:
     if mod is None:
         problems.append(f"{mesh_object.name!r} has no Armature modifier of "
                         f"{armature_object.name!r}")
-    elif mod.use_bone_envelopes or not mod.use_vertex_groups:
-        problems.append(f"modifier {mod.name!r}: only vertex groups are reproduced")
+    else:
+        if mod.use_bone_envelopes or not mod.use_vertex_groups:
+            problems.append(f"modifier {mod.name!r}: only vertex groups are reproduced")
+        before = [m.name for m in mesh_object.modifiers[:list(mesh_object.modifiers).index(mod)]
+                  if m.show_render or m.show_viewport]
+        if before:
+            problems.append(f"modifiers before {mod.name!r}: {', '.join(before)}")
+    problems += _shape_key_problems(mesh_object)
     if problems:
-        raise ValueError("not reproduced by this script: " + "; ".join(problems))
+        raise ValueError("not reproduced by skinkit.blender: " + "; ".join(problems))
+
+
+def _shape_key_problems(mesh_object) -> List[str]:
+    key = mesh_object.data.shape_keys
+    if key is None:
+        return []
+    problems = []
+    if not key.use_relative:
+        problems.append(f"shape keys {key.name!r} are absolute (evaluation time), not relative")
+    if mesh_object.show_only_shape_key:
+        problems.append(f"{mesh_object.name!r} shows one pinned shape key (Shape Key Lock)")
+    if key.animation_data and len(key.animation_data.drivers):
+        problems.append(f"shape keys {key.name!r} have drivers")
+    return problems
 
 
 # --------------------------------------------------------------------------- mesh
@@ -124,11 +156,59 @@ def weights_from_vertex_groups(mesh_object, rig: Rig) -> Tuple[np.ndarray, np.nd
     return joints, skinkit.normalize_weights(weights), unweighted
 
 
-def rest_positions(mesh_object) -> np.ndarray:
-    """(V, 3) vertex coordinates of the mesh data (object space)."""
-    co = np.empty(len(mesh_object.data.vertices) * 3, np.float64)
-    mesh_object.data.vertices.foreach_get("co", co)
+def _coordinates(points) -> np.ndarray:
+    """(V, 3) ``co`` of a collection of vertices or shape key points."""
+    co = np.empty(len(points) * 3, np.float64)
+    points.foreach_get("co", co)
     return co.reshape(-1, 3)
+
+
+def _group_weights(mesh_object, name: str) -> np.ndarray:
+    """(V,) weights of the vertex group ``name`` (0 where a vertex is not in it)."""
+    index = mesh_object.vertex_groups[name].index
+    return np.array([next((g.weight for g in v.groups if g.group == index), 0.0)
+                     for v in mesh_object.data.vertices])
+
+
+def _shape_key_values(key, frames: Optional[Sequence[float]]) -> np.ndarray:
+    """(T, K) the relative keys' values (the first, the basis, included: its value is unused),
+    at ``frames`` from the key's action, else as set now (T = 1); clamped to the sliders'
+    range, 0 for a muted key."""
+    blocks = list(key.key_blocks)
+    now = np.array([b.value for b in blocks])
+    values = np.broadcast_to(now, (1 if frames is None else len(frames), len(blocks))).copy()
+    action = key.animation_data.action if key.animation_data else None
+    if frames is not None and action is not None:
+        index = {f'key_blocks["{b.name}"].value': i for i, b in enumerate(blocks)}
+        for fc in _channelbag_fcurves(key, action):
+            if fc.data_path in index and not fc.mute:
+                values[:, index[fc.data_path]] = [fc.evaluate(f) for f in frames]
+    lo, hi = (np.array([getattr(b, a) for b in blocks]) for a in ("slider_min", "slider_max"))
+    muted = np.array([b.mute for b in blocks])
+    return np.where(muted, 0.0, np.clip(values, lo, hi))
+
+
+def shape_key_positions(mesh_object, frames: Optional[Sequence[float]] = None) -> np.ndarray:
+    """(T, V, 3) object-space positions of the mesh with its relative shape keys applied, at
+    ``frames`` (the key's action evaluated there) or as the values are now (T = 1); without
+    shape keys, the mesh's vertices.  The blend is ``skinkit.blend_shapes`` (see the module
+    docstring for the formula)."""
+    key = mesh_object.data.shape_keys
+    if key is None:
+        return _coordinates(mesh_object.data.vertices)[None]
+    problems = _shape_key_problems(mesh_object)
+    if problems:
+        raise ValueError("not reproduced by skinkit.blender: " + "; ".join(problems))
+    blocks = list(key.key_blocks)
+    co = np.stack([_coordinates(b.data) for b in blocks])                # (K, V, 3)
+    names = {b.name: i for i, b in enumerate(blocks)}
+    deltas = np.stack([co[i] - co[names[b.relative_key.name]] for i, b in enumerate(blocks)])
+    for i, b in enumerate(blocks):
+        if b.vertex_group:
+            deltas[i] *= _group_weights(mesh_object, b.vertex_group)[:, None]
+    values = _shape_key_values(key, frames)
+    values[:, names[key.reference_key.name]] = 0.0                       # the basis itself
+    return skinkit.blend_shapes(co[names[key.reference_key.name]], deltas, values)
 
 
 # --------------------------------------------------------------------------- pose sources
@@ -143,14 +223,13 @@ def basis_from_pose(armature_object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, 
     return m[None, :, :3, 3], rot[None], scale[None]
 
 
-def _channelbag_fcurves(armature_object, action):
-    """The F-curves of ``action`` that animate ``armature_object`` (Blender 4.4+ slotted actions;
-    ``action.fcurves`` on older versions)."""
+def _channelbag_fcurves(owner, action):
+    """The F-curves of ``action`` that animate ``owner`` (an object or a shape key datablock;
+    Blender 4.4+ slotted actions, ``action.fcurves`` on older versions)."""
     if hasattr(action, "layers") and len(action.layers):
         from bpy_extras import anim_utils
 
-        slot = armature_object.animation_data.action_slot if armature_object.animation_data \
-            else None
+        slot = owner.animation_data.action_slot if owner.animation_data else None
         if slot is None and len(action.slots):
             slot = action.slots[0]
         bag = anim_utils.action_get_channelbag_for_slot(action, slot)
@@ -164,8 +243,8 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
     from the action's F-curves evaluated by Blender (its own interpolation and extrapolation);
     channels without an F-curve keep the pose bone's current value.  Rotation modes:
     quaternion, axis-angle and the Euler orders."""
-    frames = np.asarray(frames, np.float64).reshape(-1)
-    T, B = frames.size, len(rig.names)
+    at = np.asarray(frames, np.float64).reshape(-1)
+    T, B = at.size, len(rig.names)
     pose = armature_object.pose.bones
     cur = {"location": np.array([tuple(pose[n].location) for n in rig.names]),
            "rotation_quaternion": np.array([tuple(pose[n].rotation_quaternion)
@@ -184,7 +263,7 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
         name, _, prop = path[len('pose.bones["'):].partition('"].')
         if name not in index or prop not in values:
             continue
-        values[prop][:, index[name], fc.array_index] = [fc.evaluate(f) for f in frames]
+        values[prop][:, index[name], fc.array_index] = [fc.evaluate(f) for f in at]
 
     rot = np.empty((T, B, 4))
     for n, b in index.items():
@@ -222,9 +301,15 @@ def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = 
               action=None) -> np.ndarray:
     """World-space vertex positions (T, V, 3) of ``mesh_object`` deformed by ``armature_object``.
 
-    With ``frames`` the armature's action (or ``action``) is evaluated at those frames; without,
-    the current pose (pose bones' ``matrix_basis``) gives T = 1.  The object matrices are taken
-    as they are now (an animated object transform is not followed frame by frame).
+    With ``frames`` the armature's action (or ``action``) and the shape keys' action are
+    evaluated at those frames; without, the current pose (pose bones' ``matrix_basis``) and
+    shape key values give T = 1.  The object matrices are taken as they are now (an animated
+    object transform is not followed frame by frame).
+
+    Raises
+    ------
+    ValueError
+        What Blender would do that this cannot reproduce (the message lists each thing found).
     """
     _check_supported(armature_object, mesh_object)
     rig = rig_from_armature(armature_object)
@@ -251,7 +336,7 @@ def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = 
     A = np.array(armature_object.matrix_world, np.float64)
     M = np.array(mesh_object.matrix_world, np.float64)
     to_arm = np.linalg.solve(A, M)                                   # A^-1 M
-    v = rest_positions(mesh_object) @ to_arm[:3, :3].T + to_arm[:3, 3]
+    v = shape_key_positions(mesh_object, frames) @ to_arm[:3, :3].T + to_arm[:3, 3]
     skinning = (skinkit.dual_quaternion_skinning
                 if _armature_modifier(armature_object, mesh_object).use_deform_preserve_volume
                 else skinkit.linear_blend_skinning)
@@ -261,11 +346,17 @@ def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = 
 
 def skinned_meshes(armature_object) -> list:
     """Mesh objects with an Armature modifier that uses ``armature_object``."""
+    import bpy
+
     return [o for o in bpy.data.objects if o.type == "MESH" and any(
         m.type == "ARMATURE" and m.object == armature_object for m in o.modifiers)]
 
 
 def main(argv=None) -> int:
+    """The command: poses every skinned mesh of an armature, writes an .npz of ``frames`` (T,)
+    and ``positions_<mesh object>`` (T, V, 3) in world space."""
+    import bpy
+
     if argv is None:
         argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -288,7 +379,7 @@ def main(argv=None) -> int:
                                 [bpy.context.scene.frame_current], np.float64)}
     for mesh in skinned_meshes(arm):
         out[f"positions_{mesh.name}"] = pose_mesh(arm, mesh, args.frames)
-    np.savez(args.out, **out)
+    np.savez(args.out, **out)  # type: ignore[arg-type]  # (numpy's stub: allow_pickle)
     print(f"{args.out}: {len(out) - 1} meshes x {out['frames'].size} frames")
     return 0
 

@@ -1,0 +1,64 @@
+"""The materials of a glTF 2.0 file, kept for writing it back (``Model.materials``): the JSON of
+``materials``, ``textures`` and ``samplers`` as they are, the images with their bytes as a uint8
+array (from a buffer view, a data: URI or a file beside the model; an array so that pickling
+sends it out of band), and the extensions they use (glTF 2.0
+sections 3.9 "Materials" and 3.8 "Textures, Images, and Samplers").  skinkit does not draw
+them."""
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import json
+from typing import Optional
+
+import numpy as np
+
+from .accessors import Accessors
+from .fields import GltfError, int_field, list_field, objects
+
+_MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+         ".webp": "image/webp", ".ktx2": "image/ktx2"}
+
+
+def read_materials(doc: dict, accessors: Accessors) -> Optional[dict]:
+    """``Model.materials`` of ``doc``, or None when it has no materials."""
+    if not list_field(doc, "materials", ""):
+        return None
+    out = {key: copy.deepcopy(list_field(doc, key, ""))
+           for key in ("materials", "textures", "samplers")}
+    out["images"] = [_image(image, path, accessors) for _, path, image in objects(doc, "images", "")]
+    text = json.dumps([out[k] for k in ("materials", "textures", "samplers")])
+    out["extensionsUsed"] = [e for e in list_field(doc, "extensionsUsed", "")
+                             if isinstance(e, str) and f'"{e}"' in text]
+    return out
+
+
+def _array(data, path: str, accessors: Accessors) -> np.ndarray:
+    """A copy of an image's bytes, charged to the file's budget (many images may share one
+    buffer view or file)."""
+    accessors.charge(len(data), path, f"{len(data)} image bytes")
+    return np.frombuffer(bytes(data), dtype=np.uint8)
+
+
+def _image(image: dict, path: str, accessors: Accessors) -> dict:
+    entry = {k: copy.deepcopy(v) for k, v in image.items() if k not in ("uri", "bufferView")}
+    if "bufferView" in image:
+        v = int_field(image, "bufferView", path, hi=len(accessors.views))
+        entry["data"] = _array(accessors.view_bytes(v), path, accessors)
+        return entry
+    uri = image.get("uri")
+    if not isinstance(uri, str):
+        raise GltfError(f"{path}: an image needs a uri or a bufferView")
+    if uri[:5].lower() == "data:":
+        header, _, payload = uri[5:].partition(",")
+        try:
+            entry["data"] = _array(base64.b64decode(payload, validate=True), path, accessors)
+        except (binascii.Error, ValueError) as e:
+            raise GltfError(f"{path}.uri: bad base64 ({e})") from None
+        entry.setdefault("mimeType", header.split(";")[0] or "image/png")
+        return entry
+    entry["data"] = _array(accessors.file(uri, f"{path}.uri"), path, accessors)
+    suffix = "." + uri.rsplit(".", 1)[-1].lower() if "." in uri else ""
+    entry.setdefault("mimeType", _MIME.get(suffix, "image/png"))
+    return entry

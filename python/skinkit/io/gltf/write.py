@@ -1,0 +1,320 @@
+"""Writing a model as a skinned, animated glTF 2.0 file (.glb or .gltf with the buffer embedded).
+
+The layout follows the glTF 2.0 specification: nodes with their rest TRS (section 3.5),
+skins with column-major inverse bind matrices (3.7.3), meshes with POSITION (with min/max),
+NORMAL, TEXCOORD_0, JOINTS_n/WEIGHTS_n sets of four, morph targets and default weights (3.7.2),
+and one animation per clip whose samplers keep the clip's keys and interpolation (3.11); the
+binary container of section 4.  Floats are written as float32, as the specification requires
+for these attributes; indices as uint32 (uint16 when they fit).  Materials, textures and images
+the model carries from a glTF file (``Model.materials``) are written back with the primitives'
+material indices.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ...clip import Clip
+from ...export import write_atomic
+
+__all__ = ["write_gltf", "static_model"]
+
+_FLOAT, _UBYTE, _USHORT, _UINT = 5126, 5121, 5123, 5125
+_TYPES = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}
+_ARRAY_BUFFER, _ELEMENT_ARRAY_BUFFER = 34962, 34963
+
+
+class _Buffer:
+    """The binary buffer, its buffer views and accessors, built as arrays are added."""
+
+    def __init__(self) -> None:
+        self.chunks: List[bytes] = []
+        self.size = 0
+        self.views: List[dict] = []
+        self.accessors: List[dict] = []
+        self.meshes: List[dict] = []
+
+    def view(self, data: bytes, target: Optional[int] = None) -> int:
+        pad = (-self.size) % 4
+        if pad:
+            self.chunks.append(b"\0" * pad)
+            self.size += pad
+        v = {"buffer": 0, "byteOffset": self.size, "byteLength": len(data)}
+        if target:
+            v["target"] = target
+        self.chunks.append(data)
+        self.size += len(data)
+        self.views.append(v)
+        return len(self.views) - 1
+
+    def accessor(self, a: np.ndarray, width: int, component: int, target: Optional[int] = None,
+                 bounds: bool = False) -> int:
+        dtype = {_FLOAT: "<f4", _UBYTE: "u1", _USHORT: "<u2", _UINT: "<u4"}[component]
+        a = np.ascontiguousarray(np.asarray(a).reshape(-1, width), dtype=dtype)
+        acc = {"bufferView": self.view(a.tobytes(), target), "componentType": component,
+               "count": int(a.shape[0]), "type": _TYPES[width]}
+        if bounds:
+            acc["min"] = [float(x) for x in a.min(axis=0)]
+            acc["max"] = [float(x) for x in a.max(axis=0)]
+        self.accessors.append(acc)
+        return len(self.accessors) - 1
+
+    def data(self) -> bytes:
+        return b"".join(self.chunks) + b"\0" * ((-self.size) % 4)
+
+
+def _indices(faces: np.ndarray, buf: _Buffer) -> int:
+    f = np.asarray(faces).reshape(-1)
+    comp = _USHORT if f.size and f.max() < 65535 else _UINT
+    return buf.accessor(f, 1, comp, _ELEMENT_ARRAY_BUFFER)
+
+
+def _skin_sets(prim, buf: _Buffer, attributes: dict) -> None:
+    """JOINTS_n / WEIGHTS_n: the K influences padded with zero weights to sets of four"""
+    joints = np.asarray(prim.joints).astype(np.int64)
+    weights = np.asarray(prim.weights, dtype=np.float64)
+    V, K = joints.shape
+    k4 = -(-K // 4) * 4
+    j = np.zeros((V, k4), np.int64)
+    w = np.zeros((V, k4))
+    j[:, :K] = np.where(joints >= 0, joints, 0)
+    w[:, :K] = np.where(joints >= 0, weights, 0.0)
+    comp = _UBYTE if j.max(initial=0) < 256 else _USHORT
+    for s in range(k4 // 4):
+        attributes[f"JOINTS_{s}"] = buf.accessor(j[:, 4 * s:4 * s + 4], 4, comp, _ARRAY_BUFFER)
+        attributes[f"WEIGHTS_{s}"] = buf.accessor(w[:, 4 * s:4 * s + 4], 4, _FLOAT, _ARRAY_BUFFER)
+
+
+def _primitive(prim, buf: _Buffer) -> dict:
+    attributes = {"POSITION": buf.accessor(prim.positions, 3, _FLOAT, _ARRAY_BUFFER, True)}
+    if prim.normals is not None:
+        attributes["NORMAL"] = buf.accessor(prim.normals, 3, _FLOAT, _ARRAY_BUFFER)
+    uvs = getattr(prim, "uvs", None)
+    if uvs is not None:
+        attributes["TEXCOORD_0"] = buf.accessor(uvs, 2, _FLOAT, _ARRAY_BUFFER)
+    if prim.skinned:
+        _skin_sets(prim, buf, attributes)
+    out: dict = {"attributes": attributes}
+    if prim.faces is not None:
+        out["indices"] = _indices(prim.faces, buf)
+    else:
+        out["mode"] = 0    # POINTS
+    material = getattr(prim, "material", None)
+    if material is not None:
+        out["material"] = int(material)
+    targets = []
+    for m in range(prim.target_count):
+        t = {}
+        if prim.morph_positions is not None:
+            t["POSITION"] = buf.accessor(prim.morph_positions[m], 3, _FLOAT, _ARRAY_BUFFER, True)
+        if prim.morph_normals is not None:
+            t["NORMAL"] = buf.accessor(prim.morph_normals[m], 3, _FLOAT, _ARRAY_BUFFER)
+        targets.append(t)
+    if targets:
+        out["targets"] = targets
+    return out
+
+
+def _nodes(model) -> List[dict]:
+    sk = model.skeleton
+    nodes = []
+    for i in range(sk.count):
+        n: dict = {}
+        if sk.names[i] is not None:
+            n["name"] = str(sk.names[i])
+        for key, value, rest in (("translation", sk.translations[i], (0, 0, 0)),
+                                 ("rotation", sk.rotations[i], (0, 0, 0, 1)),
+                                 ("scale", sk.scales[i], (1, 1, 1))):
+            if not np.array_equal(value, rest):
+                n[key] = [float(x) for x in np.asarray(value, np.float32)]
+        nodes.append(n)
+    parents = np.asarray(sk.parents)
+    for i, p in enumerate(parents):
+        if p >= 0:
+            nodes[p].setdefault("children", []).append(i)
+    return nodes
+
+
+def _meshes(model, nodes: List[dict], buf: _Buffer) -> Dict[int, int]:
+    """glTF meshes for the primitives, on their nodes; a skinned mesh instanced by a joint node
+    gets a new root node (the joint's transform would otherwise be ignored for it).  Returns
+    {model node: glTF node holding its mesh}."""
+    joints = {int(j) for s in model.skins for j in s.joints}
+    meshes: List[dict] = []
+    mesh_of: Dict[tuple, int] = {}
+    holder: Dict[int, int] = {}
+    for prim in model.primitives:
+        key = (prim.node, prim.mesh)
+        if key not in mesh_of:
+            mesh_of[key] = len(meshes)
+            meshes.append({"primitives": []})
+            if "name" in nodes[prim.node]:
+                meshes[-1]["name"] = nodes[prim.node]["name"]
+            node = prim.node
+            if prim.skinned and node in joints:
+                nodes.append({"name": f"{nodes[node].get('name', node)} mesh"})
+                node = len(nodes) - 1
+            holder[prim.node] = node
+            nodes[node]["mesh"] = mesh_of[key]
+            if prim.skinned:
+                nodes[node]["skin"] = int(prim.skin)
+        mesh = meshes[mesh_of[key]]
+        mesh["primitives"].append(_primitive(prim, buf))
+        if prim.target_count:
+            mesh["weights"] = [float(w) for w in prim.morph_weights]
+            if prim.target_names:
+                mesh["extras"] = {"targetNames": list(prim.target_names)}
+    buf.meshes = meshes
+    return holder
+
+
+def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> dict:
+    samplers, channels = [], []
+    inputs: Dict[bytes, int] = {}
+    for ch in clip.channels:
+        times = np.asarray(ch.times, np.float32)
+        key = times.tobytes()
+        if key not in inputs:
+            inputs[key] = buf.accessor(times, 1, _FLOAT, bounds=True)
+        values = np.asarray(ch.values)
+        width = values.shape[1] if ch.path != "weights" else 1
+        samplers.append({"input": inputs[key], "interpolation": ch.interpolation,
+                         "output": buf.accessor(values, width, _FLOAT)})
+        node = holder.get(ch.node, ch.node) if ch.path == "weights" else ch.node
+        channels.append({"sampler": len(samplers) - 1, "target": {"node": int(node),
+                                                                  "path": ch.path}})
+    out: dict = {"samplers": samplers, "channels": channels}
+    if clip.name is not None:
+        out["name"] = str(clip.name)
+    return out
+
+
+def static_model(model, positions, normals=None):
+    """One posed frame of ``model`` as a static Model for ``write_gltf``: a root node per
+    primitive, named by its key, holding it rigidly with the posed positions (and normals), its
+    faces, UVs and material; the materials carried over.
+
+    Parameters
+    ----------
+    model : Model
+    positions : mapping key -> (V, 3) or (1, V, 3), the posed frame (``pose(...).positions``).
+    normals : mapping key -> (V, 3) or (1, V, 3), optional.
+    """
+    from ...model import Model, Primitive, Skeleton, one_frame
+
+    prims = [p for p in model.primitives if p.key in positions]
+    n = len(prims)
+    skeleton = Skeleton(names=[p.key for p in prims], parents=np.full(n, -1, np.int32),
+                        translations=np.zeros((n, 3)), rotations=np.tile([0.0, 0, 0, 1], (n, 1)),
+                        scales=np.ones((n, 3)))
+    out = [Primitive(node=i, mesh=i, index=0, skin=None,
+                     positions=one_frame(positions[p.key], f"positions of {p.key!r}"),
+                     normals=None if normals is None or normals.get(p.key) is None
+                     else one_frame(normals[p.key], f"normals of {p.key!r}"),
+                     faces=p.faces, uvs=p.uvs, material=p.material)
+           for i, p in enumerate(prims)]
+    return Model(skeleton, [], out, [], name=model.name, materials=model.materials)
+
+
+def gltf_document(model, clips: Optional[Sequence[Clip]] = None):
+    """The glTF JSON document and its binary buffer for ``model`` (see ``write_gltf``)."""
+    clips = list(model.clips if clips is None else clips)
+    buf = _Buffer()
+    nodes = _nodes(model)
+    holder = _meshes(model, nodes, buf)
+    skins = []
+    for s in model.skins:
+        ibm = np.asarray(s.inverse_bind_matrices).transpose(0, 2, 1)   # column-major
+        skin = {"joints": [int(j) for j in s.joints],
+                "inverseBindMatrices": buf.accessor(ibm, 16, _FLOAT)}
+        if s.name is not None:
+            skin["name"] = str(s.name)
+        if s.skeleton is not None:
+            skin["skeleton"] = int(s.skeleton)
+        skins.append(skin)
+    animations = [_animation(c, holder, buf) for c in clips]
+    has_parent = {c for n in nodes for c in n.get("children", [])}
+    doc: dict = {"asset": {"version": "2.0", "generator": "skinkit"},
+                 "scene": 0, "scenes": [{"nodes": [i for i in range(len(nodes))
+                                                   if i not in has_parent]}],
+                 "nodes": nodes}
+    for key, value in (("meshes", buf.meshes), ("skins", skins), ("animations", animations)):
+        if value:
+            doc[key] = value
+    _materials(model, doc, buf)
+    data = buf.data()
+    doc["accessors"], doc["bufferViews"] = buf.accessors, buf.views
+    doc["buffers"] = [{"byteLength": len(data)}]
+    return doc, data
+
+
+def _materials(model, doc: dict, buf: _Buffer) -> None:
+    """materials, textures, samplers and images carried from a glTF file: images go into the
+    buffer (bufferView + mimeType)"""
+    carried = getattr(model, "materials", None)
+    if not carried:
+        return
+    for key in ("materials", "textures", "samplers"):
+        if carried.get(key):
+            doc[key] = carried[key]
+    images = []
+    for im in carried.get("images", []):
+        entry = {k: v for k, v in im.items() if k not in ("data", "uri", "bufferView")}
+        entry["bufferView"] = buf.view(np.asarray(im["data"], np.uint8).tobytes())
+        images.append(entry)
+    if images:
+        doc["images"] = images
+    if carried.get("extensionsUsed"):
+        doc["extensionsUsed"] = list(carried["extensionsUsed"])
+
+
+def write_gltf(model, path, clips: Optional[Sequence[Clip]] = None) -> None:
+    """Write ``model`` as a skinned, animated glTF 2.0 file.
+
+    Parameters
+    ----------
+    model : Model
+        Its skeleton becomes the nodes (same order, rest TRS), its skins the skins, its
+        primitives the meshes (POSITION, NORMAL, TEXCOORD_0 from ``uvs`` when present, joints and
+        weights in sets of four, morph targets with their default weights and names, the
+        material index), and materials carried from a glTF file (``model.materials``) are
+        written back.
+    path : path
+        ``.glb`` for the binary container, ``.gltf`` for JSON with the buffer embedded as a data
+        URI.  Written atomically (a temporary file replaced over ``path``).
+    clips : sequence of Clip, optional
+        The animations (default ``model.clips``): one per clip, a sampler per channel with its
+        key times, values and interpolation (STEP, LINEAR or CUBICSPLINE) unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``path`` ends neither in .glb nor in .gltf.
+
+    Notes
+    -----
+    Values are stored as float32 (glTF 2.0 accessor rules); a skinned primitive instanced by a
+    node that is a joint gets a new root node for its mesh (glTF ignores a skinned mesh node's
+    transform).
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".glb", ".gltf"):
+        raise ValueError(f"write_gltf: path must end in .glb or .gltf, got {str(path)!r}")
+    doc, data = gltf_document(model, clips)
+    if suffix == ".gltf":
+        doc["buffers"][0]["uri"] = ("data:application/octet-stream;base64,"
+                                    + base64.b64encode(data).decode("ascii"))
+        text = json.dumps(doc, separators=(",", ":")).encode("utf-8")
+        write_atomic(path, lambda f: f.write(text), suffix=suffix)
+        return
+    js = json.dumps(doc, separators=(",", ":")).encode("utf-8")
+    js += b" " * ((-len(js)) % 4)
+    body = (struct.pack("<II", len(js), 0x4E4F534A) + js
+            + struct.pack("<II", len(data), 0x004E4942) + data)
+    header = struct.pack("<III", 0x46546C67, 2, 12 + len(body))
+    write_atomic(path, lambda f: f.write(header + body), suffix=suffix)

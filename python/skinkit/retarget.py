@@ -1,0 +1,287 @@
+"""Retargeting: a clip of one skeleton played on another.
+
+Rotations move in world space relative to each skeleton's rest pose (the kernel:
+src/retarget.c).  For a target joint j mapped to source joint m(j),
+
+    W_t[j](t) = W_s[m](t) R_s[m]^-1 A_j R_t[j],
+
+where W are world rotations, R rest world rotations and A_j the shortest rotation taking the
+target's rest bone direction (j toward its mapped child) onto the source's: the target joint
+turns from its rest by what the source joint turned from its own, after the bones are aligned,
+so skeletons in T and A poses, or with other joint axes, give parallel bones.  Unmapped target
+joints keep their rest local rotation.  The root (the canonical ``hips``) follows the source's
+displacement from its rest, scaled by the ratio of hip heights or leg lengths.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core, kernels
+from .clip import Channel, Clip
+from .joint_names import canonical_names
+
+__all__ = ["retarget", "retarget_pose", "retarget_rotations", "joint_mapping"]
+
+_CHAIN_FIRST = ("spine", "spine1", "spine2", "neck", "head")   # preferred bone of a fork
+
+
+def retarget_rotations(parents, source_world, offsets, mapped, rest_rotations, threads=None
+                       ) -> Tuple[np.ndarray, np.ndarray]:
+    """Target local rotations from source world rotations, batched over frames (the C kernel).
+
+    Parameters
+    ----------
+    parents : int array (J,)
+        The target's parents, -1 for roots.
+    source_world : float array (..., J, 4)
+        World rotation of each target joint's source joint (anything where unmapped).
+    offsets : float array (J, 4)
+        C_j = R_s[m(j)]^-1 A_j R_t[j] (``retarget`` computes them; identity where unmapped).
+    mapped : array (J,)
+        Non-zero for mapped target joints.
+    rest_rotations : float array (J, 4)
+        The target's rest local rotations.
+
+    Returns
+    -------
+    rotations, world_rotations : (..., J, 4)
+        The target's local and world rotations, unit quaternions (x, y, z, w).
+    """
+    sw = np.asarray(source_world)
+    dtype = sw.dtype if sw.dtype in (np.float32, np.float64) else np.float64
+    return _core._retarget_rotations(parents, sw.astype(dtype, copy=False),
+                                     np.asarray(offsets, dtype), np.asarray(mapped, dtype),
+                                     np.asarray(rest_rotations, dtype), None, threads)
+
+
+def joint_mapping(source, target, mapping: Optional[Dict[str, str]] = None) -> np.ndarray:
+    """For every target joint, the index of its source joint, or -1.
+
+    Parameters
+    ----------
+    source, target : Model
+    mapping : dict {target joint name: source joint name} or None
+        None matches the joints by canonical name (``skinkit.joint_names``: SMPL/SMPL+H/SMPL-X,
+        Mixamo ``mixamorig:``, MotionBuilder (HumanIK) and CMU BVH, LaFAN1; detected per
+        skeleton).
+
+    Raises
+    ------
+    ValueError
+        A name in ``mapping`` that the skeleton does not have, no preset matching a skeleton,
+        or no joint mapped.
+    """
+    sn, tn = list(source.skeleton.names), list(target.skeleton.names)
+    m = np.full(len(tn), -1, dtype=np.int64)
+    if mapping is None:
+        sc, tc = canonical_names(sn), canonical_names(tn)
+        where = {c: i for i, c in enumerate(sc) if c is not None}
+        for j, c in enumerate(tc):
+            m[j] = where.get(c, -1) if c is not None else -1
+    else:
+        for t, s in mapping.items():
+            for name, names, side in ((t, tn, "target"), (s, sn, "source")):
+                if name not in names:
+                    raise ValueError(f"mapping names {side} joint {name!r}, which the {side} "
+                                     f"skeleton does not have (it has {names[:6]}...)")
+            m[tn.index(t)] = sn.index(s)
+    if not np.any(m >= 0):
+        raise ValueError("no target joint is mapped to a source joint")
+    return m
+
+
+def _rest(model):
+    """rest world matrices (N, 4, 4), rotations (N, 4) and positions (N, 3)"""
+    w = model.world_matrices()[0].astype(np.float64)
+    return w, _rotations(w), w[:, :3, 3]
+
+
+def _rotations(world) -> np.ndarray:
+    r = world[..., :3, :3] / np.linalg.norm(world[..., :3, :3], axis=-2, keepdims=True)
+    return kernels.quat_from_matrix(r)
+
+
+def _bone_child(parents, m, names) -> np.ndarray:
+    """for each target joint, the mapped child its bone points to, or -1 (several: the one that
+    continues the spine, else none)"""
+    out = np.full(len(parents), -1, dtype=np.int64)
+    for j in range(len(parents)):
+        kids = [c for c in np.flatnonzero(parents == j) if m[c] >= 0]
+        chain = [c for c in kids if names[c] in _CHAIN_FIRST]
+        if chain:
+            out[j] = chain[0]
+        elif len(kids) == 1:
+            out[j] = kids[0]
+    return out
+
+
+def _alignments(target, m, t_pos, s_pos) -> np.ndarray:
+    """A_j of the module docstring, (J, 4): target rest bone onto source rest bone; a mapped
+    joint without a bone takes its parent's"""
+    parents = np.asarray(target.skeleton.parents)
+    try:
+        names = canonical_names(list(target.skeleton.names))
+    except ValueError:
+        names = [None] * len(parents)
+    child = _bone_child(parents, m, names)
+    a = np.tile([0.0, 0.0, 0.0, 1.0], (len(parents), 1))
+    order = _order(parents)
+    for j in order:
+        c = child[j]
+        if m[j] >= 0 and c >= 0:
+            a[j] = _from_vectors(t_pos[c] - t_pos[j], s_pos[m[c]] - s_pos[m[j]])
+        elif parents[j] >= 0:
+            a[j] = a[parents[j]]
+    return a
+
+
+def _order(parents) -> List[int]:
+    done: set = set()
+    order: List[int] = []
+    while len(order) < len(parents):
+        for j, p in enumerate(parents):
+            if j not in done and (p < 0 or p in done):
+                done.add(j)
+                order.append(j)
+    return order
+
+
+def _from_vectors(a, b) -> np.ndarray:
+    """shortest rotation taking direction a onto direction b (identity for a zero vector)"""
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na == 0 or nb == 0:
+        return np.array([0.0, 0.0, 0.0, 1.0])
+    re = na * nb + a @ b
+    if re <= 1e-12 * na * nb:
+        v = np.array([-a[1], a[0], 0.0]) if abs(a[0]) > abs(a[2]) else np.array([0.0, -a[2], a[1]])
+        q = np.append(v, 0.0)
+    else:
+        q = np.append(np.cross(a, b), re)
+    return q / np.linalg.norm(q)
+
+
+def _root_scale(root_scale, source, target, m, s_pos, t_pos) -> float:
+    if not isinstance(root_scale, str):
+        return float(root_scale)
+    tc = canonical_names(list(target.skeleton.names))
+    hips = tc.index("hips")
+    if root_scale == "hips":
+        # hip height above the lowest joint of the rest pose
+        ht = t_pos[hips, 1] - t_pos[:, 1].min()
+        hs = s_pos[m[hips], 1] - s_pos[:, 1].min()
+        return float(ht / hs)
+    if root_scale == "legs":
+        chain = [tc.index(n) for n in ("left_hip", "left_knee", "left_ankle")]
+        lt = sum(np.linalg.norm(t_pos[a] - t_pos[b]) for a, b in zip(chain, chain[1:]))
+        ls = sum(np.linalg.norm(s_pos[m[a]] - s_pos[m[b]]) for a, b in zip(chain, chain[1:]))
+        return float(lt / ls)
+    raise ValueError(f"root_scale must be 'hips', 'legs' or a number, got {root_scale!r}")
+
+
+def retarget(source, target, clip=None, mapping: Optional[Dict[str, str]] = None,
+             root_scale: Union[str, float] = "hips", times=None, name: Optional[str] = None,
+             threads=None) -> Clip:
+    """The clip of ``source`` played on the ``target`` skeleton.
+
+    Parameters
+    ----------
+    source, target : Model
+        Skeletons in the same world axes (glTF: +Y up); their rest poses may differ (T or A
+        pose, joint axes, proportions, extra or missing joints).
+    clip : Clip, int, str or None
+        A clip of ``source`` (default its first).
+    mapping : dict {target joint name: source joint name} or None
+        See ``joint_mapping``; None maps by the name presets.
+    root_scale : "hips", "legs" or float
+        The root's displacement from its rest position is scaled by the ratio (target / source)
+        of the rest hip heights above the lowest joint, of the left leg lengths, or this number.
+    times : array-like (T,) or None
+        Seconds at which the clip is sampled; default the union of its key times.
+    name : str or None
+        The new clip's name (default the source clip's).
+
+    Returns
+    -------
+    Clip
+        LINEAR rotation channels (float64) for every mapped target joint and a translation
+        channel for the target's root (the joint mapped as ``hips``, or the first mapped joint);
+        other joints keep their rest pose.
+
+    Raises
+    ------
+    ValueError
+        No clip, unmapped skeletons (see ``joint_mapping``), a bad ``root_scale``.
+    """
+    c = source.clip(0 if clip is None else clip)
+    if times is None:
+        times = np.unique(np.concatenate([ch.times for ch in c.channels]))
+    times = np.asarray(times, dtype=np.float64).reshape(-1)
+    tr, ro, sc = (np.asarray(x, np.float64) for x in source.local_pose(c, times))
+    rot, root, root_translation = retarget_pose(source, target, ro, tr, sc, mapping, root_scale,
+                                                threads)
+    m = joint_mapping(source, target, mapping)
+    channels = [Channel(int(j), "rotation", times, rot[:, j]) for j in np.flatnonzero(m >= 0)]
+    if root is not None:
+        channels.append(Channel(root, "translation", times, root_translation))
+    return Clip(name if name is not None else c.name, channels, np.float64)
+
+
+def retarget_pose(source, target, rotations, translations=None, scales=None,
+                  mapping: Optional[Dict[str, str]] = None,
+                  root_scale: Union[str, float] = "hips", threads=None):
+    """Retargeting on arrays: local poses of ``source`` to local rotations of ``target``,
+    batched over any leading dimensions (what ``retarget`` does to a sampled clip).
+
+    Parameters
+    ----------
+    source, target, mapping, root_scale
+        As for ``retarget``.
+    rotations : float array (..., S, 4)
+        Local rotations of the S source joints (unit quaternions).
+    translations, scales : float arrays (..., S, 3) or None
+        Local translations and scales of the source joints (default its rest ones).
+
+    Returns
+    -------
+    rotations : float64 array (..., J, 4)
+        Local rotations of the J target joints (unmapped ones: their rest rotation).
+    root : int or None
+        The target joint whose translation follows the source root (None: the root is unmapped).
+    root_translation : float64 array (..., 3) or None
+        That joint's local translation.
+    """
+    sk = source.skeleton
+    ro = np.asarray(rotations, np.float64)
+    tr = np.broadcast_to(np.asarray(sk.translations, np.float64) if translations is None
+                         else np.asarray(translations, np.float64), ro.shape[:-1] + (3,))
+    sc = np.broadcast_to(np.asarray(sk.scales, np.float64) if scales is None
+                         else np.asarray(scales, np.float64), ro.shape[:-1] + (3,))
+    m = joint_mapping(source, target, mapping)
+    parents = np.asarray(target.skeleton.parents)
+    s_w, s_rot, s_pos = _rest(source)
+    t_w, t_rot, t_pos = _rest(target)
+    a = _alignments(target, m, t_pos, s_pos)
+    mapped = m >= 0
+    src = np.where(mapped, m, 0)
+    offsets = kernels.quat_multiply(kernels.quat_multiply(kernels.quat_conjugate(s_rot[src]), a),
+                                    t_rot)
+    world = kernels.forward_kinematics(np.asarray(sk.parents), ro, tr, sc)
+    gathered = _rotations(world)[..., src, :]
+    rest_local = np.asarray(target.skeleton.rotations, dtype=np.float64)
+    local, _ = retarget_rotations(parents, gathered, offsets, mapped, rest_local, threads)
+    # the root: rest position + scaled source displacement, in its parent's rest frame
+    try:
+        root = canonical_names(list(target.skeleton.names)).index("hips")
+    except ValueError:
+        root = int(np.flatnonzero(mapped)[0])
+    if m[root] < 0:
+        return local, None, None
+    scale = _root_scale(root_scale, source, target, m, s_pos, t_pos)
+    pos = t_pos[root] + scale * (world[..., m[root], :3, 3] - s_pos[m[root]])
+    p = parents[root]
+    if p >= 0:
+        inv = np.linalg.inv(t_w[p])
+        pos = pos @ inv[:3, :3].T + inv[:3, 3]
+    return local, root, pos
