@@ -9,16 +9,18 @@ the source tree -- and runs the suite from the project folder.
     nox -s "tests-3.12(numpy='oldest')"
     nox -s docs                   # the documentation, warnings as errors, and the doctests
 
-torch: its ``[torch]`` extra pins the 2.13.0 CPU wheel, which lies on this machine's disk for
-Python 3.11 only; on other Pythons pip would download a CUDA build of several GB, so only the
-3.11 sessions install it and the others skip the torch tests, saying so.  The integration tests
-(Blender, Chromium, Dask clusters: marker ``integration``) run once in .ci/run, not here.
-SKINKIT_REQUIRE tells the tests what a session provides (tests/conftest.py): what is listed must
-be there.
+torch: its ``[torch]`` extra is a lower bound, which pip resolves to a CUDA build of several GB;
+the 2.13.0 CPU wheel lies on this machine's disk for Python 3.11 only, so the 3.11 sessions
+install it first (then ``[test,torch]`` finds torch satisfied) and the others install neither
+torch nor smplx (a test requirement that needs torch) and skip the torch tests, saying so.  The
+integration tests (Blender, Chromium, Dask clusters: marker ``integration``) run once in
+.ci/run, not here.  SKINKIT_REQUIRE tells the tests what a session provides
+(tests/conftest.py): what is listed must be there.
 """
 import runpy
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import nox
@@ -26,6 +28,9 @@ import nox
 ROOT = Path(__file__).resolve().parent
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 TORCH_PYTHONS = {"3.11"}
+TORCH_CPU = "torch==2.13.0"    # the CPU wheel on disk (pip's find-links)
+TEST_REQUIRES = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+    "optional-dependencies"]["test"]
 OLDEST = runpy.run_path(str(ROOT / ".ci" / "oldest_numpy.py"))["OLDEST"]
 
 nox.options.default_venv_backend = "venv"
@@ -52,10 +57,13 @@ def tests(session, numpy):
     """The suite on the built wheel, with the oldest or the newest NumPy for this Python."""
     wheel = _wheel(session)
     torch = session.python in TORCH_PYTHONS
-    extras = "test,torch" if torch else "test"
     pin = f"numpy=={OLDEST[tuple(map(int, session.python.split('.')))]}" \
         if numpy == "oldest" else "numpy"
-    session.install(f"{wheel}[{extras}]", pin)
+    if torch:
+        session.install(TORCH_CPU)
+        session.install(f"{wheel}[test,torch]", pin)
+    else:
+        session.install(wheel, *(r for r in TEST_REQUIRES if not r.startswith("smplx")), pin)
     session.run("python", "-c", "import sys, numpy, skinkit; print('Python', sys.version.split()[0],"
                 " 'NumPy', numpy.__version__, 'skinkit', skinkit.__version__, skinkit.__file__)")
     require = ["atheris"] if sys.platform.startswith("linux") else []
@@ -72,6 +80,7 @@ def tests(session, numpy):
 def docs(session):
     """README's command: install [docs] from the source tree, sphinx-build -W; then the doctests
     of the installed package's docstrings ([torch] too: collecting them imports skinkit.torch)."""
+    session.install(TORCH_CPU)
     session.install(f"{ROOT}[docs,torch]", "pytest")
     session.chdir(ROOT)
     shutil.rmtree(ROOT / "docs" / "_build", ignore_errors=True)

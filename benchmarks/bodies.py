@@ -1,4 +1,6 @@
-"""Benchmark group "body": SMPL-family body models, skinkit.BodyModel against smplx (torch CPU).
+"""Benchmark group "body": SMPL-family body models, skinkit.BodyModel and skinkit.torch.BodyModel
+(the nn.Module, through the torch operator) against smplx and body-models (PyPI, its torch
+runtime), torch CPU.
 
 - forward (betas, pose, transl -> vertices, joints) at B = 1, 64, 1024 against smplx's full
   module forward (smplx.SMPL / smplx.SMPLX built from the same synthetic arrays), with the
@@ -7,13 +9,13 @@
 - forward + backward (skinkit: forward_vjp and its vjp; smplx: the same forward under torch
   autograd, then ``backward``) for the gradients of betas, pose and transl.
 
-float32 (smplx's default), 1 and 2 threads: torch.set_num_threads, skinkit's threads= and the
-BLAS threads through threadpoolctl when it is installed (else BLAS keeps its own setting, noted).
+float32 (smplx's default), 1 and 2 threads: torch.set_num_threads for the torch peers and
+skinkit's threads=, which bounds NumPy's BLAS too (skinkit/_blas.py): NumPy's BLAS is left at
+its default here, so the rows show what a user gets.
 The model files are licensed, so the models are synthetic arrays of the real sizes.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 from typing import Dict
@@ -39,7 +41,7 @@ def smplx_module(kind, arrays, tmpdir):
                        num_expression_coeffs=10, dtype=torch.float32)
 
 
-def smplx_call(module, kind, params, grad=False):
+def smplx_call(module, kind, params, grad=False, **extra):
     """module(...) on torch tensors made from ``params`` (B, ...) arrays; returns the output
     and the leaf tensors."""
     import torch
@@ -53,7 +55,7 @@ def smplx_call(module, kind, params, grad=False):
                   leye_pose=pose[:, 23], reye_pose=pose[:, 24],
                   left_hand_pose=pose[:, 25:40].reshape(len(pose), -1),
                   right_hand_pose=pose[:, 40:55].reshape(len(pose), -1), expression=expr)
-    out = module(**kw)
+    out = module(**kw, **extra)
     return out, [t for t in (betas, pose, transl, expr) if t is not None]
 
 
@@ -63,19 +65,38 @@ def relative_diff(a, b) -> float:
                for x, y in zip(a, b))
 
 
-@contextlib.contextmanager
-def blas_threads(n):
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield "not controlled (threadpoolctl not installed)"
-        return
-    with threadpool_limits(limits=n, user_api="blas"):
-        yield str(n)
+def body_models_module(kind, arrays, tmpdir):
+    """body-models' torch model for the arrays (its loader wants SMPL-X's joint2num)."""
+    path = os.path.join(tmpdir, f"bm_{kind}.npz")
+    extra = {"joint2num": np.array({f"j{i}": i for i in range(55)}, dtype=object)} \
+        if kind == "SMPL-X" else {}
+    np.savez(path, **arrays, **extra)
+    if kind == "SMPL":
+        from body_models.smpl.torch import SMPL
+        return SMPL(model_path=path)
+    from body_models.smplx.torch import SMPLX
+    return SMPLX(model_path=path)
+
+
+def body_models_call(module, kind, params, grad=False):
+    """body-models' vertices and joints (two calls: it has no joint forward); leaves."""
+    import torch
+    betas, pose, transl, expr = (None if p is None else torch.tensor(p, requires_grad=grad)
+                                 for p in params)
+    kw = dict(pelvis_rotation=pose[:, 0], shape=betas, global_translation=transl)
+    if kind == "SMPL":
+        args = (pose[:, 1:],)
+    else:
+        args = (pose[:, 1:22], pose[:, 22:25], pose[:, 25:55])
+        kw["expression"] = expr
+    v = module.forward_vertices(*args, **kw)
+    j = module.forward_skeleton(*args, **kw)[..., :3, 3]
+    return (v, j), [t for t in (betas, pose, transl, expr) if t is not None]
 
 
 def group_body(ctx: Ctx):
     no = installed("torch", "smplx")
+    no_bm = installed("torch", "body_models")
     if not no:
         import torch
         threads_before = torch.get_num_threads()
@@ -86,6 +107,9 @@ def group_body(ctx: Ctx):
             arrays = skinkit.synthetic_body_arrays(kind)  # full size: smplx's extra joints index vertices
             model = skinkit.BodyModel(arrays, dtype=np.float32)
             module = None if no else smplx_module(kind, arrays, tmpdir)
+            bm = None if no_bm else body_models_module(kind, arrays, tmpdir)
+            skt = None if no else _skt_module(kind, arrays)
+            peers = dict(smplx=module, bm=bm, skt=skt, no=no, no_bm=no_bm)
             V, J = model.num_vertices, model.num_joints
             for B in Bs:
                 params = (rng.normal(size=(B, 10)).astype(np.float32),
@@ -96,14 +120,24 @@ def group_body(ctx: Ctx):
                 for thr in ctx.threads:
                     if not no:
                         torch.set_num_threads(thr)
-                    with blas_threads(thr) as blas:
-                        _forward_case(ctx, kind, model, module, params, B, thr, blas, no)
-                        _backward_case(ctx, kind, model, module, params, B, thr, blas, no)
+                    _forward_case(ctx, kind, model, peers, params, B, thr)
+                    _backward_case(ctx, kind, model, peers, params, B, thr)
     if not no:
         torch.set_num_threads(threads_before)
 
 
-def _forward_case(ctx, kind, model, module, params, B, thr, blas, no):
+def _skt_module(kind, arrays):
+    import torch
+    import skinkit.torch
+    return skinkit.torch.BodyModel(arrays, dtype=torch.float32, flat_hand_mean=True)
+
+
+def _vj(out, J):
+    return out.vertices.detach().numpy(), out.joints.detach().numpy()[:, :J]
+
+
+def _forward_case(ctx, kind, model, peers, params, B, thr):
+    module, no = peers["smplx"], peers["no"]
     V, J, P = model.num_vertices, model.num_joints, 9 * (model.num_joints - 1)
     feat = np.random.default_rng(1).normal(size=(B, P)).astype(np.float32)
     posedirs = np.ascontiguousarray(model.posedirs.reshape(3 * V, P).T)
@@ -112,18 +146,32 @@ def _forward_case(ctx, kind, model, module, params, B, thr, blas, no):
         return model.forward(*params, threads=thr)
 
     case = Case("body", f"{kind} forward: params -> vertices, joints", f"B={B} V={V} J={J}",
-                "float32", thr, params={"B": B, "V": V, "J": J, "blas_threads": blas})
+                "float32", thr, params={"B": B, "V": V, "J": J})
     entries: Dict[str, object] = {"skinkit": sk_forward}
     if no:
-        entries["smplx " + kind] = missing(no)
+        entries["skinkit.torch.BodyModel"] = entries["smplx " + kind] = missing(no)
     else:
         import torch
+
+        def skt_forward():
+            with torch.no_grad():
+                return _vj(smplx_call(peers["skt"], kind, params, threads=thr)[0], J)
 
         def smplx_forward():
             with torch.no_grad():
                 out, _ = smplx_call(module, kind, params)
             return out.vertices.numpy(), out.joints.numpy()[:, :J]
+        entries["skinkit.torch.BodyModel"] = skt_forward
         entries["smplx " + kind] = smplx_forward
+    if peers["no_bm"]:
+        entries["body-models " + kind] = missing(peers["no_bm"])
+    else:
+        def bm_forward():
+            import torch
+            with torch.no_grad():
+                (v, j), _ = body_models_call(peers["bm"], kind, params)
+            return v.numpy(), j.numpy()
+        entries["body-models " + kind] = bm_forward
     entries["pose-corrective GEMM (bound)"] = (lambda: feat @ posedirs, None)
     bench(ctx, case, entries, tol=tol_for(np.float32, 4), gap=0.02)
     gemm = case.time("pose-corrective GEMM (bound)")
@@ -134,13 +182,15 @@ def _forward_case(ctx, kind, model, module, params, B, thr, blas, no):
         case.targets.append(Target("skinkit time / GEMM time", "pose-corrective GEMM (bound)",
                                    sk_t / gemm if sk_t and gemm else None, "<=", 1.5, "x"))
     case.notes.append(f"skinkit: BodyModel.forward (10 betas{', 10 expression' if kind == 'SMPL-X' else ''}, "
-                      "exact rotations); smplx: the module's forward under no_grad (includes its "
-                      "extra joints); GEMM: (B, 9(J-1)) @ (9(J-1), 3V) alone; BLAS threads "
-                      + blas)
+                      "exact rotations); skinkit.torch.BodyModel: the nn.Module on tensors; smplx: the "
+                      "module's forward under no_grad (includes its extra joints); body-models: "
+                      "forward_vertices and forward_skeleton (two calls, it has no joint output); "
+                      "GEMM: (B, 9(J-1)) @ (9(J-1), 3V) alone")
     finish(ctx, case)
 
 
-def _backward_case(ctx, kind, model, module, params, B, thr, blas, no):
+def _backward_case(ctx, kind, model, peers, params, B, thr):
+    module, no = peers["smplx"], peers["no"]
     V, J = model.num_vertices, model.num_joints
     g = np.random.default_rng(2)
     gv = g.normal(size=(B, V, 3)).astype(np.float32)
@@ -152,13 +202,20 @@ def _backward_case(ctx, kind, model, module, params, B, thr, blas, no):
 
     case = Case("body", f"{kind} forward+backward: d/d(betas, pose, transl)",
                 f"B={B} V={V} J={J}", "float32", thr,
-                params={"B": B, "V": V, "J": J, "blas_threads": blas})
+                params={"B": B, "V": V, "J": J})
     entries: Dict[str, object] = {"skinkit": sk_fb}
     if no:
-        entries["torch autograd through smplx"] = missing(no)
+        entries["skinkit.torch.BodyModel"] = entries["torch autograd through smplx"] = missing(no)
     else:
         import torch
         tgv, tgj = torch.from_numpy(gv), torch.from_numpy(gj)
+
+        def skt_fb():
+            out, leaves = smplx_call(peers["skt"], kind, params, grad=True, threads=thr)
+            ((out.vertices * tgv).sum() + (out.joints[:, :J] * tgj).sum()).backward()
+            b, p, t = (x.grad.numpy() for x in leaves[:3])
+            return (b, p, t) + ((leaves[3].grad.numpy(),) if len(leaves) > 3 else ())
+        entries["skinkit.torch.BodyModel"] = skt_fb
 
         def torch_fb():
             out, leaves = smplx_call(module, kind, params, grad=True)
@@ -166,11 +223,23 @@ def _backward_case(ctx, kind, model, module, params, B, thr, blas, no):
             b, p, t = (x.grad.numpy() for x in leaves[:3])
             return (b, p, t) + ((leaves[3].grad.numpy(),) if len(leaves) > 3 else ())
         entries["torch autograd through smplx"] = torch_fb
+    if peers["no_bm"]:
+        entries["torch autograd through body-models"] = missing(peers["no_bm"])
+    else:
+        import torch
+        tgv, tgj = torch.from_numpy(gv), torch.from_numpy(gj)
+
+        def bm_fb():
+            (v, j), leaves = body_models_call(peers["bm"], kind, params, grad=True)
+            ((v * tgv).sum() + (j * tgj).sum()).backward()
+            b, p, t = (x.grad.numpy() for x in leaves[:3])
+            return (b, p, t) + ((leaves[3].grad.numpy(),) if len(leaves) > 3 else ())
+        entries["torch autograd through body-models"] = bm_fb
     bench(ctx, case, entries, compare=relative_diff, tol=1e-3, gap=0.02)
     if B == (2 if ctx.quick else 64):
         case.targets.append(Target("x faster than torch autograd", "torch autograd through smplx",
                                    case.ratio("torch autograd through smplx"), ">=", 5, "x"))
     case.notes.append("gradients of <g_v, vertices> + <g_j, joints> with respect to betas, pose, "
                       "transl (and expression); compared with smplx's (smplx adds 1e-8 to rotation "
-                      "vectors); BLAS threads " + blas)
+                      "vectors)")
     finish(ctx, case)

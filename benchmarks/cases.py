@@ -29,7 +29,7 @@ SMPL_PARENTS = np.array([-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 1
 LBS_BYTES = 12 + 8 + 16 + 12          # per vertex, positions: xyz in, 4 uint16, 4 float32, xyz out
 LBS_NORMAL_BYTES = LBS_BYTES + 12 + 12  # + normal in, normal out
 GROUPS = ("triad", "lbs", "dqs", "fk", "sample", "quat", "overhead", "memory", "smpl", "body",
-          "ozz")
+          "ozz", "fit")
 
 
 @dataclass
@@ -752,3 +752,4 @@ def group_smpl(ctx: Ctx):
 
 
 from bodies import group_body  # noqa: E402,F401  (group "body": benchmarks/bodies.py)
+from fitting import group_fit  # noqa: E402,F401  (group "fit": benchmarks/fitting.py)

@@ -61,7 +61,9 @@ sphinx_gallery_conf = {
 }
 
 
-MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender", "skinkit.dataset")
+MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender", "skinkit.dataset",
+           "skinkit.torch.ops", "skinkit.torch.body_op", "skinkit.torch.body",
+           "skinkit.torch.rotations")
 """The modules whose functions api.rst lists apart (not in ``skinkit.__all__``)."""
 
 

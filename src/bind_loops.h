@@ -124,6 +124,15 @@ static int FN(loop_linear_blend_skinning_vjp)(size_t n, char **p, const ptrdiff_
     return FN(sk_linear_blend_skinning_vjp)(&job);
 }
 
+/* one item is one vertex; the weights (p[2]) are not read */
+static int FN(loop_linear_blend_skinning_weights_vjp)(size_t n, char **p, const ptrdiff_t *s,
+                                                      loop_ctx *c)
+{
+    return FN(sk_linear_blend_skinning_weights_vjp)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0],
+                                                    p[1], s[1], c->itype, IN(3), s[3], IN(4),
+                                                    s[4], OUT(5), s[5], &c->bad);
+}
+
 /* as linear_blend_skinning, with the joint records of dual quaternion skinning */
 static int FN(loop_dual_quaternion_skinning)(size_t n, char **p, const ptrdiff_t *s,
                                              loop_ctx *c)

@@ -141,6 +141,15 @@ kernel_t kernels[] = {
       OUTPUT("g_vertices", "(...,V,3)"),
       {"g_skinning_matrices", "(...,J,4,4)", OP_REAL, OP_OUT | OP_REDUCE, 0}},
      'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning_vjp), fail_joint_index},
+    {"linear_blend_skinning_weights_vjp", "Cotangent of the weights from the cotangent g of the "
+     "skinned positions, per pose.",
+     {{"vertices", "(...,V,3)"},
+      {"joints", "(V,K)", OP_JOINTS},
+      {"weights", "(V,K)"},
+      {"skinning_matrices", "(...,J,4,4)"},
+      {"g", "(...,V,3)"},
+      OUTPUT("g_weights", "(...,V,K)")},
+     'V', 0, GRAIN_VERTICES, LOOPS(linear_blend_skinning_weights_vjp), fail_joint_index},
     /* internal steps (names with _): the Python functions take other arguments (tuples; the
      * skinning matrices, turned into records first) */
     ELEMENTWISE_AS("_skinning_dual_quaternions", skinning_dual_quaternions,

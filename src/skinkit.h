@@ -193,6 +193,19 @@ void sk_rigid_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parent
    vertex i, slot k */
 int sk_linear_blend_skinning_vjp_f(const sk_skin_vjp_job_f *job);
 int sk_linear_blend_skinning_vjp_d(const sk_skin_vjp_job_d *job);
+/* LBS weights (lbs_weights_vjp.c): g (3 per item) -> out (K per item), the cotangent of each
+   slot's weight, g . M_j [v; 1] (0 for joint -1); per pose, the caller sums.  Items and
+   SK_ERR_JOINT_INDEX as sk_linear_blend_skinning_vjp. */
+int sk_linear_blend_skinning_weights_vjp_f(size_t n, size_t K, size_t J, const float *verts,
+                                           ptrdiff_t sv, const void *joints, ptrdiff_t sj,
+                                           int itype, const float *mats, ptrdiff_t sm,
+                                           const float *g, ptrdiff_t sg,
+                                           float *SK_RESTRICT out, ptrdiff_t so, size_t *bad);
+int sk_linear_blend_skinning_weights_vjp_d(size_t n, size_t K, size_t J, const double *verts,
+                                           ptrdiff_t sv, const void *joints, ptrdiff_t sj,
+                                           int itype, const double *mats, ptrdiff_t sm,
+                                           const double *g, ptrdiff_t sg,
+                                           double *SK_RESTRICT out, ptrdiff_t so, size_t *bad);
 
 /* --- pose blending (blend.c) --- */
 /* n poses of L layers x J joints (rot L*J*4, trans and scale L*J*3, weights L*J per item) ->

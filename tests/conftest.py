@@ -45,8 +45,9 @@ def optional_import(name: str, how: str, extra: str = ""):
         missing(name, how, extra)
 
 
-TORCH_HOW = 'pip install ".[torch]" (torch==2.13.0, the CPU wheel)'
-SMPLX_HOW = 'pip install ".[torch]" (smplx comes with torch: required wherever torch is)'
+TORCH_HOW = ('pip install torch==2.13.0 && pip install ".[test,torch]" (the CPU wheel first: '
+             '[torch] is torch>=2.4, which pip alone resolves to a CUDA build)')
+SMPLX_HOW = 'pip install ".[test]" (smplx is a test requirement, with torch: see TORCH_HOW)'
 
 
 @contextlib.contextmanager

@@ -472,6 +472,24 @@ def linear_blend_skinning_vjp(vertices, joints, weights, mats, g):
                 gm[b][j][:3] += weights[i, k] * np.outer(g[b][i], np.append(vertices[b][i], 1))
     return gv, gm
 
+
+def linear_blend_skinning_weights_vjp(vertices, joints, mats, g):
+    """Cotangent of each weight, per pose: v'_i is linear in w_ik with coefficient
+    (M_{j_ik} [v_i, 1])[:3]."""
+    vertices, mats, g = _f64(vertices), _f64(mats), _f64(g)
+    joints = np.asarray(joints).astype(np.int64)
+    V, K = joints.shape
+    batch = np.broadcast_shapes(vertices.shape[:-2], mats.shape[:-3], g.shape[:-2])
+    out = np.zeros(batch + (V, K))
+    for b in np.ndindex(batch):
+        v = np.broadcast_to(vertices, batch + (V, 3))[b]
+        m, gb = np.broadcast_to(mats, batch + mats.shape[-3:])[b], np.broadcast_to(g, batch + (V, 3))[b]
+        for i in range(V):
+            for k in range(K):
+                if joints[i, k] != -1:
+                    out[b][i, k] = gb[i] @ (m[joints[i, k]] @ np.append(v[i], 1))[:3]
+    return out
+
 # --------------------------------------------------------------------------- dual quaternion skinning
 
 def nearest_rotation(a):

@@ -288,6 +288,35 @@ def test_body_vjp_float32(body_models):
         np.testing.assert_allclose(a32, a64, rtol=1e-4, atol=1e-4 * np.abs(a64).max())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("itype", [np.uint8, np.uint16, np.int32])
+def test_weights_vjp_equals_reference_and_finite_differences(dtype, itype):
+    rng = helpers.rng_for("weights-vjp", np.dtype(itype).name)
+    J, V, K = len(TREE), 9, 3
+    joints = rng.integers(-1 if itype == np.int32 else 0, J, size=(V, K)).astype(itype)
+    w = rng.uniform(size=(V, K))
+    v, m = rng.normal(size=(V, 3)), helpers.random_affine(rng, (2, J))
+    g = rng.normal(size=(2, V, 3))
+    got = sk.linear_blend_skinning_weights_vjp(*(a.astype(dtype) if a.dtype.kind == "f" else a
+                                                 for a in (v, joints, w, m, g)))
+    assert got.dtype == dtype and got.shape == (2, V, K)
+    want = ref.linear_blend_skinning_weights_vjp(v, joints, m, g)
+    helpers.assert_close(got, want, dtype)
+    # the positions are linear in the weights: a difference quotient is exact but for rounding
+    e = np.zeros((V, K))
+    e[4, 1] = 1
+    fd = (sk.linear_blend_skinning(v, joints, w + 1e-3 * e, m)
+          - sk.linear_blend_skinning(v, joints, w, m)) / 1e-3
+    np.testing.assert_allclose((fd * g).sum((1, 2)), want[:, 4, 1], rtol=1e-6, atol=1e-9)
+
+
+def test_weights_vjp_refuses_a_joint_out_of_range():
+    with pytest.raises(ValueError, match="joints"):
+        sk.linear_blend_skinning_weights_vjp(np.zeros((2, 3)), np.array([[0], [5]]),
+                                             np.ones((2, 1)), np.tile(np.eye(4), (3, 1, 1)),
+                                             np.zeros((2, 3)))
+
+
 # --------------------------------------------------------------------------- skinkit.torch
 
 def test_torch_function_gradients_equal_autograd_through_transcription(body_models):

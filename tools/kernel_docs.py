@@ -198,4 +198,8 @@ DOCS = {
     ``g_M_j = sum_{i,k: j_ik = j} w_ik g_i [v_i, 1]^T``, summed over a pose's vertices in C
     (threads split the batch by poses); row 3 of each matrix cotangent is 0.  ``out`` an
     optional pair.""",
+    "linear_blend_skinning_weights_vjp": """Cotangent of the weights of ``linear_blend_skinning`` from the cotangent g of its
+    positions, one per pose (sum over the batch for the weights' own cotangent):
+    ``g_w_ik = dot(g_i, M_{j_ik} [v_i; 1])``, 0 for a slot with joint -1 (src/lbs_weights_vjp.c).
+    The weights' values are not read (the positions are linear in them).""",
 }

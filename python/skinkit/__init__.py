@@ -18,6 +18,7 @@ from . import dataset
 from .default_model import default_model
 from .io.detect import load_model
 from .io.fbx import FbxError, load_fbx
+from .fit import FitResult, fit_body
 from .io.gltf import GltfError, load_gltf
 from .io.gltf.write import write_gltf
 from .ik import ik_aim, ik_ccd, ik_fabrik, ik_two_bone
@@ -40,11 +41,12 @@ _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
-           "FbxError", "GltfError", "Model", "PosedMeshes", "PoseRequest", "Primitive", "Skeleton",
-           "SkinnedPrimitive", "Skin", "TRS", "additive_pose", "blend_poses", "blend_shapes",
-           "default_model", "foot_contacts", "foot_drift", "frame_times", "ik_aim", "ik_ccd",
-           "ik_fabrik", "ik_two_bone", "joint_mapping", "load_amass", "load_body_model",
-           "load_bvh", "load_fbx", "load_gltf", "load_model", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
+           "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes", "PoseRequest",
+           "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "TRS", "additive_pose",
+           "blend_poses", "blend_shapes", "default_model", "fit_body", "foot_contacts",
+           "foot_drift", "frame_times", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone",
+           "joint_mapping", "load_amass", "load_body_model", "load_bvh", "load_fbx", "load_gltf",
+           "load_model", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
            "retarget_pose", "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
            "view", "view_body", "world_matrices", "write_bvh", "write_gltf"]
 __all__ += _kernel_names

@@ -90,6 +90,9 @@ def linear_blend_skinning_vjp(vertices: Input, joints: Input, weights: Input,
                               skinning_matrices: Input, g: Input,
                               out: Optional[Tuple[Out, Out]] = None, threads: Optional[int] = None,
                               /) -> Tuple[Float, Float]: ...
+def linear_blend_skinning_weights_vjp(vertices: Input, joints: Input, weights: Input,
+                                      skinning_matrices: Input, g: Input, out: Out = None,
+                                      threads: Optional[int] = None, /) -> Float: ...
 def _skinning_dual_quaternions(skinning_matrices: Input, out: Out = None,
                                threads: Optional[int] = None, /) -> Float: ...
 @overload

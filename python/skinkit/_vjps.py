@@ -10,7 +10,7 @@ from typing import Optional, Tuple, Union, overload  # noqa: F401  (as the descr
 from . import _core
 from ._kernels import Float, Input, Out
 
-__all__ = ['quat_to_matrix_vjp', 'quat_from_rotvec_vjp', 'rigid_forward_kinematics_vjp', 'linear_blend_skinning_vjp']
+__all__ = ['quat_to_matrix_vjp', 'quat_from_rotvec_vjp', 'rigid_forward_kinematics_vjp', 'linear_blend_skinning_vjp', 'linear_blend_skinning_weights_vjp']
 
 
 def quat_to_matrix_vjp(q: Input, g: Input, out: Out = None, threads: Optional[int] = None
@@ -120,3 +120,30 @@ def linear_blend_skinning_vjp(vertices: Input, joints: Input, weights: Input,
 
 
 linear_blend_skinning_vjp.__module__ = "skinkit.gradients"
+
+
+def linear_blend_skinning_weights_vjp(vertices: Input, joints: Input, weights: Input,
+                                      skinning_matrices: Input, g: Input, out: Out = None,
+                                      threads: Optional[int] = None) -> Float:
+    """Cotangent of the weights of ``linear_blend_skinning`` from the cotangent g of its
+    positions, one per pose (sum over the batch for the weights' own cotangent):
+    ``g_w_ik = dot(g_i, M_{j_ik} [v_i; 1])``, 0 for a slot with joint -1 (src/lbs_weights_vjp.c).
+    The weights' values are not read (the positions are linear in them).
+
+    Parameters
+    ----------
+    vertices : (..., V, 3)
+    joints : (V, K)
+    weights : (V, K)
+    skinning_matrices : (..., J, 4, 4)
+    g : (..., V, 3)
+
+    Returns
+    -------
+    g_weights : (..., V, K)
+    """
+    return _core.linear_blend_skinning_weights_vjp(vertices, joints, weights, skinning_matrices, g,
+                                                     out, threads)
+
+
+linear_blend_skinning_weights_vjp.__module__ = "skinkit.gradients"

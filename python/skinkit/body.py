@@ -23,6 +23,7 @@ from typing import Callable, Tuple
 import numpy as np
 
 from . import _core, _repr, gradients
+from ._blas import blas_threads
 from ._repr import Summarized
 from .io.body import KINDS, BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
@@ -235,8 +236,9 @@ class BodyModel(Summarized):
         if E:
             c[:, S + 1 + P:] = flat["expression"]
         rows = slice(lo, lo + S + 1 + P + E)
-        v_posed = np.matmul(c, self._basis[rows]).reshape(N, V, 3)
-        x = np.matmul(c, self._joint_basis[rows]).reshape(N, J, 3)
+        with blas_threads(threads):
+            v_posed = np.matmul(c, self._basis[rows]).reshape(N, V, 3)
+            x = np.matmul(c, self._joint_basis[rows]).reshape(N, J, 3)
         Q, t = rigid_forward_kinematics(self.parents, x, q, threads=threads)
         A = quat_to_matrix(Q, threads=threads)
         transl = flat.get("transl")
@@ -270,8 +272,8 @@ class BodyModel(Summarized):
         transl : (..., 3) translation added to every vertex and joint; None for 0.
         expression : (..., E) SMPL-X or FLAME expression coefficients, E <= num_expression
             (the shapedirs columns from 300 on, as smplx's SMPLX and FLAME); None for 0.
-        threads : int or None, the skinkit kernels' threads= (the BLAS product uses BLAS's
-            own threads).
+        threads : int or None, the skinkit kernels' threads=, which also bounds the BLAS
+            product's threads (threadpoolctl; skinkit._blas).
 
         Returns
         -------
@@ -400,8 +402,9 @@ class BodyModel(Summarized):
         g_x += g_x2
         rows = s["rows"]
         # (basis g^T)^T rather than g basis^T: OpenBLAS runs this orientation 10-20% faster
-        g_c = np.matmul(self._basis[rows], g_vp.reshape(N, -1).T).T
-        g_c += np.matmul(g_x.reshape(N, -1), self._joint_basis[rows].T)
+        with blas_threads(threads):
+            g_c = np.matmul(self._basis[rows], g_vp.reshape(N, -1).T).T
+            g_c += np.matmul(g_x.reshape(N, -1), self._joint_basis[rows].T)
         g_R = np.zeros((N, J, 3, 3), dt)
         g_R[:, 1:] = g_c[:, S + 1:S + 1 + P].reshape(N, J - 1, 3, 3)
         g_q += gradients.quat_to_matrix_vjp(s["q"], g_R, threads=threads)

@@ -79,3 +79,62 @@ def synthetic_body_model(kind="SMPL", seed=0, dtype=np.float64, **sizes):
     from .body import BodyModel
     return BodyModel(synthetic_body_arrays(kind, seed, **sizes), dtype=dtype,
                      source=f"<synthetic {kind}>")
+
+
+# a T-pose human's SMPL joints (metres, +Y up, +Z forward), for body_like_arrays
+_BODY_JOINTS = np.array([
+    [0, .90, 0], [.09, .82, 0], [-.09, .82, 0], [0, 1.0, 0], [.1, .48, 0], [-.1, .48, 0],
+    [0, 1.12, 0], [.1, .08, 0], [-.1, .08, 0], [0, 1.25, 0], [.1, .02, .12], [-.1, .02, .12],
+    [0, 1.5, 0], [.07, 1.42, 0], [-.07, 1.42, 0], [0, 1.62, 0], [.18, 1.42, 0],
+    [-.18, 1.42, 0], [.45, 1.42, 0], [-.45, 1.42, 0], [.7, 1.42, 0], [-.7, 1.42, 0],
+    [.8, 1.42, 0], [-.8, 1.42, 0]])
+_LEAF_TIPS = {10: (0, 0, .08), 11: (0, 0, .08), 15: (0, .18, 0), 22: (.08, 0, 0),
+              23: (-.08, 0, 0)}
+
+
+def body_like_arrays(seed=0, num_vertices=6890, sigma=0.04) -> Dict[str, np.ndarray]:
+    """An SMPL-layout model with a body's part structure (for fitting benchmarks and tests):
+    SMPL's tree on a T-posed stick figure (1.7 m), vertices on capsules around the bones, each
+    skinned to the bones near it (weights ``exp(-(d / sigma)^2)`` of the distance to each bone,
+    the 4 largest kept and normalised), joints regressed from the 30 vertices nearest each
+    joint, 10 smooth shape directions (height, girth, then random affine fields) and small
+    pose correctives.  Keys and layouts as ``synthetic_body_arrays``."""
+    rng = np.random.default_rng(seed)
+    x, parents = _BODY_JOINTS, np.array(SMPL_PARENTS)
+    segs = [(p, x[p], x[j]) for j, p in enumerate(parents) if p >= 0]
+    segs += [(j, x[j], x[j] + np.array(tip)) for j, tip in _LEAF_TIPS.items()]
+    owner = np.array([s[0] for s in segs])
+    a, b = np.array([s[1] for s in segs]), np.array([s[2] for s in segs])
+    length = np.linalg.norm(b - a, axis=1)
+    radius = np.clip(0.35 * length, 0.03, 0.12)
+    k = rng.choice(len(segs), size=num_vertices, p=length / length.sum())
+    t = rng.random(num_vertices)
+    axis = (b - a)[k] / length[k, None]
+    ortho = np.cross(axis, rng.normal(size=(num_vertices, 3)))
+    ortho /= np.linalg.norm(ortho, axis=1, keepdims=True)
+    v = a[k] + t[:, None] * (b - a)[k] + radius[k, None] * ortho
+    # distance of every vertex to every bone segment, the bone's weight its nearest segment's
+    ab = b - a
+    s = np.clip(np.einsum("vsc,sc->vs", v[:, None] - a[None], ab) / (length ** 2), 0, 1)
+    d = np.linalg.norm(v[:, None] - (a[None] + s[..., None] * ab[None]), axis=2) - radius
+    bone = np.zeros((num_vertices, len(parents)))
+    np.maximum.at(bone.T, owner, np.exp(-(np.maximum(d, 0) / sigma) ** 2).T)
+    bone[np.arange(num_vertices), owner[k]] = np.maximum(bone[np.arange(num_vertices), owner[k]],
+                                                         1.0)
+    top = np.argsort(-bone, axis=1)[:, :4]
+    w = np.zeros_like(bone)
+    np.put_along_axis(w, top, np.take_along_axis(bone, top, axis=1), axis=1)
+    w /= w.sum(axis=1, keepdims=True)
+    jr = np.zeros((len(parents), num_vertices))
+    near = np.argsort(np.linalg.norm(v[None] - x[:, None], axis=2), axis=1)[:, :30]
+    np.put_along_axis(jr, near, 1 / 30, axis=1)
+    centre = v - x[0]
+    radial = v - (a[k] + t[:, None] * ab[k])
+    dirs = [0.1 * centre, 0.3 * radial] + [        # height, girth, then per-part offsets
+        0.02 * w @ rng.normal(size=(len(parents), 3)) for _ in range(8)]
+    return {"v_template": v, "shapedirs": np.stack(dirs, axis=2),
+            "posedirs": 0.002 * (rng.random((num_vertices, 3, 207)) - 0.5),
+            "J_regressor": jr, "weights": w,
+            "kintree_table": np.stack([np.where(parents < 0, 2**32 - 1, parents),
+                                       np.arange(len(parents))]).astype(np.int64),
+            "f": rng.integers(0, num_vertices, size=(2 * num_vertices, 3)).astype(np.uint32)}

@@ -1,0 +1,209 @@
+"""The body model's forward pass (``skinkit.BodyModel``) as one torch operator,
+``torch.ops.skinkit.body_forward``, whose backward is ``BodyModel``'s analytic VJP (C kernels
+and the transposed BLAS product) as the operator ``torch.ops.skinkit.body_vjp``.
+
+An operator takes tensors and numbers only, so a model enters it as the integer key of a
+``ModelSet``: the model's arrays, with a ``skinkit.BodyModel`` per dtype built on first use (the
+computation runs in the inputs' dtype whatever the dtype of the loaded model).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import weakref
+from typing import Optional, Tuple
+
+import numpy as np
+import torch
+from torch import Tensor
+from torch.library import custom_op
+
+from ..body import CORES, BodyModel
+from . import _vmap
+from ._convert import check_cpu, np_, result_dtype, tensor
+
+__all__ = ["ModelSet", "body_forward"]
+
+_SETS: "weakref.WeakValueDictionary[int, ModelSet]" = weakref.WeakValueDictionary()
+_OF_MODEL: "weakref.WeakKeyDictionary[BodyModel, ModelSet]" = weakref.WeakKeyDictionary()
+_KEYS = itertools.count()
+_NP = {torch.float32: np.float32, torch.float64: np.float64}
+
+
+def _arrays_of(m: BodyModel) -> dict:
+    """A model file's arrays (the keys BodyModel reads) from a loaded model."""
+    return {"v_template": m.v_template, "posedirs": m.posedirs, "J_regressor": m.J_regressor,
+            "shapedirs": np.concatenate([m.shapedirs, m.exprdirs], axis=2),
+            "weights": m.weights, "f": m.faces,
+            "kintree_table": np.stack([m.parents, np.arange(m.num_joints)])}
+
+
+class ModelSet:
+    """One body model in every dtype: ``get(torch.float64)`` is a ``skinkit.BodyModel`` of
+    float64 built from ``model``'s arrays (or ``model`` itself when its dtype matches)."""
+
+    def __init__(self, model: BodyModel):
+        self.key = next(_KEYS)
+        _SETS[self.key] = self
+        self.model = model
+        self._models = {np.dtype(model.dtype): model}
+
+    def get(self, dtype: torch.dtype) -> BodyModel:
+        dt = np.dtype(_NP[dtype])
+        if dt not in self._models:
+            self._models[dt] = BodyModel(_arrays_of(self.model), dtype=dt, source=repr(self.model))
+        return self._models[dt]
+
+
+def model_set(model) -> ModelSet:
+    """The ModelSet of a skinkit BodyModel (one per model, kept while the model lives)."""
+    if isinstance(model, ModelSet):
+        return model
+    if not isinstance(model, BodyModel):
+        raise TypeError(f"model must be a skinkit.BodyModel, got {type(model).__name__}")
+    if model not in _OF_MODEL:
+        _OF_MODEL[model] = ModelSet(model)
+    return _OF_MODEL[model]
+
+
+_SAVED = ("q", "x", "Q", "G", "v_posed")   # the forward's intermediates the VJP reuses
+
+
+@custom_op("skinkit::body_forward", mutates_args=())
+def _body(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Tensor],
+          expression: Optional[Tensor], threads: Optional[int]) -> Tuple[
+              Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+    m = _SETS[model].get(pose.dtype)
+    flat = {k: np_(t) for k, t in zip(CORES, (betas, pose, transl, expression)) if t is not None}
+    verts, joints, saved = m._forward(flat, pose.shape[0], threads)
+    q, x, Q, G, v_posed = (tensor(saved[k]) for k in _SAVED)
+    return tensor(verts), tensor(joints), q, x, Q, G, v_posed
+
+
+@_body.register_fake
+def _(model, betas, pose, transl, expression, threads):
+    m = _SETS[model].model
+    N, J, V = pose.shape[0], m.num_joints, m.num_vertices
+    shapes = [(V, 3), (J, 3), (J, 4), (J, 3), (J, 4), (J, 4, 4), (V, 3)]
+    return tuple(pose.new_empty((N,) + s) for s in shapes)
+
+
+@custom_op("skinkit::body_vjp", mutates_args=())
+def _body_vjp(model: int, betas: Optional[Tensor], pose: Tensor, transl: bool,
+              expression: Optional[Tensor], q: Tensor, x: Tensor, Q: Tensor, G: Tensor,
+              v_posed: Tensor, g_vertices: Tensor, g_joints: Tensor, threads: Optional[int]
+              ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    m = _SETS[model].get(pose.dtype)
+    N, S, E = pose.shape[0], _width(betas), _width(expression)
+    saved = {k: np_(t) for k, t in zip(_SAVED, (q, x, Q, G, v_posed))}
+    saved.update(pose=np_(pose), A=np.ascontiguousarray(saved["G"][..., :3, :3]), S=S, E=E,
+                 rows=slice(m.num_betas - S, m.num_betas + 1 + m._P + E),
+                 fold=transl and m._fold_transl, transl=transl)
+    gv, gj = (np.ascontiguousarray(np_(g), m.dtype) for g in (g_vertices, g_joints))
+    g = m._backward(saved, gv, gj, N, threads)
+    g_transl = g["transl"] if transl else np.zeros((N, 3), m.dtype)
+    return tensor(g["betas"]), tensor(g["pose"]), tensor(g_transl), tensor(g["expression"])
+
+
+@_body_vjp.register_fake
+def _(model, betas, pose, transl, expression, q, x, Q, G, v_posed, g_vertices, g_joints,
+      threads):
+    N = pose.shape[0]
+    return (pose.new_empty((N, _width(betas))), pose.new_empty(pose.shape),
+            pose.new_empty((N, 3)), pose.new_empty((N, _width(expression))))
+
+
+def _width(t) -> int:
+    return 0 if t is None else t.shape[1]
+
+
+def _body_setup(ctx, inputs, output):
+    model, betas, pose, transl, expression, threads = inputs
+    ctx.model, ctx.threads, ctx.transl = model, threads, transl is not None
+    ctx.save_for_backward(betas, pose, expression, *output[2:])
+    ctx.mark_non_differentiable(*output[2:])
+
+
+def _body_bwd(ctx, g_vertices, g_joints, *_):
+    betas, pose, expression, *saved = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    if not (need[1] or need[2] or need[4]):    # transl alone: no kernel
+        return None, None, None, g_vertices.sum(1) + g_joints.sum(1), None, None
+    gb, gp, gt, ge = _body_vjp(ctx.model, betas, pose, ctx.transl, expression, *saved,
+                               g_vertices, g_joints, ctx.threads)
+    return (None, gb if need[1] else None, gp if need[2] else None, gt if need[3] else None,
+            ge if need[4] else None, None)
+
+
+_body.register_autograd(_body_bwd, setup_context=_body_setup)
+_vmap.flat_batch(_body)
+
+
+def body_forward(model, betas: Optional[Tensor] = None, pose: Optional[Tensor] = None,
+                 transl: Optional[Tensor] = None, expression: Optional[Tensor] = None,
+                 threads: Optional[int] = None) -> Tuple[Tensor, Tensor]:
+    """``skinkit.BodyModel.forward`` on CPU tensors, as the differentiable operator
+    ``torch.ops.skinkit.body_forward``.
+
+    Parameters
+    ----------
+    model : skinkit.BodyModel
+        Its dtype does not matter: the computation runs in the inputs' dtype (a twin of the
+        model in that dtype is built on first use).
+    betas : Tensor (..., S), S <= model.num_betas, or None
+    pose : Tensor (..., J, 3), axis-angle (radians) of every joint, joint 0 the global
+        orientation, or None for the rest pose.
+    transl : Tensor (..., 3) or None.
+    expression : Tensor (..., E), E <= model.num_expression, or None.
+    threads : int or None, the kernels' ``threads=``.
+
+    Returns
+    -------
+    vertices : Tensor (..., V, 3)
+    joints : Tensor (..., J, 3)
+        In the inputs' floating dtype (float64 when any is float64, float32 when all are; the
+        model's dtype without inputs); the batch shape ``...`` is the broadcast of the
+        arguments'.  Differentiable in betas, pose, transl and expression (BodyModel.forward_vjp's
+        analytic VJP).
+
+    Raises
+    ------
+    ValueError
+        A tensor on a device other than the CPU (the message names it), a wrong shape (the
+        message names the argument).
+    """
+    ms = model_set(model)
+    m = ms.model
+    given = {k: t for k, t in zip(CORES, (betas, pose, transl, expression)) if t is not None}
+    check_cpu("body_forward", **given)
+    dt = result_dtype(*given.values()) if given else {np.float32: torch.float32}.get(
+        np.dtype(m.dtype).type, torch.float64)
+    limits = {"betas": m.num_betas, "expression": m.num_expression}
+    for k, t in given.items():
+        core = t.shape[t.ndim - CORES[k]:] if t.ndim >= CORES[k] else None
+        ok = core is not None and (core[-1] <= limits[k] if k in limits else
+                                   core == ((m.num_joints, 3) if k == "pose" else (3,)))
+        if not ok:
+            want = {"betas": f"(..., S) with S <= {m.num_betas}", "transl": "(..., 3)",
+                    "expression": f"(..., E) with E <= {m.num_expression}",
+                    "pose": f"(..., {m.num_joints}, 3)"}[k]
+            raise ValueError(f"{k} must have shape {want} for this {m.kind} model, got "
+                             f"{tuple(t.shape)}")
+    batch = _batch(given)
+    N = math.prod(batch)
+    flat = {k: t.to(dt).expand(batch + t.shape[t.ndim - CORES[k]:]).reshape(
+        (N,) + t.shape[t.ndim - CORES[k]:]).contiguous() for k, t in given.items()}
+    if "pose" not in flat:
+        flat["pose"] = torch.zeros((N, m.num_joints, 3), dtype=dt)
+    out = _body(ms.key, flat.get("betas"), flat["pose"], flat.get("transl"),
+                flat.get("expression"), threads)
+    return out[0].reshape(batch + out[0].shape[1:]), out[1].reshape(batch + out[1].shape[1:])
+
+
+def _batch(given) -> tuple:
+    try:
+        return tuple(torch.broadcast_shapes(*(t.shape[:t.ndim - CORES[k]]
+                                              for k, t in given.items())))
+    except RuntimeError:
+        raise ValueError("the batch shapes of " + ", ".join(
+            f"{k} {tuple(t.shape)}" for k, t in given.items()) + " do not broadcast") from None
