@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 __all__ = ["PosedMeshes", "layout"]
 
-Layout = Dict[str, Tuple[Tuple[int, ...], np.dtype]]   # array name -> (shape, dtype)
+Layout = Dict[str, Tuple[Tuple[int, ...], np.dtype[Any]]]   # array name -> (shape, dtype)
 
 
 def layout(count: int, vertices: Mapping[str, int], normals: Iterable[str] = (),
-           joints: Optional[int] = None, dtype=np.float64, times: bool = True) -> Layout:
+           joints: Optional[int] = None, dtype: DTypeLike = np.float64,
+           times: bool = True) -> Layout:
     """The arrays a pose of ``count`` frames gives, before posing: ``times`` (T,) (with
     ``times``), ``positions_<key>`` (T, V, 3) for each ``vertices[key] = V``, ``normals_<key>``
     for each key of ``normals``, ``joints`` (T, N, 3) for ``joints = N``; in the order and with

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterable, Mapping, Optional, Type
+from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Type
 
 import numpy as np
 
 from .export import FORMATS, FrameWriter, atomic_file
 from .npz_stream import NpzStream, npz_size
 from .posed import Layout, PosedMeshes
+
+if TYPE_CHECKING:
+    from .model import Model
 
 __all__ = ["Output", "NpzOutput", "FramesOutput", "GlbOutput", "WRITERS", "writer_for"]
 
@@ -48,7 +51,7 @@ class Output:
     always_normals = False              # carries the normals the primitives have, asked or not
 
     def __init__(self, path: str, layout: Layout, faces: Faces, format: Optional[str] = None,
-                 normals: bool = False, model: Any = None):
+                 normals: bool = False, model: Optional[Model] = None):
         self.path, self.layout, self.faces, self.format = path, layout, dict(faces), format
         self.model = model
         self.normals = normals or self.always_normals
@@ -91,7 +94,8 @@ class NpzOutput(Output):
 
 
 class _MeshOutput(Output):
-    def __init__(self, path, layout, faces, format=None, normals=False, model=None):
+    def __init__(self, path: str, layout: Layout, faces: Faces, format: Optional[str] = None,
+                 normals: bool = False, model: Optional[Model] = None):
         super().__init__(path, layout, faces, format, normals, model)
         if not self.vertices():
             raise ValueError("the model has no mesh primitives to write as meshes")
@@ -107,7 +111,8 @@ class FramesOutput(_MeshOutput):
 
     usage = "DIR/"
 
-    def __init__(self, path, layout, faces, format=None, normals=False, model=None):
+    def __init__(self, path: str, layout: Layout, faces: Faces, format: Optional[str] = None,
+                 normals: bool = False, model: Optional[Model] = None):
         super().__init__(path, layout, faces, format, normals, model)
         self.mesh_format: str = format or "ply"
         missing = [k for k in self.vertices() if normals and f"normals_{k}" not in layout]
