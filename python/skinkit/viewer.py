@@ -25,12 +25,21 @@ import contextlib
 import html
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Tuple
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._optional import require
 from .export import write_atomic
 from .model import bone_pairs
 from .kernels import quat_from_matrix, quat_from_rotvec, quat_to_matrix, rigid_forward_kinematics
+
+if TYPE_CHECKING:
+    from ._types import PathLike
+    from .body import BodyModel
+    from .model import Model
+    from .request import ClipLike
 
 __all__ = ["SceneView", "view", "view_body"]
 
@@ -50,14 +59,14 @@ class SceneView:
     """
 
     html: str
-    camera: tuple
+    camera: Tuple[Tuple[float, ...], Tuple[float, ...], float]   # position, look-at, fov
     height: int = 400
 
     def _repr_html_(self) -> str:
         return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" width="100%" '
                 f'height="{self.height}" style="border:none"></iframe>')
 
-    def save(self, path) -> None:
+    def save(self, path: PathLike) -> None:
         """Write the page to ``path`` (atomically: a complete file or none)."""
         data = self.html.encode("utf-8")
         write_atomic(path, lambda f: f.write(data), suffix=".html")
@@ -115,7 +124,8 @@ def _bones(rec: _Recorder, name: str, pairs: np.ndarray, points: np.ndarray) -> 
                                     thickness=2.0, thickness_units="screen")
 
 
-def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = True,
+def view(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
+         fps: float = 30.0, skeleton: bool = True,
          height: int = 400, fov: float = FIELD_OF_VIEW) -> SceneView:
     """A 3D view of ``model`` playing ``clip``, for Jupyter (or :meth:`SceneView.save`).
 
@@ -161,7 +171,7 @@ def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = Tr
     for k, prim in enumerate(model.primitives):
         name = f"/mesh_{prim.key}"
         faces = prim.faces if prim.faces is not None else np.zeros((0, 3), np.int64)
-        if prim.skinned:
+        if prim.skin is not None and prim.joints is not None and prim.weights is not None:
             skin = model.skins[prim.skin]
             bind = np.linalg.inv(np.asarray(skin.inverse_bind_matrices, np.float64))
             handle = rec.scene.add_mesh_skinned(
@@ -187,7 +197,8 @@ def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = Tr
     return rec.finish(height)
 
 
-def view_body(body, pose=None, betas=None, transl=None, *, fps: float = 30.0,
+def view_body(body: BodyModel, pose: Optional[ArrayLike] = None, betas: Optional[ArrayLike] = None,
+              transl: Optional[ArrayLike] = None, *, fps: float = 30.0,
               skeleton: bool = True, height: int = 400,
               fov: float = FIELD_OF_VIEW) -> SceneView:
     """A 3D view of an SMPL-family body model playing a motion, for Jupyter.
