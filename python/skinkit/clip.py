@@ -11,9 +11,10 @@ from __future__ import annotations
 import operator
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _core, _repr
 from ._checks import check_out
@@ -60,7 +61,7 @@ class Channel:
     values: np.ndarray
     interpolation: str = "LINEAR"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.path not in PATHS and self.path != WEIGHTS:
             raise ValueError(f"channel path must be one of {sorted(PATHS) + [WEIGHTS]}, "
                              f"got {self.path!r}")
@@ -94,7 +95,7 @@ class Channel:
         return channel(self)
 
 
-def as_times(times, dtype) -> np.ndarray:
+def as_times(times: ArrayLike, dtype: DTypeLike) -> np.ndarray:
     """``times`` as a C-contiguous 1-D array of ``dtype``; the one check of sampling times.
 
     Raises TypeError if they are not real numbers, ValueError if one is not finite.
@@ -133,7 +134,7 @@ class ClipTable(NamedTuple):
     slerp: Optional[np.ndarray] = None
 
     @classmethod
-    def pack(cls, channels: Sequence[Channel], dtype) -> "ClipTable":
+    def pack(cls, channels: Sequence[Channel], dtype: DTypeLike) -> "ClipTable":
         c = sorted(channels, key=lambda ch: _PATH_INDEX[ch.path])    # one output run per path
         nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
@@ -165,12 +166,12 @@ class Clip(Summarized):
 
     _summary = (_repr.clip, _repr.clip_html)
 
-    def __init__(self, name: Optional[str], channels: Sequence[Channel], dtype=np.float64,
-                 unsupported: Sequence[str] = ()):
+    def __init__(self, name: Optional[str], channels: Sequence[Channel],
+                 dtype: DTypeLike = np.float64, unsupported: Sequence[str] = ()):
         self.name = name
         self.channels: List[Channel] = list(channels)
         self.unsupported = list(unsupported)
-        self.dtype = np.dtype(dtype)
+        self.dtype: np.dtype[Any] = np.dtype(dtype)
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
@@ -187,7 +188,7 @@ class Clip(Summarized):
                      ch.interpolation)
              for ch in weights for k in range(0, np.shape(ch.values)[1], 4)], self.dtype)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[type, Tuple[Any, ...]]:
         # pickle the channels only; the packed arrays are rebuilt on load
         return (Clip, (self.name, self.channels, self.dtype, self.unsupported))
 
@@ -201,17 +202,18 @@ class Clip(Summarized):
         """The nodes whose morph target weights the clip animates."""
         return list(dict.fromkeys(self._weights.node.tolist()))
 
-    def _times(self, times, loop: bool):
+    def _times(self, times: ArrayLike, loop: bool) -> Tuple[np.ndarray, Tuple[int, ...]]:
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
         t = np.asarray(times)
         shape = t.shape
         t = as_times(t, self.dtype)
         if loop and self.duration > 0:
-            t = np.mod(t, self.dtype.type(self.duration))
+            t = np.mod(t, np.asarray(self.duration, self.dtype))
         return t, shape
 
-    def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
-               threads=None, out=None) -> TRS:
+    def sample(self, times: ArrayLike, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
+               loop: bool = False, threads: Optional[int] = None,
+               out: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None) -> TRS:
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -268,18 +270,19 @@ class Clip(Summarized):
         if out is None:
             if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
                 raise MemoryError(f"{T} times x {n} nodes of TRS do not fit in memory")
-            out = tuple(np.empty(s, self.dtype) for s in shapes)   # before any copy
+            res = tuple(np.empty(s, self.dtype) for s in shapes)   # before any copy
         else:
             self._check_out(out, shapes)
+            res = out
         t, _ = self._times(t, loop)
-        for o, r in zip(out, (rest_t, rest_r, rest_s)):
+        for o, r in zip(res, (rest_t, rest_r, rest_s)):
             o[...] = r
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
-                              tuple(o.reshape(-1) for o in out), threads)
-        return TRS(*out)
+                              tuple(o.reshape(-1) for o in res), threads)
+        return TRS(*res)
 
-    def _check_out(self, out, shapes):
+    def _check_out(self, out: object, shapes: Sequence[Tuple[int, ...]]) -> None:
         if not isinstance(out, tuple) or len(out) != 3:
             raise TypeError("out must be a tuple (translations, rotations, scales), got "
                             f"{type(out).__name__}")
@@ -290,7 +293,8 @@ class Clip(Summarized):
                 if np.may_share_memory(out[i], out[j]):
                     raise ValueError(f"out[{j}] and out[{i}] overlap")
 
-    def sample_weights(self, times, loop: bool = False, threads=None) -> Dict[int, np.ndarray]:
+    def sample_weights(self, times: ArrayLike, loop: bool = False,
+                       threads: Optional[int] = None) -> Dict[int, np.ndarray]:
         """Sample the morph target weights channels at ``times`` (the C sampler of ``sample``).
 
         Parameters
