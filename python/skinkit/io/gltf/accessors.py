@@ -12,12 +12,15 @@ from __future__ import annotations
 import base64
 import os
 from pathlib import Path, PureWindowsPath
-from typing import Dict, Optional
+from typing import AbstractSet, Any, Dict, Optional, Sequence, Tuple, Union
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
-from .fields import GltfError, int_field, join, list_field, obj
+from .fields import GltfError, Json, int_field, join, list_field, obj
+
+Kinds = AbstractSet[Tuple[int, bool]]
+"""Allowed (componentType, normalized) pairs of an accessor."""
 
 COMPONENTS: Dict[int, np.dtype] = {
     5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"), 5123: np.dtype("<u2"),
@@ -56,7 +59,7 @@ class Accessors:
         The model's folder, resolved: relative buffer URIs must stay inside it.
     """
 
-    def __init__(self, doc: dict, bin_chunk, folder: Path):
+    def __init__(self, doc: Json, bin_chunk: Optional[memoryview], folder: Path):
         self.doc = doc
         self.folder = folder
         self.views = list_field(doc, "bufferViews", "")
@@ -66,7 +69,8 @@ class Accessors:
         self.buffer_bytes = sum(len(b) for b in self.buffers)
         self._decoded: Dict[int, np.ndarray] = {}
 
-    def get(self, owner: dict, key: str, path: str, kinds, allowed) -> np.ndarray:
+    def get(self, owner: Json, key: str, path: str, kinds: Sequence[str],
+            allowed: Optional[Kinds]) -> np.ndarray:
         """Decode the accessor ``owner[key]`` refers to as a (count, n) array, checking its kind.
 
         ``kinds`` are the allowed types ("VEC3", ...), ``allowed`` the allowed
@@ -89,7 +93,7 @@ class Accessors:
         """The bytes of ``bufferViews[v]`` (for compressed data that extensions decode)."""
         return self._view(v)[0]
 
-    def provide(self, owner: dict, key: str, path: str, values) -> None:
+    def provide(self, owner: Json, key: str, path: str, values: np.ndarray) -> None:
         """Cache ``values`` as the data of the accessor ``owner[key]`` refers to (decoded by an
         extension, e.g. Draco): they must have its count and width; they are converted to its
         componentType, and normalized integers decoded, as stored data would be."""
@@ -104,11 +108,12 @@ class Accessors:
         a = a.astype(COMPONENTS[ctype].newbyteorder("="))
         self._decoded[k] = _normalize(a) if normalized else a
 
-    def _buffer(self, b: int, bin_chunk) -> memoryview:
+    def _buffer(self, b: int, bin_chunk: Optional[memoryview]) -> memoryview:
         path = f"buffers[{b}]"
         buffer = obj(self.doc["buffers"][b], path)
         length = int_field(buffer, "byteLength", path, lo=1)
         uri = buffer.get("uri")
+        data: Union[bytes, memoryview]
         if uri is None:
             if b != 0 or bin_chunk is None:
                 raise GltfError(f"{path}.uri: missing; only the first buffer of a .glb with a BIN "
@@ -159,7 +164,7 @@ class Accessors:
         with open(target, "rb") as f:
             return f.read(size if length is None else length)
 
-    def _view(self, v: int):
+    def _view(self, v: int) -> Tuple[memoryview, Optional[int]]:
         """Bytes of bufferViews[v] (memoryview) and its byteStride (None when absent)."""
         path = f"bufferViews[{v}]"
         view = obj(self.views[v], path)
@@ -174,7 +179,7 @@ class Accessors:
                             f"{len(self.buffers[b])} bytes of buffers[{b}]")
         return self.buffers[b][offset:offset + length], stride
 
-    def _read(self, owner: dict, path: str, count: int, kind: str, dtype: np.dtype,
+    def _read(self, owner: Json, path: str, count: int, kind: str, dtype: np.dtype[Any],
               strided: bool) -> np.ndarray:
         """Copy ``count`` elements out of ``owner``'s bufferView/byteOffset as a (count, n) array.
 
@@ -222,7 +227,7 @@ class Accessors:
             self._sparse(acc, path, count, kind, dtype, out)
         return _normalize(out) if normalized else out
 
-    def _sparse(self, acc: dict, path: str, count: int, kind: str, dtype: np.dtype,
+    def _sparse(self, acc: Json, path: str, count: int, kind: str, dtype: np.dtype[Any],
                 out: np.ndarray) -> None:
         """Write an accessor's sparse substitutions into ``out`` (glTF 2.0 "Sparse Accessors")."""
         path = f"{path}.sparse"
@@ -243,7 +248,7 @@ class Accessors:
         vpath = f"{path}.values"
         out[index] = self._read(obj(sparse.get("values"), vpath), vpath, n, kind, dtype, False)
 
-    def _meta(self, k: int):
+    def _meta(self, k: int) -> Tuple[int, str, bool]:
         """componentType, type and normalized of accessors[k], checked."""
         path = f"accessors[{k}]"
         acc = obj(self.accessors[k], path)
