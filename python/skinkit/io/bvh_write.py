@@ -96,12 +96,15 @@ def write_bvh(model: Model, clip: ClipLike, path: PathLike,
                          f"{sc[0, bad[0]].tolist()}; BVH joints have unit scale")
     parents = np.asarray(sk.parents)
     ends = np.asarray(getattr(model, "end_sites", np.zeros(0, bool)), bool)
+
     def end(j: int) -> bool:
         return j < ends.size and bool(ends[j])
+
     offsets = np.asarray(sk.translations, np.float64)
     columns: List[np.ndarray] = []
     out = io.StringIO()
     out.write("HIERARCHY\n")
+
     def num(v: Iterable[float]) -> str:
         return " ".join(f"{x:.17g}" for x in v)
 
