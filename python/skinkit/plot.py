@@ -98,7 +98,8 @@ def _default_nodes(skeleton: Skeleton, model: Optional[Model]) -> NDArray[np.int
 
 def _rest_world(skeleton: Skeleton, model: Optional[Model]) -> np.ndarray:
     if model is not None:
-        return model.world_matrices()[0]
+        world: np.ndarray = model.world_matrices()[0]
+        return world
     from . import kernels
     return kernels.forward_kinematics(np.asarray(skeleton.parents), skeleton.rotations,
                                       skeleton.translations, skeleton.scales)

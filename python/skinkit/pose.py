@@ -17,7 +17,7 @@ the inverse transpose of its 3x3.  Morph targets come first in both cases (secti
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -184,7 +184,8 @@ def run(model: Model, request: PoseRequest, start: int = 0,
     return PosedMeshes(np.asarray(times), positions, normals, joints)
 
 
-def pose(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+def pose(model: Model, clip: Union[ClipLike, PoseRequest] = None,
+         times: Optional[ArrayLike] = None,
          loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
          blend: Optional[BlendLayers] = None) -> PosedMeshes:
     """Posed vertex positions (and normals) of every mesh primitive instance at every time.

@@ -152,6 +152,8 @@ class GlbOutput(_MeshOutput):
     def write(self, blocks: Iterable[PosedMeshes]) -> None:
         from .io.gltf.write import static_model, write_gltf
 
+        if self.model is None:
+            raise ValueError(f"{self.path}: a .glb output needs the model it poses")
         (posed,) = blocks
         write_gltf(static_model(self.model, posed.positions, posed.normals), self.path)
 
