@@ -18,29 +18,35 @@ transposed BLAS product.
 """
 from __future__ import annotations
 
-from typing import Callable, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _core, _repr, gradients
+from ._kernels import Input
+from ._types import PathLike
 from ._repr import Summarized
 from .io.body import BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
+
+if TYPE_CHECKING:
+    from .posed import PosedMeshes
 
 KINDS = {24: "SMPL", 52: "SMPL+H", 55: "SMPL-X", 16: "MANO"}
 SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X layout of shapedirs
 CORES = {"betas": 1, "pose": 2, "transl": 1, "expression": 1}  # core dimensions of each argument
 
 
-def _check_shape(name, a, want):
+def _check_shape(name: str, a: np.ndarray, want: Tuple[Optional[int], ...]) -> None:
     """ValueError naming the key when ``a`` does not have shape ``want`` (None = any)."""
     if a.ndim != len(want) or any(w is not None and s != w for s, w in zip(a.shape, want)):
         pretty = "(" + ", ".join("?" if w is None else str(w) for w in want) + ")"
         raise BodyModelError(f"{name} must have shape {pretty}, got {a.shape}")
 
 
-def _sparse_influences(weights):
+def _sparse_influences(weights: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """(V, J) dense weights -> joints (V, K) and weights (V, K) keeping every non-zero (K = the
     largest number of non-zeros of a vertex).  Rows with fewer are padded with weight 0 and
     joint k in slot k, not with the "no influence" index -1: the same sum (0 M_k adds exact
@@ -58,7 +64,7 @@ def _sparse_influences(weights):
     return j, np.where(keep, np.take_along_axis(weights, order, axis=1), 0)
 
 
-def _transpose_into(dst, src):
+def _transpose_into(dst: np.ndarray, src: np.ndarray) -> None:
     """dst[:] = src.T in column blocks (a cache-friendly transpose: 4x faster at SMPL-X size)."""
     for i in range(0, src.shape[0], 512):
         dst[:, i:i + 512] = src[i:i + 512].T
@@ -83,7 +89,8 @@ class BodyModel(Summarized):
 
     _summary = (_repr.body, _repr.body_html)
 
-    def __init__(self, arrays, dtype=np.float64, source="<arrays>"):
+    def __init__(self, arrays: Mapping[str, ArrayLike], dtype: DTypeLike = np.float64,
+                 source: str = "<arrays>") -> None:
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"dtype must be float32 or float64, got {dtype}")
@@ -129,7 +136,7 @@ class BodyModel(Summarized):
         jb[S + 1 + P:] = jsd[:, :, e0:e0 + E].transpose(2, 0, 1)
         self._joint_basis = jb.reshape(len(jb), 3 * J).astype(dtype)
 
-    def _validate(self, a):
+    def _validate(self, a: Dict[str, np.ndarray]) -> None:
         v = a["v_template"]
         _check_shape("v_template", v, (None, 3))
         V = v.shape[0]
@@ -174,7 +181,8 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ inputs
 
-    def _inputs(self, betas, pose, transl, expression):
+    def _inputs(self, betas: Optional[Input], pose: Optional[Input], transl: Optional[Input],
+                expression: Optional[Input]) -> Tuple[Dict[str, np.ndarray], Tuple[int, ...], int]:
         """The arguments as (N, ...) arrays of the model's dtype, and the batch shape."""
         J, dt = self.num_joints, self.dtype
         given = {}
@@ -209,7 +217,8 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ forward
 
-    def _forward(self, flat, N, threads):
+    def _forward(self, flat: Dict[str, np.ndarray], N: int, threads: Optional[int]
+                 ) -> Tuple[np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps 1-5 on flat (N, ...) inputs; returns the outputs and what the VJP reuses."""
         J, V, dt = self.num_joints, self.num_vertices, self.dtype
         S = flat["betas"].shape[1] if "betas" in flat else 0
@@ -238,7 +247,7 @@ class BodyModel(Summarized):
         G = np.zeros((N, J, 4, 4), dt)
         G[..., :3, :3] = A
         G[..., :3, 3] = t
-        if fold:
+        if fold and transl is not None:
             G[..., :3, 3] += transl[:, None, :]
         G[..., 3, 3] = 1
         lj, lw = self._influences
@@ -252,7 +261,9 @@ class BodyModel(Summarized):
                      fold=fold, transl=transl is not None)
         return verts, joints, saved
 
-    def forward(self, betas=None, pose=None, transl=None, expression=None, threads=None):
+    def forward(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
+                transl: Optional[Input] = None, expression: Optional[Input] = None,
+                threads: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
         """Posed vertices and joints.
 
         Parameters
@@ -282,8 +293,10 @@ class BodyModel(Summarized):
 
     __call__ = forward
 
-    def pose_blocks(self, betas=None, pose=None, transl=None, expression=None, frames=None,
-                    threads=None):
+    def pose_blocks(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
+                    transl: Optional[Input] = None, expression: Optional[Input] = None,
+                    frames: Optional[int] = None,
+                    threads: Optional[int] = None) -> Iterator[PosedMeshes]:
         """``forward`` over a motion block by block, holding one block of posed meshes at a time.
 
         Parameters
@@ -329,7 +342,7 @@ class BodyModel(Summarized):
         if frames <= 0:
             raise ValueError(f"frames must be > 0, got {frames}")
 
-        def blocks():
+        def blocks() -> Iterator[PosedMeshes]:
             for start in range(0, count, frames):
                 part = {k: v[start:start + frames] if k in framed else v
                         for k, v in given.items()}
@@ -341,8 +354,11 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ gradients
 
-    def forward_vjp(self, betas=None, pose=None, transl=None, expression=None, threads=None
-                    ) -> Tuple[Tuple[np.ndarray, np.ndarray], Callable]:
+    def forward_vjp(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
+                    transl: Optional[Input] = None, expression: Optional[Input] = None,
+                    threads: Optional[int] = None
+                    ) -> Tuple[Tuple[np.ndarray, np.ndarray],
+                               Callable[..., Tuple[Optional[np.ndarray], ...]]]:
         """``forward`` and its vector-Jacobian product, in the style of ``jax.vjp``.
 
         Returns ``(vertices, joints), vjp`` where ``vjp(g_vertices, g_joints=None)`` returns
@@ -361,20 +377,22 @@ class BodyModel(Summarized):
         shapes = {k: np.shape(_asarray(v)) for k, v in args.items() if v is not None}
         V, J = self.num_vertices, self.num_joints
 
-        def vjp(g_vertices, g_joints=None):
+        def vjp(g_vertices: Optional[Input],
+                g_joints: Optional[Input] = None) -> Tuple[Optional[np.ndarray], ...]:
             gv = _cotangent("g_vertices", g_vertices, batch, (V, 3), N, self.dtype)
             gj = _cotangent("g_joints", g_joints, batch, (J, 3), N, self.dtype)
             g = self._backward(saved, gv, gj, N, threads)
             out = []
             for k in ("betas", "pose", "transl") + (("expression",) if self.num_expression
                                                    else ()):
-                out.append(None if k not in shapes else
-                           _unbroadcast(g[k].reshape(batch + g[k].shape[1:]), shapes[k]))
+                out.append(None if k not in shapes or (gk := g[k]) is None else
+                           _unbroadcast(gk.reshape(batch + gk.shape[1:]), shapes[k]))
             return tuple(out)
 
         return (verts.reshape(batch + (V, 3)), joints.reshape(batch + (J, 3))), vjp
 
-    def _backward(self, s, gv, gj, N, threads):
+    def _backward(self, s: Dict[str, Any], gv: np.ndarray, gj: np.ndarray, N: int,
+                  threads: Optional[int]) -> Dict[str, Optional[np.ndarray]]:
         J, dt, P = self.num_joints, self.dtype, self._P
         S, E = s["S"], s["E"]
         lj, lw = self._influences
@@ -406,7 +424,7 @@ class BodyModel(Summarized):
                 "transl": g_tr, "expression": g_c[:, S + 1 + P:]}
 
 
-def _unbroadcast(g, shape):
+def _unbroadcast(g: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
     """Sum ``g`` over the leading and length-1 dimensions it gained by broadcasting to its
     shape from ``shape``: the cotangent of an argument of that shape."""
     lead = g.ndim - len(shape)
@@ -416,7 +434,8 @@ def _unbroadcast(g, shape):
     return g.sum(axis=ones, keepdims=True) if ones else g
 
 
-def _cotangent(name, g, batch, core, N, dtype):
+def _cotangent(name: str, g: Optional[Input], batch: Tuple[int, ...], core: Tuple[int, ...],
+               N: int, dtype: np.dtype[Any]) -> np.ndarray:
     """A cotangent as (N, *core) of the model's dtype (zeros for None)."""
     if g is None:
         return np.zeros((N,) + core, dtype)
@@ -427,7 +446,7 @@ def _cotangent(name, g, batch, core, N, dtype):
     return np.ascontiguousarray(g.reshape((N,) + core), dtype=dtype)
 
 
-def load_body_model(path, dtype=np.float64) -> BodyModel:
+def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
     """Load an SMPL, SMPL+H, SMPL-X or MANO model file.
 
     Parameters
