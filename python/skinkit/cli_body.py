@@ -2,6 +2,7 @@
 frame by frame (the body-model branch of the ``pose`` command in cli.py)."""
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 import zipfile
@@ -14,7 +15,7 @@ PARAM_KEYS = ("betas", "pose", "transl", "expression")
 BODY_SUFFIXES = (".pkl", ".npz")
 
 
-def pose_body(args) -> int:
+def pose_body(args: argparse.Namespace) -> int:
     """Reads ``args.model`` (a body model file) and ``args.params`` (an .npz of betas (F, S),
     pose (F, J, 3) or (F, 3 J), transl (F, 3), expression (F, E), each optional, F frames),
     writes ``positions_body`` (F, V, 3) and ``joints`` (F, J, 3) to ``args.out``."""
