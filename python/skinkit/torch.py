@@ -11,9 +11,10 @@ are tensors of the model's dtype and gradients are returned in each input's dtyp
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 import torch
 
 from .body import BodyModel
@@ -23,7 +24,7 @@ __all__ = ["BodyModelFunction", "body_forward"]
 _ARGS = ("betas", "pose", "transl", "expression")
 
 
-def _numpy(name, t):
+def _numpy(name: str, t: Union[torch.Tensor, ArrayLike, None]) -> Optional[np.ndarray]:
     if t is None:
         return None
     if not isinstance(t, torch.Tensor):
@@ -39,7 +40,9 @@ class BodyModelFunction(torch.autograd.Function):
     BodyModel.forward_vjp's VJP.  Arguments may be None (as in BodyModel.forward)."""
 
     @staticmethod
-    def forward(ctx: Any, model: BodyModel, betas, pose, transl, expression, threads=None
+    def forward(ctx: Any, model: BodyModel, betas: Optional[torch.Tensor],
+                pose: Optional[torch.Tensor], transl: Optional[torch.Tensor],
+                expression: Optional[torch.Tensor], threads: Optional[int] = None
                 ) -> Tuple[torch.Tensor, torch.Tensor]:
         args = {k: _numpy(k, t) for k, t in zip(_ARGS, (betas, pose, transl, expression))}
         (v, j), vjp = model.forward_vjp(**args, threads=threads)
@@ -49,7 +52,8 @@ class BodyModelFunction(torch.autograd.Function):
         return torch.from_numpy(v), torch.from_numpy(j)
 
     @staticmethod
-    def backward(ctx: Any, g_vertices, g_joints):
+    def backward(ctx: Any, g_vertices: Optional[torch.Tensor], g_joints: Optional[torch.Tensor]
+                 ) -> Tuple[Optional[torch.Tensor], ...]:
         grads = list(ctx.vjp(_numpy("g_vertices", g_vertices), _numpy("g_joints", g_joints)))
         if len(grads) == 3:
             grads.append(None)
@@ -71,4 +75,7 @@ def body_forward(model: BodyModel, betas: Optional[torch.Tensor] = None,
     ValueError
         A tensor on a device other than the CPU, or the shape errors of BodyModel.forward.
     """
-    return BodyModelFunction.apply(model, betas, pose, transl, expression, threads)
+    # torch.autograd.Function.apply is not annotated in torch
+    out: Tuple[torch.Tensor, torch.Tensor] = BodyModelFunction.apply(  # type: ignore[no-untyped-call]
+        model, betas, pose, transl, expression, threads)
+    return out
