@@ -16,9 +16,12 @@ import importlib
 import os
 import pickle
 import zipfile
+from types import ModuleType
 from typing import Any, Dict
 
 import numpy as np
+
+from .._types import PathLike
 
 # the keys a model needs; SMPL-X's landmark and hand-PCA keys are optional and ignored
 REQUIRED = ("v_template", "shapedirs", "posedirs", "J_regressor", "weights", "kintree_table", "f")
@@ -34,7 +37,7 @@ class _Stored:
 
     cls_name = "?"
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: object) -> None:
         self.state = state if isinstance(state, dict) else {"_state": state}
 
 
@@ -42,7 +45,7 @@ def _placeholder(module: str, name: str) -> type:
     return type(name, (_Stored,), {"cls_name": f"{module}.{name}"})
 
 
-def _reconstructor(cls, base, state):
+def _reconstructor(cls: object, base: object, state: object) -> _Stored:
     """copyreg._reconstructor of Python 2 pickles, for placeholders only."""
     if not (isinstance(cls, type) and issubclass(cls, _Stored)) or base is not object:
         raise pickle.UnpicklingError("copy_reg._reconstructor of a refused class")
@@ -53,7 +56,7 @@ _NUMPY_GLOBALS = {("numpy", "ndarray"), ("numpy", "dtype")}
 _MULTIARRAY = ("numpy.core.multiarray", "numpy._core.multiarray")
 
 
-def _multiarray():
+def _multiarray() -> ModuleType:
     """numpy._core.multiarray (NumPy 2) or numpy.core.multiarray (NumPy 1)."""
     try:
         return importlib.import_module("numpy._core.multiarray")
@@ -65,7 +68,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
     """Resolves only the globals that rebuild arrays; chumpy and scipy.sparse classes become
     placeholders; anything else raises UnpicklingError naming the global."""
 
-    def find_class(self, module, name):
+    def find_class(self, module: str, name: str) -> Any:
         if (module, name) in _NUMPY_GLOBALS:
             return getattr(np, name)
         if module in _MULTIARRAY and name in ("_reconstruct", "scalar"):
@@ -84,7 +87,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
                                      "only arrays)")
 
 
-def _to_array(value, key):
+def _to_array(value: object, key: str) -> np.ndarray:
     """A loaded value as an ndarray: placeholders of chumpy arrays give their stored ``x``,
     scipy.sparse matrices become dense; a chumpy expression (no stored values) is refused."""
     if isinstance(value, _Stored):
@@ -98,7 +101,7 @@ def _to_array(value, key):
     return np.asarray(value)
 
 
-def _dense_from_compressed(st, fmt, key):
+def _dense_from_compressed(st: Dict[str, Any], fmt: str, key: str) -> np.ndarray:
     """A scipy.sparse CSC or CSR matrix's pickled state as a dense array."""
     shape = st.get("_shape", st.get("shape"))
     data, indices, indptr = (np.asarray(st[k]) for k in ("data", "indices", "indptr"))
@@ -120,7 +123,7 @@ def _dense_from_compressed(st, fmt, key):
     return dense
 
 
-def _read_pkl(path) -> Dict[str, Any]:
+def _read_pkl(path: PathLike) -> Dict[str, Any]:
     with open(path, "rb") as f:
         try:
             data = _RestrictedUnpickler(f, encoding="latin1").load()
@@ -134,7 +137,7 @@ def _read_pkl(path) -> Dict[str, Any]:
     return data
 
 
-def _read_npz(path) -> Dict[str, Any]:
+def _read_npz(path: PathLike) -> Dict[str, Any]:
     try:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
@@ -142,7 +145,7 @@ def _read_npz(path) -> Dict[str, Any]:
         raise BodyModelError(f"{os.fspath(path)}: not a readable .npz body model: {e}") from None
 
 
-def read_body_arrays(path) -> Dict[str, np.ndarray]:
+def read_body_arrays(path: PathLike) -> Dict[str, np.ndarray]:
     """The model arrays of a .pkl or .npz file, keyed as in the file (float64 / int64).
 
     Raises BodyModelError (a ValueError) naming the file and the key for a missing key, a
