@@ -22,11 +22,15 @@ import os
 import shutil
 import stat
 import tempfile
-from typing import BinaryIO, Callable, Iterator, List, Mapping, Optional, Sequence
+from types import ModuleType, TracebackType
+from typing import (Any, BinaryIO, Callable, Iterator, List, Literal, Mapping, Optional, Sequence,
+                    Type)
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._optional import require
+from ._types import PathLike
 from .model import one_frame
 
 __all__ = ["FORMATS", "FrameWriter", "atomic_file", "check_output_path", "frame_name",
@@ -36,7 +40,7 @@ FORMATS = ("ply", "obj")
 _PREFIX = ".skinkit-"
 
 
-def _trimesh():
+def _trimesh() -> ModuleType:
     return require("trimesh", "export", "mesh export")
 
 
@@ -54,7 +58,7 @@ def _check_format(format: str) -> str:
     return fmt
 
 
-def _faces(faces, nverts: int, key) -> Optional[np.ndarray]:
+def _faces(faces: Optional[ArrayLike], nverts: int, key: str) -> Optional[np.ndarray]:
     if faces is None:
         return None
     f = np.asarray(faces)
@@ -67,7 +71,7 @@ def _faces(faces, nverts: int, key) -> Optional[np.ndarray]:
 
 
 def _frame_geometry(positions: Sequence[np.ndarray], faces: Sequence[Optional[np.ndarray]],
-                    normals: Optional[Sequence[np.ndarray]]):
+                    normals: Optional[Sequence[np.ndarray]]) -> Any:   # a trimesh geometry
     """One trimesh geometry holding every primitive of one frame (see the module docstring)."""
     trimesh = _trimesh()
     verts = np.concatenate([np.asarray(p, dtype=np.float64) for p in positions])
@@ -86,7 +90,7 @@ def _frame_geometry(positions: Sequence[np.ndarray], faces: Sequence[Optional[np
                            validate=False, **kwargs)
 
 
-def _encode(geometry, format: str, normals: bool) -> bytes:
+def _encode(geometry: Any, format: str, normals: bool) -> bytes:   # a trimesh geometry
     if format == "ply":
         data = geometry.export(file_type="ply", **({"vertex_normal": normals}
                                                    if hasattr(geometry, "faces") else {}))
@@ -124,8 +128,8 @@ class FrameWriter:
     exception they are discarded (``abort``) and the target is untouched.
     """
 
-    def __init__(self, directory, faces_by_prim: Mapping[str, Optional[np.ndarray]], count: int,
-                 format: str = "ply", normals: bool = False):
+    def __init__(self, directory: PathLike, faces_by_prim: Mapping[str, Optional[np.ndarray]], count: int,
+                 format: str = "ply", normals: bool = False) -> None:
         self.directory = os.fspath(directory)
         self.format = _check_format(format)
         self.keys = list(faces_by_prim)
@@ -200,10 +204,11 @@ class FrameWriter:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._done = True
 
-    def __enter__(self):
+    def __enter__(self) -> FrameWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> Literal[False]:
         if exc_type is None:
             self.commit()
         else:
@@ -211,7 +216,7 @@ class FrameWriter:
         return False
 
 
-def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
+def write_frames(directory: PathLike, positions_by_prim: Mapping[str, np.ndarray],
                  faces_by_prim: Mapping[str, Optional[np.ndarray]], format: str = "ply",
                  normals_by_prim: Optional[Mapping[str, np.ndarray]] = None) -> List[str]:
     """Write one PLY or OBJ file per frame, each with every primitive (see the module docstring).
@@ -243,7 +248,7 @@ def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
     return [os.path.join(w.directory, name) for name in w.written]
 
 
-def check_output_path(path, directory: bool = False) -> None:
+def check_output_path(path: PathLike, directory: bool = False) -> None:
     """Refuse an output path that exists and is not what would be replaced: for a file output
     anything but a regular file (a symbolic link, FIFO, device, socket or directory), for a
     folder output (``directory``) anything but a real directory.  Not following symbolic links,
@@ -270,7 +275,7 @@ def check_output_path(path, directory: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def atomic_file(path, suffix: str = "") -> Iterator[BinaryIO]:
+def atomic_file(path: PathLike, suffix: str = "") -> Iterator[BinaryIO]:
     """A temporary file beside ``path``, open for writing, that replaces ``path`` (``os.replace``)
     when the ``with`` block ends cleanly and is removed otherwise: an existing ``path`` is either
     replaced whole or left untouched.  The file gets the usual mode (0666 & ~umask).  Raises
@@ -290,13 +295,13 @@ def atomic_file(path, suffix: str = "") -> Iterator[BinaryIO]:
         raise
 
 
-def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
+def write_atomic(path: PathLike, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
     """``write(file)`` into an ``atomic_file(path, suffix)``."""
     with atomic_file(path, suffix) as f:
         write(f)
 
 
-def write_glb(path, positions_by_prim: Mapping[str, np.ndarray],
+def write_glb(path: PathLike, positions_by_prim: Mapping[str, np.ndarray],
               faces_by_prim: Mapping[str, Optional[np.ndarray]],
               normals_by_prim: Optional[Mapping[str, Optional[np.ndarray]]] = None,
               names: Optional[Mapping[str, str]] = None) -> None:
