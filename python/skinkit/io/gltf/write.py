@@ -201,7 +201,7 @@ def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> Json:
 
 
 def static_model(model: Model, positions: Mapping[str, ArrayLike],
-                 normals: Optional[Mapping[str, Optional[ArrayLike]]] = None) -> Model:
+                 normals: Optional[Mapping[str, ArrayLike]] = None) -> Model:
     """One posed frame of ``model`` as a static Model for ``write_gltf``: a root node per
     primitive, named by its key, holding it rigidly with the posed positions (and normals), its
     faces, UVs and material; the materials carried over.
