@@ -31,7 +31,8 @@ def _numpy(name: str, t: Union[torch.Tensor, ArrayLike, None]) -> Optional[np.nd
         return np.asarray(t)
     if t.device.type != "cpu":
         raise ValueError(f"{name} must be a CPU tensor, got device {t.device}")
-    return t.detach().numpy()
+    array: np.ndarray = t.detach().numpy()
+    return array
 
 
 class BodyModelFunction(torch.autograd.Function):
