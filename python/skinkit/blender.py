@@ -46,10 +46,10 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 import skinkit
 
@@ -67,12 +67,12 @@ class Rig:
     """A Blender armature as skinkit arrays: bones in ``armature.data.bones`` order."""
 
     names: List[str]
-    parents: np.ndarray          # (B,) int32, -1 for roots
-    rest: np.ndarray             # (B, 4, 4) bone.matrix_local (armature space)
-    rest_t: np.ndarray           # (B, 3) translation of rest_parent^-1 @ rest
-    rest_q: np.ndarray           # (B, 4) rotation (x, y, z, w) of rest_parent^-1 @ rest
-    connected: np.ndarray        # (B,) bool, bone.use_connect (location ignored)
-    deform: np.ndarray           # (B,) bool, bone.use_deform
+    parents: NDArray[Any]          # (B,) int32, -1 for roots
+    rest: NDArray[Any]             # (B, 4, 4) bone.matrix_local (armature space)
+    rest_t: NDArray[Any]           # (B, 3) translation of rest_parent^-1 @ rest
+    rest_q: NDArray[Any]           # (B, 4) rotation (x, y, z, w) of rest_parent^-1 @ rest
+    connected: NDArray[Any]        # (B,) bool, bone.use_connect (location ignored)
+    deform: NDArray[Any]           # (B,) bool, bone.use_deform
 
 
 def rig_from_armature(armature_object: Object) -> Rig:
@@ -137,7 +137,7 @@ def _shape_key_problems(mesh_object: Object) -> List[str]:
 
 # --------------------------------------------------------------------------- mesh
 
-def weights_from_vertex_groups(mesh_object: Object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, bool]:
+def weights_from_vertex_groups(mesh_object: Object, rig: Rig) -> Tuple[NDArray[Any], NDArray[Any], bool]:
     """joints (V, K) int32 (-1 for an unused slot) and weights (V, K) float64 from the vertex
     groups named after deforming bones, normalized as Blender does; also whether some vertex has
     no weight at all (Blender leaves it where it is)."""
@@ -160,21 +160,21 @@ def weights_from_vertex_groups(mesh_object: Object, rig: Rig) -> Tuple[np.ndarra
     return joints, skinkit.normalize_weights(weights), unweighted
 
 
-def _coordinates(points: Any) -> np.ndarray:
+def _coordinates(points: Any) -> NDArray[Any]:
     """(V, 3) ``co`` of a collection of vertices or shape key points."""
     co = np.empty(len(points) * 3, np.float64)
     points.foreach_get("co", co)
     return co.reshape(-1, 3)
 
 
-def _group_weights(mesh_object: Object, name: str) -> np.ndarray:
+def _group_weights(mesh_object: Object, name: str) -> NDArray[Any]:
     """(V,) weights of the vertex group ``name`` (0 where a vertex is not in it)."""
     index = mesh_object.vertex_groups[name].index
     return np.array([next((g.weight for g in v.groups if g.group == index), 0.0)
                      for v in mesh_object.data.vertices])
 
 
-def _shape_key_values(key: Key, frames: Optional[Sequence[float]]) -> np.ndarray:
+def _shape_key_values(key: Key, frames: Optional[Sequence[float]]) -> NDArray[Any]:
     """(T, K) the relative keys' values (the first, the basis, included: its value is unused),
     at ``frames`` from the key's action, else as set now (T = 1); clamped to the sliders'
     range, 0 for a muted key."""
@@ -192,7 +192,7 @@ def _shape_key_values(key: Key, frames: Optional[Sequence[float]]) -> np.ndarray
     return np.where(muted, 0.0, np.clip(values, lo, hi))
 
 
-def shape_key_positions(mesh_object: Object, frames: Optional[Sequence[float]] = None) -> np.ndarray:
+def shape_key_positions(mesh_object: Object, frames: Optional[Sequence[float]] = None) -> NDArray[Any]:
     """(T, V, 3) object-space positions of the mesh with its relative shape keys applied, at
     ``frames`` (the key's action evaluated there) or as the values are now (T = 1); without
     shape keys, the mesh's vertices.  The blend is ``skinkit.blend_shapes`` (see the module
@@ -217,7 +217,7 @@ def shape_key_positions(mesh_object: Object, frames: Optional[Sequence[float]] =
 
 # --------------------------------------------------------------------------- pose sources
 
-def basis_from_pose(armature_object: Object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def basis_from_pose(armature_object: Object, rig: Rig) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """The pose bones' current ``matrix_basis`` as (1, B, 3) location, (1, B, 4) rotation and
     (1, B, 3) scale."""
     pose = armature_object.pose.bones
@@ -242,7 +242,7 @@ def _channelbag_fcurves(owner: Any, action: Action) -> List[FCurve]:
 
 
 def basis_from_action(armature_object: Object, rig: Rig, action: Action, frames: Sequence[float]
-                      ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      ) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """Location (T, B, 3), rotation (T, B, 4) and scale (T, B, 3) of every bone at ``frames``,
     from the action's F-curves evaluated by Blender (its own interpolation and extrapolation);
     channels without an F-curve keep the pose bone's current value.  Rotation modes:
@@ -257,7 +257,7 @@ def basis_from_action(armature_object: Object, rig: Rig, action: Action, frames:
                                             for n in rig.names]),           # (angle, x, y, z)
            "rotation_euler": np.array([tuple(pose[n].rotation_euler) for n in rig.names]),
            "scale": np.array([tuple(pose[n].scale) for n in rig.names])}
-    values: Dict[str, np.ndarray] = {k: np.broadcast_to(v, (T,) + v.shape).copy()
+    values: Dict[str, NDArray[Any]] = {k: np.broadcast_to(v, (T,) + v.shape).copy()
                                      for k, v in cur.items()}
     index = {n: i for i, n in enumerate(rig.names)}
     for fc in _channelbag_fcurves(armature_object, action):
@@ -294,7 +294,7 @@ def basis_from_action(armature_object: Object, rig: Rig, action: Action, frames:
 # --------------------------------------------------------------------------- posing
 
 def local_pose(rig: Rig, location: ArrayLike, rotation: ArrayLike, scale: ArrayLike
-               ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+               ) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """Local TRS relative to the parent bone: ``rest_parent^-1 @ rest @ basis``."""
     location = np.where(rig.connected[:, None], 0.0, location)    # connected: location ignored
     t = rig.rest_t + skinkit.quat_rotate(rig.rest_q, location)
@@ -303,7 +303,7 @@ def local_pose(rig: Rig, location: ArrayLike, rotation: ArrayLike, scale: ArrayL
 
 
 def pose_mesh(armature_object: Object, mesh_object: Object, frames: Optional[Sequence[float]] = None,
-              action: Optional[Action] = None) -> np.ndarray:
+              action: Optional[Action] = None) -> NDArray[Any]:
     """World-space vertex positions (T, V, 3) of ``mesh_object`` deformed by ``armature_object``.
 
     With ``frames`` the armature's action (or ``action``) and the shape keys' action are
@@ -346,7 +346,8 @@ def pose_mesh(armature_object: Object, mesh_object: Object, frames: Optional[Seq
                 if _armature_modifier(armature_object, mesh_object).use_deform_preserve_volume
                 else skinkit.linear_blend_skinning)
     posed = skinning(v, joints, weights, skin)                      # armature space (T, V, 3)
-    return posed @ A[:3, :3].T + A[:3, 3]
+    placed: NDArray[Any] = posed @ A[:3, :3].T + A[:3, 3]
+    return placed
 
 
 def skinned_meshes(armature_object: Object) -> List[Object]:
@@ -384,7 +385,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                 [bpy.context.scene.frame_current], np.float64)}
     for mesh in skinned_meshes(arm):
         out[f"positions_{mesh.name}"] = pose_mesh(arm, mesh, args.frames)
-    np.savez(args.out, **out)  # type: ignore[arg-type]  # (numpy's stub: allow_pickle)
+    np.savez(args.out, **cast(Dict[str, Any], out))  # numpy's stub: ** could fill allow_pickle
     print(f"{args.out}: {len(out) - 1} meshes x {out['frames'].size} frames")
     return 0
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import _core
 from ._kernels import Float, Input, Out
@@ -29,7 +30,7 @@ __all__ = ["blend_poses", "pose_delta", "additive_pose"]
 
 
 @overload
-def _triple(x: TRS, name: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+def _triple(x: TRS, name: str) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]: ...
 @overload
 def _triple(x: Sequence[_T], name: str) -> Tuple[_T, _T, _T]: ...
 def _triple(x: Union[TRS, Sequence[Any]], name: str) -> Tuple[Any, Any, Any]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _core, _repr, gradients
 from ._kernels import Input
@@ -30,6 +30,7 @@ from ._repr import Summarized
 from .io.body import BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
+from .model import float_dtype
 
 if TYPE_CHECKING:
     from .posed import PosedMeshes
@@ -39,14 +40,14 @@ SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X layout of sha
 CORES = {"betas": 1, "pose": 2, "transl": 1, "expression": 1}  # core dimensions of each argument
 
 
-def _check_shape(name: str, a: np.ndarray, want: Tuple[Optional[int], ...]) -> None:
+def _check_shape(name: str, a: NDArray[Any], want: Tuple[Optional[int], ...]) -> None:
     """ValueError naming the key when ``a`` does not have shape ``want`` (None = any)."""
     if a.ndim != len(want) or any(w is not None and s != w for s, w in zip(a.shape, want)):
         pretty = "(" + ", ".join("?" if w is None else str(w) for w in want) + ")"
         raise BodyModelError(f"{name} must have shape {pretty}, got {a.shape}")
 
 
-def _sparse_influences(weights: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _sparse_influences(weights: NDArray[Any]) -> Tuple[NDArray[Any], NDArray[Any]]:
     """(V, J) dense weights -> joints (V, K) and weights (V, K) keeping every non-zero (K = the
     largest number of non-zeros of a vertex).  Rows with fewer are padded with weight 0 and
     joint k in slot k, not with the "no influence" index -1: the same sum (0 M_k adds exact
@@ -64,7 +65,7 @@ def _sparse_influences(weights: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return j, np.where(keep, np.take_along_axis(weights, order, axis=1), 0)
 
 
-def _transpose_into(dst: np.ndarray, src: np.ndarray) -> None:
+def _transpose_into(dst: NDArray[Any], src: NDArray[Any]) -> None:
     """dst[:] = src.T in column blocks (a cache-friendly transpose: 4x faster at SMPL-X size)."""
     for i in range(0, src.shape[0], 512):
         dst[:, i:i + 512] = src[i:i + 512].T
@@ -91,9 +92,7 @@ class BodyModel(Summarized):
 
     def __init__(self, arrays: Mapping[str, ArrayLike], dtype: DTypeLike = np.float64,
                  source: str = "<arrays>") -> None:
-        dtype = np.dtype(dtype)
-        if dtype not in (np.float32, np.float64):
-            raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+        dtype = float_dtype(dtype)
         a = {k: np.asarray(v) for k, v in arrays.items()}
         try:
             self._validate(a)
@@ -136,7 +135,7 @@ class BodyModel(Summarized):
         jb[S + 1 + P:] = jsd[:, :, e0:e0 + E].transpose(2, 0, 1)
         self._joint_basis = jb.reshape(len(jb), 3 * J).astype(dtype)
 
-    def _validate(self, a: Dict[str, np.ndarray]) -> None:
+    def _validate(self, a: Dict[str, NDArray[Any]]) -> None:
         v = a["v_template"]
         _check_shape("v_template", v, (None, 3))
         V = v.shape[0]
@@ -182,7 +181,7 @@ class BodyModel(Summarized):
     # ------------------------------------------------------------------ inputs
 
     def _inputs(self, betas: Optional[Input], pose: Optional[Input], transl: Optional[Input],
-                expression: Optional[Input]) -> Tuple[Dict[str, np.ndarray], Tuple[int, ...], int]:
+                expression: Optional[Input]) -> Tuple[Dict[str, NDArray[Any]], Tuple[int, ...], int]:
         """The arguments as (N, ...) arrays of the model's dtype, and the batch shape."""
         J, dt = self.num_joints, self.dtype
         given = {}
@@ -217,8 +216,8 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ forward
 
-    def _forward(self, flat: Dict[str, np.ndarray], N: int, threads: Optional[int]
-                 ) -> Tuple[np.ndarray, np.ndarray, Dict[str, Any]]:
+    def _forward(self, flat: Dict[str, NDArray[Any]], N: int, threads: Optional[int]
+                 ) -> Tuple[NDArray[Any], NDArray[Any], Dict[str, Any]]:
         """Steps 1-5 on flat (N, ...) inputs; returns the outputs and what the VJP reuses."""
         J, V, dt = self.num_joints, self.num_vertices, self.dtype
         S = flat["betas"].shape[1] if "betas" in flat else 0
@@ -263,7 +262,7 @@ class BodyModel(Summarized):
 
     def forward(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
                 transl: Optional[Input] = None, expression: Optional[Input] = None,
-                threads: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+                threads: Optional[int] = None) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Posed vertices and joints.
 
         Parameters
@@ -357,8 +356,8 @@ class BodyModel(Summarized):
     def forward_vjp(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
                     transl: Optional[Input] = None, expression: Optional[Input] = None,
                     threads: Optional[int] = None
-                    ) -> Tuple[Tuple[np.ndarray, np.ndarray],
-                               Callable[..., Tuple[Optional[np.ndarray], ...]]]:
+                    ) -> Tuple[Tuple[NDArray[Any], NDArray[Any]],
+                               Callable[..., Tuple[Optional[NDArray[Any]], ...]]]:
         """``forward`` and its vector-Jacobian product, in the style of ``jax.vjp``.
 
         Returns ``(vertices, joints), vjp`` where ``vjp(g_vertices, g_joints=None)`` returns
@@ -378,7 +377,7 @@ class BodyModel(Summarized):
         V, J = self.num_vertices, self.num_joints
 
         def vjp(g_vertices: Optional[Input],
-                g_joints: Optional[Input] = None) -> Tuple[Optional[np.ndarray], ...]:
+                g_joints: Optional[Input] = None) -> Tuple[Optional[NDArray[Any]], ...]:
             gv = _cotangent("g_vertices", g_vertices, batch, (V, 3), N, self.dtype)
             gj = _cotangent("g_joints", g_joints, batch, (J, 3), N, self.dtype)
             g = self._backward(saved, gv, gj, N, threads)
@@ -391,8 +390,8 @@ class BodyModel(Summarized):
 
         return (verts.reshape(batch + (V, 3)), joints.reshape(batch + (J, 3))), vjp
 
-    def _backward(self, s: Dict[str, Any], gv: np.ndarray, gj: np.ndarray, N: int,
-                  threads: Optional[int]) -> Dict[str, Optional[np.ndarray]]:
+    def _backward(self, s: Dict[str, Any], gv: NDArray[Any], gj: NDArray[Any], N: int,
+                  threads: Optional[int]) -> Dict[str, Optional[NDArray[Any]]]:
         J, dt, P = self.num_joints, self.dtype, self._P
         S, E = s["S"], s["E"]
         lj, lw = self._influences
@@ -424,7 +423,7 @@ class BodyModel(Summarized):
                 "transl": g_tr, "expression": g_c[:, S + 1 + P:]}
 
 
-def _unbroadcast(g: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
+def _unbroadcast(g: NDArray[Any], shape: Tuple[int, ...]) -> NDArray[Any]:
     """Sum ``g`` over the leading and length-1 dimensions it gained by broadcasting to its
     shape from ``shape``: the cotangent of an argument of that shape."""
     lead = g.ndim - len(shape)
@@ -435,7 +434,7 @@ def _unbroadcast(g: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
 
 
 def _cotangent(name: str, g: Optional[Input], batch: Tuple[int, ...], core: Tuple[int, ...],
-               N: int, dtype: np.dtype[Any]) -> np.ndarray:
+               N: int, dtype: np.dtype[Any]) -> NDArray[Any]:
     """A cotangent as (N, *core) of the model's dtype (zeros for None)."""
     if g is None:
         return np.zeros((N,) + core, dtype)

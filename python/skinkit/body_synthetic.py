@@ -2,10 +2,10 @@
 files (which are licensed and cannot be shipped), for examples, tests and benchmarks."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import DTypeLike, NDArray
 
 if TYPE_CHECKING:
     from .body import BodyModel
@@ -21,7 +21,7 @@ SIZES = {  # kind: (vertices, joints, shape columns, faces) of the distributed f
 
 def synthetic_body_arrays(kind: str = "SMPL", seed: int = 0, num_vertices: Optional[int] = None,
                           shape_columns: Optional[int] = None,
-                          max_influences: Optional[int] = None) -> Dict[str, np.ndarray]:
+                          max_influences: Optional[int] = None) -> Dict[str, NDArray[Any]]:
     """A model file's arrays, random but shaped like the real ones.
 
     Parameters
@@ -58,7 +58,7 @@ def synthetic_body_arrays(kind: str = "SMPL", seed: int = 0, num_vertices: Optio
     used = np.arange(k_max) < rng.integers(1, k_max + 1, size=(V, 1))
     np.put_along_axis(weights, cols, np.where(used, rng.uniform(0.05, 1, cols.shape), 0), axis=1)
     weights /= weights.sum(axis=1, keepdims=True)
-    a: Dict[str, np.ndarray]
+    a: Dict[str, NDArray[Any]]
     a = {"v_template": rng.uniform(-0.5, 0.5, (V, 3)) * [0.8, 1.7, 0.3],
          "shapedirs": 0.02 * (rng.random((V, 3, S)) - 0.5),       # uniform: quick at real sizes
          "posedirs": 0.004 * (rng.random((V, 3, 9 * (J - 1))) - 0.5),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _core, _repr
 from ._checks import check_out
@@ -32,9 +32,9 @@ class TRS(NamedTuple):
     ``skinkit.pose.local_pose`` return; ``skinkit.blending`` takes it as ``rest=`` and ``out=``
     (its own positional order is rotations first, as ozz-animation's)."""
 
-    translations: np.ndarray
-    rotations: np.ndarray
-    scales: np.ndarray
+    translations: NDArray[Any]
+    rotations: NDArray[Any]
+    scales: NDArray[Any]
 
 
 @dataclass(repr=False)
@@ -57,8 +57,8 @@ class Channel:
 
     node: int
     path: str
-    times: np.ndarray
-    values: np.ndarray
+    times: NDArray[Any]
+    values: NDArray[Any]
     interpolation: str = "LINEAR"
 
     def __post_init__(self) -> None:
@@ -95,7 +95,7 @@ class Channel:
         return channel(self)
 
 
-def as_times(times: ArrayLike, dtype: DTypeLike) -> np.ndarray:
+def as_times(times: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
     """``times`` as a C-contiguous 1-D array of ``dtype``; the one check of sampling times.
 
     Raises TypeError if they are not real numbers, ValueError if one is not finite.
@@ -121,17 +121,17 @@ class ClipTable(NamedTuple):
     a sample needs one sine/cosine pair and no arc tangent; None (a table without rotations, such
     as the morph weights one, whose LINEAR channels are plain lerps) leaves it out."""
 
-    key_times: np.ndarray
-    values: np.ndarray
-    key_offset: np.ndarray
-    nkeys: np.ndarray
-    value_offset: np.ndarray
-    ncomp: np.ndarray
-    interp: np.ndarray
-    rotation: np.ndarray
-    node: np.ndarray
-    path: np.ndarray
-    slerp: Optional[np.ndarray] = None
+    key_times: NDArray[Any]
+    values: NDArray[Any]
+    key_offset: NDArray[Any]
+    nkeys: NDArray[Any]
+    value_offset: NDArray[Any]
+    ncomp: NDArray[Any]
+    interp: NDArray[Any]
+    rotation: NDArray[Any]
+    node: NDArray[Any]
+    path: NDArray[Any]
+    slerp: Optional[NDArray[Any]] = None
 
     @classmethod
     def pack(cls, channels: Sequence[Channel], dtype: DTypeLike) -> "ClipTable":
@@ -202,7 +202,7 @@ class Clip(Summarized):
         """The nodes whose morph target weights the clip animates."""
         return list(dict.fromkeys(self._weights.node.tolist()))
 
-    def _times(self, times: ArrayLike, loop: bool) -> Tuple[np.ndarray, Tuple[int, ...]]:
+    def _times(self, times: ArrayLike, loop: bool) -> Tuple[NDArray[Any], Tuple[int, ...]]:
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
         t = np.asarray(times)
         shape = t.shape
@@ -213,7 +213,7 @@ class Clip(Summarized):
 
     def sample(self, times: ArrayLike, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
                loop: bool = False, threads: Optional[int] = None,
-               out: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None) -> TRS:
+               out: Optional[Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]] = None) -> TRS:
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -294,7 +294,7 @@ class Clip(Summarized):
                     raise ValueError(f"out[{j}] and out[{i}] overlap")
 
     def sample_weights(self, times: ArrayLike, loop: bool = False,
-                       threads: Optional[int] = None) -> Dict[int, np.ndarray]:
+                       threads: Optional[int] = None) -> Dict[int, NDArray[Any]]:
         """Sample the morph target weights channels at ``times`` (the C sampler of ``sample``).
 
         Parameters

@@ -27,7 +27,7 @@ from typing import (Any, BinaryIO, Callable, Iterator, List, Literal, Mapping, O
                     Type)
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ._optional import require
 from ._types import PathLike
@@ -58,7 +58,7 @@ def _check_format(format: str) -> str:
     return fmt
 
 
-def _faces(faces: Optional[ArrayLike], nverts: int, key: str) -> Optional[np.ndarray]:
+def _faces(faces: Optional[ArrayLike], nverts: int, key: str) -> Optional[NDArray[Any]]:
     if faces is None:
         return None
     f = np.asarray(faces)
@@ -70,8 +70,8 @@ def _faces(faces: Optional[ArrayLike], nverts: int, key: str) -> Optional[np.nda
     return f.astype(np.int64, copy=False)
 
 
-def _frame_geometry(positions: Sequence[np.ndarray], faces: Sequence[Optional[np.ndarray]],
-                    normals: Optional[Sequence[np.ndarray]]) -> Any:   # a trimesh geometry
+def _frame_geometry(positions: Sequence[NDArray[Any]], faces: Sequence[Optional[NDArray[Any]]],
+                    normals: Optional[Sequence[NDArray[Any]]]) -> Any:   # a trimesh geometry
     """One trimesh geometry holding every primitive of one frame (see the module docstring)."""
     trimesh = _trimesh()
     verts = np.concatenate([np.asarray(p, dtype=np.float64) for p in positions])
@@ -128,7 +128,7 @@ class FrameWriter:
     exception they are discarded (``abort``) and the target is untouched.
     """
 
-    def __init__(self, directory: PathLike, faces_by_prim: Mapping[str, Optional[np.ndarray]], count: int,
+    def __init__(self, directory: PathLike, faces_by_prim: Mapping[str, Optional[NDArray[Any]]], count: int,
                  format: str = "ply", normals: bool = False) -> None:
         self.directory = os.fspath(directory)
         self.format = _check_format(format)
@@ -146,8 +146,8 @@ class FrameWriter:
         self._tmp = tempfile.mkdtemp(prefix=_PREFIX,
                                      dir=target if self._exists else os.path.dirname(target))
 
-    def write(self, positions_by_prim: Mapping[str, np.ndarray],
-              normals_by_prim: Optional[Mapping[str, np.ndarray]] = None) -> None:
+    def write(self, positions_by_prim: Mapping[str, NDArray[Any]],
+              normals_by_prim: Optional[Mapping[str, NDArray[Any]]] = None) -> None:
         """Write the next frames: ``positions_by_prim[key]`` (B, V, 3) for every key (and
         ``normals_by_prim[key]`` (B, V, 3) when the writer was made with ``normals``)."""
         blocks = []
@@ -216,9 +216,9 @@ class FrameWriter:
         return False
 
 
-def write_frames(directory: PathLike, positions_by_prim: Mapping[str, np.ndarray],
-                 faces_by_prim: Mapping[str, Optional[np.ndarray]], format: str = "ply",
-                 normals_by_prim: Optional[Mapping[str, np.ndarray]] = None) -> List[str]:
+def write_frames(directory: PathLike, positions_by_prim: Mapping[str, NDArray[Any]],
+                 faces_by_prim: Mapping[str, Optional[NDArray[Any]]], format: str = "ply",
+                 normals_by_prim: Optional[Mapping[str, NDArray[Any]]] = None) -> List[str]:
     """Write one PLY or OBJ file per frame, each with every primitive (see the module docstring).
 
     Parameters
@@ -301,9 +301,9 @@ def write_atomic(path: PathLike, write: Callable[[BinaryIO], object], suffix: st
         write(f)
 
 
-def write_glb(path: PathLike, positions_by_prim: Mapping[str, np.ndarray],
-              faces_by_prim: Mapping[str, Optional[np.ndarray]],
-              normals_by_prim: Optional[Mapping[str, Optional[np.ndarray]]] = None,
+def write_glb(path: PathLike, positions_by_prim: Mapping[str, NDArray[Any]],
+              faces_by_prim: Mapping[str, Optional[NDArray[Any]]],
+              normals_by_prim: Optional[Mapping[str, Optional[NDArray[Any]]]] = None,
               names: Optional[Mapping[str, str]] = None) -> None:
     """Write one posed frame as a static glTF 2.0 binary (no skin, no animation).
 

@@ -91,7 +91,7 @@ def _targets(p: NDArray[np.floating[Any]], contacts: ArrayLike,
 def lock_feet(model: Model, clip: ClipLike, times: Optional[ArrayLike] = None,
               height: float = 0.03, speed: float = 0.5,
               legs: Optional[Dict[str, Sequence[str]]] = None, blend: int = 3
-              ) -> Tuple[Clip, Dict[str, np.ndarray]]:
+              ) -> Tuple[Clip, Dict[str, NDArray[Any]]]:
     """Pin the feet of ``model`` playing ``clip`` during their contacts.
 
     Parameters

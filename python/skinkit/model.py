@@ -34,7 +34,7 @@ def float_dtype(dtype: DTypeLike) -> np.dtype[Any]:
 
 
 def one_frame(positions: ArrayLike, what: str = "positions",
-              dtype: Optional[DTypeLike] = None) -> np.ndarray:
+              dtype: Optional[DTypeLike] = None) -> NDArray[Any]:
     """``positions`` of one posed frame as an array (V, 3); (1, V, 3) is accepted too (a
     ``model.pose(clip, [t])`` entry).  Raises ValueError naming ``what`` for any other shape."""
     p = np.asarray(positions, dtype=dtype)
@@ -80,10 +80,10 @@ class Skeleton(Summarized):
     _summary = (_repr.skeleton, _repr.skeleton_html)
 
     names: Sequence[Optional[str]]
-    parents: np.ndarray
-    translations: np.ndarray
-    rotations: np.ndarray
-    scales: np.ndarray
+    parents: NDArray[Any]
+    translations: NDArray[Any]
+    rotations: NDArray[Any]
+    scales: NDArray[Any]
 
     @property
     def count(self) -> int:
@@ -111,8 +111,8 @@ class Skin(Summarized):
     _summary = (_repr.skin, _repr.skin_html)
 
     name: Optional[str]
-    joints: np.ndarray
-    inverse_bind_matrices: np.ndarray
+    joints: NDArray[Any]
+    inverse_bind_matrices: NDArray[Any]
     skeleton: Optional[int] = None
 
 
@@ -157,16 +157,16 @@ class Primitive(Summarized):
     mesh: int
     index: int
     skin: Optional[int]
-    positions: np.ndarray
-    normals: Optional[np.ndarray] = None
-    joints: Optional[np.ndarray] = None
-    weights: Optional[np.ndarray] = None
-    faces: Optional[np.ndarray] = None
-    morph_positions: Optional[np.ndarray] = None
-    morph_normals: Optional[np.ndarray] = None
-    morph_weights: Optional[np.ndarray] = None
+    positions: NDArray[Any]
+    normals: Optional[NDArray[Any]] = None
+    joints: Optional[NDArray[Any]] = None
+    weights: Optional[NDArray[Any]] = None
+    faces: Optional[NDArray[Any]] = None
+    morph_positions: Optional[NDArray[Any]] = None
+    morph_normals: Optional[NDArray[Any]] = None
+    morph_weights: Optional[NDArray[Any]] = None
     target_names: Optional[List[str]] = None
-    uvs: Optional[np.ndarray] = None
+    uvs: Optional[NDArray[Any]] = None
     material: Optional[int] = None
 
     @property
@@ -248,7 +248,7 @@ class Model(Summarized):
         return local_pose(self, clip, times, loop)
 
     def world_matrices(self, clip: ClipLike = None, times: Optional[ArrayLike] = None,
-                       loop: Optional[bool] = None) -> np.ndarray:
+                       loop: Optional[bool] = None) -> NDArray[Any]:
         """World matrices of every node, (T, N, 4, 4); see ``skinkit.pose.world_matrices``."""
         from .pose import world_matrices
 

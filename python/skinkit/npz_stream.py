@@ -21,7 +21,7 @@ import zlib
 from typing import Any, BinaryIO, Dict, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import DTypeLike, NDArray
 
 __all__ = ["NpzStream", "npz_size"]
 
@@ -134,7 +134,7 @@ class NpzStream:
         self._file.seek(offset)
         self._file.write(memoryview(data).cast("B"))
 
-    def write(self, name: str, block: np.ndarray) -> None:
+    def write(self, name: str, block: NDArray[Any]) -> None:
         """Append ``block`` (B, ...) to member ``name``: the next B rows."""
         m = self._members[name]
         b = np.ascontiguousarray(block)

@@ -66,7 +66,7 @@ def _axes(ax: Optional[Axes3D], figsize: Optional[Tuple[float, float]] = None) -
 
 def _fit(ax: Axes3D, points: ArrayLike) -> None:
     """Equal-scale limits around ``points`` (..., 3) (already in the view frame)."""
-    p: np.ndarray = np.asarray(points).reshape(-1, 3)
+    p: NDArray[Any] = np.asarray(points).reshape(-1, 3)
     p = p[np.all(np.isfinite(p), axis=1)]
     if not len(p):
         return
@@ -91,14 +91,15 @@ def _skeleton_of(model_or_skeleton: Union[Model, Skeleton]) -> Tuple[Skeleton, O
 def _default_nodes(skeleton: Skeleton, model: Optional[Model]) -> NDArray[np.int64]:
     """The joints of the model's skins, or every node (a bare skeleton, a model without skins)."""
     if model is not None and model.skins:
-        return np.unique(np.concatenate([np.asarray(s.joints, dtype=np.int64)
-                                         for s in model.skins]))
+        joints: NDArray[np.int64] = np.unique(np.concatenate(
+            [np.asarray(s.joints, dtype=np.int64) for s in model.skins]))
+        return joints
     return np.arange(skeleton.count)
 
 
-def _rest_world(skeleton: Skeleton, model: Optional[Model]) -> np.ndarray:
+def _rest_world(skeleton: Skeleton, model: Optional[Model]) -> NDArray[Any]:
     if model is not None:
-        world: np.ndarray = model.world_matrices()[0]
+        world: NDArray[Any] = model.world_matrices()[0]
         return world
     from . import kernels
     return kernels.forward_kinematics(np.asarray(skeleton.parents), skeleton.rotations,
@@ -291,7 +292,7 @@ def animate(model: Model, clip: ClipLike = 0, fps: float = 15.0,
     ax = _axes(ax, figsize)
     fig = ax.figure
     artists: List[Callable[[int], None]] = []
-    bounds: List[np.ndarray] = []
+    bounds: List[NDArray[Any]] = []
 
     if skeleton:
         nodes = _default_nodes(model.skeleton, model)

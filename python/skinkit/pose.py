@@ -17,10 +17,10 @@ the inverse transpose of its 3x3.  Morph targets come first in both cases (secti
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from . import kernels, stages
 from .clip import TRS
@@ -113,7 +113,7 @@ def blended_local_pose(model: Model, blend: BlendLayers, times: Optional[ArrayLi
 
 
 def world_matrices(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
-                   loop: Optional[bool] = None) -> np.ndarray:
+                   loop: Optional[bool] = None) -> NDArray[Any]:
     """World matrices of every node of ``model`` at every time.
 
     Parameters

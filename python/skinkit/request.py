@@ -164,15 +164,15 @@ class PoseRequest:
     """
 
     clips: Tuple[Optional[Clip], ...]
-    blend_weights: Optional[np.ndarray]
+    blend_weights: Optional[NDArray[Any]]
     count: int
     fps: Optional[float]
     loop: bool
     skinning: str
     normals: bool
     joints: bool
-    dtype: np.dtype
-    _times: Optional[np.ndarray] = None
+    dtype: np.dtype[Any]
+    _times: Optional[NDArray[Any]] = None
 
     @classmethod
     def build(cls, model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
@@ -251,18 +251,18 @@ class PoseRequest:
         return self.clips[0]
 
     @property
-    def times(self) -> np.ndarray:
+    def times(self) -> NDArray[Any]:
         """All T times (seconds), in ``dtype``."""
         return self.times_at(0, self.count)
 
-    def times_at(self, start: int, stop: int) -> np.ndarray:
+    def times_at(self, start: int, stop: int) -> NDArray[Any]:
         """The times of frames ``start`` to ``stop`` (excluded), in ``dtype``."""
         if self._times is None and self.clip is not None and self.fps is not None:
             return frame_times(self.clip, self.fps, start, stop).astype(self.dtype)
         assert self._times is not None   # build holds the times unless it keeps a rate
         return self._times[start:stop]
 
-    def weights_at(self, start: int, stop: int) -> Optional[np.ndarray]:
+    def weights_at(self, start: int, stop: int) -> Optional[NDArray[Any]]:
         """The blend weights (B, L) of frames ``start`` to ``stop``, or None."""
         return None if self.blend_weights is None else self.blend_weights[start:stop]
 
@@ -282,7 +282,7 @@ def _model_dtype(model: Model) -> np.dtype[Any]:
 
 
 def _times(clip: Optional[Clip], times: Optional[ArrayLike], fps: Optional[float],
-           dtype: DTypeLike) -> Tuple[Optional[np.ndarray], Optional[float], int]:
+           dtype: DTypeLike) -> Tuple[Optional[NDArray[Any]], Optional[float], int]:
     """(held times or None, frame rate or None, count): explicit times as given, the rest
     pose's one frame, or a clip's frames at ``fps`` (not held)."""
     if times is not None and fps is not None:
@@ -307,7 +307,7 @@ def _blend_weights(weights: Iterable[ArrayLike], count: int) -> NDArray[np.float
                          "(one per time)") from None
 
 
-def _warn_outside(clips: Iterable[Optional[Clip]], times: np.ndarray) -> None:
+def _warn_outside(clips: Iterable[Optional[Clip]], times: NDArray[Any]) -> None:
     """One warning when times fall outside a clip that will clamp them."""
     lo, hi = float(times.min()), float(times.max())
     for c in clips:

@@ -16,10 +16,11 @@ layers, skins and primitives.
 """
 from __future__ import annotations
 
-from typing import (TYPE_CHECKING, Dict, Iterable, List, Optional, Protocol, Tuple, cast,
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Protocol, Tuple, cast,
                     overload)
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import kernels
 from ._kernels import Float, Input, Out
@@ -45,10 +46,10 @@ class SkinningKernel(Protocol):
                  threads: Optional[int] = None) -> Tuple[Float, Float]: ...
 
 
-_Posed = Tuple[np.ndarray, Optional[np.ndarray]]   # positions and normals (or None)
+_Posed = Tuple[NDArray[Any], Optional[NDArray[Any]]]   # positions and normals (or None)
 
 SKINNING: Dict[str, SkinningKernel] = {"lbs": kernels.linear_blend_skinning, "dqs": kernels.dual_quaternion_skinning}
-MorphWeights = Dict[int, np.ndarray]   # node -> (B, M) sampled, or (M,) default weights
+MorphWeights = Dict[int, NDArray[Any]]   # node -> (B, M) sampled, or (M,) default weights
 
 
 def rest_pose(model: Model) -> TRS:
@@ -57,7 +58,7 @@ def rest_pose(model: Model) -> TRS:
     return TRS(np.asarray(sk.translations), np.asarray(sk.rotations), np.asarray(sk.scales))
 
 
-def sample_transforms(model: Model, request: PoseRequest, times: np.ndarray) -> List[TRS]:
+def sample_transforms(model: Model, request: PoseRequest, times: NDArray[Any]) -> List[TRS]:
     """Stage 1: the local TRS (B, N, 3|4|3) of each layer of ``request`` at ``times`` (B,):
     its clip sampled (wrapped with ``request.loop``, else clamped), or the rest pose broadcast
     (in ``request.dtype``)."""
@@ -72,14 +73,14 @@ def sample_transforms(model: Model, request: PoseRequest, times: np.ndarray) -> 
     return layers
 
 
-def sample_weights(model: Model, request: PoseRequest, times: np.ndarray) -> List[MorphWeights]:
+def sample_weights(model: Model, request: PoseRequest, times: NDArray[Any]) -> List[MorphWeights]:
     """Stage 1 for morph targets: each layer's weights channels at ``times``, node -> (B, M)
     (empty for the rest pose or a clip without weights channels)."""
     return [c.sample_weights(times, request.loop) if c is not None and c.weights_nodes else {}
             for c in request.clips]
 
 
-def blend(model: Model, layers: List[TRS], weights: Optional[np.ndarray]) -> TRS:
+def blend(model: Model, layers: List[TRS], weights: Optional[NDArray[Any]]) -> TRS:
     """Stage 2: the layers' local TRS blended with ``weights`` (B, L) (``blend_poses`` with the
     skeleton's rest pose filling in where the weights sum to less than 0.1, as in
     ozz-animation); the single layer as is when ``weights`` is None."""
@@ -91,7 +92,7 @@ def blend(model: Model, layers: List[TRS], weights: Optional[np.ndarray]) -> TRS
     return TRS(t, r, s)
 
 
-def forward_kinematics(model: Model, local: TRS) -> np.ndarray:
+def forward_kinematics(model: Model, local: TRS) -> NDArray[Any]:
     """Stage 3: world matrices (B, N, 4, 4) of every node, one ``kernels.forward_kinematics``
     call: ``M_i = M_parent(i) T(t_i) R(q_i) S(s_i)`` (glTF 2.0 section 3.5.3)."""
     return kernels.forward_kinematics(np.asarray(model.skeleton.parents), local.rotations,
@@ -99,7 +100,7 @@ def forward_kinematics(model: Model, local: TRS) -> np.ndarray:
 
 
 def morph_weights(model: Model, request: PoseRequest, sampled: List[MorphWeights],
-                  weights: Optional[np.ndarray]) -> MorphWeights:
+                  weights: Optional[NDArray[Any]]) -> MorphWeights:
     """Stage 4: node -> morph weights for every node whose mesh has morph targets: the layer's
     sampled (B, M), else the instance's default (M,) (``node.weights``, else ``mesh.weights``,
     else zeros: glTF 2.0 section 3.7.2.2).  For a blend, the layers' mean weighted by
@@ -126,13 +127,13 @@ def morph_weights(model: Model, request: PoseRequest, sampled: List[MorphWeights
     total = weights.sum(axis=1, keepdims=True)
     w = np.divide(weights, total, out=np.full_like(weights, 1.0 / weights.shape[1]),
                   where=total != 0)
-    return {node: cast(np.ndarray, sum(w[:, i, None] * np.broadcast_to(
+    return {node: cast(NDArray[Any], sum(w[:, i, None] * np.broadcast_to(
                 layer[node], (len(w), np.shape(first)[-1])) for i, layer in enumerate(per_layer)))
             for node, first in per_layer[0].items()}
 
 
-def skin(model: Model, request: PoseRequest, world: np.ndarray, weights: MorphWeights
-         ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+def skin(model: Model, request: PoseRequest, world: NDArray[Any], weights: MorphWeights
+         ) -> Tuple[Dict[str, NDArray[Any]], Dict[str, NDArray[Any]]]:
     """Stage 5: posed positions (and, with ``request.normals``, normals), key -> (B, V, 3), of
     every mesh primitive instance: morph targets first, then skinned with ``request.skinning``
     (one ``skinning_matrices`` call per skin, one skinning call per primitive) or placed by the
@@ -152,8 +153,8 @@ def skin(model: Model, request: PoseRequest, world: np.ndarray, weights: MorphWe
     return positions, normals
 
 
-def skinning_matrices(model: Model, world: np.ndarray,
-                      skins: Optional[Iterable[int]] = None) -> Dict[int, np.ndarray]:
+def skinning_matrices(model: Model, world: NDArray[Any],
+                      skins: Optional[Iterable[int]] = None) -> Dict[int, NDArray[Any]]:
     """Skinning matrices of the skins used by the model's primitives.
 
     Parameters
@@ -179,7 +180,7 @@ def skinning_matrices(model: Model, world: np.ndarray,
     return out
 
 
-def _morph(prim: Primitive, weights: Optional[np.ndarray], normals: bool) -> _Posed:
+def _morph(prim: Primitive, weights: Optional[NDArray[Any]], normals: bool) -> _Posed:
     """The primitive's positions and (with ``normals``) normals after its morph targets:
     (V, 3) for constant weights, (T, V, 3) for weights (T, M); normals None if it has none."""
     n = prim.normals if normals else None
@@ -194,8 +195,8 @@ def _morph(prim: Primitive, weights: Optional[np.ndarray], normals: bool) -> _Po
     return p, n
 
 
-def _skin(prim: Primitive, positions: np.ndarray, normals: Optional[np.ndarray],
-          matrices: np.ndarray, kernel: SkinningKernel) -> _Posed:
+def _skin(prim: Primitive, positions: NDArray[Any], normals: Optional[NDArray[Any]],
+          matrices: NDArray[Any], kernel: SkinningKernel) -> _Posed:
     """Skin ``positions`` (and ``normals``), (V, 3) or (T, V, 3), with skinning ``matrices``
     (T, J, 4, 4) and the skinning ``kernel`` (``SKINNING``)."""
     if prim.joints is None or prim.weights is None:
@@ -205,7 +206,7 @@ def _skin(prim: Primitive, positions: np.ndarray, normals: Optional[np.ndarray],
     return kernel(positions, prim.joints, prim.weights, matrices, normals=normals)
 
 
-def _rigid(world: np.ndarray, positions: np.ndarray, normals: Optional[np.ndarray]) -> _Posed:
+def _rigid(world: NDArray[Any], positions: NDArray[Any], normals: Optional[NDArray[Any]]) -> _Posed:
     """Transform (V, 3) or (T, V, 3) positions (and normals) by the node's world matrices
     (T, 4, 4): the skinning kernel with one influence of weight 1 per vertex, which is the
     matrix product ``World v`` for all times in one call (normals by the cofactor of the 3x3

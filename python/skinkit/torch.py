@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 import torch
 
 from .body import BodyModel
@@ -24,14 +24,14 @@ __all__ = ["BodyModelFunction", "body_forward"]
 _ARGS = ("betas", "pose", "transl", "expression")
 
 
-def _numpy(name: str, t: Union[torch.Tensor, ArrayLike, None]) -> Optional[np.ndarray]:
+def _numpy(name: str, t: Union[torch.Tensor, ArrayLike, None]) -> Optional[NDArray[Any]]:
     if t is None:
         return None
     if not isinstance(t, torch.Tensor):
         return np.asarray(t)
     if t.device.type != "cpu":
         raise ValueError(f"{name} must be a CPU tensor, got device {t.device}")
-    array: np.ndarray = t.detach().numpy()
+    array: NDArray[Any] = t.detach().numpy()
     return array
 
 

@@ -25,10 +25,10 @@ import contextlib
 import html
 import io
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ._optional import require
 from .export import write_atomic
@@ -72,18 +72,18 @@ class SceneView:
         write_atomic(path, lambda f: f.write(data), suffix=".html")
 
 
-def _wxyz(q: np.ndarray) -> np.ndarray:
+def _wxyz(q: NDArray[Any]) -> NDArray[Any]:
     """(..., 4) x, y, z, w quaternions (skinkit, glTF) as viser's w, x, y, z."""
     return np.asarray(q, dtype=np.float64)[..., [3, 0, 1, 2]]
 
 
-def _rotation(matrices: np.ndarray) -> np.ndarray:
+def _rotation(matrices: NDArray[Any]) -> NDArray[Any]:
     """The rotation of each (..., 4, 4) matrix as a w, x, y, z quaternion (scale divided out)."""
     m = np.asarray(matrices, dtype=np.float64)[..., :3, :3]
     return _wxyz(quat_from_matrix(m / np.linalg.norm(m, axis=-2, keepdims=True)))
 
 
-def _dense_weights(joints: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
+def _dense_weights(joints: NDArray[Any], weights: NDArray[Any], count: int) -> NDArray[Any]:
     """(V, K) influences as a (V, count) weight matrix (repeated joints summed)."""
     dense = np.zeros((len(joints), count), np.float32)
     rows = np.repeat(np.arange(len(joints)), joints.shape[1])
@@ -94,7 +94,7 @@ def _dense_weights(joints: np.ndarray, weights: np.ndarray, count: int) -> np.nd
 class _Recorder:
     """A viser server that is only recorded, never served to a browser."""
 
-    def __init__(self, points: np.ndarray, fov: float):
+    def __init__(self, points: NDArray[Any], fov: float):
         viser = require("viser", "view", "skinkit.viewer")
         with contextlib.redirect_stdout(io.StringIO()):       # viser's start-up banner
             self.server = viser.ViserServer(port=8100 + np.random.randint(0, 1000), verbose=False)
@@ -117,7 +117,7 @@ class _Recorder:
         return SceneView(page, self.camera, height)
 
 
-def _bones(rec: _Recorder, name: str, pairs: np.ndarray, points: np.ndarray) -> None:
+def _bones(rec: _Recorder, name: str, pairs: NDArray[Any], points: NDArray[Any]) -> None:
     """The skeleton at one frame: a segment for each (ancestor, joint) pair of ``points``."""
     if len(pairs):
         rec.scene.add_line_segments(name, points[pairs].astype(np.float32), colors=(220, 40, 40),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Type
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .export import FORMATS, FrameWriter, atomic_file
 from .npz_stream import NpzStream, npz_size
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Output", "NpzOutput", "FramesOutput", "GlbOutput", "WRITERS", "writer_for"]
 
-Faces = Mapping[str, Optional[np.ndarray]]
+Faces = Mapping[str, Optional[NDArray[Any]]]
 
 
 class Output:

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any, Dict
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._types import PathLike
 
@@ -87,7 +88,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
                                      "only arrays)")
 
 
-def _to_array(value: object, key: str) -> np.ndarray:
+def _to_array(value: object, key: str) -> NDArray[Any]:
     """A loaded value as an ndarray: placeholders of chumpy arrays give their stored ``x``,
     scipy.sparse matrices become dense; a chumpy expression (no stored values) is refused."""
     if isinstance(value, _Stored):
@@ -101,7 +102,7 @@ def _to_array(value: object, key: str) -> np.ndarray:
     return np.asarray(value)
 
 
-def _dense_from_compressed(st: Dict[str, Any], fmt: str, key: str) -> np.ndarray:
+def _dense_from_compressed(st: Dict[str, Any], fmt: str, key: str) -> NDArray[Any]:
     """A scipy.sparse CSC or CSR matrix's pickled state as a dense array."""
     shape = st.get("_shape", st.get("shape"))
     data, indices, indptr = (np.asarray(st[k]) for k in ("data", "indices", "indptr"))
@@ -145,7 +146,7 @@ def _read_npz(path: PathLike) -> Dict[str, Any]:
         raise BodyModelError(f"{os.fspath(path)}: not a readable .npz body model: {e}") from None
 
 
-def read_body_arrays(path: PathLike) -> Dict[str, np.ndarray]:
+def read_body_arrays(path: PathLike) -> Dict[str, NDArray[Any]]:
     """The model arrays of a .pkl or .npz file, keyed as in the file (float64 / int64).
 
     Raises BodyModelError (a ValueError) naming the file and the key for a missing key, a

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import DTypeLike, NDArray
 
 from ..clip import Channel, Clip
 from ..kernels import quat_from_rotvec, quat_multiply
@@ -82,9 +82,9 @@ class BvhModel(Model):
 
     frame_time: float = 0.0
     frame_count: int = 0
-    end_sites: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    end_sites: NDArray[Any] = field(default_factory=lambda: np.zeros(0, dtype=bool))
     channels: List[Tuple[int, str]] = field(default_factory=list)
-    motion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    motion: NDArray[Any] = field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def load_bvh(path: PathLike, dtype: DTypeLike = np.float64) -> BvhModel:
@@ -311,7 +311,7 @@ def _header(st: _Statements, pattern: re.Pattern[str], expected: str) -> Tuple[i
     return line, m.group(1)
 
 
-def _parse_motion(lines: List[str], h: _Hierarchy) -> Tuple[np.ndarray, int, float]:
+def _parse_motion(lines: List[str], h: _Hierarchy) -> Tuple[NDArray[Any], int, float]:
     st = _Statements(lines)
     st.i = h.motion_line
     line, count = _header(st, _FRAMES, "'Frames: <count>' after MOTION")
@@ -376,7 +376,7 @@ def _joint_label(h: _Hierarchy, j: int) -> str:
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
 
 
-def _build(h: _Hierarchy, motion: np.ndarray, frame_count: int, frame_time: float,
+def _build(h: _Hierarchy, motion: NDArray[Any], frame_count: int, frame_time: float,
            dtype: np.dtype[Any],
            name: Optional[str]) -> BvhModel:
     n = len(h.names)
@@ -414,7 +414,7 @@ def _end_site_names(h: _Hierarchy) -> List[str]:
     return names
 
 
-def _channels(h: _Hierarchy, motion: np.ndarray, offsets: np.ndarray, frame_count: int,
+def _channels(h: _Hierarchy, motion: NDArray[Any], offsets: NDArray[Any], frame_count: int,
               frame_time: float, dtype: np.dtype[Any]) -> List[Channel]:
     """One translation channel per joint with position channels, one rotation channel per joint
     with rotation channels, keys at ``i * frame_time``; rotations built by the kernels over all

@@ -6,7 +6,7 @@ rest offset gets position channels (a root always does)."""
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Iterable, List, Optional
+from typing import TYPE_CHECKING, Any, Iterable, List, Optional
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,7 +27,7 @@ ORDERS = ("ZXY", "ZYX", "XYZ", "XZY", "YXZ", "YZX")
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
 
 
-def _euler(q: np.ndarray, order: str) -> np.ndarray:
+def _euler(q: NDArray[Any], order: str) -> NDArray[Any]:
     """(T, 3) degrees a, b, c with R(q) = R_i(a) R_j(b) R_k(c) for ``order`` = ijk (intrinsic
     Tait-Bryan angles; the middle one by atan2, accurate near +-90); at gimbal lock c = 0."""
     i, j, k = (_AXIS[c] for c in order)
@@ -43,7 +43,7 @@ def _euler(q: np.ndarray, order: str) -> np.ndarray:
     return degrees
 
 
-def _order(q: np.ndarray) -> str:
+def _order(q: NDArray[Any]) -> str:
     """the intrinsic order (BVH's channel order) whose middle angle is farthest from +-90"""
     worst = [np.abs(_euler(q, o)[:, 1]).max() for o in ORDERS]
     return ORDERS[int(np.argmin(worst))]
@@ -101,7 +101,7 @@ def write_bvh(model: Model, clip: ClipLike, path: PathLike,
         return j < ends.size and bool(ends[j])
 
     offsets = np.asarray(sk.translations, np.float64)
-    columns: List[np.ndarray] = []
+    columns: List[NDArray[Any]] = []
     out = io.StringIO()
     out.write("HIERARCHY\n")
 

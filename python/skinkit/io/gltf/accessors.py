@@ -16,13 +16,14 @@ from typing import AbstractSet, Any, Dict, Optional, Sequence, Tuple, Union
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .fields import GltfError, Json, int_field, join, list_field, obj
 
 Kinds = AbstractSet[Tuple[int, bool]]
 """Allowed (componentType, normalized) pairs of an accessor."""
 
-COMPONENTS: Dict[int, np.dtype] = {
+COMPONENTS: Dict[int, np.dtype[Any]] = {
     5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"), 5123: np.dtype("<u2"),
     5125: np.dtype("<u4"), 5126: np.dtype("<f4")}
 COMPONENT_NAMES = {5120: "BYTE", 5121: "UNSIGNED_BYTE", 5122: "SHORT", 5123: "UNSIGNED_SHORT",
@@ -39,7 +40,7 @@ JOINT_INDEX = frozenset({(5121, False), (5123, False)})
 VERTEX_INDEX = frozenset({(5121, False), (5123, False), (5125, False)})
 
 
-def _normalize(a: np.ndarray) -> np.ndarray:
+def _normalize(a: NDArray[Any]) -> NDArray[Any]:
     """Normalized integers to float64 (glTF 2.0 "Accessors"): c / max, at least -1 if signed."""
     info = np.iinfo(a.dtype)
     f = a / np.float64(info.max)
@@ -67,10 +68,10 @@ class Accessors:
         self.buffers = [self._buffer(b, bin_chunk)
                         for b in range(len(list_field(doc, "buffers", "")))]
         self.buffer_bytes = sum(len(b) for b in self.buffers)
-        self._decoded: Dict[int, np.ndarray] = {}
+        self._decoded: Dict[int, NDArray[Any]] = {}
 
     def get(self, owner: Json, key: str, path: str, kinds: Sequence[str],
-            allowed: Optional[Kinds]) -> np.ndarray:
+            allowed: Optional[Kinds]) -> NDArray[Any]:
         """Decode the accessor ``owner[key]`` refers to as a (count, n) array, checking its kind.
 
         ``kinds`` are the allowed types ("VEC3", ...), ``allowed`` the allowed
@@ -93,7 +94,7 @@ class Accessors:
         """The bytes of ``bufferViews[v]`` (for compressed data that extensions decode)."""
         return self._view(v)[0]
 
-    def provide(self, owner: Json, key: str, path: str, values: np.ndarray) -> None:
+    def provide(self, owner: Json, key: str, path: str, values: NDArray[Any]) -> None:
         """Cache ``values`` as the data of the accessor ``owner[key]`` refers to (decoded by an
         extension, e.g. Draco): they must have its count and width; they are converted to its
         componentType, and normalized integers decoded, as stored data would be."""
@@ -180,7 +181,7 @@ class Accessors:
         return self.buffers[b][offset:offset + length], stride
 
     def _read(self, owner: Json, path: str, count: int, kind: str, dtype: np.dtype[Any],
-              strided: bool) -> np.ndarray:
+              strided: bool) -> NDArray[Any]:
         """Copy ``count`` elements out of ``owner``'s bufferView/byteOffset as a (count, n) array.
 
         Matrix columns start on 4-byte boundaries (glTF 2.0 "Data Alignment"); ``strided``
@@ -202,11 +203,11 @@ class Accessors:
         if need > len(data):
             raise GltfError(f"{path}: count {count} x stride {stride} from byteOffset {offset} "
                             f"needs {need} bytes, bufferViews[{v}] has {len(data)}")
-        raw: np.ndarray = np.ndarray((count, cols, rows), dtype=dtype, buffer=data,
+        raw: NDArray[Any] = NDArray[Any]((count, cols, rows), dtype=dtype, buffer=data,
                                      offset=offset, strides=(stride, column, size))
         return np.array(raw, dtype=dtype.newbyteorder("="), order="C").reshape(count, cols * rows)
 
-    def _decode(self, k: int) -> np.ndarray:
+    def _decode(self, k: int) -> NDArray[Any]:
         """accessors[k] as a (count, n) array: ints as stored, normalized ints as float64."""
         path = f"accessors[{k}]"
         acc = self.accessors[k]
@@ -228,7 +229,7 @@ class Accessors:
         return _normalize(out) if normalized else out
 
     def _sparse(self, acc: Json, path: str, count: int, kind: str, dtype: np.dtype[Any],
-                out: np.ndarray) -> None:
+                out: NDArray[Any]) -> None:
         """Write an accessor's sparse substitutions into ``out`` (glTF 2.0 "Sparse Accessors")."""
         path = f"{path}.sparse"
         sparse = obj(acc["sparse"], path)

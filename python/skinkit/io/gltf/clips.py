@@ -6,6 +6,7 @@ import re
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...clip import PATHS, WEIGHTS, Channel, Clip
 from .accessors import FLOAT, SNORM, UNORM, Accessors
@@ -71,7 +72,7 @@ def read_clips(doc: Json, accessors: Accessors, target_counts: Dict[int, int],
 
 
 def _sampler(sampler: Json, path: str, kind: str, width: int,
-             accessors: Accessors) -> Tuple[np.ndarray, np.ndarray, str]:
+             accessors: Accessors) -> Tuple[NDArray[Any], NDArray[Any], str]:
     """Key times (K,), values (K, C) or (3 K, C) and interpolation of one animation sampler.
 
     Times are seconds; rotation and weights values may be normalized integers, decoded to float.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .accessors import (FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX, Accessors,
                         Kinds)
@@ -32,15 +33,15 @@ _TARGET_BYTES_FLOOR = 256 << 20
 class _PrimitiveData:
     """The arrays of ``meshes[m].primitives[p]``, shared by every node that uses the mesh."""
 
-    positions: np.ndarray
-    normals: Optional[np.ndarray]
-    joints: Optional[np.ndarray]
-    weights: Optional[np.ndarray]
+    positions: NDArray[Any]
+    normals: Optional[NDArray[Any]]
+    joints: Optional[NDArray[Any]]
+    weights: Optional[NDArray[Any]]
     joint_maxima: List[int]            # the largest joint of each JOINTS_n set
-    faces: Optional[np.ndarray]
-    morph_positions: Optional[np.ndarray]
-    morph_normals: Optional[np.ndarray]
-    uvs: Optional[np.ndarray]
+    faces: Optional[NDArray[Any]]
+    morph_positions: Optional[NDArray[Any]]
+    morph_normals: Optional[NDArray[Any]]
+    uvs: Optional[NDArray[Any]]
     material: Optional[int]
 
 
@@ -50,7 +51,7 @@ class _MeshData:
     (M,) and target names."""
 
     primitives: List[Optional[_PrimitiveData]]
-    weights: np.ndarray
+    weights: NDArray[Any]
     target_names: Optional[List[str]]
 
 
@@ -139,7 +140,7 @@ def _read_mesh(doc: Json, value: object, path: str, count: int, accessors: Acces
 
 
 def _vertex_attribute(accessors: Accessors, owner: Json, key: str, path: str, count: int,
-                      allowed: Kinds) -> np.ndarray:
+                      allowed: Kinds) -> NDArray[Any]:
     a = accessors.get(owner, key, path, ("VEC3",), allowed)
     if len(a) != count:
         raise GltfError(f"{path}.{key}: count {len(a)} differs from POSITION count {count}")
@@ -178,11 +179,11 @@ def _read_primitive(doc: Json, prim: Json, path: str, accessors: Accessors,
 
 def _skin_attributes(attributes: Json, apath: str, count: int, accessors: Accessors,
                      dtype: np.dtype[Any]
-                     ) -> Tuple[Optional[np.ndarray], Optional[np.ndarray], List[int]]:
+                     ) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]], List[int]]:
     """Every JOINTS_n / WEIGHTS_n set side by side, and the largest joint of each set
     (None, None, [] without any)."""
-    joints: List[np.ndarray] = []
-    weights: List[np.ndarray] = []
+    joints: List[NDArray[Any]] = []
+    weights: List[NDArray[Any]] = []
     while f"JOINTS_{len(joints)}" in attributes or f"WEIGHTS_{len(joints)}" in attributes:
         n = len(joints)
         j = accessors.get(attributes, f"JOINTS_{n}", apath, ("VEC4",), JOINT_INDEX)
@@ -206,7 +207,7 @@ def _skin_attributes(attributes: Json, apath: str, count: int, accessors: Access
 
 
 def _targets(prim: Json, path: str, count: int, accessors: Accessors, dtype: np.dtype[Any]
-             ) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+             ) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]]:
     """Morph target POSITION and NORMAL displacements, (M, V, 3) each or None (glTF 2.0
     section 3.7.2.2); other target attributes (TANGENT, texture coordinates) are ignored."""
     targets = list_field(prim, "targets", path)
@@ -218,7 +219,7 @@ def _targets(prim: Json, path: str, count: int, accessors: Accessors, dtype: np.
         raise GltfError(f"{path}.targets: {len(targets)} morph targets of {count} vertices take "
                         f"{size} bytes, more than {_TARGET_EXPANSION} times the "
                         f"{accessors.buffer_bytes} buffer bytes of the file")
-    out: Dict[str, Optional[np.ndarray]] = {}
+    out: Dict[str, Optional[NDArray[Any]]] = {}
     for key, allowed in (("POSITION", _TARGET_POSITION), ("NORMAL", _TARGET_NORMAL)):
         if not any(key in t for t in targets):
             out[key] = None
@@ -232,7 +233,7 @@ def _targets(prim: Json, path: str, count: int, accessors: Accessors, dtype: np.
     return out["POSITION"], out["NORMAL"]
 
 
-def _faces(prim: Json, path: str, count: int, accessors: Accessors) -> Optional[np.ndarray]:
+def _faces(prim: Json, path: str, count: int, accessors: Accessors) -> Optional[NDArray[Any]]:
     """Triangle vertex indices (F, 3) of a mode 4 primitive, None for other modes."""
     if int_field(prim, "mode", path, default=4, hi=7) != 4:
         return None

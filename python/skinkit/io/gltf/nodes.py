@@ -7,6 +7,7 @@ import re
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .accessors import FLOAT, Accessors
 from .fields import (GltfError, Json, int_field, list_field, name_field, numbers_field, obj,
@@ -15,7 +16,7 @@ from ...kernels import forward_kinematics, quat_from_matrix
 from ...model import Skeleton, Skin
 
 
-def _decompose(values: np.ndarray, path: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _decompose(values: NDArray[Any], path: str) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """Split a ``node.matrix`` (16 numbers, column-major) into translation, rotation, scale.
 
     Scale is the column norms of the upper 3x3, the x scale negated when its determinant is
@@ -35,7 +36,7 @@ def _decompose(values: np.ndarray, path: str) -> Tuple[np.ndarray, np.ndarray, n
     return m[:3, 3], quat_from_matrix(u @ vt), scale
 
 
-def _check_hierarchy(parents: np.ndarray) -> None:
+def _check_hierarchy(parents: NDArray[Any]) -> None:
     """Refuse a node hierarchy with a cycle, as a GltfError naming the ``children`` list that
     closes it.
 
@@ -143,4 +144,5 @@ def scene_nodes(doc: Json, skeleton: Skeleton, scene: Optional[int]) -> List[int
         if np.array_equal(grown, inside):
             break
         inside = grown
-    return np.flatnonzero(inside).tolist()
+    nodes: List[int] = np.flatnonzero(inside).tolist()
+    return nodes

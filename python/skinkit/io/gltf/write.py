@@ -15,10 +15,10 @@ import base64
 import json
 import struct
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ...clip import Clip
 from ...export import write_atomic
@@ -58,7 +58,7 @@ class _Buffer:
         self.views.append(v)
         return len(self.views) - 1
 
-    def accessor(self, a: np.ndarray, width: int, component: int, target: Optional[int] = None,
+    def accessor(self, a: NDArray[Any], width: int, component: int, target: Optional[int] = None,
                  bounds: bool = False) -> int:
         dtype = {_FLOAT: "<f4", _UBYTE: "u1", _USHORT: "<u2", _UINT: "<u4"}[component]
         a = np.ascontiguousarray(np.asarray(a).reshape(-1, width), dtype=dtype)
@@ -74,7 +74,7 @@ class _Buffer:
         return b"".join(self.chunks) + b"\0" * ((-self.size) % 4)
 
 
-def _indices(faces: np.ndarray, buf: _Buffer) -> int:
+def _indices(faces: NDArray[Any], buf: _Buffer) -> int:
     f = np.asarray(faces).reshape(-1)
     comp = _USHORT if f.size and f.max() < 65535 else _UINT
     return buf.accessor(f, 1, comp, _ELEMENT_ARRAY_BUFFER)
