@@ -137,7 +137,8 @@ def _shape_key_problems(mesh_object: Object) -> List[str]:
 
 # --------------------------------------------------------------------------- mesh
 
-def weights_from_vertex_groups(mesh_object: Object, rig: Rig) -> Tuple[NDArray[Any], NDArray[Any], bool]:
+def weights_from_vertex_groups(mesh_object: Object, rig: Rig
+                               ) -> Tuple[NDArray[Any], NDArray[Any], bool]:
     """joints (V, K) int32 (-1 for an unused slot) and weights (V, K) float64 from the vertex
     groups named after deforming bones, normalized as Blender does; also whether some vertex has
     no weight at all (Blender leaves it where it is)."""
@@ -192,7 +193,8 @@ def _shape_key_values(key: Key, frames: Optional[Sequence[float]]) -> NDArray[An
     return np.where(muted, 0.0, np.clip(values, lo, hi))
 
 
-def shape_key_positions(mesh_object: Object, frames: Optional[Sequence[float]] = None) -> NDArray[Any]:
+def shape_key_positions(mesh_object: Object,
+                        frames: Optional[Sequence[float]] = None) -> NDArray[Any]:
     """(T, V, 3) object-space positions of the mesh with its relative shape keys applied, at
     ``frames`` (the key's action evaluated there) or as the values are now (T = 1); without
     shape keys, the mesh's vertices.  The blend is ``skinkit.blend_shapes`` (see the module
@@ -217,7 +219,8 @@ def shape_key_positions(mesh_object: Object, frames: Optional[Sequence[float]] =
 
 # --------------------------------------------------------------------------- pose sources
 
-def basis_from_pose(armature_object: Object, rig: Rig) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+def basis_from_pose(armature_object: Object, rig: Rig
+                    ) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """The pose bones' current ``matrix_basis`` as (1, B, 3) location, (1, B, 4) rotation and
     (1, B, 3) scale."""
     pose = armature_object.pose.bones
@@ -302,7 +305,8 @@ def local_pose(rig: Rig, location: ArrayLike, rotation: ArrayLike, scale: ArrayL
     return t, q, np.asarray(scale, np.float64)
 
 
-def pose_mesh(armature_object: Object, mesh_object: Object, frames: Optional[Sequence[float]] = None,
+def pose_mesh(armature_object: Object, mesh_object: Object,
+              frames: Optional[Sequence[float]] = None,
               action: Optional[Action] = None) -> NDArray[Any]:
     """World-space vertex positions (T, V, 3) of ``mesh_object`` deformed by ``armature_object``.
 

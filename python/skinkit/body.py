@@ -181,7 +181,8 @@ class BodyModel(Summarized):
     # ------------------------------------------------------------------ inputs
 
     def _inputs(self, betas: Optional[Input], pose: Optional[Input], transl: Optional[Input],
-                expression: Optional[Input]) -> Tuple[Dict[str, NDArray[Any]], Tuple[int, ...], int]:
+                expression: Optional[Input]
+                ) -> Tuple[Dict[str, NDArray[Any]], Tuple[int, ...], int]:
         """The arguments as (N, ...) arrays of the model's dtype, and the batch shape."""
         J, dt = self.num_joints, self.dtype
         given = {}

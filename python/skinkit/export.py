@@ -128,7 +128,8 @@ class FrameWriter:
     exception they are discarded (``abort``) and the target is untouched.
     """
 
-    def __init__(self, directory: PathLike, faces_by_prim: Mapping[str, Optional[NDArray[Any]]], count: int,
+    def __init__(self, directory: PathLike,
+                 faces_by_prim: Mapping[str, Optional[NDArray[Any]]], count: int,
                  format: str = "ply", normals: bool = False) -> None:
         self.directory = os.fspath(directory)
         self.format = _check_format(format)

@@ -157,7 +157,8 @@ def normalize_weights(weights: Input) -> Float:
     return out
 
 
-def limit_influences(joints: Input, weights: Input, k: int) -> Tuple[NDArray[np.integer[Any]], Float]:
+def limit_influences(joints: Input, weights: Input,
+                     k: int) -> Tuple[NDArray[np.integer[Any]], Float]:
     """Keep the ``k`` largest influences of each vertex and renormalize, as exporters do for
     4-influence renderers.
 

@@ -81,7 +81,8 @@ def _fit(ax: Axes3D, points: ArrayLike) -> None:
 def _skeleton_of(model_or_skeleton: Union[Model, Skeleton]) -> Tuple[Skeleton, Optional[Model]]:
     """(skeleton, model or None)."""
     if hasattr(model_or_skeleton, "skeleton"):
-        return model_or_skeleton.skeleton, model_or_skeleton  # type: ignore[return-value]  # duck-typed: hasattr does not narrow the union
+        # duck-typed: hasattr does not narrow the union
+        return model_or_skeleton.skeleton, model_or_skeleton  # type: ignore[return-value]
     if hasattr(model_or_skeleton, "parents"):
         return model_or_skeleton, None
     raise TypeError("expected a Model or a Skeleton, got "

@@ -48,7 +48,8 @@ class SkinningKernel(Protocol):
 
 _Posed = Tuple[NDArray[Any], Optional[NDArray[Any]]]   # positions and normals (or None)
 
-SKINNING: Dict[str, SkinningKernel] = {"lbs": kernels.linear_blend_skinning, "dqs": kernels.dual_quaternion_skinning}
+SKINNING: Dict[str, SkinningKernel] = {"lbs": kernels.linear_blend_skinning,
+                                       "dqs": kernels.dual_quaternion_skinning}
 MorphWeights = Dict[int, NDArray[Any]]   # node -> (B, M) sampled, or (M,) default weights
 
 

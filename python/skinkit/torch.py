@@ -76,7 +76,7 @@ def body_forward(model: BodyModel, betas: Optional[torch.Tensor] = None,
     ValueError
         A tensor on a device other than the CPU, or the shape errors of BodyModel.forward.
     """
-    # torch.autograd.Function.apply is not annotated in torch
-    out: Tuple[torch.Tensor, torch.Tensor] = BodyModelFunction.apply(  # type: ignore[no-untyped-call]
+    apply = BodyModelFunction.apply   # torch.autograd.Function.apply is not annotated in torch
+    out: Tuple[torch.Tensor, torch.Tensor] = apply(  # type: ignore[no-untyped-call]
         model, betas, pose, transl, expression, threads)
     return out

@@ -94,7 +94,8 @@ def read_skins(doc: Json, accessors: Accessors, dtype: np.dtype[Any]) -> List[Sk
             for _, path, skin in objects(doc, "skins", "")]
 
 
-def _read_skin(skin: Json, path: str, count: int, accessors: Accessors, dtype: np.dtype[Any]) -> Skin:
+def _read_skin(skin: Json, path: str, count: int, accessors: Accessors,
+               dtype: np.dtype[Any]) -> Skin:
     joints = list_field(skin, "joints", path, required=True)
     for j in joints:
         if type(j) is not int or not 0 <= j < count:
