@@ -28,7 +28,8 @@ SMPL_PARENTS = np.array([-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 1
                          19, 20, 21])
 LBS_BYTES = 12 + 8 + 16 + 12          # per vertex, positions: xyz in, 4 uint16, 4 float32, xyz out
 LBS_NORMAL_BYTES = LBS_BYTES + 12 + 12  # + normal in, normal out
-GROUPS = ("triad", "lbs", "dqs", "fk", "sample", "quat", "overhead", "memory", "smpl", "body")
+GROUPS = ("triad", "lbs", "dqs", "fk", "sample", "quat", "overhead", "memory", "smpl", "body",
+          "ozz")
 
 
 @dataclass
@@ -40,6 +41,8 @@ class Ctx:
     strict: bool                                   # a missing peer is an error (full run)
     triad_bytes: int
     emit: Callable[[Case], None] = print
+    ozz_src: Optional[str] = None                  # group "ozz" (ozz.py): the peer's sources
+    ozz_build: Optional[str] = None                # and its CMake build (None: built there)
     _triad: object = None
     cases: List[Case] = field(default_factory=list)
 
@@ -169,7 +172,8 @@ def bench(ctx: Ctx, case: Case, entries: Dict[str, object], compare=maxdiff, tol
 
 def _snapshot(x):
     if isinstance(x, (tuple, list)):
-        return type(x)(_snapshot(y) for y in x)
+        items = [_snapshot(y) for y in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)   # a NamedTuple
     return np.array(x, copy=True) if isinstance(x, np.ndarray) else x
 
 

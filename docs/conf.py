@@ -61,7 +61,7 @@ sphinx_gallery_conf = {
 }
 
 
-MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender")
+MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender", "skinkit.dataset")
 """The modules whose functions api.rst lists apart (not in ``skinkit.__all__``)."""
 
 
@@ -89,8 +89,9 @@ def _api_page() -> str:
                   aliases.get(module, [])] + [""]
     for module in MODULES:
         mod = importlib.import_module(module)
-        names = [n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
-                 and getattr(v, "__module__", None) == module]
+        names = list(getattr(mod, "__all__", ())) or [
+            n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
+            and getattr(v, "__module__", None) == module]
         title = f"``{module}``: {mod.__doc__.strip().splitlines()[0]}"
         lines += [title, "-" * len(title), "", f".. currentmodule:: {module}", "",
                   ".. autosummary::", "   :toctree: generated", ""]

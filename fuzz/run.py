@@ -4,10 +4,13 @@
     python fuzz/run.py --runs 1000000 gltf          # one harness for a number of inputs
     python fuzz/run.py --runs 3000 --corpus /tmp/c  # a smoke run in a scratch corpus
 
-Harnesses: ``gltf`` (fuzz/fuzz_gltf.py: load_gltf on hostile files) and ``kernels``
-(fuzz/fuzz_kernels.py: every binding and Clip.sample on hostile arrays).  The corpus of each
-(default fuzz/corpus/NAME, not committed) is seeded with a valid model made by
-fuzz/seed_model.py and the small glTF fixtures of tests/data/gltf.  A crash, an exception that
+Harnesses: ``gltf`` (fuzz/fuzz_gltf.py: load_gltf on hostile files), ``bvh``
+(fuzz/fuzz_bvh.py: load_bvh on hostile files), ``kernels`` (fuzz/fuzz_kernels.py: every binding
+and Clip.sample on hostile arrays) and ``body`` (fuzz/fuzz_body.py: load_body_model and
+load_amass on hostile .pkl and .npz files, seeded with tests/data/body's genuine chumpy pickles
+and .npz and a small AMASS file).  The corpus of each (default fuzz/corpus/NAME, not committed)
+is seeded with a valid model made by fuzz/seed_model.py and the small glTF fixtures of
+tests/data/gltf (fuzz/seed.bvh for BVH).  A crash, an exception that
 is not allowed, a leak-sized RSS or a hang stops that harness with its input saved as
 ``crash-*`` / ``oom-*`` / ``timeout-*`` in the corpus folder; the exit status is then 1.
 Prints one line per harness: inputs run, seconds, and the result.
@@ -22,7 +25,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "tests" / "data" / "gltf"
-HARNESSES = ("gltf", "kernels")
+BODY_FIXTURES = HERE.parent / "tests" / "data" / "body"
+HARNESSES = ("gltf", "bvh", "kernels", "body")
 
 
 def seed(name: str, folder: Path) -> None:
@@ -40,6 +44,22 @@ def seed(name: str, folder: Path) -> None:
                 if p.suffix in (".glb", ".gltf") and p.stat().st_size <= 20000:
                     mode = b"\x00" if p.suffix == ".glb" else b"\x60"
                     (folder / f"fixture-{p.name}").write_bytes(mode + p.read_bytes())
+    elif name == "bvh":
+        (folder / "seed-file.bvh").write_bytes(b"\x00" + (HERE / "seed.bvh").read_bytes())
+        for i in range(8):
+            (folder / f"seed-structured-{i}").write_bytes(bytes([0x80 + i]) + os.urandom(64))
+    elif name == "body":
+        for p in sorted(BODY_FIXTURES.glob("tiny_mano*")):
+            mode = b"\x60" if p.suffix == ".npz" else b"\x00"
+            (folder / f"fixture-{p.name}").write_bytes(mode + p.read_bytes())
+        import io
+        import numpy as np
+        amass = io.BytesIO()
+        np.savez(amass, poses=np.zeros((3, 156)), trans=np.zeros((3, 3)), betas=np.zeros(16),
+                 gender=np.array("male"), mocap_framerate=np.array(60.0))
+        (folder / "seed-amass.npz").write_bytes(b"\x60" + amass.getvalue())
+        for i in range(16):
+            (folder / f"seed-structured-{i}").write_bytes(bytes([0xA0 + i]) + os.urandom(64))
     else:
         for i in range(64):   # long enough for every argument to get its own bytes
             (folder / f"seed-{i}").write_bytes(bytes([i % 32]) + os.urandom(96 + 16 * i))
@@ -55,6 +75,10 @@ def run(name: str, args, extra) -> int:
            "-print_final_stats=1"]
     if name == "gltf":
         cmd += ["-max_len=24000", f"-dict={HERE / 'gltf.dict'}"]
+    elif name == "bvh":
+        cmd += ["-max_len=8000"]
+    elif name == "body":
+        cmd += ["-max_len=70000"]
     else:
         # the C kernels are not coverage-instrumented, so libFuzzer would not grow inputs for
         # them: give it long inputs from the start

@@ -159,19 +159,19 @@ static int add_kernels(PyObject *m)
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
+    /* a bad environment value is a RuntimeWarning and the default, not an import failure */
     const char *nt = getenv("SKINKIT_NUM_THREADS");
-    if (nt && *nt) {
-        char *end;
-        long v = strtol(nt, &end, 10);
-        if (*end || v < 1) {
-            PyErr_Format(PyExc_ImportError,
-                         "SKINKIT_NUM_THREADS must be an integer >= 1, got '%s'", nt);
-            return NULL;
-        }
+    char *end = NULL;
+    long v = nt && *nt ? strtol(nt, &end, 10) : 0;
+    if (nt && *nt && !*end && v >= 1) {
         default_threads = v > MAX_THREADS ? MAX_THREADS : (int)v;
     } else {
+        if (nt && *nt && PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                                          "SKINKIT_NUM_THREADS must be an integer >= 1, got "
+                                          "'%.40s': using the number of online CPUs", nt) < 0)
+            return NULL;
 #ifndef _WIN32
-        long v = sysconf(_SC_NPROCESSORS_ONLN);
+        v = sysconf(_SC_NPROCESSORS_ONLN);
         default_threads = v < 1 ? 1 : v > MAX_THREADS ? MAX_THREADS : (int)v;
 #endif
     }
@@ -181,11 +181,11 @@ PyMODINIT_FUNC PyInit__core(void)
             sk_set_simd(SK_SIMD_BASELINE);
         else if (!strcmp(simd, "avx2"))
             sk_set_simd(SK_SIMD_AVX2);
-        else if (strcmp(simd, "avx512")) {
-            PyErr_Format(PyExc_ImportError,
-                         "SKINKIT_SIMD must be avx512, avx2 or baseline, got '%s'", simd);
+        else if (strcmp(simd, "avx512") &&
+                 PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                                  "SKINKIT_SIMD must be avx512, avx2 or baseline, got "
+                                  "'%.40s': using the best this CPU has", simd) < 0)
             return NULL;
-        }
     }
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np)

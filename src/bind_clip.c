@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define GRAIN_SAMPLES 16384 /* channel samples per thread */
+#define TIME_SHARE 256      /* times per thread from which threads share out the times */
 
 /* the fields of sk_clip, as attributes of the Python table (skinkit.clip.ClipTable) */
 enum { KEY_TIMES, VALUES, KEY_OFFSET, NKEYS, VALUE_OFFSET, NCOMP, INTERP, ROTATION, NFIELDS };
@@ -42,10 +43,10 @@ static size_t run_end(const clip_call_t *cc, size_t c, size_t c1)
     return e;
 }
 
-/* one thread's share of the channels */
+/* one thread's share: channels [c0, c1) at times [i0, i1) */
 typedef struct {
     const clip_call_t *cc;
-    size_t c0, c1;
+    size_t c0, c1, i0, i1;
 } clip_part_t;
 
 static void *sample_part(void *arg)
@@ -56,10 +57,10 @@ static void *sample_part(void *arg)
         e = cc->nout > 1 ? run_end(cc, c, t->c1) : t->c1;
         void *out = cc->out[cc->nout > 1 ? cc->path[c] : 0];
         if (cc->dbl)
-            sk_sample_clip_d(&cc->d, c, e, cc->out_offset, cc->out_stride, cc->ntimes,
+            sk_sample_clip_d(&cc->d, c, e, cc->out_offset, cc->out_stride, t->i0, t->i1,
                              cc->times, out);
         else
-            sk_sample_clip_f(&cc->f, c, e, cc->out_offset, cc->out_stride, cc->ntimes,
+            sk_sample_clip_f(&cc->f, c, e, cc->out_offset, cc->out_stride, t->i0, t->i1,
                              cc->times, out);
     }
     return NULL;
@@ -112,7 +113,7 @@ static const char *clip_problem(int status)
 {
     switch (status) {
     case SK_ERR_CLIP_KEYS: return "has no keys, or its keys lie outside key_times";
-    case SK_ERR_CLIP_NCOMP: return "has ncomp outside 1..4 (or not 4 for a rotation)";
+    case SK_ERR_CLIP_NCOMP: return "has ncomp < 1 (or not 4 for a rotation)";
     case SK_ERR_CLIP_INTERP: return "has an unknown interpolation";
     case SK_ERR_CLIP_VALUES: return "has its values outside the values array";
     default: return "writes outside out";
@@ -260,12 +261,17 @@ PyObject *py_sample_channels(PyObject *self, PyObject *args)
                      clip_problem(SK_ERR_CLIP_OUTPUT));
         goto done;
     }
+    /* many times: each thread samples every channel at its share of the times (channels cost
+       unlike amounts: a clip's translations, then its rotations, would fall to different
+       threads); few: each takes a share of the channels */
     clip_part_t part[MAX_THREADS];
-    int parts = thread_count(nthreads < (npy_intp)nc ? nthreads : (int)nc,
-                             (npy_intp)(nc * cc.ntimes), GRAIN_SAMPLES);
+    size_t nt = cc.ntimes, many = nt >= TIME_SHARE * (size_t)nthreads;
+    int parts = thread_count(many || nthreads < (npy_intp)nc ? nthreads : (int)nc,
+                             (npy_intp)(nc * nt), GRAIN_SAMPLES);
     for (int t = 0; t < parts; t++) {
-        clip_part_t pt = {&cc, nc * (size_t)t / (size_t)parts,
-                          nc * (size_t)(t + 1) / (size_t)parts};
+        size_t a = (size_t)t, b = (size_t)t + 1, p = (size_t)parts;
+        clip_part_t pt = {&cc, many ? 0 : nc * a / p, many ? nc : nc * b / p,
+                          many ? nt * a / p : 0, many ? nt * b / p : nt};
         part[t] = pt;
     }
     Py_BEGIN_ALLOW_THREADS

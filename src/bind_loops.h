@@ -4,6 +4,15 @@
  * order, then outputs; NULL when absent), s[k] its item stride in elements. */
 #include "real.h"
 
+#ifndef SK_BIND_OPERANDS
+#define SK_BIND_OPERANDS
+/* the operands of the job kernels, in their descriptors' order (bind_table.c) */
+enum { SKIN_VERTS, SKIN_JOINTS, SKIN_WEIGHTS, SKIN_TRANSFORMS, SKIN_NORMALS, SKIN_POS, SKIN_NRM };
+enum { VJP_VERTS, VJP_JOINTS, VJP_WEIGHTS, VJP_MATS, VJP_G, VJP_G_VERTS, VJP_G_MATS };
+/* a job's array field and its stride from operand k of the run */
+#define OPERAND(field, k) .field = (void *)p[k], .field##_stride = s[k]
+#endif
+
 #define IN(k) ((const T *)p[k])
 #define OUT(k) ((T *)p[k])
 #define SIZE(c, letter) ((size_t)(c)->sym[SYM(letter)])
@@ -69,14 +78,24 @@ static int FN(loop_matrix_inverse)(size_t n, char **p, const ptrdiff_t *s, loop_
 }
 
 /* one item is one vertex (inner symbol V): its position, joints, weights, normal, the
- * skinning matrices of its pose (stride 0 within the pose) and its outputs.  The joint indices
- * are the same for every pose: the kernel checks them on the first pose only (item < V). */
+ * skinning matrices (or joint records) of its pose (stride 0 within the pose) and its outputs.
+ * The joint indices are the same for every pose: the kernel checks them on the first pose only
+ * (item < V). */
+static FN(sk_skin_job) FN(skin_job)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_skin_job) job = {n, SIZE(c, 'K'), SIZE(c, 'J'), OPERAND(verts, SKIN_VERTS),
+                           OPERAND(joints, SKIN_JOINTS), .itype = c->itype,
+                           OPERAND(weights, SKIN_WEIGHTS), OPERAND(transforms, SKIN_TRANSFORMS),
+                           OPERAND(normals, SKIN_NORMALS), OPERAND(out_pos, SKIN_POS),
+                           OPERAND(out_nrm, SKIN_NRM),
+                           .bad = (size_t)c->item < SIZE(c, 'V') ? &c->bad : NULL};
+    return job;
+}
+
 static int FN(loop_linear_blend_skinning)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
-    size_t *check = (size_t)c->item < SIZE(c, 'V') ? &c->bad : NULL;
-    return FN(sk_linear_blend_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1], s[1],
-                                        c->itype, IN(2), s[2], IN(3), s[3], IN(4), s[4], OUT(5),
-                                        s[5], OUT(6), s[6], check);
+    FN(sk_skin_job) job = FN(skin_job)(n, p, s, c);
+    return FN(sk_linear_blend_skinning)(&job);
 }
 
 /* ------------------------------------------------------------ VJPs (body models, issue 11) */
@@ -97,19 +116,20 @@ static int FN(loop_rigid_forward_kinematics_vjp)(size_t n, char **p, const ptrdi
 static int FN(loop_linear_blend_skinning_vjp)(size_t n, char **p, const ptrdiff_t *s,
                                               loop_ctx *c)
 {
-    return FN(sk_linear_blend_skinning_vjp)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1],
-                                            s[1], c->itype, IN(2), s[2], IN(3), s[3], IN(4),
-                                            s[4], OUT(5), s[5], OUT(6), s[6], &c->bad);
+    FN(sk_skin_vjp_job) job = {n, SIZE(c, 'K'), SIZE(c, 'J'), OPERAND(verts, VJP_VERTS),
+                               OPERAND(joints, VJP_JOINTS), .itype = c->itype,
+                               OPERAND(weights, VJP_WEIGHTS), OPERAND(mats, VJP_MATS),
+                               OPERAND(g, VJP_G), OPERAND(g_verts, VJP_G_VERTS),
+                               OPERAND(g_mats, VJP_G_MATS), .bad = &c->bad};
+    return FN(sk_linear_blend_skinning_vjp)(&job);
 }
 
-/* as linear_blend_skinning, with the joint records of dual quaternion skinning (p[3]) */
+/* as linear_blend_skinning, with the joint records of dual quaternion skinning */
 static int FN(loop_dual_quaternion_skinning)(size_t n, char **p, const ptrdiff_t *s,
                                              loop_ctx *c)
 {
-    size_t *check = (size_t)c->item < SIZE(c, 'V') ? &c->bad : NULL;
-    return FN(sk_dual_quaternion_skinning)(n, SIZE(c, 'K'), SIZE(c, 'J'), IN(0), s[0], p[1],
-                                           s[1], c->itype, IN(2), s[2], IN(3), s[3], IN(4), s[4],
-                                           OUT(5), s[5], OUT(6), s[6], check);
+    FN(sk_skin_job) job = FN(skin_job)(n, p, s, c);
+    return FN(sk_dual_quaternion_skinning)(&job);
 }
 
 /* one item is one pose of L layers x J joints */

@@ -145,25 +145,13 @@ void FN(sk_skinning_dual_quaternions)(size_t n, const T *m, ptrdiff_t sm, T *res
     }
 }
 
-int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
-                                    const void *joints, ptrdiff_t sj, int itype,
-                                    const T *weights, ptrdiff_t sw, const T *dqs, ptrdiff_t sd,
-                                    const T *normals, ptrdiff_t sn, T *restrict out_pos,
-                                    ptrdiff_t sp, T *restrict out_nrm, ptrdiff_t so, size_t *bad)
+/* portable C, any strides */
+static int FN(dqs_items)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
+                         const void *joints, ptrdiff_t sj, int itype, const T *weights,
+                         ptrdiff_t sw, const T *dqs, ptrdiff_t sd, const T *normals, ptrdiff_t sn,
+                         T *restrict out_pos, ptrdiff_t sp, T *restrict out_nrm, ptrdiff_t so,
+                         size_t *bad)
 {
-#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    /* the SIMD variant takes packed vertices of one pose whose joints are all rigid; the AVX-512
-       level runs it too (no AVX-512 DQS) */
-    if (sk_simd() >= SK_SIMD_AVX2 && sv == 3 && sp == 3 && sd == 0 && sj == (ptrdiff_t)K &&
-        sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3))) {
-        int rigid = 1;
-        for (size_t j = 0; j < J && rigid; j++)
-            rigid = dqs[SK_DQ_RECORD * j + 29] == 0;
-        if (rigid)
-            return sk_dqs_pose_avx2(n, K, J, verts, joints, itype, weights, dqs, normals,
-                                    out_pos, out_nrm, bad);
-    }
-#endif
     for (size_t x = 0; x < n; x++) {
         const T *rec = dqs + x * sd, *w = weights + x * sw, *v = verts + x * sv;
         T b[4] = {0, 0, 0, 0}, e[4] = {0, 0, 0, 0}, S[9] = {0}, wsum = 0, wscaled = 0;
@@ -247,4 +235,27 @@ int FN(sk_dual_quaternion_skinning)(size_t n, size_t K, size_t J, const T *verts
         }
     }
     return SK_OK;
+}
+
+int FN(sk_dual_quaternion_skinning)(const FN(sk_skin_job) *job)
+{
+    const FN(sk_skin_job) *j = job;
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    /* the SIMD variant takes packed vertices of one pose whose joints are all rigid; the AVX-512
+       level runs it too (no AVX-512 DQS) */
+    if (sk_simd() >= SK_SIMD_AVX2 && j->verts_stride == 3 && j->out_pos_stride == 3 &&
+        j->transforms_stride == 0 && j->joints_stride == (ptrdiff_t)j->K &&
+        j->weights_stride == (ptrdiff_t)j->K &&
+        (!j->normals || (j->normals_stride == 3 && j->out_nrm_stride == 3))) {
+        int rigid = 1;
+        for (size_t x = 0; x < j->J && rigid; x++)
+            rigid = j->transforms[SK_DQ_RECORD * x + 29] == 0;
+        if (rigid)
+            return sk_dqs_pose_avx2(j);
+    }
+#endif
+    return FN(dqs_items)(j->n, j->K, j->J, j->verts, j->verts_stride, j->joints,
+                         j->joints_stride, j->itype, j->weights, j->weights_stride,
+                         j->transforms, j->transforms_stride, j->normals, j->normals_stride,
+                         j->out_pos, j->out_pos_stride, j->out_nrm, j->out_nrm_stride, j->bad);
 }

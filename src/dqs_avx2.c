@@ -115,13 +115,15 @@ static inline __attribute__((always_inline)) int dqs_body(
 
 /* K = 4 (glTF's JOINTS_0) and uint16 joints get their own copies with the influence loop
  * unrolled and the index type known */
-int sk_dqs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
-                     const float *weights, const float *rec, const float *nv, float *op,
-                     float *on, size_t *bad)
+int sk_dqs_pose_avx2(const sk_skin_job_f *j)
 {
-    if (K == 4 && itype == SK_U16)
-        return dqs_body(V, 4, J, v, joints, SK_U16, weights, rec, nv, op, on, bad);
+    size_t V = j->n, K = j->K, J = j->J;
+    if (K == 4 && j->itype == SK_U16)
+        return dqs_body(V, 4, J, j->verts, j->joints, SK_U16, j->weights, j->transforms,
+                        j->normals, j->out_pos, j->out_nrm, j->bad);
     if (K == 4)
-        return dqs_body(V, 4, J, v, joints, itype, weights, rec, nv, op, on, bad);
-    return dqs_body(V, K, J, v, joints, itype, weights, rec, nv, op, on, bad);
+        return dqs_body(V, 4, J, j->verts, j->joints, j->itype, j->weights, j->transforms,
+                        j->normals, j->out_pos, j->out_nrm, j->bad);
+    return dqs_body(V, K, J, j->verts, j->joints, j->itype, j->weights, j->transforms,
+                    j->normals, j->out_pos, j->out_nrm, j->bad);
 }

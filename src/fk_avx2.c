@@ -43,15 +43,17 @@
 
 #define L 8 /* lanes: poses per group */
 
-/* o[c] lane l = base[l * stride + off + c], c < 4 (n == 4) or c < 3 (n == 3: masked loads, no
- * read past the item's 3 floats) */
+/* o[c] lane l = base[l * stride + off + c], c < 4 (n == 4) or c < 3 (n == 3: 4 floats loaded,
+ * the 4th of the item's next 3-vector; masked loads, no read past the item, for its last one,
+ * n == -3: masked loads cost 15% of the FK of 65,536 poses, where 3-vectors of the inputs came
+ * from memory) */
 static inline void gather(const float *base, ptrdiff_t stride, size_t off, int n, __m256 o[4])
 {
     const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
     for (int i = 0; i < 4; i++) {
         const float *lo = base + (ptrdiff_t)i * stride + off, *hi = lo + 4 * stride;
-        o[i] = n == 4 ? _mm256_set_m128(_mm_loadu_ps(hi), _mm_loadu_ps(lo))
-                      : _mm256_set_m128(_mm_maskload_ps(hi, m3), _mm_maskload_ps(lo, m3));
+        o[i] = n > 0 ? _mm256_set_m128(_mm_loadu_ps(hi), _mm_loadu_ps(lo))
+                     : _mm256_set_m128(_mm_maskload_ps(hi, m3), _mm_maskload_ps(lo, m3));
     }
     transpose4_lanes8(o, 4, o); /* o[i] half h <-> column i of rows 4h..4h+3 */
 }
@@ -92,10 +94,11 @@ static void fk_group(size_t J, const int32_t *parents, const int32_t *order, con
     for (size_t k = 0; k < J; k++) {
         size_t j = (size_t)order[k];
         __m256 q[4], t[4], s[4], l[12];
+        int n3 = j + 1 < J ? 3 : -3; /* the item's last 3-vector: masked */
         gather(rot, sr, 4 * j, 4, q);
-        gather(trans, st, 3 * j, 3, t);
+        gather(trans, st, 3 * j, n3, t);
         if (scale)
-            gather(scale, ss, 3 * j, 3, s);
+            gather(scale, ss, 3 * j, n3, s);
         local_trs_8(q, t, scale ? s : NULL, l);
         __m256 *o = w + 12 * j;
         int32_t par = parents[j];
@@ -151,7 +154,7 @@ static void rigid_group(size_t J, const int32_t *parents, const int32_t *order, 
         size_t j = (size_t)order[k];
         __m256 q[4], x[4];
         gather(rot, sr, 4 * j, 4, q);
-        gather(rest, sx, 3 * j, 3, x);
+        gather(rest, sx, 3 * j, j + 1 < J ? 3 : -3, x);
         __m256 *Q = w + 7 * j, *t = Q + 4;
         int32_t par = parents[j];
         const __m256 *P = par < 0 ? NULL : w + 7 * (size_t)par;

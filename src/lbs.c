@@ -36,26 +36,25 @@ static int FN(lbs_items)(size_t n, size_t K, size_t J, const T *v, ptrdiff_t sv,
     return SK_OK;
 }
 
-int FN(sk_linear_blend_skinning)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
-                                 const void *joints, ptrdiff_t sj, int itype, const T *weights,
-                                 ptrdiff_t sw, const T *mats, ptrdiff_t sm, const T *normals,
-                                 ptrdiff_t sn, T *restrict out_pos, ptrdiff_t sp,
-                                 T *restrict out_nrm, ptrdiff_t so, size_t *bad)
+int FN(sk_linear_blend_skinning)(const FN(sk_skin_job) *job)
 {
+    const FN(sk_skin_job) *j = job;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     /* the SIMD variants take packed vertices of one pose */
     int level = sk_simd();
-    if (level && J <= SK_AVX2_MAX_JOINTS && sv == 3 && sp == 3 && sm == 0 &&
-        sj == (ptrdiff_t)K && sw == (ptrdiff_t)K && (!normals || (sn == 3 && so == 3))) {
+    if (level && j->J <= SK_AVX2_MAX_JOINTS && j->verts_stride == 3 && j->out_pos_stride == 3 &&
+        j->transforms_stride == 0 && j->joints_stride == (ptrdiff_t)j->K &&
+        j->weights_stride == (ptrdiff_t)j->K &&
+        (!j->normals || (j->normals_stride == 3 && j->out_nrm_stride == 3))) {
 #if defined(SK_HAVE_AVX512)
         if (level >= SK_SIMD_AVX512)
-            return sk_lbs_pose_avx512(n, K, J, verts, joints, itype, weights, mats, normals,
-                                      out_pos, out_nrm, bad);
+            return sk_lbs_pose_avx512(j);
 #endif
-        return sk_lbs_pose_avx2(n, K, J, verts, joints, itype, weights, mats, normals, out_pos,
-                                out_nrm, bad);
+        return sk_lbs_pose_avx2(j);
     }
 #endif
-    return FN(lbs_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, normals,
-                         sn, out_pos, sp, out_nrm, so, bad);
+    return FN(lbs_items)(j->n, j->K, j->J, j->verts, j->verts_stride, j->joints,
+                         j->joints_stride, j->itype, j->weights, j->weights_stride,
+                         j->transforms, j->transforms_stride, j->normals, j->normals_stride,
+                         j->out_pos, j->out_pos_stride, j->out_nrm, j->out_nrm_stride, j->bad);
 }

@@ -106,31 +106,31 @@ static inline __attribute__((always_inline)) void flush_normals(__m256 *st, size
         const float *restrict w, const float *restrict mt, const float *restrict nv,          \
         float *restrict op, float *restrict on, size_t *bad)
 
-/* The variant's entry for one pose: transposes the matrices once, then runs its kernel for the
- * joint index type, lbs_u8 / lbs_u16 / lbs_i32 (defined by SK_LBS_K4). */
+/* The variant's entry for one pose (a job of packed vertices): transposes the matrices once,
+ * then runs its kernel for the joint index type, lbs_u8 / lbs_u16 / lbs_i32 (SK_LBS_K4). */
 #define SK_LBS_POSE(FNAME)                                                                     \
-    int FNAME(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,      \
-              const float *weights, const float *m, const float *nv, float *op, float *on,      \
-              size_t *bad)                                                                      \
+    int FNAME(const sk_skin_job_f *job)                                                         \
     {                                                                                           \
         float mt[16 * SK_AVX2_MAX_JOINTS]; /* the matrices transposed: columns, contiguous */   \
-        transpose_mats(J, m, mt);                                                               \
-        if (itype == SK_U8)                                                                     \
-            return lbs_u8(V, K, J, v, joints, weights, mt, nv, op, on, bad);                    \
-        if (itype == SK_U16)                                                                    \
-            return lbs_u16(V, K, J, v, joints, weights, mt, nv, op, on, bad);                   \
-        return lbs_i32(V, K, J, v, joints, weights, mt, nv, op, on, bad);                       \
+        transpose_mats(job->J, job->transforms, mt);                                            \
+        if (job->itype == SK_U8)                                                                \
+            return lbs_u8(job, mt);                                                             \
+        if (job->itype == SK_U16)                                                               \
+            return lbs_u16(job, mt);                                                            \
+        return lbs_i32(job, mt);                                                                \
     }
 
 /* A variant's kernel NAME for index type JT over its NAME##_body: K = 4 (glTF's JOINTS_0) gets
  * its own copies with the influence loop unrolled, with and without normals. */
 #define SK_LBS_K4(NAME, JT)                                                                    \
-    static int NAME(size_t V, size_t K, size_t J, const float *v, const JT *joints,             \
-                    const float *w, const float *mt, const float *nv, float *op, float *on,     \
-                    size_t *bad)                                                                \
+    static int NAME(const sk_skin_job_f *j, const float *mt)                                    \
     {                                                                                           \
-        if (K != 4)                                                                             \
-            return NAME##_body(V, K, J, v, joints, w, mt, nv, op, on, bad);                     \
-        return on ? NAME##_body(V, 4, J, v, joints, w, mt, nv, op, on, bad)                     \
-                  : NAME##_body(V, 4, J, v, joints, w, mt, NULL, op, NULL, bad);                \
+        const JT *jt = j->joints;                                                               \
+        if (j->K != 4)                                                                          \
+            return NAME##_body(j->n, j->K, j->J, j->verts, jt, j->weights, mt, j->normals,      \
+                               j->out_pos, j->out_nrm, j->bad);                                 \
+        return j->out_nrm ? NAME##_body(j->n, 4, j->J, j->verts, jt, j->weights, mt,            \
+                                        j->normals, j->out_pos, j->out_nrm, j->bad)             \
+                          : NAME##_body(j->n, 4, j->J, j->verts, jt, j->weights, mt, NULL,      \
+                                        j->out_pos, NULL, j->bad);                              \
     }

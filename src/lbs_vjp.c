@@ -11,18 +11,11 @@
 #include "real.h"
 #include "lbs_vjp.h"
 
-int FN(sk_linear_blend_skinning_vjp)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
-                                     const void *joints, ptrdiff_t sj, int itype,
-                                     const T *weights, ptrdiff_t sw, const T *mats, ptrdiff_t sm,
-                                     const T *g, ptrdiff_t sg, T *restrict g_verts,
-                                     ptrdiff_t sov, T *restrict g_mats, ptrdiff_t som,
-                                     size_t *bad)
+int FN(sk_linear_blend_skinning_vjp)(const FN(sk_skin_vjp_job) *job)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     if (sk_simd() >= SK_SIMD_AVX2)
-        return sk_lbs_vjp_avx2(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, g,
-                               sg, g_verts, sov, g_mats, som, bad);
+        return sk_lbs_vjp_avx2(job);
 #endif
-    return FN(lbs_vjp_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, g, sg,
-                             g_verts, sov, g_mats, som, bad);
+    return FN(lbs_vjp_items)(job);
 }

@@ -7,11 +7,7 @@
 #include "simd.h"
 #include "lbs_vjp.h"
 
-int sk_lbs_vjp_avx2(size_t n, size_t K, size_t J, const float *verts, ptrdiff_t sv,
-                    const void *joints, ptrdiff_t sj, int itype, const float *weights,
-                    ptrdiff_t sw, const float *mats, ptrdiff_t sm, const float *g, ptrdiff_t sg,
-                    float *g_verts, ptrdiff_t sov, float *g_mats, ptrdiff_t som, size_t *bad)
+int sk_lbs_vjp_avx2(const sk_skin_vjp_job_f *job)
 {
-    return FN(lbs_vjp_items)(n, K, J, verts, sv, joints, sj, itype, weights, sw, mats, sm, g,
-                             sg, g_verts, sov, g_mats, som, bad);
+    return FN(lbs_vjp_items)(job);
 }

@@ -1,6 +1,8 @@
 /* sample.c -- glTF 2.0 animation sampling (section 3.11 and Appendix C "Interpolation"). */
 #include "real.h"
 #include "qmath.h"
+#include "simd.h"
+#include "sample_keys.h"
 
 /* the key value of key k (the middle of in-tangent, value, out-tangent for CUBICSPLINE) */
 static inline const T *FN(key_value)(const T *vals, int interp, int nc, size_t k)
@@ -8,25 +10,33 @@ static inline const T *FN(key_value)(const T *vals, int interp, int nc, size_t k
     return vals + (interp == SK_CUBICSPLINE ? 3 * k + 1 : k) * (size_t)nc;
 }
 
-/* first index in [1, K-1] whose key time exceeds t (K >= 2); stays in range for any input */
-static inline size_t FN(upper_key)(const T *kt, size_t K, T t)
+/* q / |q| in place (a zero q stays zero): a CUBICSPLINE rotation's value (glTF 2.0 Appendix C;
+ * the STEP and LINEAR keys of a clip are unit already: skinkit.clip._sampler_values) */
+static inline void FN(unit)(T *q)
 {
-    size_t lo = 1, hi = K - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (kt[mid] > t)
-            hi = mid;
-        else
-            lo = mid + 1;
+    T len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (len2 > 0) {
+        T r = 1 / SQRT(len2);
+        for (int c = 0; c < 4; c++)
+            q[c] *= r;
     }
-    return lo;
 }
 
-/* sl: the channel's slerp constants (sk_prepare_clip) or NULL */
-static void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc, int rot,
-                            size_t k, T t, T *o)
+#ifndef SK_SPECIALIZE
+/* inlined into each call with constant arguments, so that the compiler writes one copy of the
+ * loop per kind of channel (GCC, Clang; elsewhere the compiler decides) */
+#if defined(__GNUC__)
+#define SK_SPECIALIZE static inline __attribute__((always_inline))
+#else
+#define SK_SPECIALIZE static inline
+#endif
+#endif
+
+/* the value at parameter s of interval k; sl: the channel's slerp constants (sk_prepare_clip)
+ * or NULL */
+SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp, int nc,
+                                   int rot, size_t k, T s, T *o)
 {
-    T t0 = kt[k], td = kt[k + 1] - t0, s = (t - t0) / td;
     const T *v0 = FN(key_value)(vals, interp, nc, k), *v1 = FN(key_value)(vals, interp, nc, k + 1);
     if (interp == SK_STEP) {
         for (int c = 0; c < nc; c++)
@@ -42,27 +52,21 @@ static void FN(interpolate)(const T *kt, const T *vals, const T *sl, int interp,
     } else {
         /* p = h00 v_k + h10 td b_k + h01 v_k+1 + h11 td a_k+1 (b: out-tangent, a: in-tangent) */
         const T *b0 = v0 + nc, *a1 = v1 - nc;
-        T s2 = s * s, s3 = s2 * s;
+        T td = kt[k + 1] - kt[k], s2 = s * s, s3 = s2 * s;
         T h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
         T h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
-        T len2 = 0;
-        for (int c = 0; c < nc; c++) {
+        for (int c = 0; c < nc; c++)
             o[c] = h00 * v0[c] + h10 * b0[c] + h01 * v1[c] + h11 * a1[c];
-            len2 += o[c] * o[c];
-        }
-        if (rot && len2 > 0) {
-            T r = 1 / SQRT(len2);
-            for (int c = 0; c < nc; c++)
-                o[c] *= r;
-        }
+        if (rot)
+            FN(unit)(o);
     }
 }
 
-/* Channels are taken in groups and times in blocks, so that one block of output rows stays in
- * cache while every channel of the group writes into it; each channel keeps its key interval
- * from one time to the next (amortised O(1) for sorted times, binary search otherwise). */
+/* Channels are taken in groups and times in blocks (SK_TIME_BLOCK, sample_keys.h), so that one
+ * block of output rows stays in cache while every channel of the group writes into it; each
+ * channel keeps its key interval from one time to the next (amortised O(1) for sorted times,
+ * binary search otherwise), and channels with the same key times share the block's intervals. */
 #define SK_CHANNEL_GROUP 64
-#define SK_TIME_BLOCK 256
 
 /* the clip table's own rules (skinkit.h): every range inside its array */
 int FN(sk_check_clip)(const FN(sk_clip) *clip, size_t *bad)
@@ -70,11 +74,12 @@ int FN(sk_check_clip)(const FN(sk_clip) *clip, size_t *bad)
     int64_t nkt = (int64_t)clip->nkey_times, nv = (int64_t)clip->nvalues;
     for (size_t c = 0; c < clip->nchannels; c++) {
         int64_t ko = clip->key_offset[c], nk = clip->nkeys[c], vo = clip->value_offset[c];
-        int32_t nc = clip->ncomp[c], mode = clip->interp[c];
+        int64_t nc = clip->ncomp[c];
+        int32_t mode = clip->interp[c];
         int st = SK_OK;
         if (nk < 1 || ko < 0 || ko > nkt || nk > nkt - ko)
             st = SK_ERR_CLIP_KEYS;
-        else if (nc < 1 || nc > 4 || (clip->rotation[c] && nc != 4))
+        else if (nc < 1 || (clip->rotation[c] && nc != 4))
             st = SK_ERR_CLIP_NCOMP;
         else if (mode < SK_STEP || mode > SK_CUBICSPLINE)
             st = SK_ERR_CLIP_INTERP;
@@ -114,44 +119,61 @@ void FN(sk_prepare_clip)(const FN(sk_clip) *clip, T *restrict slerp)
     }
 }
 
+/* the times of a block (their intervals bk) of one channel (its key times kt, values, slerp
+ * constants sl, its kind) into o (sample i at o + i * os) */
+SK_SPECIALIZE void FN(sample_run)(const T *kt, const T *vals, const T *sl, int mode, int nc,
+                                  int rot, const FN(sk_block_keys) *bk, T *o, ptrdiff_t os)
+{
+    for (size_t j = 0; j < bk->e - bk->b; j++) {
+        T *oi = o + (ptrdiff_t)(bk->b + j) * os;
+        if (bk->held[j]) {
+            const T *hold = FN(key_value)(vals, mode, nc, bk->key[j]);
+            for (int c = 0; c < nc; c++)
+                oi[c] = hold[c];
+            if (rot && mode == SK_CUBICSPLINE)
+                FN(unit)(oi);
+        } else {
+            FN(interpolate)(kt, vals, sl, mode, nc, rot, bk->key[j], bk->u[j], oi);
+        }
+    }
+}
+
 void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
-                        const int64_t *out_offset, const int64_t *out_stride, size_t ntimes,
-                        const T *times, T *restrict out)
+                        const int64_t *out_offset, const int64_t *out_stride, size_t i0,
+                        size_t i1, const T *times, T *restrict out)
 {
     const T *key_times = clip->key_times, *values = clip->values;
+    FN(sk_block_keys) bk;
+    bk.K = bk.b = bk.e = bk.k = 0;
     for (size_t g = c0; g < c1; g += SK_CHANNEL_GROUP) {
         size_t gend = g + SK_CHANNEL_GROUP < c1 ? g + SK_CHANNEL_GROUP : c1;
         size_t cursor[SK_CHANNEL_GROUP] = {0};
-        for (size_t b = 0; b < ntimes; b += SK_TIME_BLOCK) {
-            size_t bend = b + SK_TIME_BLOCK < ntimes ? b + SK_TIME_BLOCK : ntimes;
+        bk.kt = NULL;
+        for (size_t b = i0; b < i1; b += SK_TIME_BLOCK) {
+            size_t bend = b + SK_TIME_BLOCK < i1 ? b + SK_TIME_BLOCK : i1;
             for (size_t c = g; c < gend; c++) {
-                size_t K = (size_t)clip->nkeys[c], k = cursor[c - g];
+                size_t K = (size_t)clip->nkeys[c];
                 const T *kt = key_times + clip->key_offset[c];
+                if (bk.kt != kt || bk.K != K || bk.b != b)
+                    FN(block_keys)(&bk, kt, K, cursor[c - g], times, b, bend);
+                cursor[c - g] = bk.k;
                 const T *vals = values + clip->value_offset[c];
                 const T *sl = clip->slerp ? clip->slerp + clip->value_offset[c] : NULL;
                 int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
-                for (size_t i = b; i < bend; i++) {
-                    T t = times[i];
-                    T *o = out + out_offset[c] + (ptrdiff_t)i * out_stride[c];
-                    const T *hold = NULL;
-                    if (!(t > kt[0]))        /* before the first key (or NaN) */
-                        hold = FN(key_value)(vals, mode, nc, 0);
-                    else if (t >= kt[K - 1]) /* at or after the last key */
-                        hold = FN(key_value)(vals, mode, nc, K - 1);
-                    if (hold) {
-                        for (int e = 0; e < nc; e++)
-                            o[e] = hold[e];
-                        continue;
-                    }
-                    if (!(kt[k] <= t && t < kt[k + 1])) {
-                        if (k + 2 < K && kt[k + 1] <= t && t < kt[k + 2])
-                            k++;
-                        else
-                            k = FN(upper_key)(kt, K, t) - 1;
-                    }
-                    FN(interpolate)(kt, vals, sl, mode, nc, rot, k, t, o);
-                }
-                cursor[c - g] = k;
+                T *o = out + out_offset[c];
+                ptrdiff_t os = (ptrdiff_t)out_stride[c];
+                /* the usual kinds get their own copies: slerped rotations, lerped 3-vectors */
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+                if (mode == SK_LINEAR && rot && sl && sk_simd() >= SK_SIMD_AVX2)
+                    sk_sample_slerp_avx2(vals, sl, &bk, o, os);
+                else
+#endif
+                if (mode == SK_LINEAR && rot && sl)
+                    FN(sample_run)(kt, vals, sl, SK_LINEAR, 4, 1, &bk, o, os);
+                else if (mode == SK_LINEAR && nc == 3 && !rot)
+                    FN(sample_run)(kt, vals, NULL, SK_LINEAR, 3, 0, &bk, o, os);
+                else
+                    FN(sample_run)(kt, vals, sl, mode, nc, rot, &bk, o, os);
             }
         }
     }

@@ -5,16 +5,14 @@
 
 #if defined(SK_HAVE_AVX2)
 /* lbs_avx2.c / lbs_avx512.c: one float32 pose of linear blend skinning, J <= SK_AVX2_MAX_JOINTS
-   (its transposed matrices live on the stack: 16 KiB) */
+   (its transposed matrices live on the stack: 16 KiB); the job's vertices packed (strides 3, K
+   and 0 for the transforms: lbs.c checks) */
 #define SK_AVX2_MAX_JOINTS 256
-int sk_lbs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
-                     const float *weights, const float *m, const float *nv, float *op, float *on,
-                     size_t *bad);
+int sk_lbs_pose_avx2(const sk_skin_job_f *job);
 /* dqs_avx2.c: one float32 pose of dual quaternion skinning with AVX2/FMA, packed vertices,
-   every joint record rigid (dqs.c checks); also the AVX-512 level's DQS (there is no AVX-512 DQS) */
-int sk_dqs_pose_avx2(size_t V, size_t K, size_t J, const float *v, const void *joints, int itype,
-                     const float *weights, const float *rec, const float *nv, float *op,
-                     float *on, size_t *bad);
+   every joint record rigid (dqs.c checks); also the AVX-512 level's DQS (there is no AVX-512
+   DQS) */
+int sk_dqs_pose_avx2(const sk_skin_job_f *job);
 /* fk_avx2.c: float32 forward kinematics of 8 poses side by side, J <= SK_FK_SIMD_MAX_JOINTS
    (the parents' results of a group live on the stack: 48 KiB) */
 #define SK_FK_SIMD_MAX_JOINTS 128
@@ -25,16 +23,16 @@ void sk_rigid_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents
                                       const int32_t *order, const float *rest, ptrdiff_t sx,
                                       const float *rot, ptrdiff_t sr, float *out_rot,
                                       ptrdiff_t sor, float *out_trans, ptrdiff_t sot);
-/* lbs_vjp_avx2.c: the float32 linear blend skinning VJP (sk_linear_blend_skinning_vjp_f's
-   arguments) compiled with AVX2/FMA */
-int sk_lbs_vjp_avx2(size_t n, size_t K, size_t J, const float *verts, ptrdiff_t sv,
-                    const void *joints, ptrdiff_t sj, int itype, const float *weights,
-                    ptrdiff_t sw, const float *mats, ptrdiff_t sm, const float *g, ptrdiff_t sg,
-                    float *g_verts, ptrdiff_t sov, float *g_mats, ptrdiff_t som, size_t *bad);
+/* lbs_vjp_avx2.c: the float32 linear blend skinning VJP compiled with AVX2/FMA */
+int sk_lbs_vjp_avx2(const sk_skin_vjp_job_f *job);
+/* sample_avx2.c: a block of times (intervals bk: sk_block_keys_f, sample_keys.h) of one
+   float32 LINEAR rotation channel with slerp constants sl into o (sample i at o + i * os), 8
+   times at once with AVX2/FMA */
+struct sk_block_keys_f;
+void sk_sample_slerp_avx2(const float *vals, const float *sl, const struct sk_block_keys_f *bk,
+                          float *o, ptrdiff_t os);
 #endif
 #if defined(SK_HAVE_AVX512)
-int sk_lbs_pose_avx512(size_t V, size_t K, size_t J, const float *v, const void *joints,
-                       int itype, const float *weights, const float *m, const float *nv,
-                       float *op, float *on, size_t *bad);
+int sk_lbs_pose_avx512(const sk_skin_job_f *job);
 #endif
 #endif

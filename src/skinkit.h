@@ -1,5 +1,6 @@
 /*
- * skinkit.h -- the only public header of the skinkit C kernel library.
+ * skinkit.h -- the public header of the skinkit C kernel library (with skinkit_jobs.h,
+ * the job structs it includes).
  *
  * C99, no Python.  Every kernel exists in a float (suffix _f) and a double
  * (suffix _d) version compiled from one source.  Conventions:
@@ -7,7 +8,8 @@
  *   - 4x4 and 3x3 matrices are row-major and act on column vectors (v' = M v);
  *   - a kernel processes n "items" (a pose, a quaternion, ...); every array
  *     argument is followed by its item stride in elements (0 broadcasts one
- *     item to all n), the data inside one item is contiguous;
+ *     item to all n), the data inside one item is contiguous; the wide kernels
+ *     take one job struct (skinkit_jobs.h) whose fields say the same;
  *   - kernels never allocate and never abort: they return SK_OK (0) or a
  *     negative status; *bad (when given) receives the offending index.
  */
@@ -33,7 +35,7 @@ enum sk_status {
     SK_ERR_SINGULAR = -5,      /* matrix of item bad is singular             */
     /* sk_check_clip: channel bad of an sk_clip table has ... */
     SK_ERR_CLIP_KEYS = -6,     /* no keys, or keys outside key_times         */
-    SK_ERR_CLIP_NCOMP = -7,    /* ncomp not 1..4, or not 4 for a rotation    */
+    SK_ERR_CLIP_NCOMP = -7,    /* ncomp < 1, or not 4 for a rotation         */
     SK_ERR_CLIP_INTERP = -8,   /* an interp that is no sk_interpolation      */
     SK_ERR_CLIP_VALUES = -9,   /* values outside the values array            */
     SK_ERR_CLIP_OUTPUT = -10,  /* an output range outside the output array   */
@@ -53,238 +55,295 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 
-#define SK_DECLARE(T, S)                                                          \
-/* --- quaternions (quat.c): out may not alias inputs --- */                      \
-void sk_quat_multiply_##S(size_t n, const T *a, ptrdiff_t sa, const T *b,         \
-                          ptrdiff_t sb, T *SK_RESTRICT out, ptrdiff_t so);        \
-void sk_quat_conjugate_##S(size_t n, const T *q, ptrdiff_t sq,                    \
-                           T *SK_RESTRICT out, ptrdiff_t so);                     \
-/* q* / |q|^2; a zero quaternion gives non-finite values */                       \
-void sk_quat_inverse_##S(size_t n, const T *q, ptrdiff_t sq,                      \
-                         T *SK_RESTRICT out, ptrdiff_t so);                       \
-/* q / |q|; a zero quaternion gives the identity (0, 0, 0, 1) */                  \
-void sk_quat_normalize_##S(size_t n, const T *q, ptrdiff_t sq,                    \
-                           T *SK_RESTRICT out, ptrdiff_t so);                     \
-/* v' = q v q* for a unit q (3-vectors) */                                        \
-void sk_quat_rotate_##S(size_t n, const T *q, ptrdiff_t sq, const T *v,           \
-                        ptrdiff_t sv, T *SK_RESTRICT out, ptrdiff_t so);          \
-/* unit q -> 3x3 rotation matrix (row-major) */                                   \
-void sk_quat_to_matrix_##S(size_t n, const T *q, ptrdiff_t sq,                    \
-                           T *SK_RESTRICT out, ptrdiff_t so);                     \
-/* 3x3 rotation matrix -> unit q with w >= 0 (Shepperd's method) */               \
-void sk_quat_from_matrix_##S(size_t n, const T *m, ptrdiff_t sm,                  \
-                             T *SK_RESTRICT out, ptrdiff_t so);                   \
-/* rotation vector (axis * angle in radians) -> unit q */                         \
-void sk_quat_from_rotvec_##S(size_t n, const T *r, ptrdiff_t sr,                  \
-                             T *SK_RESTRICT out, ptrdiff_t so);                   \
-/* shortest-path slerp of unit q0, q1 at parameter t (scalar per item) */         \
-void sk_slerp_##S(size_t n, const T *q0, ptrdiff_t s0, const T *q1, ptrdiff_t s1, \
-                  const T *t, ptrdiff_t st, T *SK_RESTRICT out, ptrdiff_t so);    \
-                                                                                  \
-/* --- matrices (mat.c) --- */                                                    \
-/* out_j = a_j b_j for J 4x4 matrices per item */                                 \
-void sk_matmul4_##S(size_t n, size_t J, const T *a, ptrdiff_t sa, const T *b,     \
-                    ptrdiff_t sb, T *SK_RESTRICT out, ptrdiff_t so);              \
-/* general 4x4 inverse of n matrices; SK_ERR_SINGULAR with *bad = item */         \
-int sk_invert4_##S(size_t n, const T *m, ptrdiff_t sm, T *SK_RESTRICT out,        \
-                   ptrdiff_t so, size_t *bad);                                    \
-                                                                                  \
-/* --- forward kinematics (fk.c); order from sk_topological_order --- */          \
-/* world_i = world_parent(i) . T(t_i) . R(q_i) . S(s_i); scale may be NULL */      \
-void sk_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,        \
-                               const int32_t *order, const T *rot, ptrdiff_t sr,  \
-                               const T *trans, ptrdiff_t st, const T *scale,      \
-                               ptrdiff_t ss, T *SK_RESTRICT world, ptrdiff_t sw); \
-/* libigl forward_kinematics: Q_i = Q_p q_i, t_i = t_p + Q_p x_i - Q_i x_i */     \
-void sk_rigid_forward_kinematics_##S(size_t n, size_t J, const int32_t *parents,  \
-                                     const int32_t *order, const T *rest,         \
-                                     ptrdiff_t sx, const T *rot, ptrdiff_t sr,    \
-                                     T *SK_RESTRICT out_rot, ptrdiff_t sor,       \
-                                     T *SK_RESTRICT out_trans, ptrdiff_t sot);    \
-                                                                                  \
-/* --- linear blend skinning (lbs.c) --- */                                       \
-/* n vertices (an item = one vertex: position, K joints, K weights, the J x 4x4  \
-   skinning matrices of its pose, its normal and outputs; sj and sw in elements  \
-   of joints and weights).  joints are of type itype (enum sk_index_type); -1    \
-   (I32 only) = no influence; normals and out_nrm may be NULL.  With bad given,  \
-   the joint indices are checked as they are read: SK_ERR_JOINT_INDEX with      \
-   *bad = i * K + k for vertex i, slot k, the first outside -1..J-1.  With bad   \
-   NULL (indices checked on an earlier pose of the same call) such an index is  \
-   skipped, never read through. */                                                \
-int sk_linear_blend_skinning_##S(size_t n, size_t K, size_t J, const T *verts,     \
-                                 ptrdiff_t sv, const void *joints, ptrdiff_t sj,  \
-                                 int itype, const T *weights, ptrdiff_t sw,       \
-                                 const T *mats, ptrdiff_t sm, const T *normals,   \
-                                 ptrdiff_t sn, T *SK_RESTRICT out_pos,            \
-                                 ptrdiff_t sp, T *SK_RESTRICT out_nrm,            \
-                                 ptrdiff_t so, size_t *bad);                      \
-                                                                                  \
-/* --- vector-Jacobian products (quat_vjp.c, fk_vjp.c, lbs_vjp.c) ---             \
-   Each takes the forward kernel's inputs and the cotangent g of its result and   \
-   returns the cotangents of the inputs (quaternions as free 4-vectors, differen- \
-   tiating the polynomial the forward kernel evaluates). */                       \
-/* g (3x3 per item) of sk_quat_to_matrix -> out (4) */                            \
-void sk_quat_to_matrix_vjp_##S(size_t n, const T *q, ptrdiff_t sq, const T *g,    \
-                               ptrdiff_t sg, T *SK_RESTRICT out, ptrdiff_t so);   \
-/* g (4 per item) of sk_quat_from_rotvec -> out (3) */                            \
-void sk_quat_from_rotvec_vjp_##S(size_t n, const T *r, ptrdiff_t sr, const T *g,  \
-                                 ptrdiff_t sg, T *SK_RESTRICT out, ptrdiff_t so); \
-/* rigid FK: g_rot (J, 4), g_trans (J, 3) -> g_rest (J, 3), g_q (J, 4) per item   \
-   (the world rotations are rebuilt from the chain: O(J depth) products) */        \
-void sk_rigid_forward_kinematics_vjp_##S(size_t n, size_t J, const int32_t *parents, \
-        const int32_t *order, const T *rest, ptrdiff_t sx, const T *rot,          \
-        ptrdiff_t sr, const T *g_rot, ptrdiff_t sgr, const T *g_trans,            \
-        ptrdiff_t sgt, T *SK_RESTRICT g_rest, ptrdiff_t sox, T *SK_RESTRICT g_q,  \
-        ptrdiff_t soq);                                                           \
-/* LBS positions: items and arguments as sk_linear_blend_skinning; g, g_verts    \
-   (3 per item); g_mats (J x 4x4) is added to, never cleared (stride 0: the       \
-   vertices of a pose sum into it; row 3 stays as it was).  SK_ERR_JOINT_INDEX    \
-   with *bad = i * K + k for vertex i, slot k. */                                 \
-int sk_linear_blend_skinning_vjp_##S(size_t n, size_t K, size_t J,                \
-        const T *verts, ptrdiff_t sv, const void *joints, ptrdiff_t sj,           \
-        int itype, const T *weights, ptrdiff_t sw, const T *mats, ptrdiff_t sm,   \
-        const T *g, ptrdiff_t sg, T *SK_RESTRICT g_verts, ptrdiff_t sov,          \
-        T *SK_RESTRICT g_mats, ptrdiff_t som, size_t *bad);                       \
-                                                                                  \
-/* --- dual quaternion skinning (dqs.c) --- */                                    \
-/* n 4x4 skinning matrices -> n records of SK_DQ_RECORD reals: the rotation's     \
-   unit quaternion, its dual part and the scale/shear terms (layout in dqs.c) */  \
-void sk_skinning_dual_quaternions_##S(size_t n, const T *m, ptrdiff_t sm,         \
-                                      T *SK_RESTRICT out, ptrdiff_t so);          \
-/* As sk_linear_blend_skinning, with the J records of the vertex's pose (from     \
-   sk_skinning_dual_quaternions, sd in elements) in place of its J matrices. */   \
-int sk_dual_quaternion_skinning_##S(size_t n, size_t K, size_t J, const T *verts, \
-                                    ptrdiff_t sv, const void *joints,             \
-                                    ptrdiff_t sj, int itype, const T *weights,    \
-                                    ptrdiff_t sw, const T *dqs, ptrdiff_t sd,     \
-                                    const T *normals, ptrdiff_t sn,               \
-                                    T *SK_RESTRICT out_pos, ptrdiff_t sp,         \
-                                    T *SK_RESTRICT out_nrm, ptrdiff_t so,         \
-                                    size_t *bad);                                 \
-                                                                                  \
-/* --- pose blending (blend.c) --- */                                             \
-/* n poses of L layers x J joints (rot L*J*4, trans and scale L*J*3, weights L*J  \
-   per item) -> J blended joints: weighted means of translations and scales,      \
-   normalized weighted sum of rotations, each in the hemisphere of the joint's    \
-   first contributing layer; layers of weight <= 0 are skipped; where the total  \
-   is below threshold (one per item) the rest pose (J joints per item; rest_rot   \
-   NULL for none)                                                                 \
-   adds weight threshold - total (ozz-animation BlendingJob).  A joint with total \
-   0 (and no rest) gets the identity transform. */                               \
-void sk_blend_poses_##S(size_t n, size_t L, size_t J, const T *rot, ptrdiff_t sr, \
-                        const T *trans, ptrdiff_t st, const T *scale,             \
-                        ptrdiff_t ss, const T *weights, ptrdiff_t sw,             \
-                        const T *threshold, ptrdiff_t sth, const T *rest_rot,     \
-                        ptrdiff_t srr, const T *rest_trans, ptrdiff_t srt,        \
-                        const T *rest_scale, ptrdiff_t srs,                       \
-                        T *SK_RESTRICT out_rot, ptrdiff_t sor,                    \
-                        T *SK_RESTRICT out_trans, ptrdiff_t sot,                  \
-                        T *SK_RESTRICT out_scale, ptrdiff_t sos);                 \
-/* n joints: (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */                     \
-void sk_pose_delta_##S(size_t n, const T *ref_rot, ptrdiff_t s0,                  \
-                       const T *ref_trans, ptrdiff_t s1, const T *ref_scale,      \
-                       ptrdiff_t s2, const T *rot, ptrdiff_t s3, const T *trans,  \
-                       ptrdiff_t s4, const T *scale, ptrdiff_t s5,                \
-                       T *SK_RESTRICT out_rot, ptrdiff_t s6,                      \
-                       T *SK_RESTRICT out_trans, ptrdiff_t s7,                    \
-                       T *SK_RESTRICT out_scale, ptrdiff_t s8);                   \
-/* n joints: r slerp(identity, dr, w), t + w dt, s (1 + w (ds - 1)) */            \
-void sk_additive_pose_##S(size_t n, const T *base_rot, ptrdiff_t s0,              \
-                          const T *base_trans, ptrdiff_t s1,                      \
-                          const T *base_scale, ptrdiff_t s2, const T *delta_rot,  \
-                          ptrdiff_t s3, const T *delta_trans, ptrdiff_t s4,       \
-                          const T *delta_scale, ptrdiff_t s5, const T *weight,    \
-                          ptrdiff_t sw, T *SK_RESTRICT out_rot, ptrdiff_t s6,     \
-                          T *SK_RESTRICT out_trans, ptrdiff_t s7,                 \
-                          T *SK_RESTRICT out_scale, ptrdiff_t s8);                \
-                                                                                  \
-/* --- inverse kinematics (ik.c, ik_chain.c), as ozz-animation's IKTwoBoneJob and  \
-   IKAimJob: model-space 4x4 joint matrices in, local-space corrections out (the  \
-   joint's new local rotation is local * correction) --- */                       \
-/* per item: start, mid, end (16 each), target, pole, mid_axis (3; mid_axis in    \
-   the mid joint's frame, normalized here), weight, soften, twist (1) ->          \
-   start and mid corrections (4) and reached (1: 1 or 0) */                        \
-void sk_ik_two_bone_##S(size_t n, const T *start, ptrdiff_t s0, const T *mid,     \
-        ptrdiff_t s1, const T *end, ptrdiff_t s2, const T *target, ptrdiff_t s3,  \
-        const T *pole, ptrdiff_t s4, const T *mid_axis, ptrdiff_t s5,             \
-        const T *weight, ptrdiff_t s6, const T *soften, ptrdiff_t s7,             \
-        const T *twist, ptrdiff_t s8, T *SK_RESTRICT out_start, ptrdiff_t s9,      \
-        T *SK_RESTRICT out_mid, ptrdiff_t s10, T *SK_RESTRICT reached,            \
-        ptrdiff_t s11);                                                           \
-/* per item: joint (16), target, forward, up, offset (joint frame), pole (3),     \
-   twist, weight (1) -> correction (4), reached (1) */                            \
-void sk_ik_aim_##S(size_t n, const T *joint, ptrdiff_t s0, const T *target,       \
-        ptrdiff_t s1, const T *forward, ptrdiff_t s2, const T *up, ptrdiff_t s3,  \
-        const T *offset, ptrdiff_t s4, const T *pole, ptrdiff_t s5,               \
-        const T *twist, ptrdiff_t s6, const T *weight, ptrdiff_t s7,              \
-        T *SK_RESTRICT out, ptrdiff_t s8, T *SK_RESTRICT reached, ptrdiff_t s9);  \
-/* chains of L <= SK_IK_MAX_CHAIN joints (else SK_ERR_CHAIN_LENGTH), per item:    \
-   base (16: world matrix of the first joint's parent), local translations (L*3), \
-   rotations (L*4), target (3), limits, iterations, tolerance (1, world units)    \
-   -> local rotations (L*4).  CCD (three.js CCDIKSolver): XYZ Euler limits        \
-   rot_min, rot_max (L*3, +-inf for none); FABRIK: max_angle (L) between a bone   \
-   and the previous one (the first: its given direction) */                       \
-int sk_ik_ccd_##S(size_t n, size_t L, const T *base, ptrdiff_t s0,               \
-        const T *trans, ptrdiff_t s1, const T *rot, ptrdiff_t s2,                 \
-        const T *target, ptrdiff_t s3, const T *rot_min, ptrdiff_t s4,            \
-        const T *rot_max, ptrdiff_t s5, const T *iterations, ptrdiff_t s6,        \
-        const T *tolerance, ptrdiff_t s7, T *SK_RESTRICT out, ptrdiff_t s8);      \
-int sk_ik_fabrik_##S(size_t n, size_t L, const T *base, ptrdiff_t s0,            \
-        const T *trans, ptrdiff_t s1, const T *rot, ptrdiff_t s2,                 \
-        const T *target, ptrdiff_t s3, const T *max_angle, ptrdiff_t s4,          \
-        const T *iterations, ptrdiff_t s5, const T *tolerance, ptrdiff_t s6,      \
-        T *SK_RESTRICT out, ptrdiff_t s7);                                        \
-                                                                                  \
-/* --- retargeting (retarget.c): per item (a frame), J target joints: the source  \
-   joints' world rotations gathered per target joint (J*4), the offsets           \
-   C_j = R_s^-1 R_t (J*4), mapped (J: 0 = unmapped), rest local rotations (J*4)   \
-   -> local and world rotations of the target (J*4 each) */                       \
-void sk_retarget_rotations_##S(size_t n, size_t J, const int32_t *parents,        \
-        const int32_t *order, const T *source_world, ptrdiff_t s0,                \
-        const T *offset, ptrdiff_t s1, const T *mapped, ptrdiff_t s2,             \
-        const T *rest, ptrdiff_t s3, T *SK_RESTRICT local, ptrdiff_t s4,          \
-        T *SK_RESTRICT world, ptrdiff_t s5);                                      \
-/* --- clip sampling (sample.c) --- */                                            \
-/* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).   \
-   Channel c has nkeys[c] >= 1 key times at key_times + key_offset[c] (sorted times  \
-   are expected; unsorted ones are sampled without reading outside) and nkeys[c] \
-   keys of ncomp[c] values at values + value_offset[c] (3 per key for           \
-   CUBICSPLINE: in-tangent, value, out-tangent); ncomp[c] is 1..4, and 4 when     \
-   rotation[c] != 0 (quaternions, slerped); interp[c] is an sk_interpolation.     \
-   sk_check_clip checks all of this before sampling. */                           \
-typedef struct {                                                                  \
-    size_t nchannels;                                                             \
-    const T *key_times;    /* nkey_times key times of all channels */             \
-    size_t nkey_times;                                                            \
-    const T *values;       /* nvalues key values of all channels */               \
-    size_t nvalues;                                                               \
-    const int64_t *key_offset, *nkeys, *value_offset; /* per channel */           \
-    const int32_t *ncomp, *interp, *rotation;          /* per channel */           \
-    /* NULL, or nvalues entries from sk_prepare_clip: each LINEAR rotation key's  \
-       slerp constants, so that a sample needs one sine/cosine pair */            \
-    const T *slerp;                                                               \
-} sk_clip_##S;                                                                    \
-/* SK_OK, or SK_ERR_CLIP_* with *bad = the first bad channel */                   \
-int sk_check_clip_##S(const sk_clip_##S *clip, size_t *bad);                      \
-/* SK_OK, or SK_ERR_CLIP_OUTPUT with *bad = the first channel whose ntimes results \
-   (below) do not fit in an output array of nout values */                       \
-int sk_check_clip_output_##S(const sk_clip_##S *clip, const int64_t *out_offset,  \
-                             const int64_t *out_stride, size_t ntimes,            \
-                             size_t nout, size_t *bad);                           \
-/* Fills slerp[value_offset[c] + 4 k ..] for every key k but the last of every    \
-   LINEAR rotation channel c of a checked clip (slerp has nvalues entries; the    \
-   others are left as they are); set clip->slerp to it before sampling. */        \
-void sk_prepare_clip_##S(const sk_clip_##S *clip, T *SK_RESTRICT slerp);           \
-/* Samples channels c0 <= c < c1 of a checked clip at ntimes times: the ncomp[c]  \
-   values of channel c at time i go to out[out_offset[c] + i * out_stride[c]].    \
-   Key search is amortised O(1) for sorted times, binary otherwise. */            \
-void sk_sample_clip_##S(const sk_clip_##S *clip, size_t c0, size_t c1,            \
-                        const int64_t *out_offset, const int64_t *out_stride,     \
-                        size_t ntimes, const T *times, T *SK_RESTRICT out);
+/* The job structs of the wide kernels (skinning, its VJP) and the clip table, for float
+   (sk_skin_job_f, ...) and double (sk_skin_job_d, ...): one template, included twice. */
+#define SK_REAL float
+#define SK_TYPE(name) name##_f
+#include "skinkit_jobs.h"
+#undef SK_REAL
+#undef SK_TYPE
+#define SK_REAL double
+#define SK_TYPE(name) name##_d
+#include "skinkit_jobs.h"
+#undef SK_REAL
+#undef SK_TYPE
 
-SK_DECLARE(float, f)
-SK_DECLARE(double, d)
-#undef SK_DECLARE
+/* --- quaternions (quat.c): out may not alias inputs --- */
+void sk_quat_multiply_f(size_t n, const float *a, ptrdiff_t sa, const float *b, ptrdiff_t sb,
+                        float *SK_RESTRICT out, ptrdiff_t so);
+void sk_quat_multiply_d(size_t n, const double *a, ptrdiff_t sa, const double *b, ptrdiff_t sb,
+                        double *SK_RESTRICT out, ptrdiff_t so);
+void sk_quat_conjugate_f(size_t n, const float *q, ptrdiff_t sq, float *SK_RESTRICT out,
+                         ptrdiff_t so);
+void sk_quat_conjugate_d(size_t n, const double *q, ptrdiff_t sq, double *SK_RESTRICT out,
+                         ptrdiff_t so);
+/* q* / |q|^2; a zero quaternion gives non-finite values */
+void sk_quat_inverse_f(size_t n, const float *q, ptrdiff_t sq, float *SK_RESTRICT out,
+                       ptrdiff_t so);
+void sk_quat_inverse_d(size_t n, const double *q, ptrdiff_t sq, double *SK_RESTRICT out,
+                       ptrdiff_t so);
+/* q / |q|; a zero quaternion gives the identity (0, 0, 0, 1) */
+void sk_quat_normalize_f(size_t n, const float *q, ptrdiff_t sq, float *SK_RESTRICT out,
+                         ptrdiff_t so);
+void sk_quat_normalize_d(size_t n, const double *q, ptrdiff_t sq, double *SK_RESTRICT out,
+                         ptrdiff_t so);
+/* v' = q v q* for a unit q (3-vectors) */
+void sk_quat_rotate_f(size_t n, const float *q, ptrdiff_t sq, const float *v, ptrdiff_t sv,
+                      float *SK_RESTRICT out, ptrdiff_t so);
+void sk_quat_rotate_d(size_t n, const double *q, ptrdiff_t sq, const double *v, ptrdiff_t sv,
+                      double *SK_RESTRICT out, ptrdiff_t so);
+/* unit q -> 3x3 rotation matrix (row-major) */
+void sk_quat_to_matrix_f(size_t n, const float *q, ptrdiff_t sq, float *SK_RESTRICT out,
+                         ptrdiff_t so);
+void sk_quat_to_matrix_d(size_t n, const double *q, ptrdiff_t sq, double *SK_RESTRICT out,
+                         ptrdiff_t so);
+/* 3x3 rotation matrix -> unit q with w >= 0 (Shepperd's method) */
+void sk_quat_from_matrix_f(size_t n, const float *m, ptrdiff_t sm, float *SK_RESTRICT out,
+                           ptrdiff_t so);
+void sk_quat_from_matrix_d(size_t n, const double *m, ptrdiff_t sm, double *SK_RESTRICT out,
+                           ptrdiff_t so);
+/* rotation vector (axis * angle in radians) -> unit q */
+void sk_quat_from_rotvec_f(size_t n, const float *r, ptrdiff_t sr, float *SK_RESTRICT out,
+                           ptrdiff_t so);
+void sk_quat_from_rotvec_d(size_t n, const double *r, ptrdiff_t sr, double *SK_RESTRICT out,
+                           ptrdiff_t so);
+/* shortest-path slerp of unit q0, q1 at parameter t (scalar per item) */
+void sk_slerp_f(size_t n, const float *q0, ptrdiff_t s0, const float *q1, ptrdiff_t s1,
+                const float *t, ptrdiff_t st, float *SK_RESTRICT out, ptrdiff_t so);
+void sk_slerp_d(size_t n, const double *q0, ptrdiff_t s0, const double *q1, ptrdiff_t s1,
+                const double *t, ptrdiff_t st, double *SK_RESTRICT out, ptrdiff_t so);
+
+/* --- matrices (mat.c) --- */
+/* out_j = a_j b_j for J 4x4 matrices per item */
+void sk_matmul4_f(size_t n, size_t J, const float *a, ptrdiff_t sa, const float *b,
+                  ptrdiff_t sb, float *SK_RESTRICT out, ptrdiff_t so);
+void sk_matmul4_d(size_t n, size_t J, const double *a, ptrdiff_t sa, const double *b,
+                  ptrdiff_t sb, double *SK_RESTRICT out, ptrdiff_t so);
+/* general 4x4 inverse of n matrices; SK_ERR_SINGULAR with *bad = item */
+int sk_invert4_f(size_t n, const float *m, ptrdiff_t sm, float *SK_RESTRICT out, ptrdiff_t so,
+                 size_t *bad);
+int sk_invert4_d(size_t n, const double *m, ptrdiff_t sm, double *SK_RESTRICT out,
+                 ptrdiff_t so, size_t *bad);
+
+/* --- forward kinematics (fk.c); order from sk_topological_order --- */
+/* world_i = world_parent(i) . T(t_i) . R(q_i) . S(s_i); scale may be NULL */
+void sk_forward_kinematics_f(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                             const float *rot, ptrdiff_t sr, const float *trans, ptrdiff_t st,
+                             const float *scale, ptrdiff_t ss, float *SK_RESTRICT world,
+                             ptrdiff_t sw);
+void sk_forward_kinematics_d(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                             const double *rot, ptrdiff_t sr, const double *trans, ptrdiff_t st,
+                             const double *scale, ptrdiff_t ss, double *SK_RESTRICT world,
+                             ptrdiff_t sw);
+/* libigl forward_kinematics: Q_i = Q_p q_i, t_i = t_p + Q_p x_i - Q_i x_i */
+void sk_rigid_forward_kinematics_f(size_t n, size_t J, const int32_t *parents,
+                                   const int32_t *order, const float *rest, ptrdiff_t sx,
+                                   const float *rot, ptrdiff_t sr, float *SK_RESTRICT out_rot,
+                                   ptrdiff_t sor, float *SK_RESTRICT out_trans, ptrdiff_t sot);
+void sk_rigid_forward_kinematics_d(size_t n, size_t J, const int32_t *parents,
+                                   const int32_t *order, const double *rest, ptrdiff_t sx,
+                                   const double *rot, ptrdiff_t sr, double *SK_RESTRICT out_rot,
+                                   ptrdiff_t sor, double *SK_RESTRICT out_trans, ptrdiff_t sot);
+
+/* --- skinning (lbs.c, dqs.c): a job each (skinkit_jobs.h) --- */
+/* Linear blend skinning, v' = sum_k w_k M_{j_k} v; normals by the cofactor matrix,
+   renormalized.  SK_OK or SK_ERR_JOINT_INDEX (see sk_skin_job's bad). */
+int sk_linear_blend_skinning_f(const sk_skin_job_f *job);
+int sk_linear_blend_skinning_d(const sk_skin_job_d *job);
+/* n 4x4 skinning matrices -> n records of SK_DQ_RECORD reals: the rotation's unit quaternion,
+   its dual part and the scale/shear terms (layout in dqs.c) */
+void sk_skinning_dual_quaternions_f(size_t n, const float *m, ptrdiff_t sm,
+                                    float *SK_RESTRICT out, ptrdiff_t so);
+void sk_skinning_dual_quaternions_d(size_t n, const double *m, ptrdiff_t sm,
+                                    double *SK_RESTRICT out, ptrdiff_t so);
+/* Dual quaternion skinning: as sk_linear_blend_skinning, job->transforms holding the J records
+   of each vertex's pose (sk_skinning_dual_quaternions) in place of its J matrices. */
+int sk_dual_quaternion_skinning_f(const sk_skin_job_f *job);
+int sk_dual_quaternion_skinning_d(const sk_skin_job_d *job);
+
+/* --- vector-Jacobian products (quat_vjp.c, fk_vjp.c, lbs_vjp.c) ---
+   Each takes the forward kernel's inputs and the cotangent g of its result and returns the
+   cotangents of the inputs (quaternions as free 4-vectors, differentiating the polynomial the
+   forward kernel evaluates). */
+/* g (3x3 per item) of sk_quat_to_matrix -> out (4) */
+void sk_quat_to_matrix_vjp_f(size_t n, const float *q, ptrdiff_t sq, const float *g,
+                             ptrdiff_t sg, float *SK_RESTRICT out, ptrdiff_t so);
+void sk_quat_to_matrix_vjp_d(size_t n, const double *q, ptrdiff_t sq, const double *g,
+                             ptrdiff_t sg, double *SK_RESTRICT out, ptrdiff_t so);
+/* g (4 per item) of sk_quat_from_rotvec -> out (3) */
+void sk_quat_from_rotvec_vjp_f(size_t n, const float *r, ptrdiff_t sr, const float *g,
+                               ptrdiff_t sg, float *SK_RESTRICT out, ptrdiff_t so);
+void sk_quat_from_rotvec_vjp_d(size_t n, const double *r, ptrdiff_t sr, const double *g,
+                               ptrdiff_t sg, double *SK_RESTRICT out, ptrdiff_t so);
+/* rigid FK: g_rot (J, 4), g_trans (J, 3) -> g_rest (J, 3), g_q (J, 4) per item (the world
+   rotations are rebuilt from the chain: O(J depth) products) */
+void sk_rigid_forward_kinematics_vjp_f(size_t n, size_t J, const int32_t *parents,
+                                       const int32_t *order, const float *rest, ptrdiff_t sx,
+                                       const float *rot, ptrdiff_t sr, const float *g_rot,
+                                       ptrdiff_t sgr, const float *g_trans, ptrdiff_t sgt,
+                                       float *SK_RESTRICT g_rest, ptrdiff_t sox,
+                                       float *SK_RESTRICT g_q, ptrdiff_t soq);
+void sk_rigid_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parents,
+                                       const int32_t *order, const double *rest, ptrdiff_t sx,
+                                       const double *rot, ptrdiff_t sr, const double *g_rot,
+                                       ptrdiff_t sgr, const double *g_trans, ptrdiff_t sgt,
+                                       double *SK_RESTRICT g_rest, ptrdiff_t sox,
+                                       double *SK_RESTRICT g_q, ptrdiff_t soq);
+/* LBS positions (sk_skin_vjp_job): SK_OK or SK_ERR_JOINT_INDEX with *bad = i * K + k for
+   vertex i, slot k */
+int sk_linear_blend_skinning_vjp_f(const sk_skin_vjp_job_f *job);
+int sk_linear_blend_skinning_vjp_d(const sk_skin_vjp_job_d *job);
+
+/* --- pose blending (blend.c) --- */
+/* n poses of L layers x J joints (rot L*J*4, trans and scale L*J*3, weights L*J per item) ->
+   J blended joints: weighted means of translations and scales, normalized weighted sum of
+   rotations, each in the hemisphere of the joint's first contributing layer; layers of weight
+   <= 0 are skipped; where the total is below threshold (one per item) the rest pose (J joints
+   per item; rest_rot NULL for none) adds weight threshold - total (ozz-animation BlendingJob).
+   A joint with total 0 (and no rest) gets the identity transform. */
+void sk_blend_poses_f(size_t n, size_t L, size_t J, const float *rot, ptrdiff_t sr,
+                      const float *trans, ptrdiff_t st, const float *scale, ptrdiff_t ss,
+                      const float *weights, ptrdiff_t sw, const float *threshold, ptrdiff_t sth,
+                      const float *rest_rot, ptrdiff_t srr, const float *rest_trans,
+                      ptrdiff_t srt, const float *rest_scale, ptrdiff_t srs,
+                      float *SK_RESTRICT out_rot, ptrdiff_t sor, float *SK_RESTRICT out_trans,
+                      ptrdiff_t sot, float *SK_RESTRICT out_scale, ptrdiff_t sos);
+void sk_blend_poses_d(size_t n, size_t L, size_t J, const double *rot, ptrdiff_t sr,
+                      const double *trans, ptrdiff_t st, const double *scale, ptrdiff_t ss,
+                      const double *weights, ptrdiff_t sw, const double *threshold,
+                      ptrdiff_t sth, const double *rest_rot, ptrdiff_t srr,
+                      const double *rest_trans, ptrdiff_t srt, const double *rest_scale,
+                      ptrdiff_t srs, double *SK_RESTRICT out_rot, ptrdiff_t sor,
+                      double *SK_RESTRICT out_trans, ptrdiff_t sot,
+                      double *SK_RESTRICT out_scale, ptrdiff_t sos);
+/* n joints: (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */
+void sk_pose_delta_f(size_t n, const float *ref_rot, ptrdiff_t s0, const float *ref_trans,
+                     ptrdiff_t s1, const float *ref_scale, ptrdiff_t s2, const float *rot,
+                     ptrdiff_t s3, const float *trans, ptrdiff_t s4, const float *scale,
+                     ptrdiff_t s5, float *SK_RESTRICT out_rot, ptrdiff_t s6,
+                     float *SK_RESTRICT out_trans, ptrdiff_t s7, float *SK_RESTRICT out_scale,
+                     ptrdiff_t s8);
+void sk_pose_delta_d(size_t n, const double *ref_rot, ptrdiff_t s0, const double *ref_trans,
+                     ptrdiff_t s1, const double *ref_scale, ptrdiff_t s2, const double *rot,
+                     ptrdiff_t s3, const double *trans, ptrdiff_t s4, const double *scale,
+                     ptrdiff_t s5, double *SK_RESTRICT out_rot, ptrdiff_t s6,
+                     double *SK_RESTRICT out_trans, ptrdiff_t s7,
+                     double *SK_RESTRICT out_scale, ptrdiff_t s8);
+/* n joints: r slerp(identity, dr, w), t + w dt, s (1 + w (ds - 1)) */
+void sk_additive_pose_f(size_t n, const float *base_rot, ptrdiff_t s0, const float *base_trans,
+                        ptrdiff_t s1, const float *base_scale, ptrdiff_t s2,
+                        const float *delta_rot, ptrdiff_t s3, const float *delta_trans,
+                        ptrdiff_t s4, const float *delta_scale, ptrdiff_t s5,
+                        const float *weight, ptrdiff_t sw, float *SK_RESTRICT out_rot,
+                        ptrdiff_t s6, float *SK_RESTRICT out_trans, ptrdiff_t s7,
+                        float *SK_RESTRICT out_scale, ptrdiff_t s8);
+void sk_additive_pose_d(size_t n, const double *base_rot, ptrdiff_t s0,
+                        const double *base_trans, ptrdiff_t s1, const double *base_scale,
+                        ptrdiff_t s2, const double *delta_rot, ptrdiff_t s3,
+                        const double *delta_trans, ptrdiff_t s4, const double *delta_scale,
+                        ptrdiff_t s5, const double *weight, ptrdiff_t sw,
+                        double *SK_RESTRICT out_rot, ptrdiff_t s6,
+                        double *SK_RESTRICT out_trans, ptrdiff_t s7,
+                        double *SK_RESTRICT out_scale, ptrdiff_t s8);
+
+/* --- inverse kinematics (ik.c, ik_chain.c), as ozz-animation's IKTwoBoneJob and IKAimJob:
+   model-space 4x4 joint matrices in, local-space corrections out (the joint's new local
+   rotation is local * correction) --- */
+/* per item: start, mid, end (16 each), target, pole, mid_axis (3; mid_axis in the mid joint's
+   frame, normalized here), weight, soften, twist (1) -> start and mid corrections (4) and
+   reached (1: 1 or 0) */
+void sk_ik_two_bone_f(size_t n, const float *start, ptrdiff_t s0, const float *mid,
+                      ptrdiff_t s1, const float *end, ptrdiff_t s2, const float *target,
+                      ptrdiff_t s3, const float *pole, ptrdiff_t s4, const float *mid_axis,
+                      ptrdiff_t s5, const float *weight, ptrdiff_t s6, const float *soften,
+                      ptrdiff_t s7, const float *twist, ptrdiff_t s8,
+                      float *SK_RESTRICT out_start, ptrdiff_t s9, float *SK_RESTRICT out_mid,
+                      ptrdiff_t s10, float *SK_RESTRICT reached, ptrdiff_t s11);
+void sk_ik_two_bone_d(size_t n, const double *start, ptrdiff_t s0, const double *mid,
+                      ptrdiff_t s1, const double *end, ptrdiff_t s2, const double *target,
+                      ptrdiff_t s3, const double *pole, ptrdiff_t s4, const double *mid_axis,
+                      ptrdiff_t s5, const double *weight, ptrdiff_t s6, const double *soften,
+                      ptrdiff_t s7, const double *twist, ptrdiff_t s8,
+                      double *SK_RESTRICT out_start, ptrdiff_t s9, double *SK_RESTRICT out_mid,
+                      ptrdiff_t s10, double *SK_RESTRICT reached, ptrdiff_t s11);
+/* per item: joint (16), target, forward, up, offset (joint frame), pole (3), twist, weight (1)
+   -> correction (4), reached (1) */
+void sk_ik_aim_f(size_t n, const float *joint, ptrdiff_t s0, const float *target, ptrdiff_t s1,
+                 const float *forward, ptrdiff_t s2, const float *up, ptrdiff_t s3,
+                 const float *offset, ptrdiff_t s4, const float *pole, ptrdiff_t s5,
+                 const float *twist, ptrdiff_t s6, const float *weight, ptrdiff_t s7,
+                 float *SK_RESTRICT out, ptrdiff_t s8, float *SK_RESTRICT reached, ptrdiff_t s9);
+void sk_ik_aim_d(size_t n, const double *joint, ptrdiff_t s0, const double *target,
+                 ptrdiff_t s1, const double *forward, ptrdiff_t s2, const double *up,
+                 ptrdiff_t s3, const double *offset, ptrdiff_t s4, const double *pole,
+                 ptrdiff_t s5, const double *twist, ptrdiff_t s6, const double *weight,
+                 ptrdiff_t s7, double *SK_RESTRICT out, ptrdiff_t s8,
+                 double *SK_RESTRICT reached, ptrdiff_t s9);
+/* chains of L <= SK_IK_MAX_CHAIN joints (else SK_ERR_CHAIN_LENGTH), per item: base (16: world
+   matrix of the first joint's parent), local translations (L*3), rotations (L*4), target (3),
+   limits, iterations, tolerance (1, world units) -> local rotations (L*4).  CCD (three.js
+   CCDIKSolver): XYZ Euler limits rot_min, rot_max (L*3, +-inf for none); FABRIK: max_angle (L)
+   between a bone and the previous one (the first: its given direction) */
+int sk_ik_ccd_f(size_t n, size_t L, const float *base, ptrdiff_t s0, const float *trans,
+                ptrdiff_t s1, const float *rot, ptrdiff_t s2, const float *target, ptrdiff_t s3,
+                const float *rot_min, ptrdiff_t s4, const float *rot_max, ptrdiff_t s5,
+                const float *iterations, ptrdiff_t s6, const float *tolerance, ptrdiff_t s7,
+                float *SK_RESTRICT out, ptrdiff_t s8);
+int sk_ik_ccd_d(size_t n, size_t L, const double *base, ptrdiff_t s0, const double *trans,
+                ptrdiff_t s1, const double *rot, ptrdiff_t s2, const double *target,
+                ptrdiff_t s3, const double *rot_min, ptrdiff_t s4, const double *rot_max,
+                ptrdiff_t s5, const double *iterations, ptrdiff_t s6, const double *tolerance,
+                ptrdiff_t s7, double *SK_RESTRICT out, ptrdiff_t s8);
+int sk_ik_fabrik_f(size_t n, size_t L, const float *base, ptrdiff_t s0, const float *trans,
+                   ptrdiff_t s1, const float *rot, ptrdiff_t s2, const float *target,
+                   ptrdiff_t s3, const float *max_angle, ptrdiff_t s4, const float *iterations,
+                   ptrdiff_t s5, const float *tolerance, ptrdiff_t s6, float *SK_RESTRICT out,
+                   ptrdiff_t s7);
+int sk_ik_fabrik_d(size_t n, size_t L, const double *base, ptrdiff_t s0, const double *trans,
+                   ptrdiff_t s1, const double *rot, ptrdiff_t s2, const double *target,
+                   ptrdiff_t s3, const double *max_angle, ptrdiff_t s4,
+                   const double *iterations, ptrdiff_t s5, const double *tolerance,
+                   ptrdiff_t s6, double *SK_RESTRICT out, ptrdiff_t s7);
+
+/* --- retargeting (retarget.c): per item (a frame), J target joints: the source joints' world
+   rotations gathered per target joint (J*4), the offsets C_j = R_s^-1 R_t (J*4), mapped (J: 0 =
+   unmapped), rest local rotations (J*4) -> local and world rotations of the target (J*4
+   each) */
+void sk_retarget_rotations_f(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                             const float *source_world, ptrdiff_t s0, const float *offset,
+                             ptrdiff_t s1, const float *mapped, ptrdiff_t s2, const float *rest,
+                             ptrdiff_t s3, float *SK_RESTRICT local, ptrdiff_t s4,
+                             float *SK_RESTRICT world, ptrdiff_t s5);
+void sk_retarget_rotations_d(size_t n, size_t J, const int32_t *parents, const int32_t *order,
+                             const double *source_world, ptrdiff_t s0, const double *offset,
+                             ptrdiff_t s1, const double *mapped, ptrdiff_t s2,
+                             const double *rest, ptrdiff_t s3, double *SK_RESTRICT local,
+                             ptrdiff_t s4, double *SK_RESTRICT world, ptrdiff_t s5);
+
+/* --- clip sampling (sample.c): the table is sk_clip (skinkit_jobs.h) --- */
+/* SK_OK, or SK_ERR_CLIP_* with *bad = the first bad channel */
+int sk_check_clip_f(const sk_clip_f *clip, size_t *bad);
+int sk_check_clip_d(const sk_clip_d *clip, size_t *bad);
+/* SK_OK, or SK_ERR_CLIP_OUTPUT with *bad = the first channel whose ntimes results (below) do not
+   fit in an output array of nout values */
+int sk_check_clip_output_f(const sk_clip_f *clip, const int64_t *out_offset,
+                           const int64_t *out_stride, size_t ntimes, size_t nout, size_t *bad);
+int sk_check_clip_output_d(const sk_clip_d *clip, const int64_t *out_offset,
+                           const int64_t *out_stride, size_t ntimes, size_t nout, size_t *bad);
+/* Fills slerp[value_offset[c] + 4 k ..] for every key k but the last of every LINEAR rotation
+   channel c of a checked clip (slerp has nvalues entries; the others are left as they are); set
+   clip->slerp to it before sampling. */
+void sk_prepare_clip_f(const sk_clip_f *clip, float *SK_RESTRICT slerp);
+void sk_prepare_clip_d(const sk_clip_d *clip, double *SK_RESTRICT slerp);
+/* Samples channels c0 <= c < c1 of a checked clip at times i0 <= i < i1: the ncomp[c] values
+   of channel c at time i go to out[out_offset[c] + i * out_stride[c]].  Key search is amortised
+   O(1) for sorted times, binary otherwise.  A sample's bits do not depend on the ranges. */
+void sk_sample_clip_f(const sk_clip_f *clip, size_t c0, size_t c1, const int64_t *out_offset,
+                      const int64_t *out_stride, size_t i0, size_t i1, const float *times,
+                      float *SK_RESTRICT out);
+void sk_sample_clip_d(const sk_clip_d *clip, size_t c0, size_t c1, const int64_t *out_offset,
+                      const int64_t *out_stride, size_t i0, size_t i1, const double *times,
+                      double *SK_RESTRICT out);
 
 /* SIMD: float32 skinning uses an AVX-512 or an AVX2/FMA variant on x86-64 CPUs that have it.
    sk_simd() tells which code runs (an sk_simd_level); sk_set_simd(level) caps it: the best

@@ -84,8 +84,6 @@ class Document:
 
 def _trs(t, r, s):
     m = np.eye(4)
-    # the stored rotation as it is (as three.js does): SimpleSkin's keys have |q| = 1.00023, and
-    # normalizing them first would move its vertices by 4.5e-4 of the model's size
     m[:3, :3] = ref.quat_to_matrix(r) * np.asarray(s, float)
     m[:3, 3] = t
     return m
@@ -163,6 +161,11 @@ def evaluate(doc, animation, t, scene=None):
         for c in anim["channels"]:
             target = c["target"]
             value = key_value(doc, anim["samplers"][c["sampler"]], t)
+            if target["path"] == "rotation":
+                # a rotation key normalized before use, as Blender and ozz-animation (and
+                # skinkit) do; three.js uses it as stored: SimpleSkin's keys have |q| = 1.00023,
+                # which moves its vertices by 4.5e-4 of the model's size (docs/conventions.rst)
+                value = ref.quat_normalize(value)
             if target["path"] == "weights":
                 weights[target["node"]] = value
             else:

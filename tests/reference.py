@@ -313,30 +313,33 @@ def limit_influences(joints, weights, k):
 
 def sample_channel(times, values, interpolation, t, rotation):
     """glTF 2.0 sampler (Appendix C) at one time t.  ``values`` (K, C) or (3K, C) for
-    CUBICSPLINE (in-tangent, value, out-tangent per key).  Clamped outside the keys."""
+    CUBICSPLINE (in-tangent, value, out-tangent per key), C any width (morph weights: one per
+    target).  Clamped outside the keys.  A rotation is a unit quaternion whatever its keys: STEP
+    and LINEAR keys are normalized before use (slerp is defined on unit quaternions; ozz's
+    AnimationBuilder), a CUBICSPLINE value after interpolation (Appendix C)."""
     times, values = _f64(times), _f64(values)
     t = float(t)
     K = times.size
     if interpolation == "CUBICSPLINE":
         a, v, b = values[0::3], values[1::3], values[2::3]   # in-tangents, values, out-tangents
     else:
-        v = values
+        v = quat_normalize(values) if rotation else values
     if t <= times[0]:
-        return v[0].copy()
-    if t >= times[-1]:
-        return v[-1].copy()
-    k = max(i for i in range(K) if times[i] <= t)       # times[k] <= t < times[k + 1]
-    td = times[k + 1] - times[k]
-    s = (t - times[k]) / td
-    if interpolation == "STEP":
-        return v[k].copy()
-    if interpolation == "LINEAR":
-        if rotation:
-            return slerp(v[k], v[k + 1], s)
-        return (1 - s) * v[k] + s * v[k + 1]
-    s2, s3 = s * s, s * s * s
-    p = ((2 * s3 - 3 * s2 + 1) * v[k] + td * (s3 - 2 * s2 + s) * b[k]
-         + (-2 * s3 + 3 * s2) * v[k + 1] + td * (s3 - s2) * a[k + 1])
+        p = v[0].copy()
+    elif t >= times[-1]:
+        p = v[-1].copy()
+    else:
+        k = max(i for i in range(K) if times[i] <= t)       # times[k] <= t < times[k + 1]
+        td = times[k + 1] - times[k]
+        s = (t - times[k]) / td
+        if interpolation == "STEP":
+            p = v[k].copy()
+        elif interpolation == "LINEAR":
+            p = slerp(v[k], v[k + 1], s) if rotation else (1 - s) * v[k] + s * v[k + 1]
+        else:
+            s2, s3 = s * s, s * s * s
+            p = ((2 * s3 - 3 * s2 + 1) * v[k] + td * (s3 - 2 * s2 + s) * b[k]
+                 + (-2 * s3 + 3 * s2) * v[k + 1] + td * (s3 - s2) * a[k + 1])
     return p / np.linalg.norm(p) if rotation else p
 
 

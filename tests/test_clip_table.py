@@ -37,12 +37,26 @@ def test_a_good_table_samples_as_the_clip_does():
     assert np.array_equal(out[12:28].reshape(2, 2, 4)[:, 1], ro[:, 1])
 
 
+def test_channels_with_the_same_key_times_share_them():
+    """The three channels have the same key times: the table holds them once (the sampler then
+    finds a block's key intervals once for the three), and samples as the clip does."""
+    table = clip()._table
+    assert table.key_times.tolist() == [0.0, 1.0, 2.0] and table.key_offset.tolist() == [0, 0, 0]
+    other = sk.Clip("c", [sk.Channel(0, "translation", np.array([0.0, 1.5]), np.zeros((2, 3))),
+                          sk.Channel(1, "scale", np.array([0.0, 1.5]), np.ones((2, 3))),
+                          sk.Channel(1, "rotation", np.array([0.0, 2.0]),
+                                     np.tile([0.0, 0, 0, 1], (2, 1)))])._table
+    assert other.key_times.tolist() == [0.0, 1.5, 0.0, 2.0]
+    assert other.key_offset.tolist() == [0, 2, 0]        # ordered by path: t, r, s
+
+
 @pytest.mark.parametrize("field, value, words", [
     ("nkeys", [3, 0, 3], "channel 1 has no keys"),
-    ("key_offset", [0, 3, 7], "channel 2 has no keys, or its keys lie outside key_times"),
+    ("key_offset", [0, 0, 1], "channel 2 has no keys, or its keys lie outside key_times"),
     ("nkeys", [3, 3, 4], "channel 2 has no keys, or its keys lie outside key_times"),
-    ("ncomp", [3, 3, 3], "channel 1 has ncomp outside 1..4 (or not 4 for a rotation)"),
-    ("ncomp", [5, 4, 3], "channel 0 has ncomp outside 1..4"),
+    ("ncomp", [3, 3, 3], "channel 1 has ncomp < 1 (or not 4 for a rotation)"),
+    ("ncomp", [0, 4, 3], "channel 0 has ncomp < 1"),
+    ("ncomp", [3, 4, 2**31 - 1], "channel 2 has its values outside the values array"),
     ("interp", [1, 0, 3], "channel 2 has an unknown interpolation"),
     ("value_offset", [0, 9, 22], "channel 2 has its values outside the values array"),
     ("value_offset", [-1, 9, 21], "channel 0 has its values outside"),

@@ -1,5 +1,5 @@
-"""A short run of each fuzzer in CI (issue #4): fuzz/run.py runs fuzz_gltf.py and
-fuzz_kernels.py for a few thousand inputs each in a scratch corpus; any crash, disallowed
+"""A short run of each fuzzer in CI (issue #4): fuzz/run.py runs fuzz_gltf.py, fuzz_bvh.py,
+fuzz_kernels.py and fuzz_body.py for a few thousand inputs each in a scratch corpus; any crash, disallowed
 exception, out-of-memory or hang fails.  The long runs are ``python fuzz/run.py --minutes N``.
 
 atheris is a test dependency on Linux (pyproject's [test] extra): under CI a missing one fails
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNS = int(os.environ.get("SKINKIT_FUZZ_SMOKE_RUNS", "3000"))
 
 
-@pytest.mark.parametrize("harness", ["gltf", "kernels"])
+@pytest.mark.parametrize("harness", ["gltf", "bvh", "kernels", "body"])
 def test_fuzzer_runs_clean(tmp_path, harness):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "fuzz" / "run.py"), "--runs", str(RUNS), "--corpus",

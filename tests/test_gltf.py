@@ -389,7 +389,7 @@ def test_matrix_columns_start_on_4_byte_boundaries(tmp_path, ctype, kind):
     d = Doc()
     k = d.add(stored.reshape(3, -1), ctype, kind)
     d.json["buffers"][0]["uri"] = d.data_uri()
-    decoded = gltf_accessors.Accessors(d.json, None, tmp_path).get({"a": k}, "a", "", (kind,),
+    decoded = gltf_accessors.Accessors(d.json, None, tmp_path, 0).get({"a": k}, "a", "", (kind,),
                                                                     None)
     assert decoded.dtype == np.dtype(DTYPES[ctype]).newbyteorder("=")
     assert np.array_equal(decoded, values.reshape(3, cols * rows))

@@ -285,7 +285,8 @@ def test_bad_out_is_refused(bad, error, words):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_precomputed_slerp_constants_change_no_bit(dtype):
     """The per-key slerp constants (angle, sine, cosine, sign) give the very bits of slerping
-    each sample from scratch (a table without them)."""
+    each sample from scratch (a table without them) on the scalar path; float32 with AVX2 slerps
+    8 times at once with the constants (sample_avx2.c), within float32 rounding of it."""
     from skinkit import _core
     clip, _, rest = _mixed_clip(dtype)
     table = clip._table
@@ -297,7 +298,66 @@ def test_precomputed_slerp_constants_change_no_bit(dtype):
         out = tuple(np.zeros(times.size * N * k, dtype) for k in (3, 4, 3))
         _core.sample_channels(tab, table.node * ncomp, n * ncomp, times, out)
         outs.append(out)
-    assert all(np.array_equal(a, b) for a, b in zip(*outs))
+    for a, b in zip(*outs):
+        if dtype == np.float64 or _core.simd() == "baseline":
+            np.testing.assert_array_equal(a, b)
+        else:
+            helpers.assert_close(a, b, scale=4)
     with pytest.raises(ValueError, match="clip table slerp must have one entry per value"):
         _core.sample_channels(table._replace(slerp=table.slerp[:-1]), table.node * ncomp,
                               n * ncomp, times, outs[0])
+
+
+@pytest.mark.parametrize("width", [1, 4, 5, 8, 52, 300])
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_weights_of_any_width(dtype, interpolation, width):
+    """A weights channel has one component per morph target, any number of them (a face rig's
+    52 blend shapes, a 300-component head model), sampled by the same C sampler as the glTF 2.0
+    Appendix C reference; a second, narrower channel beside it keeps its own columns."""
+    rng = helpers.rng_for("weights-width", interpolation, width)
+    per_key = 3 if interpolation == "CUBICSPLINE" else 1
+    wide = rng.normal(size=(per_key * KEY_TIMES.size, width))
+    narrow = rng.normal(size=(per_key * 3, 2))
+    channels = [Channel(5, "weights", KEY_TIMES, wide, interpolation),
+                Channel(0, "weights", KEY_TIMES[1:4], narrow, interpolation)]
+    times = sample_times()
+    got = Clip("morph", channels, dtype).sample_weights(times)
+    assert sorted(got) == [0, 5] and got[5].shape == (times.size, width)
+    for ch in channels:
+        kt, kv = ch.times.astype(dtype), ch.values.astype(dtype)
+        expected = [ref.sample_channel(kt, kv, interpolation, t, False)
+                    for t in times.astype(dtype)]
+        assert got[ch.node].dtype == dtype
+        helpers.assert_close(got[ch.node], expected, scale=10)
+
+
+@pytest.mark.parametrize("interpolation", INTERPOLATIONS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rotation_keys_not_unit_give_unit_rotations(dtype, interpolation):
+    """Rotation keys of any length (files store them off unit by 1e-4, some by far more) give
+    the rotations of the normalized keys, as Blender and ozz-animation use them (three.js uses
+    them as given): every sample is a unit quaternion, held keys and keys themselves included."""
+    rng = helpers.rng_for("non-unit-rotations", interpolation)
+    rest = rest_pose(rng)
+    values = key_values(rng, "rotation", interpolation)
+    values = values * rng.choice([0.5, 1 + 2.4e-4, 1.7, 3.0], size=(values.shape[0], 1))
+    ch = Channel(1, "rotation", KEY_TIMES, values, interpolation)
+    clip = Clip("c", [ch], dtype)
+    rot = check(clip, [ch], sample_times(), rest, dtype)[1][:, 1]
+    helpers.assert_close(np.linalg.norm(rot.astype(np.float64), axis=-1), 1.0, dtype, scale=4)
+    assert np.array_equal(ch.values, values)       # the channel keeps what it was given
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_sample_has_the_same_bits_alone_or_in_a_batch(dtype):
+    """A time's sample does not depend on the other times of the call (the AVX2 slerp takes 8
+    times at once and pads a partial group): alone, or at any place of a batch, the same bits."""
+    clip, _, rest = _mixed_clip(dtype)
+    times = np.linspace(-0.3, 2.3, 53).astype(dtype)
+    batch = clip.sample(times, rest)
+    for i in (0, 5, 7, 8, 30, 52):
+        alone = clip.sample(times[i:i + 1], rest)
+        assert all(np.array_equal(a[0], b[i]) for a, b in zip(alone, batch)), i
+    shifted = clip.sample(times[3:], rest)
+    assert all(np.array_equal(a, b[3:]) for a, b in zip(shifted, batch))

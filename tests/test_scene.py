@@ -328,20 +328,29 @@ def test_hostile_morph_targets_raise_gltf_error(tmp_path, build, where):
 
 def test_morph_targets_far_larger_than_the_file(tmp_path, monkeypatch):
     """Many targets reusing one accessor would expand a few bytes into M x V x 3 floats: past
-    64 times the file's buffer bytes (and a floor, lowered here to keep the file small) the
-    file is refused before anything is allocated."""
-    from skinkit.io.gltf import meshes as gltf_meshes
+    the limit (64 times the file's bytes and a floor, both lowered here to keep the file small:
+    a target of this 6-vertex mesh costs more JSON than 1/64 of its deltas) the file is refused
+    before anything is allocated."""
+    from skinkit import limits
 
-    monkeypatch.setattr(gltf_meshes, "_TARGET_BYTES_FLOOR", 0)
-    d = scene_document()
-    m = 64 * len(d.bin) // (6 * 3 * 8) + 1
-    put(d.json["meshes"][1], weights=[0.0] * m)
-    targets(d, 1).extend([targets(d, 1)[0]] * (m - 1))
-    d.json["animations"][0]["channels"].pop()          # the STEP weights channel of node 3
-    with pytest.raises(GltfError, match=rf"^meshes\[1\]\.primitives\[0\]\.targets: {m} "):
-        load_gltf(d.write(tmp_path / "big.glb"))
-    monkeypatch.setattr(gltf_meshes, "_TARGET_EXPANSION", 10**9)
-    assert load_gltf(tmp_path / "big.glb").primitives[-1].target_count == m
+    monkeypatch.setattr(limits, "DECODED_FLOOR", 0)
+    monkeypatch.setattr(limits, "EXPANSION", 1)
+    m = 100
+    while True:
+        d = scene_document()
+        put(d.json["meshes"][1], weights=[0.0] * m)
+        targets(d, 1).extend([targets(d, 1)[0]] * (m - 1))
+        d.json["animations"][0]["channels"].pop()          # the STEP weights channel of node 3
+        path = d.write(tmp_path / "big.glb")
+        if m * 6 * 3 * 8 > path.stat().st_size + len(d.bin):
+            break
+        m *= 2
+    with pytest.raises(GltfError, match=rf"^meshes\[1\]\.primitives\[0\]\.targets: {m} morph "
+                                        r"target POSITIONs of 6 vertices take \d+ bytes, .* "
+                                        r"passes the limit of \d+ bytes"):
+        load_gltf(path)
+    monkeypatch.setattr(limits, "EXPANSION", 10**9)
+    assert load_gltf(path).primitives[-1].target_count == m
 
 
 def test_unknown_required_extension_is_named(tmp_path):

@@ -71,16 +71,17 @@ def test_fk_and_quaternions_same_bits_for_any_thread_count(rng):
                 assert np.array_equal(got, ref), th
 
 
-def test_clip_sampling_same_bits_for_any_thread_count(rng):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_clip_sampling_same_bits_for_any_thread_count(rng, dtype):
     J, K = 40, 30
     channels = []
     for node in range(J):
         times = np.cumsum(rng.random(K) + 0.01)
         channels.append(skinkit.Channel(node, "rotation", times, _unit(rng.normal(size=(K, 4)))))
         channels.append(skinkit.Channel(node, "translation", times, rng.normal(size=(K, 3))))
-    clip = skinkit.Clip("c", channels)
+    clip = skinkit.Clip("c", channels, dtype)
     rest = (np.zeros((J, 3)), np.tile([0.0, 0, 0, 1], (J, 1)), np.ones((J, 3)))
-    times = rng.random(3000) * clip.duration
+    times = (rng.random(3000) * clip.duration).astype(dtype)
     ref = clip.sample(times, rest, threads=1)
     for th in COUNTS[1:]:
         assert all(np.array_equal(a, b) for a, b in zip(clip.sample(times, rest, threads=th), ref))
@@ -106,10 +107,17 @@ def test_environment_sets_the_default():
     assert _core.default_threads() >= 1
 
 
-def test_bad_environment_value_fails_the_import_clearly():
-    r = _default_threads("many")
-    assert r.returncode != 0
-    assert "SKINKIT_NUM_THREADS must be an integer >= 1, got 'many'" in r.stderr
+@pytest.mark.parametrize("bad", ["many", "0", "-2", "3x"])
+def test_bad_environment_value_is_a_warning_and_the_default(bad):
+    r = _default_threads(bad)
+    assert r.returncode == 0, r.stderr
+    assert f"RuntimeWarning: SKINKIT_NUM_THREADS must be an integer >= 1, got '{bad}'" in r.stderr
+    assert "Traceback" not in r.stderr
+    unset = subprocess.run([sys.executable, "-c",
+                            "import skinkit._core as c; print(c.default_threads())"],
+                           env={k: v for k, v in os.environ.items()
+                                if k != "SKINKIT_NUM_THREADS"}, capture_output=True, text=True)
+    assert r.stdout == unset.stdout
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

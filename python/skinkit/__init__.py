@@ -10,9 +10,11 @@ from . import data
 from .blending import additive_pose, blend_poses, pose_delta
 from .body import BodyModel, BodyModelError, load_body_model
 from .body_synthetic import synthetic_body_arrays, synthetic_body_model
+from .io.amass import BodyMotion, load_amass
 from .io.bvh import BvhError, load_bvh
 from .io.bvh_write import write_bvh
 from .clip import TRS, Channel, Clip
+from . import dataset
 from .default_model import default_model
 from .io.gltf import GltfError, load_gltf
 from .io.gltf.write import write_gltf
@@ -35,13 +37,13 @@ from .viewer import view, view_body
 _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
-__all__ = ["BodyModel", "BodyModelError", "BvhError", "Channel", "Clip", "GltfError", "Model",
-           "PosedMeshes", "PoseRequest", "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "TRS",
-           "additive_pose", "blend_poses", "blend_shapes", "default_model", "foot_contacts",
-           "foot_drift", "frame_times", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone",
-           "joint_mapping", "load_body_model", "load_bvh", "load_gltf", "local_pose", "lock_feet",
-           "pose", "pose_delta", "retarget", "retarget_pose", "retarget_rotations",
-           "synthetic_body_arrays", "synthetic_body_model", "view", "view_body", "world_matrices",
-           "write_bvh", "write_gltf"]
+__all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
+           "GltfError", "Model", "PosedMeshes", "PoseRequest", "Primitive", "Skeleton",
+           "SkinnedPrimitive", "Skin", "TRS", "additive_pose", "blend_poses", "blend_shapes",
+           "default_model", "foot_contacts", "foot_drift", "frame_times", "ik_aim", "ik_ccd",
+           "ik_fabrik", "ik_two_bone", "joint_mapping", "load_amass", "load_body_model",
+           "load_bvh", "load_gltf", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
+           "retarget_pose", "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
+           "view", "view_body", "world_matrices", "write_bvh", "write_gltf"]
 __all__ += _kernel_names
 __all__ += _vjp_names

@@ -1,4 +1,4 @@
-"""SMPL-family body models (SMPL, SMPL+H, SMPL-X, MANO): forward pass and its analytic VJP.
+"""SMPL-family body models (SMPL, SMPL+H, SMPL-X, MANO, FLAME): forward pass and analytic VJP.
 
 The model of Loper et al., "SMPL: A Skinned Multi-Person Linear Model" (SIGGRAPH Asia 2015),
 with the array layouts and the joint convention of smplx 0.1.28 (``smplx.lbs.lbs``):
@@ -27,7 +27,7 @@ from . import _core, _repr, gradients
 from ._kernels import Input
 from ._types import PathLike
 from ._repr import Summarized
-from .io.body import BodyModelError, read_body_arrays
+from .io.body import KINDS, BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
 from .model import float_dtype
@@ -35,8 +35,10 @@ from .model import float_dtype
 if TYPE_CHECKING:
     from .posed import PosedMeshes
 
-KINDS = {24: "SMPL", 52: "SMPL+H", 55: "SMPL-X", 16: "MANO"}
-SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X layout of shapedirs
+SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X and FLAME shapedirs
+# the shape columns, then the most expression columns, smplx takes from a shapedirs with fewer
+# than 400 columns (SMPLX: 10, then up to 100; FLAME: 10, then 10)
+_FEW_COLUMNS = {"SMPL-X": (10, EXPRESSION_SPACE_DIM), "FLAME": (10, 10)}
 CORES = {"betas": 1, "pose": 2, "transl": 1, "expression": 1}  # core dimensions of each argument
 
 
@@ -72,14 +74,16 @@ def _transpose_into(dst: NDArray[Any], src: NDArray[Any]) -> None:
 
 
 class BodyModel(Summarized):
-    """A loaded SMPL / SMPL+H / SMPL-X / MANO model (see ``load_body_model``).
+    """A loaded SMPL / SMPL+H / SMPL-X / MANO / FLAME model (see ``load_body_model``).
 
     Attributes
     ----------
     kind : str
-        "SMPL", "SMPL+H", "SMPL-X" or "MANO" (from the joint count 24, 52, 55, 16).
+        "SMPL", "SMPL+H", "SMPL-X", "MANO" or "FLAME" (from the joint count 24, 52, 55, 16, 5).
     num_joints, num_vertices, num_betas, num_expression : int
-        ``num_expression`` is 0 unless SMPL-X.
+        ``num_expression`` is 0 unless SMPL-X or FLAME.
+    joint_names : tuple of str, the joints in the model's order (as smplx.joint_names; FLAME's
+        global, neck, jaw, left_eye, right_eye as smplx.FLAME concatenates its poses).
     parents : (J,) int32, -1 at the root.
     faces : (F, 3) int64 vertex indices.
     v_template : (V, 3); shapedirs (V, 3, num_betas); exprdirs (V, 3, num_expression);
@@ -143,9 +147,10 @@ class BodyModel(Summarized):
         _check_shape("J_regressor", jr, (None, V))
         J = jr.shape[0]
         if J not in KINDS:
-            raise BodyModelError(f"J_regressor has {J} joints; a SMPL-family model has 24 (SMPL), "
-                                 "52 (SMPL+H), 55 (SMPL-X) or 16 (MANO)")
-        self.kind, self.num_vertices, self.num_joints = KINDS[J], V, J
+            known = ", ".join(f"{n} ({k.name})" for n, k in KINDS.items())
+            raise BodyModelError(f"J_regressor has {J} joints; a SMPL-family model has {known}")
+        self.kind, self.num_vertices, self.num_joints = KINDS[J].name, V, J
+        self.joint_names = KINDS[J].joints
         _check_shape("shapedirs", a["shapedirs"], (V, 3, None))
         self._P = 9 * (J - 1)
         _check_shape("posedirs", a["posedirs"], (V, 3, self._P))
@@ -153,12 +158,13 @@ class BodyModel(Summarized):
         _check_shape("kintree_table", a["kintree_table"], (2, J))
         _check_shape("f", a["f"], (None, 3))
         cols = a["shapedirs"].shape[2]
-        if self.kind == "SMPL-X" and cols >= SHAPE_SPACE_DIM + EXPRESSION_SPACE_DIM:
+        if self.kind in _FEW_COLUMNS and cols >= SHAPE_SPACE_DIM + EXPRESSION_SPACE_DIM:
             self.num_betas, self._expr_start = SHAPE_SPACE_DIM, SHAPE_SPACE_DIM
             self.num_expression = EXPRESSION_SPACE_DIM
-        elif self.kind == "SMPL-X":   # smplx: 10 shape columns, then the expression columns
-            self.num_betas = self._expr_start = min(cols, 10)
-            self.num_expression = min(cols - self.num_betas, EXPRESSION_SPACE_DIM)
+        elif self.kind in _FEW_COLUMNS:   # smplx: 10 shape columns, then expression columns
+            shape, most = _FEW_COLUMNS[self.kind]
+            self.num_betas = self._expr_start = min(cols, shape)
+            self.num_expression = min(cols - self.num_betas, most)
         else:
             self.num_betas, self._expr_start = min(cols, SHAPE_SPACE_DIM), 0
             self.num_expression = 0
@@ -273,7 +279,8 @@ class BodyModel(Summarized):
             joint 0 the global orientation; used as given (no hand PCA or pose mean); None for
             the rest pose.
         transl : (..., 3) translation added to every vertex and joint; None for 0.
-        expression : (..., E) SMPL-X expression coefficients, E <= num_expression; None for 0.
+        expression : (..., E) SMPL-X or FLAME expression coefficients, E <= num_expression
+            (the shapedirs columns from 300 on, as smplx's SMPLX and FLAME); None for 0.
         threads : int or None, the skinkit kernels' threads= (the BLAS product uses BLAS's
             own threads).
 
@@ -362,10 +369,10 @@ class BodyModel(Summarized):
         """``forward`` and its vector-Jacobian product, in the style of ``jax.vjp``.
 
         Returns ``(vertices, joints), vjp`` where ``vjp(g_vertices, g_joints=None)`` returns
-        ``(g_betas, g_pose, g_transl)`` (and ``g_expression`` last for an SMPL-X model): the
-        gradients of ``sum(g_vertices * vertices) + sum(g_joints * joints)`` with respect to
-        each argument, in the argument's shape (summed over dimensions it was broadcast
-        along), or None for an argument that was not given.  g_vertices may be None (0).
+        ``(g_betas, g_pose, g_transl)`` (and ``g_expression`` last for an SMPL-X or FLAME
+        model): the gradients of ``sum(g_vertices * vertices) + sum(g_joints * joints)`` with
+        respect to each argument, in the argument's shape (summed over dimensions it was
+        broadcast along), or None for an argument that was not given.  g_vertices may be None (0).
 
         The VJP is analytic: C kernels (skinkit.gradients) for skinning, rigid FK, quaternion
         to matrix and axis-angle to quaternion, and the transposed BLAS product for the blend
@@ -446,8 +453,8 @@ def _cotangent(name: str, g: Optional[Input], batch: Tuple[int, ...], core: Tupl
     return np.ascontiguousarray(g.reshape((N,) + core), dtype=dtype)
 
 
-def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
-    """Load an SMPL, SMPL+H, SMPL-X or MANO model file.
+def load_body_model(path, dtype=np.float64) -> BodyModel:
+    """Load an SMPL, SMPL+H, SMPL-X, MANO or FLAME model file.
 
     Parameters
     ----------
@@ -461,9 +468,10 @@ def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
 
     Returns
     -------
-    BodyModel; its kind follows from the joint count (24 SMPL, 52 SMPL+H, 55 SMPL-X, 16 MANO).
-    An SMPL-X file with at least 400 shape columns has 300 shape then 100 expression
-    coefficients (smplx's SHAPE_SPACE_DIM); with fewer, 10 shape and the rest expression.
+    BodyModel; its kind follows from the joint count (24 SMPL, 52 SMPL+H, 55 SMPL-X, 16 MANO,
+    5 FLAME).  An SMPL-X or FLAME file with at least 400 shape columns has 300 shape then 100
+    expression coefficients (smplx's SHAPE_SPACE_DIM); with fewer, 10 shape and the rest
+    expression (at most 10 for FLAME), as smplx.
 
     Raises
     ------

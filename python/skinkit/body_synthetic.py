@@ -11,11 +11,13 @@ if TYPE_CHECKING:
     from .body import BodyModel
 
 SMPL_PARENTS = (-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19, 20, 21)
+FLAME_PARENTS = (-1, 0, 1, 1, 1)   # global, neck, jaw, left eye, right eye
 SIZES = {  # kind: (vertices, joints, shape columns, faces) of the distributed files
     "SMPL": (6890, 24, 10, 13776),
     "SMPL+H": (6890, 52, 16, 13776),
     "SMPL-X": (10475, 55, 400, 20908),
     "MANO": (778, 16, 10, 1538),
+    "FLAME": (5023, 5, 400, 9976),
 }
 
 
@@ -26,7 +28,7 @@ def synthetic_body_arrays(kind: str = "SMPL", seed: int = 0, num_vertices: Optio
 
     Parameters
     ----------
-    kind : "SMPL", "SMPL+H", "SMPL-X" or "MANO" (sets the joint count and the default sizes).
+    kind : "SMPL", "SMPL+H", "SMPL-X", "MANO" or "FLAME" (the joint count and default sizes).
     seed : int, for numpy.random.default_rng.
     num_vertices, shape_columns : override the real V and S (e.g. a small model for a test).
     max_influences : at most this many joints per vertex (default 4 for SMPL, else 8).
@@ -36,7 +38,7 @@ def synthetic_body_arrays(kind: str = "SMPL", seed: int = 0, num_vertices: Optio
     dict with the keys smplx reads: v_template (V, 3), shapedirs (V, 3, S), posedirs
     (V, 3, 9 (J - 1)), J_regressor (J, V) averaging 30 vertices per joint, weights (V, J)
     summing to 1 with 1..max_influences non-zeros per row, kintree_table (2, J) with
-    2**32 - 1 at the root as in the files (SMPL's real tree for 24 joints, else a random
+    2**32 - 1 at the root as in the files (SMPL's and FLAME's real trees, else a random
     tree listed parents first), f (F, 3) uint32; and for SMPL-X the optional keys a real file
     has (static and dynamic landmarks, hand PCA), so that smplx.SMPLX can read it too.
     """
@@ -46,7 +48,8 @@ def synthetic_body_arrays(kind: str = "SMPL", seed: int = 0, num_vertices: Optio
     V, J, S, F = SIZES[kind]
     V, S = num_vertices or V, shape_columns or S
     k_max = min(max_influences or (4 if kind == "SMPL" else 8), J)
-    parents = np.array(SMPL_PARENTS) if J == 24 else np.array(
+    trees = {"SMPL": SMPL_PARENTS, "FLAME": FLAME_PARENTS}
+    parents = np.array(trees[kind]) if kind in trees else np.array(
         [-1] + [int(rng.integers(max(0, i - 4), i)) for i in range(1, J)])
     jr = np.zeros((J, V))
     for j in range(J):

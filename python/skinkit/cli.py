@@ -7,6 +7,7 @@ Usage::
                  [--quiet | --verbose]
                  --out FILE.npz | --out DIR/ [--format ply|obj] | --out FILE.glb
     skinkit pose BODY.pkl|BODY.npz --params PARAMS.npz [--dtype ...] [--quiet] --out FILE.npz
+    skinkit pose BODY|--body-dir DIR --motion AMASS.npz [--fps F] [--dtype ...] --out FILE.npz
     skinkit info [MODEL] [--scene N]
 
 ``pose`` parses, builds one ``PoseRequest`` (``_request``), picks the writer of ``--out`` from
@@ -32,7 +33,7 @@ from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Dict, Iterable
 import numpy as np
 from numpy.typing import DTypeLike
 
-from . import cli_retarget
+from . import cli_bake, cli_retarget
 from .export import FORMATS
 from .stages import SKINNING
 
@@ -114,6 +115,10 @@ _POSE_ARGS = _MODEL_ARGS + [
                            "arrays betas, pose, transl, expression (each optional) with a "
                            "leading frame axis; writes positions_body (F, V, 3) and joints "
                            "(F, J, 3)")),
+    ("--motion", dict(metavar="AMASS.npz", help="pose a body model (MODEL, or --body-dir) by an "
+                      "AMASS motion, resampled with --fps; writes times, positions_body, joints")),
+    ("--body-dir", dict(metavar="DIR", help="with --motion: the model by the motion's type and "
+                        "gender in DIR laid out as smplx.create (DIR/smplh/SMPLH_MALE.pkl)")),
 ]
 _POSE_DESCRIPTION = (
     "Sample a clip, run forward kinematics, morph targets and skinning (or the node transform of "
@@ -158,6 +163,7 @@ def _build_parser() -> argparse.ArgumentParser:
                  _POSE_ARGS, _cmd_pose),
         "info": ("describe a model", "Print the skeleton, skins, meshes and clips.", _MODEL_ARGS,
                  _cmd_info),
+        "bake": (cli_bake.SUMMARY, cli_bake.DESCRIPTION, cli_bake.ARGS, cli_bake.run),
         "retarget": ("retarget a clip onto another skeleton, write an animated file",
                      cli_retarget.RETARGET_DESCRIPTION, cli_retarget.RETARGET_ARGS,
                      cli_retarget.cmd_retarget),
@@ -308,7 +314,7 @@ def _cmd_pose(args: argparse.Namespace) -> int:
     if args.animated:   # the model and its clip as an animated glTF (skinkit.cli_retarget)
         return cli_retarget.pose_animated(args)
     writer = _writer(args)
-    if args.params is not None:  # a body model (issue 11): its own branch
+    if args.params is not None or args.motion is not None or args.body_dir is not None:
         from .cli_body import pose_body
         return pose_body(args)
     if args.rest and (args.times is not None or args.fps is not None):
@@ -386,7 +392,10 @@ def _mesh_lines(model: Model) -> List[str]:
     return out
 
 
-def _cmd_info(args: argparse.Namespace) -> int:
+def _cmd_info(args) -> int:
+    from .cli_body import BODY_SUFFIXES, info_body
+    if args.model is not None and args.model.lower().endswith(BODY_SUFFIXES):
+        return info_body(args)
     model, label = _load(args.model, np.float64, args.scene)
     sk = model.skeleton
     out = []

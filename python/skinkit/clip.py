@@ -3,8 +3,11 @@
 The math is glTF 2.0 section 3.11 "Animations" (samplers) and Appendix C "Interpolation":
 STEP holds the previous key; LINEAR lerps translations and scales and slerps rotations on the
 shortest path; CUBICSPLINE is the cubic Hermite spline with in/out tangents scaled by the key
-interval, rotations normalized afterwards.  Before the first key a channel holds its first value,
-after the last key its last value.
+interval.  Every sampled rotation is a unit quaternion, also from keys that are not: STEP and
+LINEAR keys are normalized when the clip is built (slerp of unit keys stays unit), CUBICSPLINE
+values after interpolation, as Blender and ozz-animation do (three.js uses them as given:
+docs/conventions.rst).  A weights channel has any number of components (one per morph target).
+Before the first key a channel holds its first value, after the last key its last value.
 """
 from __future__ import annotations
 
@@ -109,12 +112,23 @@ def as_times(times: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
     return t
 
 
+def _sampler_values(ch: Channel) -> np.ndarray:
+    """The key values the sampler reads: STEP and LINEAR rotation keys as unit quaternions (a zero
+    key as the identity), as ozz-animation's AnimationBuilder stores them, so that slerp, which is
+    defined on unit quaternions, and the held keys give rotations; CUBICSPLINE keys as given (the
+    sampler normalizes the spline's value, glTF 2.0 Appendix C)."""
+    if ch.path != "rotation" or ch.interpolation == "CUBICSPLINE":
+        return np.asarray(ch.values)
+    return _core.quat_normalize(np.asarray(ch.values, np.float64), None, None)
+
+
 class ClipTable(NamedTuple):
     """A clip's channels packed for the C sampler (``sk_clip`` in src/skinkit.h, whose check
     ``sk_check_clip`` runs on every sampling call): channel c has ``nkeys[c]`` key times at
     ``key_times[key_offset[c]:]`` and its key values at ``values[value_offset[c]:]``, ``ncomp[c]``
     components each (three values per key for CUBICSPLINE), interpolation ``interp[c]`` (an index
-    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions.  ``node`` and ``path`` (an index
+    into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions (STEP and LINEAR rotation keys
+    normalized: ``_sampler_values``).  ``node`` and ``path`` (an index
     into PATHS, or 3 for morph weights) say where each channel's samples go; the channels are
     ordered by path.  ``slerp`` holds, for each key of a LINEAR rotation channel, its slerp
     constants (angle, sine, cosine, sign: ``sk_prepare_clip``) at the key's value offset, so that
@@ -138,10 +152,22 @@ class ClipTable(NamedTuple):
         c = sorted(channels, key=lambda ch: _PATH_INDEX[ch.path])    # one output run per path
         nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
+        # each distinct key-time array once: the sampler finds a block's key intervals once for
+        # all the channels that share them (sk_block_keys, src/sample_keys.h)
+        offsets: Dict[bytes, int] = {}
+        key_times, key_offset, size = [], [], 0
+        for ch in c:
+            kt = np.asarray(ch.times).astype(dtype)
+            if kt.tobytes() not in offsets:
+                offsets[kt.tobytes()] = size
+                key_times.append(kt)
+                size += kt.size
+            key_offset.append(offsets[kt.tobytes()])
         return cls(
-            key_times=np.concatenate([ch.times for ch in c] or [np.zeros(0)]).astype(dtype),
-            values=np.concatenate([np.ravel(ch.values) for ch in c] or [np.zeros(0)]).astype(dtype),
-            key_offset=np.cumsum(nkeys) - nkeys,
+            key_times=np.concatenate(key_times or [np.zeros(0)]).astype(dtype),
+            values=np.concatenate([np.ravel(_sampler_values(ch)) for ch in c]
+                                  or [np.zeros(0)]).astype(dtype),
+            key_offset=np.array(key_offset, dtype=np.int64),
             nkeys=nkeys,
             value_offset=np.cumsum(sizes) - sizes,
             ncomp=np.array([np.shape(ch.values)[1] for ch in c], dtype=np.int32),
@@ -177,16 +203,12 @@ class Clip(Summarized):
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
         table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
         self._table = table._replace(slerp=_core.prepare_clip(table))
-        weights = [ch for ch in self.channels if ch.path == WEIGHTS]
-        nodes = [ch.node for ch in weights]
+        # a weights channel is one channel of the sampler, whatever its number of targets
+        self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
+                                       self.dtype)
+        nodes = self._weights.node.tolist()
         if len(set(nodes)) != len(nodes):
             raise ValueError(f"clip {name!r} has several weights channels for one node")
-        # the sampler takes at most 4 components a channel: M weights go as ceil(M / 4)
-        # adjacent channels of the node (sample_weights joins them)
-        self._weights = ClipTable.pack(
-            [Channel(ch.node, WEIGHTS, ch.times, np.asarray(ch.values)[:, k:k + 4],
-                     ch.interpolation)
-             for ch in weights for k in range(0, np.shape(ch.values)[1], 4)], self.dtype)
 
     def __reduce__(self) -> Tuple[type, Tuple[Any, ...]]:
         # pickle the channels only; the packed arrays are rebuilt on load
@@ -200,7 +222,7 @@ class Clip(Summarized):
     @property
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates."""
-        return list(dict.fromkeys(self._weights.node.tolist()))
+        return self._weights.node.tolist()
 
     def _times(self, times: ArrayLike, loop: bool) -> Tuple[NDArray[Any], Tuple[int, ...]]:
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
@@ -275,8 +297,13 @@ class Clip(Summarized):
             self._check_out(out, shapes)
             res = out
         t, _ = self._times(t, loop)
-        for o, r in zip(res, (rest_t, rest_r, rest_s)):
-            o[...] = r
+        for p, (o, r) in enumerate(zip(out, (rest_t, rest_r, rest_s))):
+            # the rest pose only where no channel writes (a full copy was 7% of a sampling call)
+            rest_only = np.setdiff1d(np.arange(n), nodes[self._table.path == p])
+            if rest_only.size == n:
+                o[...] = r
+            elif rest_only.size:
+                o[..., rest_only, :] = r[rest_only]
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
                               tuple(o.reshape(-1) for o in res), threads)
@@ -322,7 +349,5 @@ class Clip(Summarized):
         offset = np.cumsum(ncomp) - ncomp
         _core.sample_channels(table, offset, np.full_like(ncomp, width), t, buf.reshape(-1),
                               threads)
-        spans: Dict[int, List[int]] = {}   # node -> [first column, end]: its chunks are adjacent
-        for node, o, m in zip(table.node.tolist(), offset.tolist(), ncomp.tolist()):
-            spans.setdefault(node, [o, o])[1] = o + m
-        return {node: buf[:, a:b].reshape(shape + (b - a,)) for node, (a, b) in spans.items()}
+        return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
+                for node, o, m in zip(table.node, offset, ncomp)}

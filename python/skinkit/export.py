@@ -29,6 +29,7 @@ from typing import (Any, BinaryIO, Callable, Iterator, List, Literal, Mapping, O
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import _temporaries
 from ._optional import require
 from ._types import PathLike
 from .model import one_frame
@@ -146,6 +147,7 @@ class FrameWriter:
         self._target = target
         self._tmp = tempfile.mkdtemp(prefix=_PREFIX,
                                      dir=target if self._exists else os.path.dirname(target))
+        _temporaries.track(self._tmp)
 
     def write(self, positions_by_prim: Mapping[str, NDArray[Any]],
               normals_by_prim: Optional[Mapping[str, NDArray[Any]]] = None) -> None:
@@ -197,6 +199,7 @@ class FrameWriter:
             os.chmod(self._tmp, 0o777 & _default_mode())  # mkdtemp makes 0700
             os.rename(self._tmp, self._target)
         self._done = True
+        _temporaries.untrack(self._tmp)
         return [os.path.join(self.directory, name) for name in self.written]
 
     def abort(self) -> None:
@@ -204,6 +207,7 @@ class FrameWriter:
         if not self._done:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._done = True
+            _temporaries.untrack(self._tmp)
 
     def __enter__(self) -> FrameWriter:
         return self
@@ -279,18 +283,30 @@ def check_output_path(path: PathLike, directory: bool = False) -> None:
 def atomic_file(path: PathLike, suffix: str = "") -> Iterator[BinaryIO]:
     """A temporary file beside ``path``, open for writing, that replaces ``path`` (``os.replace``)
     when the ``with`` block ends cleanly and is removed otherwise: an existing ``path`` is either
-    replaced whole or left untouched.  The file gets the usual mode (0666 & ~umask).  Raises
-    IsADirectoryError if ``path`` is a directory."""
+    replaced whole or left untouched.  The file gets the usual mode (0666 & ~umask).  The
+    temporary file is removed on an exception and when SIGTERM, SIGHUP or SIGINT ends the
+    process (``skinkit._temporaries``).
+
+    Raises
+    ------
+    IsADirectoryError
+        ``path`` is a directory.
+    FileExistsError
+        ``path`` exists and is not a regular file (``check_output_path``: a symbolic link, FIFO,
+        socket or device; ``/dev/null`` is never replaced by a file).
+    """
     path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(21, "Is a directory", path)
+    check_output_path(path)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=_PREFIX,
                                suffix=suffix)
     try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-        os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
-        os.replace(tmp, path)
+        with _temporaries.removed_on_signal(tmp):
+            with os.fdopen(fd, "wb") as f:
+                yield f
+            os.chmod(tmp, 0o666 & _default_mode())  # mkstemp makes 0600
+            os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise

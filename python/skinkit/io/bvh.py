@@ -36,7 +36,7 @@ from numpy.typing import DTypeLike, NDArray
 
 from ..clip import Channel, Clip
 from ..kernels import quat_from_rotvec, quat_multiply
-from .._types import PathLike
+from ..limits import MAX_FILE_VALUE, duration_error
 from ..model import Model, Skeleton, float_dtype
 
 __all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
@@ -177,11 +177,15 @@ def _last_line(lines: List[str]) -> int:
 
 
 def _parse_number(token: str, line: int, what: str) -> float:
+    """A finite number of magnitude at most ``skinkit.limits.MAX_FILE_VALUE``."""
     if _NUMBER.match(token):
         value = float(token)
-        if np.isfinite(value):
+        if abs(value) <= MAX_FILE_VALUE:
             return value
-        raise BvhError(line, f"{what}: {token!r} overflows a double")
+        if np.isfinite(value):
+            raise BvhError(line, f"{what}: {token!r:.40} is beyond the largest magnitude "
+                                 f"skinkit reads, {MAX_FILE_VALUE:g}")
+        raise BvhError(line, f"{what}: {token!r:.40} overflows a double")
     try:
         finite = bool(np.isfinite(float(token)))
     except ValueError:
@@ -191,7 +195,15 @@ def _parse_number(token: str, line: int, what: str) -> float:
     raise BvhError(line, f"{what}: {token!r:.40} is not a number")
 
 
-def _parse_hierarchy(lines: List[str]) -> _Hierarchy:
+def _parse_count(token: str, line: int, what: str) -> int:
+    """A whole number >= 0 of at most 18 digits (int() of a longer one can exceed Python's
+    conversion limit, and no count skinkit could allocate needs more)."""
+    if not _COUNT.match(token) or len(token.lstrip("0")) > 18:
+        raise BvhError(line, f"{what}: {token!r:.40} is not a whole number in [0, 10**18)")
+    return int(token)
+
+
+def _parse_hierarchy(lines) -> _Hierarchy:
     h = _Hierarchy()
     st = _Statements(lines)
     line, s = st.next()
@@ -278,10 +290,9 @@ def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens: List
     h.offsets.append([_parse_number(t, l3, f"OFFSET of {label}") for t in t3[1:]])
     if not end:
         l4, t4 = _statement(st, "CHANNELS", label)
-        if len(t4) < 2 or not _COUNT.match(t4[1]):
-            raise BvhError(l4, f"CHANNELS of {label}: expected a channel count, "
-                               f"got {' '.join(t4[1:2])!r:.40}")
-        n = int(t4[1])
+        if len(t4) < 2:
+            raise BvhError(l4, f"CHANNELS of {label}: expected a channel count, got ''")
+        n = _parse_count(t4[1], l4, f"CHANNELS of {label}")
         if len(t4) - 2 != n:
             raise BvhError(l4, f"CHANNELS of {label} declares {n} channels but lists "
                                f"{len(t4) - 2}")
@@ -315,13 +326,14 @@ def _parse_motion(lines: List[str], h: _Hierarchy) -> Tuple[NDArray[Any], int, f
     st = _Statements(lines)
     st.i = h.motion_line
     line, count = _header(st, _FRAMES, "'Frames: <count>' after MOTION")
-    if not _COUNT.match(count):
-        raise BvhError(line, f"Frames: {count!r:.40} is not a whole number >= 0")
-    frames_line, frame_count = line, int(count)
+    frames_line, frame_count = line, _parse_count(count, line, "Frames")
     line, seconds = _header(st, _FRAME_TIME, "'Frame Time: <seconds>' after Frames:")
     frame_time = _parse_number(seconds.strip(), line, "Frame Time")
     if not (frame_time > 0 or (frame_time == 0 and frame_count <= 1)):
         raise BvhError(line, f"Frame Time must be positive, got {seconds!r:.40}")
+    too_long = duration_error(max(frame_count - 1, 0) * frame_time)
+    if too_long is not None:
+        raise BvhError(line, f"{frame_count} frames of {frame_time:g} s: {too_long}")
 
     ncols = len(h.channels)
     data = [(i + 1, lines[i]) for i in range(st.i, len(lines)) if lines[i].strip()]
@@ -351,7 +363,7 @@ def _parse_motion(lines: List[str], h: _Hierarchy) -> Tuple[NDArray[Any], int, f
             values = np.array(block.split(), dtype=np.float64).reshape(frame_count, ncols)
         except ValueError:
             values = None
-    if values is None or not np.all(np.isfinite(values)):
+    if values is None or not np.all(np.abs(values) <= MAX_FILE_VALUE):  # False for NaN too
         _locate_bad_value(data, h)
         raise AssertionError("unreachable: a bad value was not located")  # pragma: no cover
     return values, frame_count, frame_time
@@ -401,14 +413,19 @@ def _build(h: _Hierarchy, motion: NDArray[Any], frame_count: int, frame_time: fl
 def _end_site_names(h: _Hierarchy) -> List[str]:
     """Joint names with every End Site named ``<parent>_end`` (``_end2``, ... if taken)."""
     taken = {x for x in h.names if x is not None}
+    # names only get taken, so the first free suffix of a base never goes down: each base's
+    # search resumes where its last one stopped (one pass, not a probe from 1 per End Site)
+    suffix: Dict[str, int] = {}
     names: List[str] = []
     for j, x in enumerate(h.names):
         if x is None:  # an End Site: its parent comes before it
             base = f"{names[h.parents[j]]}_end"
-            x, k = base, 1
+            k = suffix.get(base, 1)
+            x = base if k == 1 else f"{base}{k}"
             while x in taken:
                 k += 1
                 x = f"{base}{k}"
+            suffix[base] = k
             taken.add(x)
         names.append(x)
     return names
@@ -419,6 +436,8 @@ def _channels(h: _Hierarchy, motion: NDArray[Any], offsets: NDArray[Any], frame_
     """One translation channel per joint with position channels, one rotation channel per joint
     with rotation channels, keys at ``i * frame_time``; rotations built by the kernels over all
     frames at once."""
+    if not h.channels:  # no key times either: Frames: may be any count without motion lines
+        return []
     times = np.arange(frame_count, dtype=np.float64) * frame_time
     per_joint: Dict[int, List[Tuple[int, str]]] = {}
     for col, (j, c) in enumerate(h.channels):

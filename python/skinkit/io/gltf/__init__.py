@@ -103,7 +103,8 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
         doc, bin_chunk = _parse_glb(data)
     else:
         doc, bin_chunk = _parse_json(data), None
-    accessors = Accessors(doc, bin_chunk, Path(os.path.abspath(path)).parent.resolve())
+    accessors = Accessors(doc, bin_chunk, Path(os.path.abspath(path)).parent.resolve(),
+                          len(data))
     skeleton = read_skeleton(doc, dtype)
     skins = read_skins(doc, accessors, dtype)
     primitives = read_primitives(doc, accessors, scene_nodes(doc, skeleton, scene), skins, dtype)

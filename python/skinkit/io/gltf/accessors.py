@@ -18,7 +18,8 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 from numpy.typing import NDArray
 
-from .fields import GltfError, Json, int_field, join, list_field, obj
+from .fields import GltfError, int_field, join, list_field, obj
+from ...limits import Budget
 
 Kinds = AbstractSet[Tuple[int, bool]]
 """Allowed (componentType, normalized) pairs of an accessor."""
@@ -47,6 +48,25 @@ def _normalize(a: NDArray[Any]) -> NDArray[Any]:
     return np.maximum(f, -1.0) if info.min < 0 else f
 
 
+def _check_range(a: np.ndarray, ctype: int, what: str) -> None:
+    """Refuse values (decoded by an extension) that the accessor's componentType cannot hold:
+    a cast would wrap them (joint 256 as UNSIGNED_BYTE becomes joint 0) or make them inf."""
+    if a.dtype.kind not in "iuf":
+        raise GltfError(f"{what} are {a.dtype}, not numbers")
+    if a.size == 0:
+        return
+    low, high = a.min(), a.max()
+    target = COMPONENTS[ctype]
+    info = np.iinfo(target) if target.kind in "iu" else np.finfo(target)
+    if not (info.min <= low and high <= info.max):  # NaN fails too
+        bad = low if not info.min <= low else high
+        raise GltfError(f"{what}: {bad} is out of the range [{info.min}, {info.max}] of "
+                        f"{COMPONENT_NAMES[ctype]}")
+    if target.kind in "iu" and a.dtype.kind == "f" and np.any(a != np.round(a)):
+        raise GltfError(f"{what} are not whole numbers, the accessor is "
+                        f"{COMPONENT_NAMES[ctype]}")
+
+
 class Accessors:
     """Validating decoder of the accessors of one glTF document (results cached by index).
 
@@ -58,9 +78,12 @@ class Accessors:
         The BIN chunk of a .glb (the data of a ``buffers[0]`` without ``uri``).
     folder : Path
         The model's folder, resolved: relative buffer URIs must stay inside it.
+    file_bytes : int
+        The size of the .glb or .gltf file: with the buffers' bytes, what the arrays decoded
+        from the file are bounded by (``skinkit.limits``; see :meth:`charge`).
     """
 
-    def __init__(self, doc: Json, bin_chunk: Optional[memoryview], folder: Path):
+    def __init__(self, doc: dict, bin_chunk, folder: Path, file_bytes: int):
         self.doc = doc
         self.folder = folder
         self.views = list_field(doc, "bufferViews", "")
@@ -68,10 +91,20 @@ class Accessors:
         self.buffers = [self._buffer(b, bin_chunk)
                         for b in range(len(list_field(doc, "buffers", "")))]
         self.buffer_bytes = sum(len(b) for b in self.buffers)
-        self._decoded: Dict[int, NDArray[Any]] = {}
+        self.budget = Budget(file_bytes + self.buffer_bytes)
+        self._decoded: Dict[int, np.ndarray] = {}
 
-    def get(self, owner: Json, key: str, path: str, kinds: Sequence[str],
-            allowed: Optional[Kinds]) -> NDArray[Any]:
+    def charge(self, nbytes: int, path: str, what: str) -> None:
+        """Count ``nbytes`` about to be allocated for ``what`` (at JSON path ``path``) against
+        the file's budget: a GltfError naming the path, the bytes and the limit past it.
+
+        Every array the model is built from is charged: each decoded accessor once, and every
+        copy made of it (one accessor may serve thousands of channels or meshes)."""
+        message = self.budget.charge(int(nbytes), what)
+        if message is not None:
+            raise GltfError(f"{path}: {message}")
+
+    def get(self, owner: dict, key: str, path: str, kinds, allowed) -> np.ndarray:
         """Decode the accessor ``owner[key]`` refers to as a (count, n) array, checking its kind.
 
         ``kinds`` are the allowed types ("VEC3", ...), ``allowed`` the allowed
@@ -90,6 +123,15 @@ class Accessors:
             self._decoded[k] = self._decode(k)
         return self._decoded[k]
 
+    def cast(self, a: np.ndarray, dtype, path: str) -> np.ndarray:
+        """A copy of ``a`` as ``dtype``, charged to the file's budget (see :meth:`charge`)."""
+        dtype = np.dtype(dtype)
+        self.charge(a.size * dtype.itemsize, path, f"{a.size} {dtype} values")
+        # a signalling NaN in the file's floats raises the "invalid" flag when widened: it stays
+        # a NaN (which the model's own checks see), without a RuntimeWarning
+        with np.errstate(invalid="ignore"):
+            return a.astype(dtype)
+
     def view_bytes(self, v: int) -> memoryview:
         """The bytes of ``bufferViews[v]`` (for compressed data that extensions decode)."""
         return self._view(v)[0]
@@ -103,10 +145,14 @@ class Accessors:
         count = int_field(self.accessors[k], "count", f"accessors[{k}]", lo=1)
         cols, rows = _TYPES[kind]
         a = np.asarray(values)
+        where = join(path, key)
         if a.shape != (count, cols * rows):
-            raise GltfError(f"{join(path, key)}: the decoded data has shape {a.shape}, "
+            raise GltfError(f"{where}: the decoded data has shape {a.shape}, "
                             f"accessors[{k}] is {count} x {kind}")
-        a = a.astype(COMPONENTS[ctype].newbyteorder("="))
+        _check_range(a, ctype, f"{where}: the decoded values of accessors[{k}]")
+        a = self.cast(a, COMPONENTS[ctype].newbyteorder("="), where)
+        if normalized:
+            self.charge(a.size * 8, where, f"{a.size} normalized values as float64")
         self._decoded[k] = _normalize(a) if normalized else a
 
     def _buffer(self, b: int, bin_chunk: Optional[memoryview]) -> memoryview:
@@ -203,7 +249,9 @@ class Accessors:
         if need > len(data):
             raise GltfError(f"{path}: count {count} x stride {stride} from byteOffset {offset} "
                             f"needs {need} bytes, bufferViews[{v}] has {len(data)}")
-        raw: NDArray[Any] = NDArray[Any]((count, cols, rows), dtype=dtype, buffer=data,
+        # the copy is charged: many accessors may read one view
+        self.charge(count * cols * rows * size, path, f"{count} {kind} elements")
+        raw: np.ndarray = np.ndarray((count, cols, rows), dtype=dtype, buffer=data,
                                      offset=offset, strides=(stride, column, size))
         return np.array(raw, dtype=dtype.newbyteorder("="), order="C").reshape(count, cols * rows)
 
@@ -223,10 +271,14 @@ class Accessors:
                 raise GltfError(f"{path}.count: {count} elements without a bufferView take "
                                 f"{size} bytes, more than the {self.buffer_bytes} buffer bytes "
                                 "of the file")
+            self.charge(size, path, f"{count} {kind} elements")
             out = np.zeros((count, cols * rows), dtype=dtype.newbyteorder("="))
         if "sparse" in acc:
             self._sparse(acc, path, count, kind, dtype, out)
-        return _normalize(out) if normalized else out
+        if normalized:
+            self.charge(out.size * 8, path, f"{out.size} normalized values as float64")
+            return _normalize(out)
+        return out
 
     def _sparse(self, acc: Json, path: str, count: int, kind: str, dtype: np.dtype[Any],
                 out: NDArray[Any]) -> None:

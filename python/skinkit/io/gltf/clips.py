@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...clip import PATHS, WEIGHTS, Channel, Clip
+from ...limits import duration_error
 from .accessors import FLOAT, SNORM, UNORM, Accessors
 from .fields import GltfError, Json, int_field, list_field, name_field, obj, objects
 
@@ -59,8 +60,8 @@ def read_clips(doc: Json, accessors: Accessors, target_counts: Dict[int, int],
             times, values, interpolation = _sampler(obj(samplers[j], spath), spath, kind,
                                                     width, accessors)
             try:
-                channels.append(Channel(node, kind, times.astype(dtype), values.astype(dtype),
-                                        interpolation))
+                channels.append(Channel(node, kind, accessors.cast(times, dtype, spath),
+                                        accessors.cast(values, dtype, spath), interpolation))
             except ValueError as e:  # Channel owns the key rules: reworded with the JSON path
                 field = re.search(r"channel (times|values|interpolation)", str(e))
                 if field is None:  # the loader's own arguments (node, path) are checked above
@@ -82,6 +83,10 @@ def _sampler(sampler: Json, path: str, kind: str, width: int,
     """
     interpolation = sampler.get("interpolation", "LINEAR")
     times = accessors.get(sampler, "input", path, ("SCALAR",), FLOAT)[:, 0]
+    # (times that are not finite are Channel's to refuse)
+    too_long = duration_error(float(times.max())) if np.all(np.isfinite(times)) else None
+    if too_long is not None:
+        raise GltfError(f"{path}.input: a key at {times.max():g} s: {too_long}")
     if kind == "translation" or kind == "scale":
         values = accessors.get(sampler, "output", path, ("VEC3",), FLOAT)
     else:

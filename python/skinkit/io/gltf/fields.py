@@ -8,14 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, overload
 
-import numpy as np
-from numpy.typing import NDArray
+from ...limits import MAX_FILE_VALUE
 
-Json = Dict[str, Any]
-"""A JSON object of the document (its values are whatever the file holds)."""
-MISSING: Any = object()
-_D = TypeVar("_D")
-_FLOAT_MAX = float(np.finfo(np.float64).max)  # abs(x) <= this is False for NaN and inf too
+MISSING = object()
 
 
 class GltfError(ValueError):
@@ -80,13 +75,14 @@ def name_field(value: Json, path: str) -> Optional[str]:
     return name
 
 
-def numbers_field(value: Json, key: str, path: str, n: Optional[int],
-                  default: Optional[Sequence[float]]) -> NDArray[np.float64]:
-    """``value[key]`` as a float64 array of ``n`` finite numbers (any length for n = None);
-    ``default`` if absent."""
+def numbers_field(value: dict, key: str, path: str, n, default) -> np.ndarray:
+    """``value[key]`` as a float64 array of ``n`` finite numbers of magnitude at most
+    ``skinkit.limits.MAX_FILE_VALUE`` (any length for n = None); ``default`` if absent."""
     x = value.get(key, default)
+    # abs(v) <= the limit is False for NaN and inf too
     if (not isinstance(x, (list, tuple)) or (n is not None and len(x) != n)
-            or not all(type(v) in (int, float) and abs(v) <= _FLOAT_MAX for v in x)):
+            or not all(type(v) in (int, float) and abs(v) <= MAX_FILE_VALUE for v in x)):
         count = "" if n is None else f"{n} "
-        raise GltfError(f"{join(path, key)}: expected {count}finite numbers")
+        raise GltfError(f"{join(path, key)}: expected {count}finite numbers of magnitude at "
+                        f"most {MAX_FILE_VALUE:g}")
     return np.array(x, dtype=np.float64)

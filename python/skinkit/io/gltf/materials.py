@@ -35,7 +35,10 @@ def read_materials(doc: Json, accessors: Accessors) -> Optional[Dict[str, Any]]:
     return out
 
 
-def _array(data: Union[bytes, memoryview]) -> NDArray[np.uint8]:
+def _array(data, path: str, accessors: Accessors) -> np.ndarray:
+    """A copy of an image's bytes, charged to the file's budget (many images may share one
+    buffer view or file)."""
+    accessors.charge(len(data), path, f"{len(data)} image bytes")
     return np.frombuffer(bytes(data), dtype=np.uint8)
 
 
@@ -43,7 +46,7 @@ def _image(image: Json, path: str, accessors: Accessors) -> Json:
     entry = {k: copy.deepcopy(v) for k, v in image.items() if k not in ("uri", "bufferView")}
     if "bufferView" in image:
         v = int_field(image, "bufferView", path, hi=len(accessors.views))
-        entry["data"] = _array(accessors.view_bytes(v))
+        entry["data"] = _array(accessors.view_bytes(v), path, accessors)
         return entry
     uri = image.get("uri")
     if not isinstance(uri, str):
@@ -51,12 +54,12 @@ def _image(image: Json, path: str, accessors: Accessors) -> Json:
     if uri[:5].lower() == "data:":
         header, _, payload = uri[5:].partition(",")
         try:
-            entry["data"] = _array(base64.b64decode(payload, validate=True))
+            entry["data"] = _array(base64.b64decode(payload, validate=True), path, accessors)
         except (binascii.Error, ValueError) as e:
             raise GltfError(f"{path}.uri: bad base64 ({e})") from None
         entry.setdefault("mimeType", header.split(";")[0] or "image/png")
         return entry
-    entry["data"] = _array(accessors.file(uri, f"{path}.uri"))
+    entry["data"] = _array(accessors.file(uri, f"{path}.uri"), path, accessors)
     suffix = "." + uri.rsplit(".", 1)[-1].lower() if "." in uri else ""
     entry.setdefault("mimeType", _MIME.get(suffix, "image/png"))
     return entry

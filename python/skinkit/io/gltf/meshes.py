@@ -22,11 +22,6 @@ _NORMAL = FLOAT | SNORM
 _TEXCOORD = FLOAT | UNORM | SNORM | INT8_16   # core: FLOAT and UNORM; the rest quantization
 _TARGET_POSITION = FLOAT | SNORM | frozenset({(5120, False), (5122, False)})
 _TARGET_NORMAL = FLOAT | SNORM
-_TEXCOORD = FLOAT | UNORM | SNORM | INT8_16   # core: FLOAT and UNORM; the rest quantization
-# Dense morph deltas (M, V, 3) may outgrow the file (sparse targets), but not without bound: a
-# hostile file listing many targets would otherwise make a huge allocation from a few bytes.
-_TARGET_EXPANSION = 64
-_TARGET_BYTES_FLOOR = 256 << 20
 
 
 @dataclass
@@ -159,8 +154,8 @@ def _read_primitive(doc: Json, prim: Json, path: str, accessors: Accessors,
     count = len(positions)
     normals = None
     if "NORMAL" in attributes:
-        normals = _vertex_attribute(accessors, attributes, "NORMAL", apath, count,
-                                    _NORMAL).astype(dtype)
+        normals = accessors.cast(_vertex_attribute(accessors, attributes, "NORMAL", apath,
+                                                   count, _NORMAL), dtype, f"{apath}.NORMAL")
     joints, weights, maxima = _skin_attributes(attributes, apath, count, accessors, dtype)
     morph_positions, morph_normals = _targets(prim, path, count, accessors, dtype)
     uvs = None
@@ -169,12 +164,12 @@ def _read_primitive(doc: Json, prim: Json, path: str, accessors: Accessors,
         if len(uvs) != count:
             raise GltfError(f"{apath}.TEXCOORD_0: count {len(uvs)} differs from POSITION count "
                             f"{count}")
-        uvs = uvs.astype(dtype)
+        uvs = accessors.cast(uvs, dtype, f"{apath}.TEXCOORD_0")
     material = int_field(prim, "material", path, default=None,
                          hi=len(list_field(doc, "materials", "")))
-    return _PrimitiveData(positions.astype(dtype), normals, joints, weights, maxima,
-                          _faces(prim, path, count, accessors), morph_positions, morph_normals,
-                          uvs, material)
+    return _PrimitiveData(accessors.cast(positions, dtype, f"{apath}.POSITION"), normals, joints,
+                          weights, maxima, _faces(prim, path, count, accessors), morph_positions,
+                          morph_normals, uvs, material)
 
 
 def _skin_attributes(attributes: Json, apath: str, count: int, accessors: Accessors,
@@ -201,8 +196,12 @@ def _skin_attributes(attributes: Json, apath: str, count: int, accessors: Access
                             "0, 1, 2, ... without gaps")
     if not joints:
         return None, None, []
-    return (np.concatenate([j.astype(np.result_type(*joints)) for j in joints], axis=1),
-            np.concatenate([w.astype(dtype) for w in weights], axis=1),
+    jtype = np.result_type(*joints)
+    accessors.charge(count * 4 * len(joints) * (jtype.itemsize + np.dtype(dtype).itemsize),
+                     apath, f"{len(joints)} JOINTS_n/WEIGHTS_n sets of {count} vertices")
+    with np.errstate(invalid="ignore"):  # a signalling NaN weight stays a NaN (Accessors.cast)
+        weights_all = np.concatenate(weights, axis=1, dtype=dtype)
+    return (np.concatenate(joints, axis=1, dtype=jtype), weights_all,
             [int(j.max()) for j in joints])
 
 
@@ -214,16 +213,14 @@ def _targets(prim: Json, path: str, count: int, accessors: Accessors, dtype: np.
     for k, target in enumerate(targets):
         if not obj(target, f"{path}.targets[{k}]"):
             raise GltfError(f"{path}.targets[{k}]: a morph target needs at least one attribute")
-    size = len(targets) * count * 3 * np.dtype(dtype).itemsize
-    if size > max(_TARGET_BYTES_FLOOR, _TARGET_EXPANSION * accessors.buffer_bytes):
-        raise GltfError(f"{path}.targets: {len(targets)} morph targets of {count} vertices take "
-                        f"{size} bytes, more than {_TARGET_EXPANSION} times the "
-                        f"{accessors.buffer_bytes} buffer bytes of the file")
-    out: Dict[str, Optional[NDArray[Any]]] = {}
+    out: Dict[str, Optional[np.ndarray]] = {}
     for key, allowed in (("POSITION", _TARGET_POSITION), ("NORMAL", _TARGET_NORMAL)):
         if not any(key in t for t in targets):
             out[key] = None
             continue
+        # dense deltas (M, V, 3) outgrow the file when targets share accessors: bounded first
+        accessors.charge(len(targets) * count * 3 * np.dtype(dtype).itemsize, f"{path}.targets",
+                         f"{len(targets)} morph target {key}s of {count} vertices")
         deltas = np.zeros((len(targets), count, 3), dtype=dtype)
         for k, target in enumerate(targets):
             if key in target:
@@ -241,6 +238,7 @@ def _faces(prim: Json, path: str, count: int, accessors: Accessors) -> Optional[
         if count % 3:
             raise GltfError(f"{path}.attributes.POSITION: {count} vertices of non-indexed "
                             "triangles are not whole triangles")
+        accessors.charge(count * 8, f"{path}.attributes.POSITION", f"{count} vertex indices")
         return np.arange(count, dtype=np.int64).reshape(-1, 3)
     index = accessors.get(prim, "indices", path, ("SCALAR",), VERTEX_INDEX)[:, 0]
     if len(index) % 3:
@@ -248,4 +246,4 @@ def _faces(prim: Json, path: str, count: int, accessors: Accessors) -> Optional[
     if index.max() >= count:
         raise GltfError(f"{path}.indices: vertex {index.max()} is out of range for "
                         f"{count} vertices")
-    return index.astype(np.int64).reshape(-1, 3)
+    return accessors.cast(index, np.int64, f"{path}.indices").reshape(-1, 3)

@@ -106,8 +106,11 @@ def _read_skin(skin: Json, path: str, count: int, accessors: Accessors,
         if len(ibm) != len(joints):
             raise GltfError(f"{path}.inverseBindMatrices: {len(ibm)} matrices for "
                             f"{len(joints)} joints")
-        ibm = np.ascontiguousarray(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype)
+        ibm = accessors.cast(ibm.reshape(-1, 4, 4).transpose(0, 2, 1), dtype,
+                             f"{path}.inverseBindMatrices")
     else:
+        accessors.charge(len(joints) * 16 * dtype.itemsize, f"{path}.joints",
+                         f"{len(joints)} identity inverse bind matrices")
         ibm = np.tile(np.eye(4, dtype=dtype), (len(joints), 1, 1))
     return Skin(name_field(skin, path), np.array(joints, dtype=np.int32), ibm,
                 int_field(skin, "skeleton", path, default=None, hi=count))
@@ -137,13 +140,24 @@ def scene_nodes(doc: Json, skeleton: Skeleton, scene: Optional[int]) -> List[int
             raise GltfError(f"{path}.nodes: node {r} is not a root node (its parent is node "
                             f"{skeleton.parents[r]})")
         inside[r] = True
-    # parents may come in any order: spread membership until nothing changes (depth passes)
-    parents = np.asarray(skeleton.parents)
-    has_parent = parents >= 0
-    while True:
-        grown = inside | (has_parent & inside[np.maximum(parents, 0)])
-        if np.array_equal(grown, inside):
-            break
-        inside = grown
-    nodes: List[int] = np.flatnonzero(inside).tolist()
-    return nodes
+    return np.flatnonzero(inside[_roots(skeleton.parents)]).tolist()
+
+
+def _roots(parents: np.ndarray) -> np.ndarray:
+    """The root of every node of a forest (``parents`` -1 for roots, in any order, no cycles),
+    in one walk: each node's path up stops at the first node whose root is known, and every node
+    on it takes that root, so each node is visited once (a chain of N nodes costs N steps, not
+    the N passes of spreading membership one level at a time)."""
+    parent = np.asarray(parents).tolist()
+    root = [-1] * len(parent)
+    for i in range(len(parent)):
+        path = []
+        j = i
+        while root[j] < 0 and parent[j] >= 0:
+            path.append(j)
+            j = parent[j]
+        r = root[j] if root[j] >= 0 else j
+        root[j] = r
+        for k in path:
+            root[k] = r
+    return np.array(root, dtype=np.int64)

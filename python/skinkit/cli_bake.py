@@ -1,0 +1,58 @@
+"""``skinkit bake MOTION... (--body MODEL | --body-dir DIR) --out STORE.zarr``: the command's
+arguments (rows of cli.py's table) and its run; the work is ``skinkit.dataset.bake``."""
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, List, Tuple, Union
+
+_Arg = Tuple[str, Dict[str, Any]]
+
+SUMMARY = "pose AMASS motions with a body model into a Zarr store, on Dask"
+DESCRIPTION = (
+    "Read every motion (AMASS .npz files, folders or glob patterns, in the order given, each "
+    "sorted), pose it with the body model and write vertices (N, V, 3), joints (N, J, 3), faces, "
+    "frame_sequence, frame_time and a sequences table to a Zarr v3 store, chunk by chunk on "
+    "Dask workers.  Rerun with the same arguments to resume an interrupted bake.  A motion "
+    "that cannot be read is named at the end and marked failed in sequences/status; the others "
+    "are written; the exit status is then 1.")
+ARGS: List[Union[_Arg, List[_Arg]]] = [
+    ("motions", dict(nargs="+", metavar="MOTION", help="AMASS .npz files, folders or globs")),
+    [("--body", dict(metavar="MODEL", help="the body model file (.npz or .pkl) for every motion")),
+     ("--body-dir", dict(metavar="DIR", help="a folder of body models as smplx.create lays "
+                                             "them out (DIR/smplx/SMPLX_FEMALE.npz, ...), picked "
+                                             "by each motion's type and gender"))],
+    ("--out", dict(required=True, metavar="STORE.zarr", help="the store's folder")),
+    ("--fps", dict(type=float, metavar="F", help="resample every motion at F frames per second "
+                                                 "(default: each motion's own rate)")),
+    ("--frames-per-chunk", dict(type=int, default=256, metavar="K",
+                                help="frames per Zarr chunk and per task (default 256)")),
+    ("--dtype", dict(choices=("float32", "float16"), default="float32",
+                     help="precision of the stored vertices and joints (default float32)")),
+    [("--workers", dict(type=int, metavar="N", help="worker processes of a local Dask cluster "
+                                                    "(default: one per core)")),
+     ("--scheduler", dict(metavar="ADDRESS", help="a running Dask scheduler, tcp://HOST:PORT "
+                                                  "(see `dask scheduler`, `dask worker`)"))],
+    ("--quiet", dict(action="store_true", help="no progress bar and no summary line")),
+]
+
+
+def run(args) -> int:
+    """Bake; print the summary line on stderr; 1 if a motion failed, else 0."""
+    from .cli import CliError
+    from .dataset import bake
+    if args.body is None and args.body_dir is None:
+        args.parser.error("one of --body MODEL and --body-dir DIR is required")
+    try:
+        summary = bake(args.motions, args.out, body=args.body, body_dir=args.body_dir,
+                       fps=args.fps, frames_per_chunk=args.frames_per_chunk, dtype=args.dtype,
+                       workers=args.workers, scheduler=args.scheduler, progress=not args.quiet
+                       and sys.stderr.isatty())
+    except ValueError as exc:       # arguments, a store made with other ones
+        raise CliError(str(exc)) from exc
+    except KeyboardInterrupt:
+        print(f"skinkit: bake interrupted; run the same command again to resume {args.out}",
+              file=sys.stderr)
+        return 130
+    if not args.quiet or not summary.ok:
+        print(f"skinkit: {summary.line()}", file=sys.stderr)
+    return 0 if summary.ok else 1

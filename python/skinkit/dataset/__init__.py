@@ -1,0 +1,7 @@
+"""Baked datasets: motion files posed by a body model into a Zarr store on Dask distributed
+(:func:`bake`), read back as dask arrays (:func:`open`) or a torch Dataset
+(``skinkit.torch.BakedDataset``).  See docs/guide/dataset.rst."""
+from .bake import BakeSummary, bake
+from .store import BakedStore, open_store as open  # noqa: A001 - skinkit.dataset.open(store)
+
+__all__ = ["BakeSummary", "BakedStore", "bake", "open"]

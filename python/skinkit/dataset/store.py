@@ -1,0 +1,236 @@
+"""The baked store's layout (Zarr v3, zstd): creating it whole, checking a resumed bake's
+arguments against it, writing one chunk of frames, finishing it, and opening it to read.
+
+Layout (N frames, S sequences, V vertices, J joints, F faces; chunks of whole frames)::
+
+    vertices        (N, V, 3) float32|float16   posed vertex positions, model units
+    joints          (N, J, 3) float32|float16   posed joint positions
+    faces           (F, 3) int32                the body model's triangles
+    frame_sequence  (N,) int32                  the sequence of each frame
+    frame_time      (N,) float64                the frame's time in its sequence, seconds
+    chunk_done      (C,) uint8                  1 once chunk c (frames c K .. c K + K - 1) is in
+    sequences/      source, fps, gender, betas (S, B), start, count, status, error
+    attributes      skinkit: version, arguments, body models (file name, SHA-256)
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import numpy as np
+
+from .._optional import require
+
+STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
+DTYPES = ("float32", "float16")
+
+
+def _zarr():
+    return require("zarr", "dataset", "a baked store")
+
+
+def _compressors():
+    # level 1: on vertex coordinates level 3 saves no more (0.92 of the bytes either way) and
+    # takes 10% longer (benchmarks/bake.py)
+    return _zarr().codecs.ZstdCodec(level=1)
+
+
+def sha256(path) -> str:
+    """The SHA-256 of a file, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def create(out: str, plan, faces: np.ndarray, num_vertices: int, num_joints: int, dtype: str,
+           attributes: Dict[str, Any]) -> None:
+    """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
+    group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
+    sibling folder first and renamed into place, so that ``out`` is never half made."""
+    zarr = _zarr()
+    tmp = Path(f"{out}.creating")
+    shutil.rmtree(tmp, ignore_errors=True)
+    g = zarr.open_group(str(tmp), mode="w-", zarr_format=3)
+    N, K = plan.frames, plan.frames_per_chunk
+    frame_arrays = {"vertices": ((num_vertices, 3), dtype, ("vertex", "xyz")),
+                    "joints": ((num_joints, 3), dtype, ("joint", "xyz")),
+                    "frame_sequence": ((), "int32", ()), "frame_time": ((), "float64", ())}
+    for name, (tail, dt, dims) in frame_arrays.items():
+        g.create_array(name, shape=(N,) + tail, chunks=(K,) + tail, dtype=dt, fill_value=0,
+                       compressors=_compressors(), dimension_names=("frame",) + dims)
+    g.create_array("faces", data=np.asarray(faces, np.int32), compressors=_compressors(),
+                   dimension_names=("face", "corner"))
+    g.create_array("chunk_done", shape=(plan.chunks,), chunks=(1,), dtype="uint8", fill_value=0,
+                   compressors=None, dimension_names=("chunk",))
+    seqs = plan.sequences
+    B = max((len(s.betas) for s in seqs), default=0)
+    betas = np.zeros((len(seqs), B))
+    for i, s in enumerate(seqs):
+        betas[i, :len(s.betas)] = s.betas
+    columns = {"source": np.array([os.path.basename(s.source) for s in seqs], dtype=str),
+               "path": np.array([s.source for s in seqs], dtype=str),
+               "fps": np.array([s.fps for s in seqs], np.float64),
+               "gender": np.array([s.gender for s in seqs], dtype=str),
+               "betas": betas, "start": plan.starts, "count": plan.ends - plan.starts,
+               "status": np.array([STATUS_FAILED if s.error else STATUS_PENDING for s in seqs],
+                                  dtype=str),
+               "error": np.array([s.error or "" for s in seqs], dtype=str)}
+    sg = g.create_group("sequences")
+    for name, a in columns.items():
+        arr = sg.create_array(name, shape=a.shape, chunks=tuple(max(n, 1) for n in a.shape),
+                              dtype=str if a.dtype.kind == "U" else a.dtype,
+                              compressors=_compressors(),
+                              dimension_names=("sequence", "beta")[:a.ndim])
+        if a.size:
+            arr[...] = a
+    g.attrs["skinkit"] = attributes
+    os.replace(tmp, out)
+
+
+def existing(out: str, arguments: Dict[str, Any]):
+    """The attributes of the store at ``out`` if there is one made with the same
+    ``arguments`` (a resumed bake); None if there is no store.
+
+    Raises
+    ------
+    ValueError
+        ``out`` exists but is not a skinkit bake store, or was made with other arguments (the
+        message names each argument that differs, with both values).
+    """
+    if not os.path.exists(out):
+        return None
+    try:
+        attrs = dict(_zarr().open_group(out, mode="r").attrs).get("skinkit")
+    except Exception as exc:   # noqa: BLE001 - whatever zarr raises for a foreign folder
+        raise ValueError(f"--out {out}: exists and is not a Zarr store ({exc})") from None
+    if not isinstance(attrs, dict) or "arguments" not in attrs:
+        raise ValueError(f"--out {out}: exists and is not a skinkit bake store")
+    old = attrs["arguments"]
+    diff = [f"{k} ({old.get(k)!r} in the store, {arguments.get(k)!r} now)"
+            for k in sorted(set(old) | set(arguments)) if old.get(k) != arguments.get(k)]
+    if diff:
+        raise ValueError(f"--out {out}: a bake with other arguments is there; it resumes only "
+                         f"with the same ones. Different: {'; '.join(diff)}")
+    return attrs
+
+
+def check_layout(out: str, plan) -> None:
+    """ValueError unless the store at ``out`` was laid out for ``plan`` (the motion files
+    changed between the bake and its resumption)."""
+    g = _zarr().open_group(out, mode="r")
+    count = g["sequences/count"][...]
+    want = plan.ends - plan.starts
+    if count.shape != want.shape or (count != want).any():
+        bad = [plan.sequences[i].source for i in np.flatnonzero(count != want)] \
+            if count.shape == want.shape else ["the number of sequences"]
+        raise ValueError(f"--out {out}: the motions changed since the store was laid out "
+                         f"({', '.join(bad[:3])}); bake to a new store")
+
+
+def done_chunks(out: str) -> np.ndarray:
+    """(C,) bool: the chunks already written."""
+    return _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
+
+
+def chunk_done(out: str, chunk: int) -> bool:
+    """Whether chunk ``chunk`` is written (reads its mark only)."""
+    return bool(_zarr().open_group(out, mode="r")["chunk_done"][chunk])
+
+
+def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, np.ndarray]
+                ) -> None:
+    """Write the frame arrays of chunk ``chunk`` (each a whole Zarr chunk), then its done mark:
+    a chunk cut short by a killed process is not marked, and is written again on resuming."""
+    g = _zarr().open_group(out, mode="r+")
+    lo = chunk * frames_per_chunk
+    for name, a in arrays.items():
+        g[name][lo:lo + len(a)] = a
+    g["chunk_done"][chunk] = 1
+
+
+def finish(out: str, failed_chunks: List[int]) -> None:
+    """Status ``done`` for every pending sequence with all its chunks written (those in
+    ``failed_chunks`` are not)."""
+    g = _zarr().open_group(out, mode="r+")
+    done = g["chunk_done"][...].astype(bool)
+    K = g["vertices"].chunks[0]
+    start, count = g["sequences/start"][...], g["sequences/count"][...]
+    status = g["sequences/status"][...]
+    for i in range(len(status)):
+        chunks = range(int(start[i]) // K, -(-int(start[i] + count[i]) // K))
+        if status[i] == STATUS_PENDING and all(done[c] for c in chunks):
+            status[i] = STATUS_DONE
+    if len(status):
+        g["sequences/status"][...] = status
+
+
+@dataclass(frozen=True)
+class BakedStore:
+    """A baked store opened for reading (``skinkit.dataset.open``).
+
+    Attributes
+    ----------
+    vertices : dask.array (N, V, 3); joints : dask.array (N, J, 3)
+        float32 or float16, chunked as stored (whole frames).
+    frame_sequence : dask.array (N,) int32; frame_time : dask.array (N,) float64 (seconds)
+    faces : numpy (F, 3) int32
+    sequences : dict of numpy arrays, one row per sequence: source, path, fps, gender,
+        betas (S, B), start, count, status ("done", "failed" or "pending"), error.
+    attributes : dict, the store's ``skinkit`` attributes (version, arguments, body models).
+    """
+    vertices: Any
+    joints: Any
+    frame_sequence: Any
+    frame_time: Any
+    faces: np.ndarray
+    sequences: Dict[str, np.ndarray]
+    attributes: Dict[str, Any]
+
+    def __len__(self) -> int:
+        return int(self.vertices.shape[0])
+
+
+def open_store(store) -> BakedStore:
+    """Open a store written by ``skinkit.dataset.bake`` as dask arrays (nothing is read but
+    the small arrays: faces and the sequences table).
+
+    Parameters
+    ----------
+    store : str or os.PathLike, the store's folder.
+
+    Returns
+    -------
+    BakedStore.  The arrays carry Zarr v3 dimension names, so ``xarray.open_zarr(store)``
+    reads the same store as a labelled Dataset where xarray is installed.
+
+    Raises
+    ------
+    ValueError
+        ``store`` is not a skinkit bake store.
+    """
+    zarr = _zarr()
+    da = require("dask.array", "dataset", "skinkit.dataset.open")
+    g = zarr.open_group(str(store), mode="r")
+    attrs = dict(g.attrs).get("skinkit")
+    if not isinstance(attrs, dict):
+        raise ValueError(f"{store}: not a skinkit bake store (no skinkit attributes)")
+    seq = g["sequences"]
+    frames = {k: da.from_zarr(g[k]) for k in ("vertices", "joints", "frame_sequence",
+                                              "frame_time")}
+    return BakedStore(faces=g["faces"][...], attributes=attrs,
+                      sequences={k: seq[k][...] for k, _ in seq.arrays()}, **frames)
+
+
+def frame_arrays(group, chunk: int) -> Tuple[int, Dict[str, np.ndarray]]:
+    """The first frame and the arrays of chunk ``chunk`` of an open store (for readers that
+    go chunk by chunk)."""
+    K = group["vertices"].chunks[0]
+    lo = chunk * K
+    return lo, {k: group[k][lo:lo + K] for k in ("vertices", "joints", "frame_sequence",
+                                                  "frame_time")}

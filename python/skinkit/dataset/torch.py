@@ -1,0 +1,62 @@
+"""``skinkit.torch.BakedDataset``: a baked store as a map-style torch Dataset of frames."""
+from __future__ import annotations
+
+import os
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+import torch
+
+from . import store as _store
+
+FIELDS = ("vertices", "joints", "frame_sequence", "frame_time")
+
+
+class BakedDataset(torch.utils.data.Dataset):
+    """The frames of a store written by ``skinkit.dataset.bake``, one item per frame.
+
+    Item ``i`` is a dict of CPU tensors: ``vertices`` (V, 3) and ``joints`` (J, 3) in the
+    store's dtype (float32 or float16), ``frame_sequence`` () int32 and ``frame_time`` ()
+    float64 (seconds).  The store is opened lazily in each process (so the Dataset pickles to
+    DataLoader workers as its path) and read a chunk at a time: the last chunk read is kept,
+    so that sequential or chunk-grouped sampling reads each chunk once.
+
+    Parameters
+    ----------
+    store : str or os.PathLike, the store's folder.
+
+    Raises
+    ------
+    ValueError
+        ``store`` is not a skinkit bake store.
+    IndexError
+        An item outside ``0 .. len - 1``.
+    """
+
+    def __init__(self, store):
+        self.store = os.fspath(store)
+        s = _store.open_store(self.store)
+        self.faces = torch.from_numpy(s.faces)
+        self._len = len(s)
+        self._group = None
+        self._chunk: Optional[Tuple[int, Dict[str, np.ndarray]]] = None
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getstate__(self):
+        return {**self.__dict__, "_group": None, "_chunk": None}
+
+    def __getitem__(self, index) -> Dict[str, torch.Tensor]:
+        i = int(index)
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(f"frame {index} outside 0..{self._len - 1}")
+        if self._group is None:
+            self._group = _store._zarr().open_group(self.store, mode="r")
+        K = self._group["vertices"].chunks[0]
+        if self._chunk is None or not self._chunk[0] <= i < self._chunk[0] + K:
+            self._chunk = _store.frame_arrays(self._group, i // K)
+        lo, arrays = self._chunk
+        return {k: torch.from_numpy(np.array(arrays[k][i - lo])) for k in FIELDS}

@@ -1,0 +1,77 @@
+"""The limits skinkit's readers hold a file to before allocating what it asks for.
+
+A file is untrusted: a few bytes can declare a billion keys, or reuse one buffer for thousands
+of arrays.  The readers check every count they are about to allocate from against these limits
+and refuse the file with a message giving the number and the limit, so that no small file ends
+in a MemoryError (or the machine swapping).  Each limit is written once, here.
+"""
+from __future__ import annotations
+
+import os
+
+# Arrays a reader builds from a file (decoded accessors, their per-channel and per-primitive
+# copies, dense morph targets) may outgrow the file (normalized bytes become float64, sparse
+# accessors expand) but together by at most this factor of the file's size ...
+EXPANSION = 64
+# ... or this many bytes for a small file, ...
+DECODED_FLOOR = 256 << 20
+# ... and never more than this share of the machine's memory.
+MEMORY_SHARE = 0.5
+# The magnitude of a number a file writes as text (a glTF node's TRS, matrix or weights, a BVH
+# OFFSET, channel value or frame time): sums and products of a few stay finite in float32
+# (3.4e38) and so casts and kinematics never overflow.
+MAX_FILE_VALUE = 1e30
+# Body-model and motion files (skinkit.io.body, skinkit.io.amass): the largest array a file may
+# ask for (SMPL-X's posedirs, the largest released array, is 122 MB), a text member (AMASS's
+# gender, surface_model_type), a whole pickle (a released model pickle is at most ~300 MB,
+# SMPL-X's), and a frame rate of a motion file or of resampling (mocap: 60-250).
+MAX_ARRAY_BYTES = 2 * 1024**3
+MAX_TEXT_BYTES = 4096
+MAX_PICKLE_BYTES = 4 * 1024**3
+MAX_FPS = 10000.0
+# The last key time of a clip (seconds): 11.6 days, far beyond any capture; a BVH frame time
+# of 1e9 s or a glTF key at 1e30 s is a hostile file, not a motion.
+MAX_DURATION = 1e6
+
+
+def memory_bytes() -> int:
+    """The machine's physical memory in bytes (8 GiB where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return 8 << 30
+
+
+def decoded_limit(file_bytes: int) -> int:
+    """The bytes a reader may allocate for the arrays of a file of ``file_bytes`` bytes."""
+    return int(min(max(DECODED_FLOOR, EXPANSION * file_bytes), MEMORY_SHARE * memory_bytes()))
+
+
+class Budget:
+    """The bytes a reader has allocated for one file, against :func:`decoded_limit`.
+
+    ``charge(nbytes, what)`` returns the error message (the reader raises its own error type
+    with it) when the file's arrays would pass the limit, None otherwise.
+    """
+
+    def __init__(self, file_bytes: int):
+        self.file_bytes = file_bytes
+        self.limit = decoded_limit(file_bytes)
+        self.used = 0
+
+    def charge(self, nbytes: int, what: str):
+        if self.used + nbytes > self.limit:
+            return (f"{what} take {nbytes} bytes, which with the {self.used} bytes already read "
+                    f"passes the limit of {self.limit} bytes for a {self.file_bytes}-byte file "
+                    f"(skinkit.limits: {EXPANSION} x the file, at least {DECODED_FLOOR}, at most "
+                    f"{MEMORY_SHARE:g} x the {memory_bytes()} bytes of memory)")
+        self.used += nbytes
+        return None
+
+
+def duration_error(seconds: float):
+    """The message refusing a clip whose last key is at ``seconds`` (None when it is fine)."""
+    if not seconds <= MAX_DURATION:  # NaN too
+        return (f"the clip lasts {seconds:g} s, more than the limit of {MAX_DURATION:g} s "
+                "(skinkit.limits.MAX_DURATION)")
+    return None

@@ -1,0 +1,81 @@
+/* skinkit_jobs.h -- the job structs of skinkit's wide kernels, for one precision: skinkit.h
+ * includes it twice, with SK_REAL float and SK_TYPE(name) name##_f, then double and _d (as
+ * PyWavelets' templates), so sk_skin_job_f and sk_skin_job_d are one text.  Include skinkit.h,
+ * never this file.
+ *
+ * A job names its operands (as ozz-animation's jobs do) instead of 25 positional arguments.
+ * Shapes as in libigl's comments: "n by 3" is n items of 3 reals, item i at ptr + i * stride
+ * (stride in elements of the pointed-to type; 0 gives every item the same data). */
+
+/* Skinning of n vertices (an item = one vertex: its position, K joints and weights, its
+ * pose's transforms, its normal and its outputs), by sk_linear_blend_skinning and
+ * sk_dual_quaternion_skinning. */
+typedef struct {
+    size_t n;                      /* vertices (items) */
+    size_t K;                      /* influences per vertex */
+    size_t J;                      /* joints per pose */
+    const SK_REAL *verts;          /* n by 3: rest positions */
+    ptrdiff_t verts_stride;
+    const void *joints;            /* n by K of itype: joint indices, -1 no influence (SK_I32) */
+    ptrdiff_t joints_stride;
+    int itype;                     /* enum sk_index_type */
+    const SK_REAL *weights;        /* n by K */
+    ptrdiff_t weights_stride;
+    const SK_REAL *transforms;     /* n by J by 4 by 4 skinning matrices (LBS), or n by J by
+                                      SK_DQ_RECORD joint records (DQS: sk_skinning_dual_
+                                      quaternions); stride 0 within one pose */
+    ptrdiff_t transforms_stride;
+    const SK_REAL *normals;        /* n by 3 rest normals, or NULL */
+    ptrdiff_t normals_stride;
+    SK_REAL *SK_RESTRICT out_pos;  /* n by 3: skinned positions */
+    ptrdiff_t out_pos_stride;
+    SK_REAL *SK_RESTRICT out_nrm;  /* n by 3: skinned unit normals; NULL when normals is */
+    ptrdiff_t out_nrm_stride;
+    /* Given: the joint indices are checked as they are read, SK_ERR_JOINT_INDEX with *bad =
+       i * K + k for vertex i, slot k, the first outside -1..J-1.  NULL: indices checked on an
+       earlier pose of the same call; such an index is skipped, never read through. */
+    size_t *bad;
+} SK_TYPE(sk_skin_job);
+
+/* The vector-Jacobian product of linear blend skinning (positions), n vertices as above, for
+ * the cotangents g of the skinned positions. */
+typedef struct {
+    size_t n, K, J;                /* vertices, influences per vertex, joints per pose */
+    const SK_REAL *verts;          /* n by 3 */
+    ptrdiff_t verts_stride;
+    const void *joints;            /* n by K of itype */
+    ptrdiff_t joints_stride;
+    int itype;                     /* enum sk_index_type */
+    const SK_REAL *weights;        /* n by K */
+    ptrdiff_t weights_stride;
+    const SK_REAL *mats;           /* n by J by 4 by 4 skinning matrices */
+    ptrdiff_t mats_stride;
+    const SK_REAL *g;              /* n by 3: cotangents of the skinned positions */
+    ptrdiff_t g_stride;
+    SK_REAL *SK_RESTRICT g_verts;  /* n by 3: cotangents of verts */
+    ptrdiff_t g_verts_stride;
+    SK_REAL *SK_RESTRICT g_mats;   /* n by J by 4 by 4: added to, never cleared (stride 0: the
+                                      vertices of a pose sum into it; row 3 stays as it was) */
+    ptrdiff_t g_mats_stride;
+    size_t *bad;                   /* SK_ERR_JOINT_INDEX: *bad = i * K + k */
+} SK_TYPE(sk_skin_vjp_job);
+
+/* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).  Channel c has
+ * nkeys[c] >= 1 key times at key_times + key_offset[c] (sorted times are expected; unsorted
+ * ones are sampled without reading outside) and nkeys[c] keys of ncomp[c] values at values +
+ * value_offset[c] (3 per key for CUBICSPLINE: in-tangent, value, out-tangent); ncomp[c] >= 1
+ * (a morph weights channel has one per target), and 4 when rotation[c] != 0 (quaternions,
+ * slerped; STEP and LINEAR rotation keys unit); interp[c] is an sk_interpolation.
+ * sk_check_clip checks all of this before sampling. */
+typedef struct {
+    size_t nchannels;
+    const SK_REAL *key_times;      /* nkey_times key times of all channels */
+    size_t nkey_times;
+    const SK_REAL *values;         /* nvalues key values of all channels */
+    size_t nvalues;
+    const int64_t *key_offset, *nkeys, *value_offset; /* nchannels each */
+    const int32_t *ncomp, *interp, *rotation;          /* nchannels each */
+    /* NULL, or nvalues entries from sk_prepare_clip: each LINEAR rotation key's slerp
+       constants, so that a sample needs one sine/cosine pair */
+    const SK_REAL *slerp;
+} SK_TYPE(sk_clip);

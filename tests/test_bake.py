@@ -1,0 +1,308 @@
+"""``skinkit bake`` / ``skinkit.dataset``: AMASS-layout motions through a small synthetic SMPL+H
+model into a Zarr store on Dask, checked against ``BodyModel.forward`` frame by frame; a worker
+killed mid-bake, a killed command resumed, a corrupt motion among good ones, float16, arguments
+changed on resuming; reading back as dask arrays and as a torch Dataset.
+
+A bake that is repaired or resumed must equal an uninterrupted one bit for bit: the stores'
+files are compared byte by byte."""
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import TORCH_HOW, optional_import
+
+optional_import("zarr", 'pip install ".[dataset]" (zarr 3: Python >= 3.11)', "dataset")
+from distributed import Client, LocalCluster  # noqa: E402
+from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
+
+from amass_files import write_motion, write_motion_smplx  # noqa: E402
+
+import skinkit as sk  # noqa: E402
+from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
+
+pytestmark = pytest.mark.integration          # Dask clusters and child processes
+
+HERE = Path(__file__).resolve().parent
+FRAMES = (37, 61, 18)                         # three motions; chunks of 16 frames straddle them
+K = 16
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bake")
+    np.savez(d / "body.npz", **synthetic_body_arrays("SMPL+H", seed=3, num_vertices=120))
+    (d / "motions").mkdir()
+    for i, T in enumerate(FRAMES):
+        write_motion(d / "motions" / f"m{i}.npz", T, fps=30.0, seed=i, gender="female")
+    return d
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as c:
+        yield c
+
+
+def baked(inputs, out, cluster, **kw):
+    kw = {"body": str(inputs / "body.npz"), "frames_per_chunk": K, **kw}
+    return sk.dataset.bake([str(inputs / "motions")], str(out), scheduler=cluster.scheduler_address,
+                           **kw)
+
+
+@pytest.fixture(scope="module")
+def reference(inputs, tmp_path_factory):
+    """A bake by one worker process (the serial run the others must equal)."""
+    out = tmp_path_factory.mktemp("ref") / "ref.zarr"
+    s = sk.dataset.bake([str(inputs / "motions")], str(out), body=str(inputs / "body.npz"),
+                        frames_per_chunk=K, workers=1)
+    assert s.ok and s.baked == s.frames == sum(FRAMES)
+    return out
+
+
+def files(store):
+    """{relative path: bytes} of every file of a store."""
+    return {str(p.relative_to(store)): p.read_bytes() for p in sorted(Path(store).rglob("*"))
+            if p.is_file()}
+
+
+def assert_same_store(a, b):
+    fa, fb = files(a), files(b)
+    assert sorted(fa) == sorted(fb)
+    assert [k for k in fa if fa[k] != fb[k]] == []
+
+
+def test_bake_on_a_cluster_equals_forward_frame_by_frame(inputs, reference, cluster, tmp_path):
+    out = tmp_path / "s.zarr"
+    s = baked(inputs, out, cluster)
+    assert s.ok and (s.frames, s.sequences, s.baked) == (sum(FRAMES), 3, sum(FRAMES))
+    assert "frames/s" in s.line() and "MB/s" in s.line()
+    assert_same_store(out, reference)            # two workers or one: the same bytes
+    d = sk.dataset.open(out)
+    model = sk.load_body_model(inputs / "body.npz", dtype=np.float32)
+    assert d.vertices.chunks[0][0] == K and d.vertices.shape == (sum(FRAMES), 120, 3)
+    assert np.array_equal(d.faces, model.faces)
+    verts, joints = d.vertices.compute(), d.joints.compute()
+    seq, t = d.frame_sequence.compute(), d.frame_time.compute()
+    row = 0
+    for i, T in enumerate(FRAMES):
+        with np.load(inputs / "motions" / f"m{i}.npz") as z:
+            poses, trans, betas = z["poses"].reshape(T, 52, 3), z["trans"], z["betas"]
+        for k in range(T):                        # frame by frame
+            v, j = model.forward(betas, poses[k], trans[k])
+            np.testing.assert_allclose(verts[row], v, rtol=1e-6, atol=1e-6)
+            np.testing.assert_allclose(joints[row], j, rtol=1e-6, atol=1e-6)
+            assert seq[row] == i and t[row] == k / 30.0
+            row += 1
+    q = d.sequences
+    assert list(q["source"]) == ["m0.npz", "m1.npz", "m2.npz"]
+    assert list(q["status"]) == ["done"] * 3 and list(q["gender"]) == ["female"] * 3
+    assert list(q["count"]) == list(FRAMES) and list(q["start"]) == [0, 37, 98]
+    with np.load(inputs / "motions" / "m1.npz") as z:
+        assert np.array_equal(q["betas"][1], z["betas"])
+    body = d.attributes["body_models"]
+    assert body == [{"file": "body.npz",
+                     "sha256": hashlib.sha256((inputs / "body.npz").read_bytes()).hexdigest()}]
+    assert d.attributes["version"] == sk.__version__
+    assert d.attributes["arguments"]["frames_per_chunk"] == K
+
+
+class KillOnce(WorkerPlugin):
+    """SIGKILL the worker's own process when it starts its third bake task, once (a marker
+    file says it happened)."""
+
+    def __init__(self, marker):
+        self.marker, self.started = marker, 0
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and "bake_chunk" in str(key):
+            self.started += 1
+            if self.started == 3:
+                try:
+                    os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL))
+                except FileExistsError:
+                    return
+                os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_worker_killed_mid_bake_is_replaced_and_the_store_is_identical(inputs, reference,
+                                                                          cluster, tmp_path):
+    marker = tmp_path / "killed"
+    with Client(cluster) as client:
+        before = set(client.run(os.getpid).values())
+        client.register_plugin(KillOnce(str(marker)), name="kill-once")
+        try:
+            s = baked(inputs, tmp_path / "s.zarr", cluster)
+        finally:
+            client.unregister_worker_plugin("kill-once")
+        client.wait_for_workers(2, timeout=60)
+        after = set(client.run(os.getpid).values())
+    assert marker.exists() and before != after      # a worker process did die
+    assert s.ok and s.frames == sum(FRAMES)
+    assert_same_store(tmp_path / "s.zarr", reference)
+
+
+def cli(*args, **kw):
+    """``skinkit ARGS`` in a child process (its own session)."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "python")}
+    return subprocess.Popen([sys.executable, "-m", "skinkit", *map(str, args)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, **kw)
+
+
+def test_a_killed_bake_resumes_to_the_same_store(inputs, cluster, tmp_path):
+    """Many small chunks, so that the command is killed (with its local cluster) between the
+    first chunk and the last; the rerun (on the module's cluster: the arguments that must match
+    are those of the bake, not where it runs) poses only the missing frames."""
+    motions = tmp_path / "motions"
+    motions.mkdir()
+    for i in range(4):
+        write_motion(motions / f"long{i}.npz", 100, seed=10 + i)
+    args = ["bake", motions, "--body", inputs / "body.npz", "--frames-per-chunk", 8]
+    ref = tmp_path / "ref.zarr"
+    assert sk.dataset.bake([str(motions)], str(ref), body=str(inputs / "body.npz"),
+                           frames_per_chunk=8, scheduler=cluster.scheduler_address).ok
+    out = tmp_path / "s.zarr"
+    p = cli(*args, "--out", out, "--workers", 2, "--quiet")
+    marks = out / "chunk_done" / "c"
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline:
+        if marks.is_dir() and len(os.listdir(marks)) >= 3:
+            break
+        time.sleep(0.002)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    done = len(os.listdir(marks))
+    assert 3 <= done < 50, "the bake was not caught mid-run"
+    r = cli(*args, "--out", out, "--scheduler", cluster.scheduler_address)   # resumed
+    _, err = r.communicate(timeout=300)
+    assert r.returncode == 0, err
+    baked = int(err.split("baked ")[1].split()[0])
+    assert baked <= 400 - 8 * done                  # only what was missing
+    assert_same_store(out, ref)
+
+
+def test_a_corrupt_motion_is_named_marked_failed_and_the_others_written(inputs, reference,
+                                                                        cluster, tmp_path):
+    motions = tmp_path / "motions"
+    motions.mkdir()
+    for i, T in enumerate(FRAMES):
+        (motions / f"m{i}.npz").write_bytes((inputs / "motions" / f"m{i}.npz").read_bytes())
+    (motions / "m1b.npz").write_bytes((motions / "m1.npz").read_bytes()[:300])   # cut short
+    write_motion_smplx(motions / "m1c.npz", 9)           # 55 joints for a 52-joint model
+    with np.load(motions / "m2.npz") as z:
+        nan = {k: z[k] for k in z.files}
+    nan["poses"][3, 7] = np.nan
+    np.savez(motions / "m1d.npz", **nan)
+    out = tmp_path / "s.zarr"
+    p = cli("bake", motions, "--body", inputs / "body.npz", "--frames-per-chunk", K,
+            "--scheduler", cluster.scheduler_address, "--out", out)
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 1
+    assert "3 failed" in err and "Traceback" not in err
+    assert all(f"m1{c}.npz" in err for c in "bcd"), err
+    d = sk.dataset.open(out)
+    assert list(d.sequences["source"]) == [f"m{x}.npz" for x in ("0", "1", "1b", "1c", "1d", "2")]
+    assert list(d.sequences["status"]) == ["done", "done", "failed", "failed", "failed", "done"]
+    assert list(d.sequences["count"]) == [37, 61, 0, 0, 0, 18]
+    error = d.sequences["error"]
+    assert "m1b.npz" in error[2] and "55 joints" in error[3] and "nan" in error[4].lower()
+    ref = sk.dataset.open(reference)
+    assert np.array_equal(d.vertices.compute(), ref.vertices.compute())
+    assert np.array_equal(d.joints.compute(), ref.joints.compute())
+
+
+def test_float16_is_float32_rounded(inputs, reference, cluster, tmp_path):
+    s = baked(inputs, tmp_path / "h.zarr", cluster, dtype="float16")
+    assert s.ok
+    h, ref = sk.dataset.open(tmp_path / "h.zarr"), sk.dataset.open(reference)
+    assert h.vertices.dtype == np.float16 and h.joints.dtype == np.float16
+    v16, v32 = h.vertices.compute(), ref.vertices.compute()
+    assert np.array_equal(v16, v32.astype(np.float16))
+    # within half a float16 ulp (relative 2**-11) of the float32 result
+    assert (np.abs(v16.astype(np.float64) - v32) <= 2.0**-11 * np.abs(v32) + 2.0**-25).all()
+
+
+def test_resampled_frames_are_the_motion_resampled(inputs, cluster, tmp_path):
+    s = baked(inputs, tmp_path / "r.zarr", cluster, fps=20.0)
+    d = sk.dataset.open(tmp_path / "r.zarr")
+    model = sk.load_body_model(inputs / "body.npz", dtype=np.float32)
+    m = sk.load_amass(inputs / "motions" / "m1.npz").resample(20.0)
+    a = int(d.sequences["start"][1])
+    assert s.ok and d.sequences["count"][1] == len(m.poses) == 41
+    assert np.array_equal(d.frame_time[a:a + 41].compute(), np.arange(41) / 20.0)
+    v, _ = model.forward(m.betas, m.poses, m.transl)
+    np.testing.assert_allclose(d.vertices[a:a + 41].compute(), v, rtol=1e-6, atol=1e-6)
+
+
+def test_other_arguments_and_a_bad_body_model_are_refused(inputs, reference, tmp_path):
+    with pytest.raises(ValueError, match=r"frames_per_chunk \(16 in the store, 8 now\)"):
+        sk.dataset.bake([str(inputs / "motions")], str(reference),
+                        body=str(inputs / "body.npz"), frames_per_chunk=8)
+    with pytest.raises(ValueError, match=r"dtype .*fps \(None in the store, 10.0 now\)"):
+        sk.dataset.bake([str(inputs / "motions")], str(reference),
+                        body=str(inputs / "body.npz"), frames_per_chunk=K, dtype="float16",
+                        fps=10.0)
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="junk.npz"):     # before any cluster or store
+        sk.dataset.bake([str(inputs / "motions")], str(tmp_path / "new.zarr"),
+                        body=str(tmp_path / "junk.npz"))
+    assert not (tmp_path / "new.zarr").exists()
+    (tmp_path / "other").mkdir()
+    with pytest.raises(ValueError, match="not a"):
+        sk.dataset.bake([str(inputs / "motions")], str(tmp_path / "other"),
+                        body=str(inputs / "body.npz"))
+
+
+def test_baked_dataset_reads_frames_for_torch(reference):
+    torch = optional_import("torch", TORCH_HOW)
+    from skinkit.torch import BakedDataset
+    ds, d = BakedDataset(reference), sk.dataset.open(reference)
+    assert len(ds) == sum(FRAMES)
+    loader = torch.utils.data.DataLoader(ds, batch_size=10, shuffle=False)
+    verts = torch.cat([b["vertices"] for b in loader]).numpy()
+    assert np.array_equal(verts, d.vertices.compute())
+    item = ds[-1]
+    assert item["frame_sequence"].item() == 2 and item["frame_time"].item() == 17 / 30.0
+    assert np.array_equal(item["joints"].numpy(), d.joints[-1].compute())
+    with pytest.raises(IndexError):
+        ds[sum(FRAMES)]
+
+
+def test_body_dir_picks_the_model_by_gender(inputs, reference, cluster, tmp_path):
+    """--body-dir: the female motions posed by DIR/smplh/SMPLH_FEMALE.npz (the same model as
+    the reference's), a male motion with no male model there failed, naming the gender's
+    file."""
+    (tmp_path / "models" / "smplh").mkdir(parents=True)
+    (tmp_path / "models" / "smplh" / "SMPLH_FEMALE.npz").write_bytes(
+        (inputs / "body.npz").read_bytes())
+    male = write_motion(tmp_path / "zz_male.npz", 5, gender="male")
+    s = sk.dataset.bake([str(inputs / "motions"), str(male)], str(tmp_path / "d.zarr"),
+                        body_dir=str(tmp_path / "models"), frames_per_chunk=K,
+                        scheduler=cluster.scheduler_address)
+    assert [src for src, _ in s.failed] == [str(male)] and "male" in s.failed[0][1].lower()
+    d, ref = sk.dataset.open(tmp_path / "d.zarr"), sk.dataset.open(reference)
+    assert list(d.sequences["status"]) == ["done"] * 3 + ["failed"]
+    assert np.array_equal(d.vertices.compute(), ref.vertices.compute())
+    assert d.attributes["body_models"][0]["file"] == "SMPLH_FEMALE.npz"
+
+
+def test_a_bake_larger_than_the_free_disk_is_refused_before_posing(inputs, cluster, tmp_path,
+                                                                     monkeypatch):
+    import shutil
+    real = shutil.disk_usage
+    frame = (120 + 52) * 3 * 4 + 12
+    monkeypatch.setattr(shutil, "disk_usage",
+                        lambda p: real(p)._replace(free=sum(FRAMES) * frame - 1))
+    with pytest.raises(ValueError, match=rf"needs up to .*\({sum(FRAMES)} frames of {frame} "
+                                         r"bytes.* 0.00 GB free"):
+        baked(inputs, tmp_path / "s.zarr", cluster)
+    assert list(sk.dataset.open(tmp_path / "s.zarr").sequences["status"]) == ["pending"] * 3
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: real(p)._replace(free=sum(FRAMES) * frame))
+    assert baked(inputs, tmp_path / "s.zarr", cluster).baked == sum(FRAMES)   # room: it goes on
