@@ -453,7 +453,7 @@ def _cotangent(name: str, g: Optional[Input], batch: Tuple[int, ...], core: Tupl
     return np.ascontiguousarray(g.reshape((N,) + core), dtype=dtype)
 
 
-def load_body_model(path, dtype=np.float64) -> BodyModel:
+def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
     """Load an SMPL, SMPL+H, SMPL-X, MANO or FLAME model file.
 
     Parameters

@@ -392,7 +392,7 @@ def _mesh_lines(model: Model) -> List[str]:
     return out
 
 
-def _cmd_info(args) -> int:
+def _cmd_info(args: argparse.Namespace) -> int:
     from .cli_body import BODY_SUFFIXES, info_body
     if args.model is not None and args.model.lower().endswith(BODY_SUFFIXES):
         return info_body(args)

@@ -222,7 +222,8 @@ class Clip(Summarized):
     @property
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates."""
-        return self._weights.node.tolist()
+        nodes: List[int] = self._weights.node.tolist()
+        return nodes
 
     def _times(self, times: ArrayLike, loop: bool) -> Tuple[NDArray[Any], Tuple[int, ...]]:
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
@@ -297,7 +298,7 @@ class Clip(Summarized):
             self._check_out(out, shapes)
             res = out
         t, _ = self._times(t, loop)
-        for p, (o, r) in enumerate(zip(out, (rest_t, rest_r, rest_s))):
+        for p, (o, r) in enumerate(zip(res, (rest_t, rest_r, rest_s))):
             # the rest pose only where no channel writes (a full copy was 7% of a sampling call)
             rest_only = np.setdiff1d(np.arange(n), nodes[self._table.path == p])
             if rest_only.size == n:

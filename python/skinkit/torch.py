@@ -76,7 +76,10 @@ def body_forward(model: BodyModel, betas: Optional[torch.Tensor] = None,
     ValueError
         A tensor on a device other than the CPU, or the shape errors of BodyModel.forward.
     """
-    return BodyModelFunction.apply(model, betas, pose, transl, expression, threads)
+    apply = BodyModelFunction.apply   # torch.autograd.Function.apply is not annotated in torch
+    out: Tuple[torch.Tensor, torch.Tensor] = apply(  # type: ignore[no-untyped-call]
+        model, betas, pose, transl, expression, threads)
+    return out
 
 
 from .dataset.torch import BakedDataset  # noqa: E402,F401  a baked store's frames

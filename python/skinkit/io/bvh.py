@@ -37,6 +37,7 @@ from numpy.typing import DTypeLike, NDArray
 from ..clip import Channel, Clip
 from ..kernels import quat_from_rotvec, quat_multiply
 from ..limits import MAX_FILE_VALUE, duration_error
+from .._types import PathLike
 from ..model import Model, Skeleton, float_dtype
 
 __all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
@@ -203,7 +204,7 @@ def _parse_count(token: str, line: int, what: str) -> int:
     return int(token)
 
 
-def _parse_hierarchy(lines) -> _Hierarchy:
+def _parse_hierarchy(lines: List[str]) -> _Hierarchy:
     h = _Hierarchy()
     st = _Statements(lines)
     line, s = st.next()

@@ -16,9 +16,9 @@ from typing import AbstractSet, Any, Dict, Optional, Sequence, Tuple, Union
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import DTypeLike, NDArray
 
-from .fields import GltfError, int_field, join, list_field, obj
+from .fields import GltfError, Json, int_field, join, list_field, obj
 from ...limits import Budget
 
 Kinds = AbstractSet[Tuple[int, bool]]
@@ -83,7 +83,8 @@ class Accessors:
         from the file are bounded by (``skinkit.limits``; see :meth:`charge`).
     """
 
-    def __init__(self, doc: dict, bin_chunk, folder: Path, file_bytes: int):
+    def __init__(self, doc: Json, bin_chunk: Optional[memoryview], folder: Path,
+                 file_bytes: int):
         self.doc = doc
         self.folder = folder
         self.views = list_field(doc, "bufferViews", "")
@@ -104,7 +105,8 @@ class Accessors:
         if message is not None:
             raise GltfError(f"{path}: {message}")
 
-    def get(self, owner: dict, key: str, path: str, kinds, allowed) -> np.ndarray:
+    def get(self, owner: Json, key: str, path: str, kinds: Sequence[str],
+            allowed: Optional[Kinds]) -> NDArray[Any]:
         """Decode the accessor ``owner[key]`` refers to as a (count, n) array, checking its kind.
 
         ``kinds`` are the allowed types ("VEC3", ...), ``allowed`` the allowed
@@ -123,7 +125,7 @@ class Accessors:
             self._decoded[k] = self._decode(k)
         return self._decoded[k]
 
-    def cast(self, a: np.ndarray, dtype, path: str) -> np.ndarray:
+    def cast(self, a: NDArray[Any], dtype: DTypeLike, path: str) -> NDArray[Any]:
         """A copy of ``a`` as ``dtype``, charged to the file's budget (see :meth:`charge`)."""
         dtype = np.dtype(dtype)
         self.charge(a.size * dtype.itemsize, path, f"{a.size} {dtype} values")

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, overload
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ...limits import MAX_FILE_VALUE
 
-MISSING = object()
+Json = Dict[str, Any]
+"""A JSON object of the document (its values are whatever the file holds)."""
+MISSING: Any = object()
+_D = TypeVar("_D")
 
 
 class GltfError(ValueError):
@@ -75,7 +81,8 @@ def name_field(value: Json, path: str) -> Optional[str]:
     return name
 
 
-def numbers_field(value: dict, key: str, path: str, n, default) -> np.ndarray:
+def numbers_field(value: Json, key: str, path: str, n: Optional[int],
+                  default: Optional[Sequence[float]]) -> NDArray[np.float64]:
     """``value[key]`` as a float64 array of ``n`` finite numbers of magnitude at most
     ``skinkit.limits.MAX_FILE_VALUE`` (any length for n = None); ``default`` if absent."""
     x = value.get(key, default)

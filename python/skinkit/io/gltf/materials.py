@@ -35,7 +35,7 @@ def read_materials(doc: Json, accessors: Accessors) -> Optional[Dict[str, Any]]:
     return out
 
 
-def _array(data, path: str, accessors: Accessors) -> np.ndarray:
+def _array(data: Union[bytes, memoryview], path: str, accessors: Accessors) -> NDArray[np.uint8]:
     """A copy of an image's bytes, charged to the file's budget (many images may share one
     buffer view or file)."""
     accessors.charge(len(data), path, f"{len(data)} image bytes")
