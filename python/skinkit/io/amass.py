@@ -13,13 +13,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from typing import Dict, Optional
+from typing import Dict, Optional, SupportsFloat, Union
 
 import numpy as np
 
 from ..kernels import quat_from_rotvec, slerp
-from ..limits import MAX_FPS
-from .body.arrays import MAX_ARRAY_BYTES, BodyModelError
+from .._types import PathLike
+from ..limits import MAX_ARRAY_BYTES, MAX_FPS
+from .body.arrays import BodyModelError
 from .body.npz import read_npz, read_npz_text
 
 GENDERS = ("male", "female", "neutral")
@@ -103,13 +104,17 @@ class BodyMotion:
         a = u - i
         q = quat_from_rotvec(self.poses)
         q = slerp(q[i], q[i1], np.broadcast_to(a[:, None], (n, q.shape[1])))
-        lerp = lambda x: x[i] + a.reshape((n,) + (1,) * (x.ndim - 1)) * (x[i1] - x[i])  # noqa
+
+        def lerp(x: np.ndarray) -> np.ndarray:
+            y: np.ndarray = x[i] + a.reshape((n,) + (1,) * (x.ndim - 1)) * (x[i1] - x[i])
+            return y
+
         return dataclasses.replace(
             self, poses=quat_to_rotvec(q), transl=lerp(self.transl),
             expression=None if self.expression is None else lerp(self.expression), fps=fps)
 
 
-def _check_fps(fps, what: str) -> float:
+def _check_fps(fps: Union[SupportsFloat, str], what: str) -> float:
     try:
         fps = float(fps)
     except (TypeError, ValueError):
@@ -119,7 +124,8 @@ def _check_fps(fps, what: str) -> float:
     return fps
 
 
-def _frames(raw: Dict[str, np.ndarray], key: str, width: int, T: Optional[int], name: str):
+def _frames(raw: Dict[str, np.ndarray], key: str, width: int, T: Optional[int],
+            name: str) -> np.ndarray:
     """raw[key] as (T, width) float64, finite; T the first array's frame count."""
     if key not in raw:
         raise BodyModelError(f"{name}: missing key {key!r}")
@@ -139,7 +145,7 @@ def _finite(a: np.ndarray, key: str, name: str) -> np.ndarray:
     return a
 
 
-def _scalar(raw, key, name) -> float:
+def _scalar(raw: Dict[str, np.ndarray], key: str, name: str) -> float:
     if key not in raw:
         raise BodyModelError(f"{name}: missing key {key!r}")
     a = raw[key]
@@ -160,7 +166,7 @@ def _model_type(text: Dict[str, str], rates: Dict[str, np.ndarray], name: str) -
     return "smplx" if surface is not None or "mocap_frame_rate" in rates else "smplh"
 
 
-def load_amass(path) -> BodyMotion:
+def load_amass(path: PathLike) -> BodyMotion:
     """Read an AMASS motion .npz (SMPL+H or SMPL-X layout, told apart by its keys).
 
     Parameters
