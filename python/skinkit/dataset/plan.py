@@ -8,9 +8,12 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import List, Optional, Sequence as Seq, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence as Seq, Tuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..io.amass import BodyMotion
 
 GLOB_CHARS = "*?["
 # files of an AMASS folder that hold a subject's shape, not a motion: left out of a folder's list
@@ -32,7 +35,7 @@ def motion_files(arguments: Seq[str]) -> List[Path]:
     """
     if not arguments:
         raise ValueError("no motion files given")
-    out: dict = {}
+    out: Dict[Path, None] = {}   # an ordered set
     for arg in arguments:
         p = Path(arg)
         if p.is_dir():
@@ -69,7 +72,7 @@ class Sequence:
                         self.joints, self.expression, message)
 
 
-def read_motion(path: str, fps: Optional[float]):
+def read_motion(path: str, fps: Optional[float]) -> BodyMotion:
     """``skinkit.load_amass(path)``, resampled at ``fps`` when given, with every array finite
     (ValueError naming the file and the array otherwise)."""
     from ..io.amass import load_amass
