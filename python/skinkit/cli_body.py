@@ -19,6 +19,7 @@ import zipfile
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .body import BodyModel, load_body_model
 from .io.body import KINDS, find_body_model, read_npz
@@ -56,7 +57,7 @@ def _usage(args: argparse.Namespace) -> None:
         args.parser.error(f"--out {args.out}: a body model is posed to an .npz file")
 
 
-Inputs = Tuple[BodyModel, Dict[str, np.ndarray], str, Optional[float]]
+Inputs = Tuple[BodyModel, Dict[str, NDArray[Any]], str, Optional[float]]
 
 
 def _params(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:

@@ -112,7 +112,7 @@ def as_times(times: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
     return t
 
 
-def _sampler_values(ch: Channel) -> np.ndarray:
+def _sampler_values(ch: Channel) -> NDArray[Any]:
     """The key values the sampler reads: STEP and LINEAR rotation keys as unit quaternions (a zero
     key as the identity), as ozz-animation's AnimationBuilder stores them, so that slerp, which is
     defined on unit quaternions, and the held keys give rotations; CUBICSPLINE keys as given (the

@@ -8,9 +8,10 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence as Seq, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence as Seq, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 if TYPE_CHECKING:
     from ..io.amass import BodyMotion
@@ -62,7 +63,7 @@ class Sequence:
     fps: float
     gender: str
     model_type: str
-    betas: np.ndarray
+    betas: NDArray[Any]
     joints: int
     expression: int
     error: Optional[str] = None
@@ -124,12 +125,12 @@ class Plan:
     frames_per_chunk: int
 
     @cached_property
-    def ends(self) -> np.ndarray:
+    def ends(self) -> NDArray[Any]:
         """(S,) int64: one past the last frame of each sequence in the store."""
         return np.cumsum([s.count for s in self.sequences], dtype=np.int64)
 
     @property
-    def starts(self) -> np.ndarray:
+    def starts(self) -> NDArray[Any]:
         """(S,) int64: the first frame of each sequence in the store."""
         return self.ends - [s.count for s in self.sequences]
 

@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._optional import require
 from .._types import PathLike
@@ -53,7 +54,7 @@ def sha256(path: PathLike) -> str:
     return h.hexdigest()
 
 
-def create(out: str, plan: Plan, faces: np.ndarray, num_vertices: int, num_joints: int, dtype: str,
+def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int, dtype: str,
            attributes: Dict[str, Any]) -> None:
     """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
     group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
@@ -138,9 +139,9 @@ def check_layout(out: str, plan: Plan) -> None:
                          f"({', '.join(bad[:3])}); bake to a new store")
 
 
-def done_chunks(out: str) -> np.ndarray:
+def done_chunks(out: str) -> NDArray[Any]:
     """(C,) bool: the chunks already written."""
-    done: np.ndarray = _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
+    done: NDArray[Any] = _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
     return done
 
 
@@ -149,7 +150,7 @@ def chunk_done(out: str, chunk: int) -> bool:
     return bool(_zarr().open_group(out, mode="r")["chunk_done"][chunk])
 
 
-def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, np.ndarray]
+def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, NDArray[Any]]
                 ) -> None:
     """Write the frame arrays of chunk ``chunk`` (each a whole Zarr chunk), then its done mark:
     a chunk cut short by a killed process is not marked, and is written again on resuming."""
@@ -194,8 +195,8 @@ class BakedStore:
     joints: Any
     frame_sequence: Any
     frame_time: Any
-    faces: np.ndarray
-    sequences: Dict[str, np.ndarray]
+    faces: NDArray[Any]
+    sequences: Dict[str, NDArray[Any]]
     attributes: Dict[str, Any]
 
     def __len__(self) -> int:
@@ -233,7 +234,7 @@ def open_store(store: PathLike) -> BakedStore:
                       sequences={k: seq[k][...] for k, _ in seq.arrays()}, **frames)
 
 
-def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, np.ndarray]]:
+def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, NDArray[Any]]]:
     """The first frame and the arrays of chunk ``chunk`` of an open store (for readers that
     go chunk by chunk)."""
     K = group["vertices"].chunks[0]

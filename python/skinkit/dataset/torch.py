@@ -5,6 +5,7 @@ import os
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 import torch
 
 from .._types import PathLike
@@ -40,7 +41,7 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
         self.faces = torch.from_numpy(s.faces)
         self._len = len(s)
         self._group: Any = None   # the store's zarr group, opened in each worker process
-        self._chunk: Optional[Tuple[int, Dict[str, np.ndarray]]] = None
+        self._chunk: Optional[Tuple[int, Dict[str, NDArray[Any]]]] = None
 
     def __len__(self) -> int:
         return self._len

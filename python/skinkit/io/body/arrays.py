@@ -68,8 +68,8 @@ def from_bytes(dtype: np.dtype[Any], shape: object, data: object, fortran: bool,
     return flat.reshape(shape, order="F" if fortran else "C").copy(order="C")
 
 
-def dense_from_compressed(fmt: str, shape: Any, data: np.ndarray, indices: np.ndarray,
-                          indptr: np.ndarray, key: str) -> np.ndarray:
+def dense_from_compressed(fmt: str, shape: Any, data: NDArray[Any], indices: NDArray[Any],
+                          indptr: NDArray[Any], key: str) -> NDArray[Any]:
     """The dense float64 matrix of a scipy.sparse CSC (``fmt`` 'csc') or CSR matrix's stored
     arrays, every array checked first: integer indices in range, a monotone ``indptr`` from 0
     of one entry per column (CSC) or row (CSR) plus one, numeric data."""

@@ -17,6 +17,7 @@ import zlib
 from typing import Any, Dict, Iterable, Tuple, Union
 
 import numpy as np
+from numpy.typing import NDArray
 import numpy.lib.format as npy
 
 from ..._types import PathLike
@@ -45,7 +46,7 @@ def _check_dtype(dtype: np.dtype[Any], kind: str, shape: Tuple[int, ...],
 
 
 def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str,
-            where: str) -> Union[str, np.ndarray]:
+            where: str) -> Union[str, NDArray[Any]]:
     limit = MAX_TEXT_BYTES if kind == "text" else MAX_ARRAY_BYTES
     if info.file_size > limit + 65536:                # the .npy header is at most 64 KiB
         raise BodyModelError(f"{where}: the member is {info.file_size} bytes uncompressed, "
@@ -94,7 +95,7 @@ def _read(path: PathLike, keys: Iterable[str], kind: str) -> Dict[str, Any]:
     return out
 
 
-def read_npz(path: PathLike, keys: Iterable[str]) -> Dict[str, np.ndarray]:
+def read_npz(path: PathLike, keys: Iterable[str]) -> Dict[str, NDArray[Any]]:
     """The numeric arrays ``keys`` of the .npz at ``path`` that it holds (owned copies);
     missing keys are absent from the result.
 

@@ -197,7 +197,7 @@ def _bytes(data: object, key: str) -> object:
     return data
 
 
-def _array(stub: _Array, key: str) -> np.ndarray:
+def _array(stub: _Array, key: str) -> NDArray[Any]:
     st = stub.state
     if isinstance(st, tuple) and len(st) == 5 and st[0] == 1:
         st = st[1:]
@@ -208,7 +208,7 @@ def _array(stub: _Array, key: str) -> np.ndarray:
     return from_bytes(_dtype_of(dtype, key), shape, _bytes(data, key), fortran, key)
 
 
-def _sparse(value: _Stored, key: str) -> np.ndarray:
+def _sparse(value: _Stored, key: str) -> NDArray[Any]:
     st = value.state
     fmt = value.cls_name.rsplit(".", 1)[-1][:3]
     if not isinstance(st, dict) or fmt not in ("csc", "csr") or \

@@ -48,7 +48,7 @@ def _normalize(a: NDArray[Any]) -> NDArray[Any]:
     return np.maximum(f, -1.0) if info.min < 0 else f
 
 
-def _check_range(a: np.ndarray, ctype: int, what: str) -> None:
+def _check_range(a: NDArray[Any], ctype: int, what: str) -> None:
     """Refuse values (decoded by an extension) that the accessor's componentType cannot hold:
     a cast would wrap them (joint 256 as UNSIGNED_BYTE becomes joint 0) or make them inf."""
     if a.dtype.kind not in "iuf":
@@ -93,7 +93,7 @@ class Accessors:
                         for b in range(len(list_field(doc, "buffers", "")))]
         self.buffer_bytes = sum(len(b) for b in self.buffers)
         self.budget = Budget(file_bytes + self.buffer_bytes)
-        self._decoded: Dict[int, np.ndarray] = {}
+        self._decoded: Dict[int, NDArray[Any]] = {}
 
     def charge(self, nbytes: int, path: str, what: str) -> None:
         """Count ``nbytes`` about to be allocated for ``what`` (at JSON path ``path``) against
@@ -253,7 +253,7 @@ class Accessors:
                             f"needs {need} bytes, bufferViews[{v}] has {len(data)}")
         # the copy is charged: many accessors may read one view
         self.charge(count * cols * rows * size, path, f"{count} {kind} elements")
-        raw: np.ndarray = np.ndarray((count, cols, rows), dtype=dtype, buffer=data,
+        raw: NDArray[Any] = NDArray[Any]((count, cols, rows), dtype=dtype, buffer=data,
                                      offset=offset, strides=(stride, column, size))
         return np.array(raw, dtype=dtype.newbyteorder("="), order="C").reshape(count, cols * rows)
 

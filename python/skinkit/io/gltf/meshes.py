@@ -213,7 +213,7 @@ def _targets(prim: Json, path: str, count: int, accessors: Accessors, dtype: np.
     for k, target in enumerate(targets):
         if not obj(target, f"{path}.targets[{k}]"):
             raise GltfError(f"{path}.targets[{k}]: a morph target needs at least one attribute")
-    out: Dict[str, Optional[np.ndarray]] = {}
+    out: Dict[str, Optional[NDArray[Any]]] = {}
     for key, allowed in (("POSITION", _TARGET_POSITION), ("NORMAL", _TARGET_NORMAL)):
         if not any(key in t for t in targets):
             out[key] = None

@@ -140,10 +140,11 @@ def scene_nodes(doc: Json, skeleton: Skeleton, scene: Optional[int]) -> List[int
             raise GltfError(f"{path}.nodes: node {r} is not a root node (its parent is node "
                             f"{skeleton.parents[r]})")
         inside[r] = True
-    return np.flatnonzero(inside[_roots(skeleton.parents)]).tolist()
+    nodes: List[int] = np.flatnonzero(inside[_roots(skeleton.parents)]).tolist()
+    return nodes
 
 
-def _roots(parents: np.ndarray) -> np.ndarray:
+def _roots(parents: NDArray[Any]) -> NDArray[Any]:
     """The root of every node of a forest (``parents`` -1 for roots, in any order, no cycles),
     in one walk: each node's path up stops at the first node whose root is known, and every node
     on it takes that root, so each node is visited once (a chain of N nodes costs N steps, not
