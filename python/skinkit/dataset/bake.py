@@ -161,7 +161,8 @@ def _check_arguments(body: Optional[str], body_dir: Optional[str], fps: Optional
         _body_model(str(Path(body).resolve()))    # the one model: its errors stop the bake
 
 
-def _models(plan_seqs: List[Sequence], body: Optional[str], body_dir: Optional[str]) -> Tuple[List[Sequence], List[str]]:
+def _models(plan_seqs: List[Sequence], body: Optional[str], body_dir: Optional[str]
+            ) -> Tuple[List[Sequence], List[str]]:
     """Each sequence's body model file (``body``, or the one in ``body_dir`` for its type and
     gender), and the sequences whose model cannot be found or does not fit marked failed."""
     from ..io.body import find_body_model

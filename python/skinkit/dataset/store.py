@@ -54,7 +54,8 @@ def sha256(path: PathLike) -> str:
     return h.hexdigest()
 
 
-def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int, dtype: str,
+def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int,
+           dtype: str,
            attributes: Dict[str, Any]) -> None:
     """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
     group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
