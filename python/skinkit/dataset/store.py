@@ -55,8 +55,7 @@ def sha256(path: PathLike) -> str:
 
 
 def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int,
-           dtype: str,
-           attributes: Dict[str, Any]) -> None:
+           dtype: str, attributes: Dict[str, Any]) -> None:
     """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
     group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
     sibling folder first and renamed into place, so that ``out`` is never half made."""
