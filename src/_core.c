@@ -105,6 +105,12 @@ static PyMethodDef methods[] = {
     {"prepare_clip", py_prepare_clip, METH_O,
      "prepare_clip(table) -> slerp\n\n"
      "The slerp constants of a clip table's LINEAR rotation keys (its slerp field)."},
+    {"fbx_read", py_fbx_read, METH_VARARGS,
+     "fbx_read(path, file_axes, max_memory, max_bytes) -> dict\n\n"
+     "An FBX scene read by ufbx as NumPy arrays (skinkit.io.fbx assembles the Model); ufbx may "
+     "allocate max_memory bytes, the arrays max_bytes.  Raises ValueError."},
+    {"ufbx_version", ufbx_version, METH_NOARGS,
+     "ufbx_version() -> str: the ufbx release compiled in (vendor/ufbx)"},
     {"default_threads", py_default_threads, METH_NOARGS,
      "default_threads() -> int: threads a kernel may use when threads=None "
      "(SKINKIT_NUM_THREADS at import, else the number of online CPUs)"},

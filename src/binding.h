@@ -6,6 +6,7 @@
  *   bind_indices.c   integer operands (parents, joint indices) and their messages;
  *   bind_run.c       the threaded batch runner (threads=, GIL released);
  *   bind_clip.c      clip sampling (ragged: a packed channel table, not a descriptor);
+ *   bind_fbx.c       FBX scenes (src/fbx_read.c over ufbx) as NumPy arrays;
  *   _core.c          the module: one Python function per descriptor.
  * The loops (bind_loops.h) see no Python object: only pointers, strides and a loop_ctx. */
 #ifndef SK_BINDING_H
@@ -138,5 +139,10 @@ extern const size_t n_kernels;
 /* bind_clip.c */
 PyObject *py_sample_channels(PyObject *self, PyObject *args);
 PyObject *py_prepare_clip(PyObject *self, PyObject *table);
+
+/* ---------------------------------------------------------------- FBX (bind_fbx.c) */
+
+PyObject *py_fbx_read(PyObject *self, PyObject *args);
+PyObject *ufbx_version(PyObject *self, PyObject *unused);
 
 #endif /* SK_BINDING_H */

@@ -22,16 +22,20 @@ def run_in_blender(exe, script, jobs, out_dir, **env):
     return {name: dict(np.load(path)) for name, path in saved.items()}
 
 
-def run_script(one_job):
+def run_script(one_job, load=None):
     """In Blender, a test file's ``__main__`` (``python FILE JOBS_JSON OUT_DIR``): for each job
-    {"model", ...} a fresh session with the glTF file ``job["model"]`` imported, then
-    ``one_job(job, scene)`` -> {name: array}, saved as ``OUT_DIR/<model stem>.npz``; exits."""
+    {"model", ...} a fresh session with the file ``job["model"]`` imported (``load(path)``,
+    default Blender's glTF importer), then ``one_job(job, scene)`` -> {name: array}, saved as
+    ``OUT_DIR/<model stem>.npz``; exits."""
     import bpy
 
     jobs_json, out_dir = sys.argv[1:3]
     for job in json.loads(jobs_json):
         bpy.ops.wm.read_factory_settings(use_empty=True)
-        bpy.ops.import_scene.gltf(filepath=job["model"])
+        if load is None:
+            bpy.ops.import_scene.gltf(filepath=job["model"])
+        else:
+            load(job["model"])
         out = one_job(job, bpy.context.scene)
         np.savez(Path(out_dir) / (Path(job["model"]).stem + ".npz"), **out)
     sys.exit(0)

@@ -1,8 +1,8 @@
 """skinkit: fast, batchable skeletal animation from NumPy.
 
 C kernels for forward kinematics, glTF 2.0 clip sampling, pose blending, linear blend and dual
-quaternion skinning, blend shapes (morph targets), a glTF 2.0 scene loader, SMPL-family body
-models with analytic gradients, and the ``skinkit`` command.
+quaternion skinning, blend shapes (morph targets), glTF 2.0 and FBX scene loaders, SMPL-family
+body models with analytic gradients, and the ``skinkit`` command.
 """
 import logging as _logging
 
@@ -16,6 +16,8 @@ from .io.bvh_write import write_bvh
 from .clip import TRS, Channel, Clip
 from . import dataset
 from .default_model import default_model
+from .io.detect import load_model
+from .io.fbx import FbxError, load_fbx
 from .io.gltf import GltfError, load_gltf
 from .io.gltf.write import write_gltf
 from .ik import ik_aim, ik_ccd, ik_fabrik, ik_two_bone
@@ -38,11 +40,11 @@ _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
-           "GltfError", "Model", "PosedMeshes", "PoseRequest", "Primitive", "Skeleton",
+           "FbxError", "GltfError", "Model", "PosedMeshes", "PoseRequest", "Primitive", "Skeleton",
            "SkinnedPrimitive", "Skin", "TRS", "additive_pose", "blend_poses", "blend_shapes",
            "default_model", "foot_contacts", "foot_drift", "frame_times", "ik_aim", "ik_ccd",
            "ik_fabrik", "ik_two_bone", "joint_mapping", "load_amass", "load_body_model",
-           "load_bvh", "load_gltf", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
+           "load_bvh", "load_fbx", "load_gltf", "load_model", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
            "retarget_pose", "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
            "view", "view_body", "world_matrices", "write_bvh", "write_gltf"]
 __all__ += _kernel_names

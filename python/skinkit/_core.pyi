@@ -6,6 +6,7 @@ converts (arrays, sequences, ``__array__``, the buffer protocol) and objects wit
 (PyTorch CPU tensors, JAX arrays); ``out`` arguments take a NumPy array or None.  Results are NumPy
 arrays of float32 or float64 (see ``skinkit.kernels`` for the conventions).
 """
+from os import PathLike
 from typing import Any, Dict, Literal, Optional, Tuple, Union, overload
 
 import numpy as np
@@ -24,6 +25,12 @@ def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArr
                     out: Union[NDArray[np.floating[Any]], Tuple[NDArray[np.floating[Any]], ...]],
                     threads: Optional[int] = None, /) -> None: ...
 def prepare_clip(table: Any, /) -> NDArray[np.floating[Any]]: ...
+
+# -- FBX (src/fbx_read.c over the vendored ufbx; skinkit.io.fbx assembles the Model)
+
+def fbx_read(path: Union[str, "PathLike[str]"], file_axes: bool, max_memory: int,
+             max_bytes: float, /) -> Dict[str, Any]: ...
+def ufbx_version() -> str: ...
 
 # -- build information
 

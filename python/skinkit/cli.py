@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .writers import Output
 
 PROG = "skinkit"
-MODEL_SUFFIXES = (".glb", ".gltf", ".bvh")
+MODEL_SUFFIXES = (".glb", ".gltf", ".bvh", ".fbx")
 
 
 class CliError(Exception):
@@ -152,8 +152,9 @@ def _build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Fast, batchable skeletal animation: pose glTF models with C kernels.")
     _add_debug(parser, False)
-    from . import __version__
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    from . import __version__, _core
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {__version__} (ufbx {_core.ufbx_version()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     commands: Dict[str, Tuple[str, str, Sequence[Union[_Arg, List[_Arg]]],
@@ -178,9 +179,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _load(path: Optional[str], dtype: DTypeLike,
           scene: Optional[int] = None) -> Tuple[Model, str]:
-    """The model at ``path`` (glTF or BVH), or the default model when ``path`` is None;
-    ``scene`` (glTF only) chooses the scene whose meshes are posed."""
-    if scene is not None and (path is None or Path(path).suffix.lower() == ".bvh"):
+    """The model at ``path`` (glTF, FBX or BVH: the reader is chosen by content), or the default
+    model when ``path`` is None; ``scene`` (glTF only) chooses the scene whose meshes are posed."""
+    if scene is not None and (path is None or Path(path).suffix.lower() in (".bvh", ".fbx")):
         raise CliError("--scene applies only to glTF models")
     if path is None:
         from .default_model import default_model
@@ -189,12 +190,8 @@ def _load(path: Optional[str], dtype: DTypeLike,
     if p.suffix.lower() not in MODEL_SUFFIXES:
         raise CliError(f"{path}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                        f"expected one of {', '.join(MODEL_SUFFIXES)}")
-    if p.suffix.lower() == ".bvh":
-        from .io.bvh import load_bvh
-        return load_bvh(path, dtype=dtype), p.name
-    from .io.gltf import load_gltf
-    model = load_gltf(path, dtype=dtype, scene=scene)
-    return model, p.name
+    from .io.detect import load_model
+    return load_model(path, dtype=dtype, **({} if scene is None else {"scene": scene})), p.name
 
 
 # --- skinkit pose: parse, build the request, pick the writer, stream the blocks -----------------

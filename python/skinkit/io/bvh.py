@@ -27,6 +27,7 @@ number (``line 57: expected 6 channel values, got 5``).
 from __future__ import annotations
 
 import re
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -35,6 +36,7 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from ..clip import Channel, Clip
+from .detect import check_format
 from ..kernels import quat_from_rotvec, quat_multiply
 from ..limits import MAX_FILE_VALUE, duration_error
 from .._types import PathLike
@@ -122,6 +124,7 @@ def load_bvh(path: PathLike, dtype: DTypeLike = np.float64) -> BvhModel:
         ``dtype`` is not float32 or float64.
     """
     path = Path(path)
+    check_format(path, "bvh", partial(BvhError, 1))
     data = path.read_bytes()  # dtype is checked by parse_bvh
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]

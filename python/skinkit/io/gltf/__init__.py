@@ -27,6 +27,7 @@ from typing import List, Optional, Tuple, Union
 import numpy as np
 from numpy.typing import DTypeLike
 
+from ..detect import check_format
 from .accessors import Accessors
 from .clips import read_clips
 from .fields import GltfError, Json, list_field
@@ -89,8 +90,9 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
     GltfError
         The file breaks the glTF 2.0 rules skinkit relies on (container, indices, byte ranges,
         hierarchy, accessor types and counts, morph target counts, key times), requires an
-        extension skinkit cannot honour (the message names it), or a buffer URI leaves the
-        model's folder.
+        extension skinkit cannot honour (the message names it), a buffer URI leaves the
+        model's folder, or the file is of another format (FBX, BVH...: the message names the
+        function that reads it).
     OSError
         The file or one of its buffer files cannot be read.
     TypeError
@@ -98,6 +100,7 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
     """
     dtype = float_dtype(dtype)
     path = Path(path)
+    check_format(path, "gltf", GltfError)
     data = path.read_bytes()
     if path.suffix.lower() == ".glb" or data[:4] == b"glTF":
         doc, bin_chunk = _parse_glb(data)

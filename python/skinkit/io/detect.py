@@ -1,0 +1,113 @@
+"""Which format a file holds, from its first bytes, and ``load_model``, which reads any of them.
+
+A reader given a file of another format says what the file looks like and which function
+reads it (``check_format``), instead of failing on the first bytes it cannot parse.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple, Optional
+
+_HEAD = 4096   # ASCII FBX headers and JSON openings sit well inside this
+
+
+class Format(NamedTuple):
+    name: str        # "gltf", "glb", "fbx", "bvh", "npz", "pickle"
+    looks_like: str  # how the message describes it
+    reader: str      # the function that reads it
+
+
+_FORMATS = {
+    "glb": Format("glb", "a binary glTF (GLB) file ('glTF' magic)", "skinkit.load_gltf"),
+    "gltf": Format("gltf", "a glTF JSON file", "skinkit.load_gltf"),
+    "fbx": Format("fbx", "an FBX file", "skinkit.load_fbx"),
+    "bvh": Format("bvh", "a BVH motion file ('HIERARCHY')", "skinkit.load_bvh"),
+    "npz": Format("npz", "a NumPy .npz archive (zip), e.g. a body model",
+                  "skinkit.load_body_model"),
+    "pickle": Format("pickle", "a Python pickle, e.g. a body model", "skinkit.load_body_model"),
+}
+# a file of no known signature goes to the reader its suffix names (whose error says what is wrong)
+_BY_SUFFIX = {".gltf": "gltf", ".glb": "glb", ".fbx": "fbx", ".bvh": "bvh", ".npz": "npz",
+              ".pkl": "pickle"}
+# the formats one reader accepts
+_READS = {"gltf": ("gltf", "glb"), "fbx": ("fbx",), "bvh": ("bvh",), "body": ("npz", "pickle")}
+
+
+def sniff(head: bytes) -> Optional[Format]:
+    """The format whose signature starts ``head`` (a file's first bytes), or None."""
+    if head.startswith(b"glTF"):
+        return _FORMATS["glb"]
+    if head.startswith(b"Kaydara FBX Binary"):
+        return _FORMATS["fbx"]
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return _FORMATS["npz"]
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        return _FORMATS["pickle"]
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"; FBX") or b"FBXHeaderExtension:" in head:
+        return _FORMATS["fbx"]
+    if text.startswith(b"HIERARCHY"):
+        return _FORMATS["bvh"]
+    if text.startswith(b"{"):
+        return _FORMATS["gltf"]
+    return None
+
+
+def read_head(path) -> bytes:
+    """The first bytes of ``path`` (OSError if it cannot be read)."""
+    with open(path, "rb") as f:
+        return f.read(_HEAD)
+
+
+def check_format(path, reader: str, error=ValueError) -> None:
+    """Raise ``error`` when ``path`` looks like a format that ``reader`` ("gltf", "fbx", "bvh",
+    "body") does not read, naming what it looks like and the function that reads it; a file
+    of no known signature is left to the reader."""
+    fmt = sniff(read_head(path))
+    if fmt is not None and fmt.name not in _READS[reader]:
+        raise error(f"{path}: this looks like {fmt.looks_like}, not {reader.upper()}; "
+                    f"read it with {fmt.reader} (or skinkit.load_model, which picks the reader "
+                    "by content)")
+
+
+def load_model(path, **kwargs):
+    """Load a model or motion file with the reader its content calls for.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A glTF (JSON or GLB), FBX (binary or ASCII), BVH, or body-model (.npz, .pkl) file;
+        the format is told by the file's first bytes; a file they do not identify goes to the
+        reader of its suffix.
+    **kwargs
+        Passed to the reader (``dtype`` for all; ``scene`` for glTF, ``axes`` for FBX).
+
+    Returns
+    -------
+    Model, BvhModel or BodyModel
+        What ``load_gltf``, ``load_fbx``, ``load_bvh`` or ``load_body_model`` returns.
+
+    Raises
+    ------
+    ValueError
+        Neither the content nor the suffix names a format skinkit reads (the message names the
+        file); the reader's own error (a ValueError subclass) for a malformed file.
+    OSError
+        The file cannot be read.
+    """
+    fmt = sniff(read_head(path))
+    name = fmt.name if fmt else _BY_SUFFIX.get(Path(path).suffix.lower())
+    if name in ("gltf", "glb"):
+        from .gltf import load_gltf
+        return load_gltf(path, **kwargs)
+    if name == "fbx":
+        from .fbx import load_fbx
+        return load_fbx(path, **kwargs)
+    if name == "bvh":
+        from .bvh import load_bvh
+        return load_bvh(path, **kwargs)
+    if name in ("npz", "pickle"):
+        from ..body import load_body_model
+        return load_body_model(path, **kwargs)
+    raise ValueError(f"{path}: not a format skinkit reads (glTF/GLB, FBX, BVH, body-model .npz "
+                     "or .pkl), judging by its first bytes and its suffix")
