@@ -191,7 +191,11 @@ def _load(path: Optional[str], dtype: DTypeLike,
         raise CliError(f"{path}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                        f"expected one of {', '.join(MODEL_SUFFIXES)}")
     from .io.detect import load_model
-    return load_model(path, dtype=dtype, **({} if scene is None else {"scene": scene})), p.name
+    from .model import Model
+    model = load_model(path, dtype=dtype, **({} if scene is None else {"scene": scene}))
+    if not isinstance(model, Model):     # a body model's content under a model's suffix
+        raise CliError(f"{path}: this is a body model; give its file a .pkl or .npz name")
+    return model, p.name
 
 
 # --- skinkit pose: parse, build the request, pick the writer, stream the blocks -----------------
