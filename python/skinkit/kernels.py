@@ -26,7 +26,7 @@ Conventions (all functions)
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Optional, Tuple, TypeVar, Union, overload
+from typing import Any, Callable, Optional, Tuple, TypeVar, Union, cast, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,7 +68,7 @@ def _deprecated(old: str, new: _F) -> _F:
         return new(*args, **kwargs)
     alias.__name__ = alias.__qualname__ = old
     alias.__doc__ = f"Deprecated alias of ``{new.__name__}`` (removed in skinkit 0.3)."
-    return alias  # type: ignore[return-value]  # forwards every argument to new
+    return cast(_F, alias)   # it forwards every argument to new
 
 
 quat_from_axis_angle = _deprecated("quat_from_axis_angle", quat_from_rotvec)

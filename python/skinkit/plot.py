@@ -16,7 +16,7 @@ handedness is kept); pass ``up="z"`` for Z-up data.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -81,8 +81,8 @@ def _fit(ax: Axes3D, points: ArrayLike) -> None:
 def _skeleton_of(model_or_skeleton: Union[Model, Skeleton]) -> Tuple[Skeleton, Optional[Model]]:
     """(skeleton, model or None)."""
     if hasattr(model_or_skeleton, "skeleton"):
-        # duck-typed: hasattr does not narrow the union
-        return model_or_skeleton.skeleton, model_or_skeleton  # type: ignore[return-value]
+        model = cast("Model", model_or_skeleton)   # duck-typed: hasattr does not narrow
+        return model.skeleton, model
     if hasattr(model_or_skeleton, "parents"):
         return model_or_skeleton, None
     raise TypeError("expected a Model or a Skeleton, got "
