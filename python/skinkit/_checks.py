@@ -2,10 +2,13 @@
 sampling's ``out=``, blend shapes), so that each error is worded once."""
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 
-def real_array(x, name: str) -> np.ndarray:
+def real_array(x: ArrayLike, name: str) -> NDArray[Any]:
     """``x`` as an array of real numbers (integers or floats); TypeError naming ``name`` for any
     other dtype (bool, complex, str, object...)."""
     a = np.asarray(x)
@@ -14,7 +17,8 @@ def real_array(x, name: str) -> np.ndarray:
     return a
 
 
-def check_out(out, dtype, shape, name: str = "out", why: str = "") -> None:
+def check_out(out: object, dtype: DTypeLike, shape: Sequence[int], name: str = "out",
+              why: str = "") -> None:
     """An ``out=`` array: an ndarray of exactly ``dtype`` and ``shape``, C-contiguous and
     writeable.  TypeError for another type or dtype, ValueError for the shape or the layout; the
     message names ``name`` and adds ``why`` to the dtype it wants."""

@@ -1,8 +1,9 @@
 """Optional dependencies, imported only where they are used."""
 import importlib
+from types import ModuleType
 
 
-def require(module: str, extra: str, what: str):
+def require(module: str, extra: str, what: str) -> ModuleType:
     """``module`` imported, or an ImportError that says which skinkit extra installs it."""
     try:
         return importlib.import_module(module)

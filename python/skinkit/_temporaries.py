@@ -17,7 +17,8 @@ import shutil
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Dict, Iterator, Set
+from types import FrameType
+from typing import Dict, Iterator, Optional, Set
 
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP")
                  if hasattr(signal, name))
@@ -42,7 +43,7 @@ def _restore() -> None:
     _previous.clear()
 
 
-def _on_signal(signum, frame) -> None:
+def _on_signal(signum: int, frame: Optional[FrameType]) -> None:
     with _lock:
         for path in list(_pending):
             _remove(path)

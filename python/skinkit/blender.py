@@ -46,11 +46,15 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 import skinkit
+
+if TYPE_CHECKING:   # Blender's modules ship no type information: these are Any to mypy
+    from bpy.types import Action, ArmatureModifier, FCurve, Key, Object
 
 __all__ = ["Rig", "main", "pose_mesh", "rig_from_armature", "shape_key_positions",
            "skinned_meshes", "weights_from_vertex_groups"]
@@ -63,15 +67,15 @@ class Rig:
     """A Blender armature as skinkit arrays: bones in ``armature.data.bones`` order."""
 
     names: List[str]
-    parents: np.ndarray          # (B,) int32, -1 for roots
-    rest: np.ndarray             # (B, 4, 4) bone.matrix_local (armature space)
-    rest_t: np.ndarray           # (B, 3) translation of rest_parent^-1 @ rest
-    rest_q: np.ndarray           # (B, 4) rotation (x, y, z, w) of rest_parent^-1 @ rest
-    connected: np.ndarray        # (B,) bool, bone.use_connect (location ignored)
-    deform: np.ndarray           # (B,) bool, bone.use_deform
+    parents: NDArray[Any]          # (B,) int32, -1 for roots
+    rest: NDArray[Any]             # (B, 4, 4) bone.matrix_local (armature space)
+    rest_t: NDArray[Any]           # (B, 3) translation of rest_parent^-1 @ rest
+    rest_q: NDArray[Any]           # (B, 4) rotation (x, y, z, w) of rest_parent^-1 @ rest
+    connected: NDArray[Any]        # (B,) bool, bone.use_connect (location ignored)
+    deform: NDArray[Any]           # (B,) bool, bone.use_deform
 
 
-def rig_from_armature(armature_object) -> Rig:
+def rig_from_armature(armature_object: Object) -> Rig:
     """Bones, parents (from ``bone.parent``) and rest matrices (``bone.matrix_local``)."""
     bones = armature_object.data.bones
     names = [b.name for b in bones]
@@ -87,12 +91,12 @@ def rig_from_armature(armature_object) -> Rig:
                deform=np.array([b.use_deform for b in bones]))
 
 
-def _armature_modifier(armature_object, mesh_object):
+def _armature_modifier(armature_object: Object, mesh_object: Object) -> ArmatureModifier:
     return next((m for m in mesh_object.modifiers
                  if m.type == "ARMATURE" and m.object == armature_object), None)
 
 
-def _check_supported(armature_object, mesh_object) -> None:
+def _check_supported(armature_object: Object, mesh_object: Object) -> None:
     problems = []
     for pb in armature_object.pose.bones:
         if len(pb.constraints):
@@ -117,7 +121,7 @@ def _check_supported(armature_object, mesh_object) -> None:
         raise ValueError("not reproduced by skinkit.blender: " + "; ".join(problems))
 
 
-def _shape_key_problems(mesh_object) -> List[str]:
+def _shape_key_problems(mesh_object: Object) -> List[str]:
     key = mesh_object.data.shape_keys
     if key is None:
         return []
@@ -133,7 +137,8 @@ def _shape_key_problems(mesh_object) -> List[str]:
 
 # --------------------------------------------------------------------------- mesh
 
-def weights_from_vertex_groups(mesh_object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, bool]:
+def weights_from_vertex_groups(mesh_object: Object, rig: Rig
+                               ) -> Tuple[NDArray[Any], NDArray[Any], bool]:
     """joints (V, K) int32 (-1 for an unused slot) and weights (V, K) float64 from the vertex
     groups named after deforming bones, normalized as Blender does; also whether some vertex has
     no weight at all (Blender leaves it where it is)."""
@@ -156,21 +161,21 @@ def weights_from_vertex_groups(mesh_object, rig: Rig) -> Tuple[np.ndarray, np.nd
     return joints, skinkit.normalize_weights(weights), unweighted
 
 
-def _coordinates(points) -> np.ndarray:
+def _coordinates(points: Any) -> NDArray[Any]:
     """(V, 3) ``co`` of a collection of vertices or shape key points."""
     co = np.empty(len(points) * 3, np.float64)
     points.foreach_get("co", co)
     return co.reshape(-1, 3)
 
 
-def _group_weights(mesh_object, name: str) -> np.ndarray:
+def _group_weights(mesh_object: Object, name: str) -> NDArray[Any]:
     """(V,) weights of the vertex group ``name`` (0 where a vertex is not in it)."""
     index = mesh_object.vertex_groups[name].index
     return np.array([next((g.weight for g in v.groups if g.group == index), 0.0)
                      for v in mesh_object.data.vertices])
 
 
-def _shape_key_values(key, frames: Optional[Sequence[float]]) -> np.ndarray:
+def _shape_key_values(key: Key, frames: Optional[Sequence[float]]) -> NDArray[Any]:
     """(T, K) the relative keys' values (the first, the basis, included: its value is unused),
     at ``frames`` from the key's action, else as set now (T = 1); clamped to the sliders'
     range, 0 for a muted key."""
@@ -188,7 +193,8 @@ def _shape_key_values(key, frames: Optional[Sequence[float]]) -> np.ndarray:
     return np.where(muted, 0.0, np.clip(values, lo, hi))
 
 
-def shape_key_positions(mesh_object, frames: Optional[Sequence[float]] = None) -> np.ndarray:
+def shape_key_positions(mesh_object: Object,
+                        frames: Optional[Sequence[float]] = None) -> NDArray[Any]:
     """(T, V, 3) object-space positions of the mesh with its relative shape keys applied, at
     ``frames`` (the key's action evaluated there) or as the values are now (T = 1); without
     shape keys, the mesh's vertices.  The blend is ``skinkit.blend_shapes`` (see the module
@@ -213,7 +219,8 @@ def shape_key_positions(mesh_object, frames: Optional[Sequence[float]] = None) -
 
 # --------------------------------------------------------------------------- pose sources
 
-def basis_from_pose(armature_object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def basis_from_pose(armature_object: Object, rig: Rig
+                    ) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """The pose bones' current ``matrix_basis`` as (1, B, 3) location, (1, B, 4) rotation and
     (1, B, 3) scale."""
     pose = armature_object.pose.bones
@@ -223,7 +230,7 @@ def basis_from_pose(armature_object, rig: Rig) -> Tuple[np.ndarray, np.ndarray, 
     return m[None, :, :3, 3], rot[None], scale[None]
 
 
-def _channelbag_fcurves(owner, action):
+def _channelbag_fcurves(owner: Any, action: Action) -> List[FCurve]:
     """The F-curves of ``action`` that animate ``owner`` (an object or a shape key datablock;
     Blender 4.4+ slotted actions, ``action.fcurves`` on older versions)."""
     if hasattr(action, "layers") and len(action.layers):
@@ -237,8 +244,8 @@ def _channelbag_fcurves(owner, action):
     return list(getattr(action, "fcurves", []))
 
 
-def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
-                      ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def basis_from_action(armature_object: Object, rig: Rig, action: Action, frames: Sequence[float]
+                      ) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """Location (T, B, 3), rotation (T, B, 4) and scale (T, B, 3) of every bone at ``frames``,
     from the action's F-curves evaluated by Blender (its own interpolation and extrapolation);
     channels without an F-curve keep the pose bone's current value.  Rotation modes:
@@ -253,7 +260,7 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
                                             for n in rig.names]),           # (angle, x, y, z)
            "rotation_euler": np.array([tuple(pose[n].rotation_euler) for n in rig.names]),
            "scale": np.array([tuple(pose[n].scale) for n in rig.names])}
-    values: Dict[str, np.ndarray] = {k: np.broadcast_to(v, (T,) + v.shape).copy()
+    values: Dict[str, NDArray[Any]] = {k: np.broadcast_to(v, (T,) + v.shape).copy()
                                      for k, v in cur.items()}
     index = {n: i for i, n in enumerate(rig.names)}
     for fc in _channelbag_fcurves(armature_object, action):
@@ -289,7 +296,8 @@ def basis_from_action(armature_object, rig: Rig, action, frames: Sequence[float]
 
 # --------------------------------------------------------------------------- posing
 
-def local_pose(rig: Rig, location, rotation, scale):
+def local_pose(rig: Rig, location: ArrayLike, rotation: ArrayLike, scale: ArrayLike
+               ) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """Local TRS relative to the parent bone: ``rest_parent^-1 @ rest @ basis``."""
     location = np.where(rig.connected[:, None], 0.0, location)    # connected: location ignored
     t = rig.rest_t + skinkit.quat_rotate(rig.rest_q, location)
@@ -297,8 +305,9 @@ def local_pose(rig: Rig, location, rotation, scale):
     return t, q, np.asarray(scale, np.float64)
 
 
-def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = None,
-              action=None) -> np.ndarray:
+def pose_mesh(armature_object: Object, mesh_object: Object,
+              frames: Optional[Sequence[float]] = None,
+              action: Optional[Action] = None) -> NDArray[Any]:
     """World-space vertex positions (T, V, 3) of ``mesh_object`` deformed by ``armature_object``.
 
     With ``frames`` the armature's action (or ``action``) and the shape keys' action are
@@ -341,10 +350,11 @@ def pose_mesh(armature_object, mesh_object, frames: Optional[Sequence[float]] = 
                 if _armature_modifier(armature_object, mesh_object).use_deform_preserve_volume
                 else skinkit.linear_blend_skinning)
     posed = skinning(v, joints, weights, skin)                      # armature space (T, V, 3)
-    return posed @ A[:3, :3].T + A[:3, 3]
+    placed: NDArray[Any] = posed @ A[:3, :3].T + A[:3, 3]
+    return placed
 
 
-def skinned_meshes(armature_object) -> list:
+def skinned_meshes(armature_object: Object) -> List[Object]:
     """Mesh objects with an Armature modifier that uses ``armature_object``."""
     import bpy
 
@@ -352,7 +362,7 @@ def skinned_meshes(armature_object) -> list:
         m.type == "ARMATURE" and m.object == armature_object for m in o.modifiers)]
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[Sequence[str]] = None) -> int:
     """The command: poses every skinned mesh of an armature, writes an .npz of ``frames`` (T,)
     and ``positions_<mesh object>`` (T, V, 3) in world space."""
     import bpy
@@ -379,7 +389,7 @@ def main(argv=None) -> int:
                                 [bpy.context.scene.frame_current], np.float64)}
     for mesh in skinned_meshes(arm):
         out[f"positions_{mesh.name}"] = pose_mesh(arm, mesh, args.frames)
-    np.savez(args.out, **out)  # type: ignore[arg-type]  # (numpy's stub: allow_pickle)
+    np.savez(args.out, **cast(Dict[str, Any], out))  # numpy's stub: ** could fill allow_pickle
     print(f"{args.out}: {len(out) - 1} meshes x {out['frames'].size} frames")
     return 0
 

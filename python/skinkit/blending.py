@@ -10,16 +10,30 @@ name.  dtypes, broadcasting, ``out=`` and ``threads=`` follow the conventions of
 """
 from __future__ import annotations
 
+from typing import Any, Optional, Sequence, Tuple, TypeVar, Union, overload
+
 import numpy as np
+from numpy.typing import NDArray
 
 from . import _core
+from ._kernels import Float, Input, Out
 from .clip import TRS
 from .kernels import _asarray
+
+Pose = Union[TRS, Sequence[Input]]
+"""(rotations, translations, scales), or a ``TRS`` read by name."""
+PoseOut = Optional[Union[TRS, Sequence[Out]]]
+"""An ``out=`` pose: three arrays, or None."""
+_T = TypeVar("_T")
 
 __all__ = ["blend_poses", "pose_delta", "additive_pose"]
 
 
-def _triple(x, name):
+@overload
+def _triple(x: TRS, name: str) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]: ...
+@overload
+def _triple(x: Sequence[_T], name: str) -> Tuple[_T, _T, _T]: ...
+def _triple(x: Union[TRS, Sequence[Any]], name: str) -> Tuple[Any, Any, Any]:
     """A pose as (rotations, translations, scales); a ``skinkit.clip.TRS`` is read by name."""
     if isinstance(x, TRS):
         return x.rotations, x.translations, x.scales
@@ -27,11 +41,12 @@ def _triple(x, name):
         raise TypeError(f"{name} must be a tuple (rotations, translations, scales), got "
                         f"{type(x).__name__}" + (f" of length {len(x)}"
                                                  if isinstance(x, (tuple, list)) else ""))
-    return tuple(x)
+    return x[0], x[1], x[2]
 
 
-def blend_poses(rotations, translations, scales, weights, rest=None, threshold=0.1, out=None,
-                threads=None):
+def blend_poses(rotations: Input, translations: Input, scales: Input, weights: Input,
+                rest: Optional[Pose] = None, threshold: float = 0.1, out: PoseOut = None,
+                threads: Optional[int] = None) -> Tuple[Float, Float, Float]:
     """Blend L layers of poses with weights, per joint, as ozz-animation's ``BlendingJob``.
 
     Parameters
@@ -75,12 +90,14 @@ def blend_poses(rotations, translations, scales, weights, rest=None, threshold=0
     r, w = _asarray(rotations), _asarray(weights)
     if r.ndim >= 3 and (w.ndim < 2 or w.shape[-2:] != r.shape[-3:-1]):
         w = np.broadcast_to(w[..., None], w.shape + r.shape[-2:-1])   # per layer -> (..., L, J)
-    rest = (None, None, None) if rest is None else _triple(rest, "rest")
-    out = None if out is None else _triple(out, "out")
-    return _core._blend_poses(r, translations, scales, w, threshold, *rest, out, threads)
+    rest_r, rest_t, rest_s = (None, None, None) if rest is None else _triple(rest, "rest")
+    out_ = None if out is None else _triple(out, "out")
+    return _core._blend_poses(r, translations, scales, w, threshold, rest_r, rest_t, rest_s, out_,
+                              threads)
 
 
-def pose_delta(reference, pose, out=None, threads=None):
+def pose_delta(reference: Pose, pose: Pose, out: PoseOut = None,
+               threads: Optional[int] = None) -> Tuple[Float, Float, Float]:
     """The difference that takes ``reference`` to ``pose``, for an additive layer.
 
     Parameters
@@ -101,11 +118,12 @@ def pose_delta(reference, pose, out=None, threads=None):
     scale (a ratio).  ``additive_pose(reference, pose_delta(reference, pose), 1)`` is ``pose``.
     """
     ref, cur = _triple(reference, "reference"), _triple(pose, "pose")
-    out = None if out is None else _triple(out, "out")
-    return _core._pose_delta(*ref, *cur, out, threads)
+    out_ = None if out is None else _triple(out, "out")
+    return _core._pose_delta(*ref, *cur, out_, threads)
 
 
-def additive_pose(base, delta, weight=1.0, out=None, threads=None):
+def additive_pose(base: Pose, delta: Pose, weight: Input = 1.0, out: PoseOut = None,
+                  threads: Optional[int] = None) -> Tuple[Float, Float, Float]:
     """Apply an additive layer ``delta`` (from ``pose_delta``) to ``base`` with ``weight``.
 
     Parameters
@@ -127,5 +145,5 @@ def additive_pose(base, delta, weight=1.0, out=None, threads=None):
     ``BlendingJob`` additive layers for scale.
     """
     b, d = _triple(base, "base"), _triple(delta, "delta")
-    out = None if out is None else _triple(out, "out")
-    return _core._additive_pose(*b, *d, weight, out, threads)
+    out_ = None if out is None else _triple(out, "out")
+    return _core._additive_pose(*b, *d, weight, out_, threads)

@@ -18,16 +18,23 @@ transposed BLAS product.
 """
 from __future__ import annotations
 
-from typing import Callable, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _core, _repr, gradients
 from ._blas import blas_threads
+from ._kernels import Input
+from ._types import PathLike
 from ._repr import Summarized
 from .io.body import KINDS, BodyModelError, read_body_arrays
 from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
+from .model import float_dtype
+
+if TYPE_CHECKING:
+    from .posed import PosedMeshes
 
 SHAPE_SPACE_DIM, EXPRESSION_SPACE_DIM = 300, 100  # smplx's SMPL-X and FLAME shapedirs
 # the shape columns, then the most expression columns, smplx takes from a shapedirs with fewer
@@ -36,14 +43,14 @@ _FEW_COLUMNS = {"SMPL-X": (10, EXPRESSION_SPACE_DIM), "FLAME": (10, 10)}
 CORES = {"betas": 1, "pose": 2, "transl": 1, "expression": 1}  # core dimensions of each argument
 
 
-def _check_shape(name, a, want):
+def _check_shape(name: str, a: NDArray[Any], want: Tuple[Optional[int], ...]) -> None:
     """ValueError naming the key when ``a`` does not have shape ``want`` (None = any)."""
     if a.ndim != len(want) or any(w is not None and s != w for s, w in zip(a.shape, want)):
         pretty = "(" + ", ".join("?" if w is None else str(w) for w in want) + ")"
         raise BodyModelError(f"{name} must have shape {pretty}, got {a.shape}")
 
 
-def _sparse_influences(weights):
+def _sparse_influences(weights: NDArray[Any]) -> Tuple[NDArray[Any], NDArray[Any]]:
     """(V, J) dense weights -> joints (V, K) and weights (V, K) keeping every non-zero (K = the
     largest number of non-zeros of a vertex).  Rows with fewer are padded with weight 0 and
     joint k in slot k, not with the "no influence" index -1: the same sum (0 M_k adds exact
@@ -61,7 +68,7 @@ def _sparse_influences(weights):
     return j, np.where(keep, np.take_along_axis(weights, order, axis=1), 0)
 
 
-def _transpose_into(dst, src):
+def _transpose_into(dst: NDArray[Any], src: NDArray[Any]) -> None:
     """dst[:] = src.T in column blocks (a cache-friendly transpose: 4x faster at SMPL-X size)."""
     for i in range(0, src.shape[0], 512):
         dst[:, i:i + 512] = src[i:i + 512].T
@@ -88,10 +95,9 @@ class BodyModel(Summarized):
 
     _summary = (_repr.body, _repr.body_html)
 
-    def __init__(self, arrays, dtype=np.float64, source="<arrays>"):
-        dtype = np.dtype(dtype)
-        if dtype not in (np.float32, np.float64):
-            raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    def __init__(self, arrays: Mapping[str, ArrayLike], dtype: DTypeLike = np.float64,
+                 source: str = "<arrays>") -> None:
+        dtype = float_dtype(dtype)
         a = {k: np.asarray(v) for k, v in arrays.items()}
         try:
             self._validate(a)
@@ -134,7 +140,7 @@ class BodyModel(Summarized):
         jb[S + 1 + P:] = jsd[:, :, e0:e0 + E].transpose(2, 0, 1)
         self._joint_basis = jb.reshape(len(jb), 3 * J).astype(dtype)
 
-    def _validate(self, a):
+    def _validate(self, a: Dict[str, NDArray[Any]]) -> None:
         v = a["v_template"]
         _check_shape("v_template", v, (None, 3))
         V = v.shape[0]
@@ -181,7 +187,9 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ inputs
 
-    def _inputs(self, betas, pose, transl, expression):
+    def _inputs(self, betas: Optional[Input], pose: Optional[Input], transl: Optional[Input],
+                expression: Optional[Input]
+                ) -> Tuple[Dict[str, NDArray[Any]], Tuple[int, ...], int]:
         """The arguments as (N, ...) arrays of the model's dtype, and the batch shape."""
         J, dt = self.num_joints, self.dtype
         given = {}
@@ -216,7 +224,8 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ forward
 
-    def _forward(self, flat, N, threads):
+    def _forward(self, flat: Dict[str, NDArray[Any]], N: int, threads: Optional[int]
+                 ) -> Tuple[NDArray[Any], NDArray[Any], Dict[str, Any]]:
         """Steps 1-5 on flat (N, ...) inputs; returns the outputs and what the VJP reuses."""
         J, V, dt = self.num_joints, self.num_vertices, self.dtype
         S = flat["betas"].shape[1] if "betas" in flat else 0
@@ -246,7 +255,7 @@ class BodyModel(Summarized):
         G = np.zeros((N, J, 4, 4), dt)
         G[..., :3, :3] = A
         G[..., :3, 3] = t
-        if fold:
+        if fold and transl is not None:
             G[..., :3, 3] += transl[:, None, :]
         G[..., 3, 3] = 1
         lj, lw = self._influences
@@ -260,7 +269,9 @@ class BodyModel(Summarized):
                      fold=fold, transl=transl is not None)
         return verts, joints, saved
 
-    def forward(self, betas=None, pose=None, transl=None, expression=None, threads=None):
+    def forward(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
+                transl: Optional[Input] = None, expression: Optional[Input] = None,
+                threads: Optional[int] = None) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Posed vertices and joints.
 
         Parameters
@@ -291,8 +302,10 @@ class BodyModel(Summarized):
 
     __call__ = forward
 
-    def pose_blocks(self, betas=None, pose=None, transl=None, expression=None, frames=None,
-                    threads=None):
+    def pose_blocks(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
+                    transl: Optional[Input] = None, expression: Optional[Input] = None,
+                    frames: Optional[int] = None,
+                    threads: Optional[int] = None) -> Iterator[PosedMeshes]:
         """``forward`` over a motion block by block, holding one block of posed meshes at a time.
 
         Parameters
@@ -338,7 +351,7 @@ class BodyModel(Summarized):
         if frames <= 0:
             raise ValueError(f"frames must be > 0, got {frames}")
 
-        def blocks():
+        def blocks() -> Iterator[PosedMeshes]:
             for start in range(0, count, frames):
                 part = {k: v[start:start + frames] if k in framed else v
                         for k, v in given.items()}
@@ -350,8 +363,11 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ gradients
 
-    def forward_vjp(self, betas=None, pose=None, transl=None, expression=None, threads=None
-                    ) -> Tuple[Tuple[np.ndarray, np.ndarray], Callable]:
+    def forward_vjp(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
+                    transl: Optional[Input] = None, expression: Optional[Input] = None,
+                    threads: Optional[int] = None
+                    ) -> Tuple[Tuple[NDArray[Any], NDArray[Any]],
+                               Callable[..., Tuple[Optional[NDArray[Any]], ...]]]:
         """``forward`` and its vector-Jacobian product, in the style of ``jax.vjp``.
 
         Returns ``(vertices, joints), vjp`` where ``vjp(g_vertices, g_joints=None)`` returns
@@ -370,20 +386,22 @@ class BodyModel(Summarized):
         shapes = {k: np.shape(_asarray(v)) for k, v in args.items() if v is not None}
         V, J = self.num_vertices, self.num_joints
 
-        def vjp(g_vertices, g_joints=None):
+        def vjp(g_vertices: Optional[Input],
+                g_joints: Optional[Input] = None) -> Tuple[Optional[NDArray[Any]], ...]:
             gv = _cotangent("g_vertices", g_vertices, batch, (V, 3), N, self.dtype)
             gj = _cotangent("g_joints", g_joints, batch, (J, 3), N, self.dtype)
             g = self._backward(saved, gv, gj, N, threads)
             out = []
             for k in ("betas", "pose", "transl") + (("expression",) if self.num_expression
                                                    else ()):
-                out.append(None if k not in shapes else
-                           _unbroadcast(g[k].reshape(batch + g[k].shape[1:]), shapes[k]))
+                out.append(None if k not in shapes or (gk := g[k]) is None else
+                           _unbroadcast(gk.reshape(batch + gk.shape[1:]), shapes[k]))
             return tuple(out)
 
         return (verts.reshape(batch + (V, 3)), joints.reshape(batch + (J, 3))), vjp
 
-    def _backward(self, s, gv, gj, N, threads):
+    def _backward(self, s: Dict[str, Any], gv: NDArray[Any], gj: NDArray[Any], N: int,
+                  threads: Optional[int]) -> Dict[str, Optional[NDArray[Any]]]:
         J, dt, P = self.num_joints, self.dtype, self._P
         S, E = s["S"], s["E"]
         lj, lw = self._influences
@@ -416,7 +434,7 @@ class BodyModel(Summarized):
                 "transl": g_tr, "expression": g_c[:, S + 1 + P:]}
 
 
-def _unbroadcast(g, shape):
+def _unbroadcast(g: NDArray[Any], shape: Tuple[int, ...]) -> NDArray[Any]:
     """Sum ``g`` over the leading and length-1 dimensions it gained by broadcasting to its
     shape from ``shape``: the cotangent of an argument of that shape."""
     lead = g.ndim - len(shape)
@@ -426,7 +444,8 @@ def _unbroadcast(g, shape):
     return g.sum(axis=ones, keepdims=True) if ones else g
 
 
-def _cotangent(name, g, batch, core, N, dtype):
+def _cotangent(name: str, g: Optional[Input], batch: Tuple[int, ...], core: Tuple[int, ...],
+               N: int, dtype: np.dtype[Any]) -> NDArray[Any]:
     """A cotangent as (N, *core) of the model's dtype (zeros for None)."""
     if g is None:
         return np.zeros((N,) + core, dtype)
@@ -437,7 +456,7 @@ def _cotangent(name, g, batch, core, N, dtype):
     return np.ascontiguousarray(g.reshape((N,) + core), dtype=dtype)
 
 
-def load_body_model(path, dtype=np.float64) -> BodyModel:
+def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
     """Load an SMPL, SMPL+H, SMPL-X, MANO or FLAME model file.
 
     Parameters

@@ -5,21 +5,25 @@ entries of R_j - I: Loper et al. 2015, "SMPL", eq. 9) can ride along exactly as 
 one per entry, with the entries as the clip's morph weights."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import kernels
 from .clip import Channel, Clip
 from .joint_names import SMPL_JOINT_NAMES, SMPLH_JOINT_NAMES, SMPLX_JOINT_NAMES
 from .model import Model, Primitive, Skeleton, Skin
 
+if TYPE_CHECKING:
+    from .body import BodyModel
+
 __all__ = ["body_model_to_model", "body_clip"]
 
 _NAMES = {24: SMPL_JOINT_NAMES, 52: SMPLH_JOINT_NAMES, 55: SMPLX_JOINT_NAMES}
 
 
-def _shaped(body, betas) -> np.ndarray:
+def _shaped(body: BodyModel, betas: Optional[ArrayLike]) -> NDArray[np.float64]:
     b = np.zeros(body.num_betas) if betas is None else np.asarray(betas, np.float64).reshape(-1)
     if b.size > body.num_betas:
         raise ValueError(f"betas must have at most {body.num_betas} values for this "
@@ -28,7 +32,8 @@ def _shaped(body, betas) -> np.ndarray:
     return np.asarray(body.v_template, np.float64) + sd @ b
 
 
-def body_model_to_model(body, betas=None, correctives: bool = False,
+def body_model_to_model(body: BodyModel, betas: Optional[ArrayLike] = None,
+                        correctives: bool = False,
                         names: Optional[Sequence[str]] = None) -> Model:
     """A skinned Model of ``body`` with shape ``betas`` (float64).
 
@@ -77,7 +82,8 @@ def body_model_to_model(body, betas=None, correctives: bool = False,
                  primitives=[prim], clips=[], name=f"{body.kind} body")
 
 
-def body_clip(body, pose, transl=None, betas=None, fps: float = 30.0,
+def body_clip(body: BodyModel, pose: ArrayLike, transl: Optional[ArrayLike] = None,
+              betas: Optional[ArrayLike] = None, fps: float = 30.0,
               name: Optional[str] = None, correctives: bool = False) -> Clip:
     """A motion of ``body`` (AMASS layout: per-frame axis-angle poses and root translations) as
     a clip of ``body_model_to_model(body, betas)``.

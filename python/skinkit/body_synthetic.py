@@ -2,9 +2,13 @@
 files (which are licensed and cannot be shipped), for examples, tests and benchmarks."""
 from __future__ import annotations
 
-from typing import Dict
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
+
+if TYPE_CHECKING:
+    from .body import BodyModel
 
 SMPL_PARENTS = (-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19, 20, 21)
 FLAME_PARENTS = (-1, 0, 1, 1, 1)   # global, neck, jaw, left eye, right eye
@@ -17,8 +21,9 @@ SIZES = {  # kind: (vertices, joints, shape columns, faces) of the distributed f
 }
 
 
-def synthetic_body_arrays(kind="SMPL", seed=0, num_vertices=None, shape_columns=None,
-                          max_influences=None) -> Dict[str, np.ndarray]:
+def synthetic_body_arrays(kind: str = "SMPL", seed: int = 0, num_vertices: Optional[int] = None,
+                          shape_columns: Optional[int] = None,
+                          max_influences: Optional[int] = None) -> Dict[str, NDArray[Any]]:
     """A model file's arrays, random but shaped like the real ones.
 
     Parameters
@@ -56,6 +61,7 @@ def synthetic_body_arrays(kind="SMPL", seed=0, num_vertices=None, shape_columns=
     used = np.arange(k_max) < rng.integers(1, k_max + 1, size=(V, 1))
     np.put_along_axis(weights, cols, np.where(used, rng.uniform(0.05, 1, cols.shape), 0), axis=1)
     weights /= weights.sum(axis=1, keepdims=True)
+    a: Dict[str, NDArray[Any]]
     a = {"v_template": rng.uniform(-0.5, 0.5, (V, 3)) * [0.8, 1.7, 0.3],
          "shapedirs": 0.02 * (rng.random((V, 3, S)) - 0.5),       # uniform: quick at real sizes
          "posedirs": 0.004 * (rng.random((V, 3, 9 * (J - 1))) - 0.5),
@@ -73,7 +79,8 @@ def synthetic_body_arrays(kind="SMPL", seed=0, num_vertices=None, shape_columns=
     return a
 
 
-def synthetic_body_model(kind="SMPL", seed=0, dtype=np.float64, **sizes):
+def synthetic_body_model(kind: str = "SMPL", seed: int = 0, dtype: DTypeLike = np.float64,
+                         **sizes: Optional[int]) -> BodyModel:
     """``BodyModel(synthetic_body_arrays(kind, seed, **sizes), dtype)``: a model to try the API
     on without the licensed files (its shapes are random, not human)."""
     from .body import BodyModel

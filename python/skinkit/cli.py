@@ -27,13 +27,21 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Dict, Iterable, Iterator, List,
+                    Optional, Sequence, Tuple, Type, Union)
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from . import cli_bake, cli_retarget
 from .export import FORMATS
 from .stages import SKINNING
+
+if TYPE_CHECKING:
+    from .model import Model, Primitive
+    from .posed import PosedMeshes
+    from .request import PoseRequest
+    from .writers import Output
 
 PROG = "skinkit"
 MODEL_SUFFIXES = (".glb", ".gltf", ".bvh", ".fbx")
@@ -123,15 +131,17 @@ _POSE_DESCRIPTION = (
     "time as a static glTF binary.")
 
 
-def _add_arguments(parser, arguments: List[Union[_Arg, List[_Arg]]]) -> None:
+def _add_arguments(parser: argparse.ArgumentParser,
+                   arguments: Sequence[Union[_Arg, List[_Arg]]]) -> None:
     """``parser.add_argument`` for each of ``arguments`` (see ``_MODEL_ARGS``)."""
     for arg in arguments:
-        group = parser.add_mutually_exclusive_group() if isinstance(arg, list) else parser
+        group: Union[argparse.ArgumentParser, argparse._MutuallyExclusiveGroup] = (
+            parser.add_mutually_exclusive_group() if isinstance(arg, list) else parser)
         for flag, kwargs in arg if isinstance(arg, list) else [arg]:
             group.add_argument(flag, **kwargs)
 
 
-def _add_debug(parser, default) -> None:
+def _add_debug(parser: argparse.ArgumentParser, default: Union[bool, str]) -> None:
     # a separate action per parser: the sub-command's must not reset the main one's value
     parser.add_argument("--debug", action="store_true", default=default,
                         help="show the full traceback of an error")
@@ -147,7 +157,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         version=f"%(prog)s {__version__} (ufbx {_core.ufbx_version()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    commands: Dict[str, Tuple[str, str, List[Union[_Arg, List[_Arg]]], Any]] = {
+    commands: Dict[str, Tuple[str, str, Sequence[Union[_Arg, List[_Arg]]],
+                              Callable[[argparse.Namespace], int]]] = {
         # name -> (summary, description, arguments, function)
         "pose": ("pose a model over time, write positions to an .npz", _POSE_DESCRIPTION,
                  _POSE_ARGS, _cmd_pose),
@@ -166,7 +177,8 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(path: Optional[str], dtype, scene: Optional[int] = None):
+def _load(path: Optional[str], dtype: DTypeLike,
+          scene: Optional[int] = None) -> Tuple[Model, str]:
     """The model at ``path`` (glTF, FBX or BVH: the reader is chosen by content), or the default
     model when ``path`` is None; ``scene`` (glTF only) chooses the scene whose meshes are posed."""
     if scene is not None and (path is None or Path(path).suffix.lower() in (".bvh", ".fbx")):
@@ -179,40 +191,45 @@ def _load(path: Optional[str], dtype, scene: Optional[int] = None):
         raise CliError(f"{path}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                        f"expected one of {', '.join(MODEL_SUFFIXES)}")
     from .io.detect import load_model
-    return load_model(path, dtype=dtype, **({} if scene is None else {"scene": scene})), p.name
+    from .model import Model
+    model = load_model(path, dtype=dtype, **({} if scene is None else {"scene": scene}))
+    if not isinstance(model, Model):     # a body model's content under a model's suffix
+        raise CliError(f"{path}: this is a body model; give its file a .pkl or .npz name")
+    return model, p.name
 
 
 # --- skinkit pose: parse, build the request, pick the writer, stream the blocks -----------------
 
-def _writer(args):
+def _writer(args: argparse.Namespace) -> Type[Output]:
     """The output kind of ``--out`` (``skinkit.writers.WRITERS``), checked before any work: an
     unknown kind or ``-`` and a misplaced ``--format`` are usage errors (exit 2), an existing
     ``--out`` that is not what the writer replaces (a FIFO, a link, a device) exit 1."""
     from .export import check_output_path
     from .writers import WRITERS, known_outputs, writer_for
 
+    parser: argparse.ArgumentParser = args.parser
     out, suffix = args.out, Path(args.out).suffix.lower()
     writer = None if out == "-" else writer_for(out)
     if writer is None and suffix[1:] in FORMATS:
-        args.parser.error(f"--out {out}: meshes are written one file per frame into a "
+        parser.error(f"--out {out}: meshes are written one file per frame into a "
                           f"directory; give --out DIR/ --format {suffix[1:]}")
     if writer is None:
         what = ("standard output: outputs are files written in place" if out == "-" else
                 f"unknown output kind {suffix or '(no suffix)'!r}")
-        args.parser.error(f"--out {out}: {what}; give {known_outputs()}")
+        parser.error(f"--out {out}: {what}; give {known_outputs()}")
     if args.format is not None and writer is not WRITERS["/"]:
-        args.parser.error("--format applies only to --out DIR/ (one mesh file per frame)")
+        parser.error("--format applies only to --out DIR/ (one mesh file per frame)")
     check_output_path(out.rstrip("/" + os.sep) or out, directory=writer is WRITERS["/"])
     return writer
 
 
-def clip_key(model, text: str):
+def clip_key(model: Model, text: str) -> Union[str, int]:
     """``--clip NAME|INDEX``: the clip's name, or its index when ``text`` is an integer that no
     clip is named."""
     return text if any(c.name == text for c in model.clips) or not _is_int(text) else int(text)
 
 
-def _request(model, args, writer):
+def _request(model: Model, args: argparse.Namespace, writer: Type[Output]) -> PoseRequest:
     """The one place ``skinkit pose``'s arguments become a ``PoseRequest``."""
     clip = None
     if args.clip is not None:
@@ -233,7 +250,7 @@ def _is_int(text: str) -> bool:
     return True
 
 
-def _check_size(args, output) -> None:
+def _check_size(args: argparse.Namespace, output: Output) -> None:
     """Refuse, before posing, an output larger than ``--max-output`` or the free space."""
     import shutil
 
@@ -261,7 +278,7 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def _advancing(blocks, bar):
+def _advancing(blocks: Iterable[PosedMeshes], bar: Any) -> Iterator[PosedMeshes]:
     """The blocks, advancing ``bar`` once the caller is done with each."""
     for block in blocks:
         yield block
@@ -269,7 +286,7 @@ def _advancing(blocks, bar):
             bar.update(len(block.times))
 
 
-def _progress_bar(total: int, quiet: bool):
+def _progress_bar(total: int, quiet: bool) -> ContextManager[Any]:
     """A tqdm bar over the frames on stderr when it is a terminal and there are several frames;
     with ``--quiet``, a redirected stderr or without tqdm (the ``progress`` extra), a null context
     (nothing is printed)."""
@@ -286,11 +303,12 @@ def _progress_bar(total: int, quiet: bool):
         from tqdm import tqdm
     except ImportError:
         return contextlib.nullcontext(None)
-    return tqdm(total=total, unit="frame", desc=PROG, file=stream, leave=False,
-                dynamic_ncols=True)
+    bar: ContextManager[Any] = tqdm(total=total, unit="frame", desc=PROG, file=stream,
+                                    leave=False, dynamic_ncols=True)
+    return bar
 
 
-def _cmd_pose(args) -> int:
+def _cmd_pose(args: argparse.Namespace) -> int:
     from .pose import layout
 
     start = time.perf_counter()
@@ -306,9 +324,9 @@ def _cmd_pose(args) -> int:
     model, label = _load(args.model, np.dtype(args.dtype), args.scene)
     request = _request(model, args, writer)
     logging.getLogger(PROG).info("%s: %r", label, request)
-    for clip in request.clips:
-        for what in clip.unsupported if clip is not None else ():
-            logging.getLogger(PROG).info("clip %r: not played: %s", clip.name, what)
+    for played in [c for c in request.clips if c is not None]:
+        for what in played.unsupported:
+            logging.getLogger(PROG).info("clip %r: not played: %s", played.name, what)
     if writer.max_frames is not None and request.count > writer.max_frames:
         args.parser.error(f"--out {args.out} writes one posed frame, got {request.count} times; "
                           "give exactly one with --times T (or --rest)")
@@ -335,7 +353,7 @@ def _cmd_pose(args) -> int:
     return 0
 
 
-def _summary(args, what: str, seconds: float, written: str = "") -> None:
+def _summary(args: argparse.Namespace, what: str, seconds: float, written: str = "") -> None:
     """The one line a command prints on stderr when done (not with --quiet)."""
     if not args.quiet:
         print(f"{PROG}: {what}, {seconds:.3f} s -> {args.out}{written}", file=sys.stderr)
@@ -345,10 +363,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def _mesh_lines(model) -> List[str]:
+def _mesh_lines(model: Model) -> List[str]:
     """``skinkit info``'s mesh section: each mesh, its instances (skinned or rigid), vertex counts,
     morph target names and the clips that animate their weights."""
-    meshes: dict = {}
+    meshes: Dict[int, List[Primitive]] = {}
     for prim in model.primitives:
         meshes.setdefault(prim.mesh, []).append(prim)
     out = [f"meshes: {len(meshes)} ({_plural(len(model.primitives), 'primitive instance')}, "
@@ -366,7 +384,7 @@ def _mesh_lines(model) -> List[str]:
                      f"weights animated by {', '.join(animated) if animated else 'no clip'}")
         out.append(line)
         for prim in prims:
-            k = prim.joints.shape[1] if prim.skinned else 0
+            k = prim.joints.shape[1] if prim.skinned and prim.joints is not None else 0
             how = (f"skinned (skin {prim.skin}, {_plural(k, 'influence')} per vertex)"
                    if prim.skinned else "rigid")
             extra = "" if prim.normals is not None else ", no normals"
@@ -375,7 +393,7 @@ def _mesh_lines(model) -> List[str]:
     return out
 
 
-def _cmd_info(args) -> int:
+def _cmd_info(args: argparse.Namespace) -> int:
     from .cli_body import BODY_SUFFIXES, info_body
     if args.model is not None and args.model.lower().endswith(BODY_SUFFIXES):
         return info_body(args)
@@ -432,7 +450,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     log.addHandler(handler)
     log.setLevel(min(handler.level, logging.WARNING))
     try:
-        return args.func(args)
+        status: int = args.func(args)
+        return status
     except BrokenPipeError:
         # the reader of our output went away (``skinkit info | head``): stop quietly
         try:

@@ -2,6 +2,7 @@
 arguments (rows of cli.py's table) and its run; the work is ``skinkit.dataset.bake``."""
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any, Dict, List, Tuple, Union
 
@@ -36,7 +37,7 @@ ARGS: List[Union[_Arg, List[_Arg]]] = [
 ]
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Bake; print the summary line on stderr; 1 if a motion failed, else 0."""
     from .cli import CliError
     from .dataset import bake

@@ -11,23 +11,26 @@ Frames are posed block by block and streamed into the .npz (``BodyModel.pose_blo
 """
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 import time
 import zipfile
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .body import BodyModel, load_body_model
 from .io.body import KINDS, find_body_model, read_npz
+from .posed import PosedMeshes
 
 PARAM_KEYS = ("betas", "pose", "transl", "expression")
 BODY_SUFFIXES = (".pkl", ".npz")
 _MOTION_KINDS = {"smplh": "SMPL+H", "smplx": "SMPL-X"}
 
 
-def _usage(args) -> None:
+def _usage(args: argparse.Namespace) -> None:
     """Usage errors (exit 2) of the body-model branch of ``pose``."""
     clip_flags = [f for f, on in (("--clip", args.clip is not None), ("--rest", args.rest),
                                   ("--times", args.times is not None),
@@ -54,10 +57,10 @@ def _usage(args) -> None:
         args.parser.error(f"--out {args.out}: a body model is posed to an .npz file")
 
 
-Inputs = Tuple[BodyModel, Dict[str, np.ndarray], str, Optional[float]]
+Inputs = Tuple[BodyModel, Dict[str, NDArray[Any]], str, Optional[float]]
 
 
-def _params(args, dtype) -> Inputs:
+def _params(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:
     """The model, the --params arrays (each with a leading frame axis), the model's path, and
     no frame rate."""
     from .cli import CliError
@@ -87,7 +90,7 @@ def _params(args, dtype) -> Inputs:
     return model, params, args.model, None
 
 
-def _motion(args, dtype) -> Inputs:
+def _motion(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:
     """The model, the arrays of an AMASS --motion (resampled with --fps; its betas cut to the
     model's shape components), the model's path and the motion's frame rate."""
     from .cli import CliError
@@ -107,13 +110,13 @@ def _motion(args, dtype) -> Inputs:
     return model, params, str(path), motion.fps
 
 
-def _seconds(blocks, fps: float):
+def _seconds(blocks: Iterable[PosedMeshes], fps: float) -> Iterator[PosedMeshes]:
     """pose_blocks' blocks with their frame indices as times in seconds (k / fps)."""
     for block in blocks:
         yield dataclasses.replace(block, times=block.times / fps)
 
 
-def pose_body(args) -> int:
+def pose_body(args: argparse.Namespace) -> int:
     """``skinkit pose`` with --params or --motion: streams ``positions_body`` (F, V, 3),
     ``joints`` (F, J, 3) and, for a motion, ``times`` (F,) into ``args.out``, block by block
     (``BodyModel.pose_blocks``, ``writers.NpzOutput``), after checking the output's size."""
@@ -135,7 +138,9 @@ def pose_body(args) -> int:
                        {"body": model.faces})
     _check_size(args, output)
     try:
-        blocks = model.pose_blocks(**params)
+        blocks = model.pose_blocks(betas=params.get("betas"), pose=params.get("pose"),
+                                   transl=params.get("transl"),
+                                   expression=params.get("expression"))
         output.write(blocks if fps is None else _seconds(blocks, fps))
     except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
         raise CliError(f"{args.params or args.motion}: {exc}") from exc
@@ -144,7 +149,7 @@ def pose_body(args) -> int:
     return 0
 
 
-def info_body(args) -> int:
+def info_body(args: argparse.Namespace) -> int:
     """``skinkit info BODY``: type, V, J, S (shape), E (expression), P (pose-corrective)
     components, faces, and the joints with their parents and names."""
     from .cli import CliError

@@ -4,8 +4,10 @@ as an animated glTF (or a BVH); and ``skinkit pose ... --out X.glb --animated``,
 its clip written as an animated file (the command's rows in cli.py)."""
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
@@ -16,7 +18,7 @@ RETARGET_DESCRIPTION = (
     "rest pose, the root's motion scaled by the ratio of hip heights (or leg lengths).  Writes "
     "TARGET with the new clip as an animated .glb/.gltf, or the skeleton and motion as a .bvh "
     "(written atomically).")
-RETARGET_ARGS: list = [
+RETARGET_ARGS: List[Tuple[str, Dict[str, Any]]] = [
     ("source", dict(metavar="SOURCE", help="the motion: a .bvh, .glb or .gltf file")),
     ("target", dict(metavar="TARGET", help="the character: a .glb or .gltf file")),
     ("--clip", dict(metavar="NAME|INDEX", help="clip of SOURCE (default: the first)")),
@@ -34,7 +36,7 @@ ANIMATED_ARG = ("--animated", dict(action="store_true",
 OUT_SUFFIXES = (".glb", ".gltf", ".bvh")
 
 
-def cmd_retarget(args) -> int:
+def cmd_retarget(args: argparse.Namespace) -> int:
     from . import retarget, write_bvh, write_gltf
     from .cli import CliError, _load, _plural, clip_key
     from .footlock import lock_feet
@@ -73,7 +75,7 @@ def cmd_retarget(args) -> int:
     return 0
 
 
-def pose_animated(args) -> int:
+def pose_animated(args: argparse.Namespace) -> int:
     """``pose MODEL --out X.glb --animated``: the model with its clip (``--clip``, default the
     first; ``--rest``: none) as an animated glTF, written atomically."""
     from .cli import CliError, _load, clip_key

@@ -14,9 +14,10 @@ from __future__ import annotations
 import operator
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _core, _repr
 from ._checks import check_out
@@ -34,9 +35,9 @@ class TRS(NamedTuple):
     ``skinkit.pose.local_pose`` return; ``skinkit.blending`` takes it as ``rest=`` and ``out=``
     (its own positional order is rotations first, as ozz-animation's)."""
 
-    translations: np.ndarray
-    rotations: np.ndarray
-    scales: np.ndarray
+    translations: NDArray[Any]
+    rotations: NDArray[Any]
+    scales: NDArray[Any]
 
 
 @dataclass(repr=False)
@@ -59,11 +60,11 @@ class Channel:
 
     node: int
     path: str
-    times: np.ndarray
-    values: np.ndarray
+    times: NDArray[Any]
+    values: NDArray[Any]
     interpolation: str = "LINEAR"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.path not in PATHS and self.path != WEIGHTS:
             raise ValueError(f"channel path must be one of {sorted(PATHS) + [WEIGHTS]}, "
                              f"got {self.path!r}")
@@ -97,7 +98,7 @@ class Channel:
         return channel(self)
 
 
-def as_times(times, dtype) -> np.ndarray:
+def as_times(times: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
     """``times`` as a C-contiguous 1-D array of ``dtype``; the one check of sampling times.
 
     Raises TypeError if they are not real numbers, ValueError if one is not finite.
@@ -111,7 +112,7 @@ def as_times(times, dtype) -> np.ndarray:
     return t
 
 
-def _sampler_values(ch: Channel) -> np.ndarray:
+def _sampler_values(ch: Channel) -> NDArray[Any]:
     """The key values the sampler reads: STEP and LINEAR rotation keys as unit quaternions (a zero
     key as the identity), as ozz-animation's AnimationBuilder stores them, so that slerp, which is
     defined on unit quaternions, and the held keys give rotations; CUBICSPLINE keys as given (the
@@ -134,20 +135,20 @@ class ClipTable(NamedTuple):
     a sample needs one sine/cosine pair and no arc tangent; None (a table without rotations, such
     as the morph weights one, whose LINEAR channels are plain lerps) leaves it out."""
 
-    key_times: np.ndarray
-    values: np.ndarray
-    key_offset: np.ndarray
-    nkeys: np.ndarray
-    value_offset: np.ndarray
-    ncomp: np.ndarray
-    interp: np.ndarray
-    rotation: np.ndarray
-    node: np.ndarray
-    path: np.ndarray
-    slerp: Optional[np.ndarray] = None
+    key_times: NDArray[Any]
+    values: NDArray[Any]
+    key_offset: NDArray[Any]
+    nkeys: NDArray[Any]
+    value_offset: NDArray[Any]
+    ncomp: NDArray[Any]
+    interp: NDArray[Any]
+    rotation: NDArray[Any]
+    node: NDArray[Any]
+    path: NDArray[Any]
+    slerp: Optional[NDArray[Any]] = None
 
     @classmethod
-    def pack(cls, channels: Sequence[Channel], dtype) -> "ClipTable":
+    def pack(cls, channels: Sequence[Channel], dtype: DTypeLike) -> "ClipTable":
         c = sorted(channels, key=lambda ch: _PATH_INDEX[ch.path])    # one output run per path
         nkeys = np.array([ch.times.size for ch in c], dtype=np.int64)
         sizes = np.array([np.size(ch.values) for ch in c], dtype=np.int64)
@@ -191,12 +192,12 @@ class Clip(Summarized):
 
     _summary = (_repr.clip, _repr.clip_html)
 
-    def __init__(self, name: Optional[str], channels: Sequence[Channel], dtype=np.float64,
-                 unsupported: Sequence[str] = ()):
+    def __init__(self, name: Optional[str], channels: Sequence[Channel],
+                 dtype: DTypeLike = np.float64, unsupported: Sequence[str] = ()):
         self.name = name
         self.channels: List[Channel] = list(channels)
         self.unsupported = list(unsupported)
-        self.dtype = np.dtype(dtype)
+        self.dtype: np.dtype[Any] = np.dtype(dtype)
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
@@ -209,7 +210,7 @@ class Clip(Summarized):
         if len(set(nodes)) != len(nodes):
             raise ValueError(f"clip {name!r} has several weights channels for one node")
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[type, Tuple[Any, ...]]:
         # pickle the channels only; the packed arrays are rebuilt on load
         return (Clip, (self.name, self.channels, self.dtype, self.unsupported))
 
@@ -221,19 +222,21 @@ class Clip(Summarized):
     @property
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates."""
-        return self._weights.node.tolist()
+        nodes: List[int] = self._weights.node.tolist()
+        return nodes
 
-    def _times(self, times, loop: bool):
+    def _times(self, times: ArrayLike, loop: bool) -> Tuple[NDArray[Any], Tuple[int, ...]]:
         """times as a flat C array of the clip's dtype (wrapped with ``loop``), and its shape."""
         t = np.asarray(times)
         shape = t.shape
         t = as_times(t, self.dtype)
         if loop and self.duration > 0:
-            t = np.mod(t, self.dtype.type(self.duration))
+            t = np.mod(t, np.asarray(self.duration, self.dtype))
         return t, shape
 
-    def sample(self, times, rest: Tuple[np.ndarray, np.ndarray, np.ndarray], loop: bool = False,
-               threads=None, out=None) -> TRS:
+    def sample(self, times: ArrayLike, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
+               loop: bool = False, threads: Optional[int] = None,
+               out: Optional[Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]] = None) -> TRS:
         """Sample every translation, rotation and scale channel at ``times``, on top of a rest
         pose (``sample_weights`` samples the morph weights channels).
 
@@ -290,11 +293,12 @@ class Clip(Summarized):
         if out is None:
             if T and n and 10 * n * self.dtype.itemsize > sys.maxsize // T:
                 raise MemoryError(f"{T} times x {n} nodes of TRS do not fit in memory")
-            out = tuple(np.empty(s, self.dtype) for s in shapes)   # before any copy
+            res = tuple(np.empty(s, self.dtype) for s in shapes)   # before any copy
         else:
             self._check_out(out, shapes)
+            res = out
         t, _ = self._times(t, loop)
-        for p, (o, r) in enumerate(zip(out, (rest_t, rest_r, rest_s))):
+        for p, (o, r) in enumerate(zip(res, (rest_t, rest_r, rest_s))):
             # the rest pose only where no channel writes (a full copy was 7% of a sampling call)
             rest_only = np.setdiff1d(np.arange(n), nodes[self._table.path == p])
             if rest_only.size == n:
@@ -303,10 +307,10 @@ class Clip(Summarized):
                 o[..., rest_only, :] = r[rest_only]
         ncomp = self._table.ncomp.astype(np.int64)
         _core.sample_channels(self._table, nodes * ncomp, n * ncomp, t,
-                              tuple(o.reshape(-1) for o in out), threads)
-        return TRS(*out)
+                              tuple(o.reshape(-1) for o in res), threads)
+        return TRS(*res)
 
-    def _check_out(self, out, shapes):
+    def _check_out(self, out: object, shapes: Sequence[Tuple[int, ...]]) -> None:
         if not isinstance(out, tuple) or len(out) != 3:
             raise TypeError("out must be a tuple (translations, rotations, scales), got "
                             f"{type(out).__name__}")
@@ -317,7 +321,8 @@ class Clip(Summarized):
                 if np.may_share_memory(out[i], out[j]):
                     raise ValueError(f"out[{j}] and out[{i}] overlap")
 
-    def sample_weights(self, times, loop: bool = False, threads=None) -> Dict[int, np.ndarray]:
+    def sample_weights(self, times: ArrayLike, loop: bool = False,
+                       threads: Optional[int] = None) -> Dict[int, NDArray[Any]]:
         """Sample the morph target weights channels at ``times`` (the C sampler of ``sample``).
 
         Parameters

@@ -8,6 +8,7 @@ them, with weights blended linearly by height.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from . import kernels
 from .clip import Channel, Clip
@@ -25,7 +26,7 @@ BEND_DEGREES = 30.0
 BEND_KEYS = 9
 
 
-def default_model(dtype=np.float64) -> Model:
+def default_model(dtype: DTypeLike = np.float64) -> Model:
     """Build the default model.
 
     Parameters

@@ -22,12 +22,16 @@ import os
 import shutil
 import stat
 import tempfile
-from typing import BinaryIO, Callable, Iterator, List, Mapping, Optional, Sequence
+from types import ModuleType, TracebackType
+from typing import (Any, BinaryIO, Callable, Iterator, List, Literal, Mapping, Optional, Sequence,
+                    Type)
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _temporaries
 from ._optional import require
+from ._types import PathLike
 from .model import one_frame
 
 __all__ = ["FORMATS", "FrameWriter", "atomic_file", "check_output_path", "frame_name",
@@ -37,7 +41,7 @@ FORMATS = ("ply", "obj")
 _PREFIX = ".skinkit-"
 
 
-def _trimesh():
+def _trimesh() -> ModuleType:
     return require("trimesh", "export", "mesh export")
 
 
@@ -55,7 +59,7 @@ def _check_format(format: str) -> str:
     return fmt
 
 
-def _faces(faces, nverts: int, key) -> Optional[np.ndarray]:
+def _faces(faces: Optional[ArrayLike], nverts: int, key: str) -> Optional[NDArray[Any]]:
     if faces is None:
         return None
     f = np.asarray(faces)
@@ -67,8 +71,8 @@ def _faces(faces, nverts: int, key) -> Optional[np.ndarray]:
     return f.astype(np.int64, copy=False)
 
 
-def _frame_geometry(positions: Sequence[np.ndarray], faces: Sequence[Optional[np.ndarray]],
-                    normals: Optional[Sequence[np.ndarray]]):
+def _frame_geometry(positions: Sequence[NDArray[Any]], faces: Sequence[Optional[NDArray[Any]]],
+                    normals: Optional[Sequence[NDArray[Any]]]) -> Any:   # a trimesh geometry
     """One trimesh geometry holding every primitive of one frame (see the module docstring)."""
     trimesh = _trimesh()
     verts = np.concatenate([np.asarray(p, dtype=np.float64) for p in positions])
@@ -87,7 +91,7 @@ def _frame_geometry(positions: Sequence[np.ndarray], faces: Sequence[Optional[np
                            validate=False, **kwargs)
 
 
-def _encode(geometry, format: str, normals: bool) -> bytes:
+def _encode(geometry: Any, format: str, normals: bool) -> bytes:   # a trimesh geometry
     if format == "ply":
         data = geometry.export(file_type="ply", **({"vertex_normal": normals}
                                                    if hasattr(geometry, "faces") else {}))
@@ -125,8 +129,9 @@ class FrameWriter:
     exception they are discarded (``abort``) and the target is untouched.
     """
 
-    def __init__(self, directory, faces_by_prim: Mapping[str, Optional[np.ndarray]], count: int,
-                 format: str = "ply", normals: bool = False):
+    def __init__(self, directory: PathLike,
+                 faces_by_prim: Mapping[str, Optional[NDArray[Any]]], count: int,
+                 format: str = "ply", normals: bool = False) -> None:
         self.directory = os.fspath(directory)
         self.format = _check_format(format)
         self.keys = list(faces_by_prim)
@@ -144,8 +149,8 @@ class FrameWriter:
                                      dir=target if self._exists else os.path.dirname(target))
         _temporaries.track(self._tmp)
 
-    def write(self, positions_by_prim: Mapping[str, np.ndarray],
-              normals_by_prim: Optional[Mapping[str, np.ndarray]] = None) -> None:
+    def write(self, positions_by_prim: Mapping[str, NDArray[Any]],
+              normals_by_prim: Optional[Mapping[str, NDArray[Any]]] = None) -> None:
         """Write the next frames: ``positions_by_prim[key]`` (B, V, 3) for every key (and
         ``normals_by_prim[key]`` (B, V, 3) when the writer was made with ``normals``)."""
         blocks = []
@@ -204,10 +209,11 @@ class FrameWriter:
             self._done = True
             _temporaries.untrack(self._tmp)
 
-    def __enter__(self):
+    def __enter__(self) -> FrameWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> Literal[False]:
         if exc_type is None:
             self.commit()
         else:
@@ -215,9 +221,9 @@ class FrameWriter:
         return False
 
 
-def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
-                 faces_by_prim: Mapping[str, Optional[np.ndarray]], format: str = "ply",
-                 normals_by_prim: Optional[Mapping[str, np.ndarray]] = None) -> List[str]:
+def write_frames(directory: PathLike, positions_by_prim: Mapping[str, NDArray[Any]],
+                 faces_by_prim: Mapping[str, Optional[NDArray[Any]]], format: str = "ply",
+                 normals_by_prim: Optional[Mapping[str, NDArray[Any]]] = None) -> List[str]:
     """Write one PLY or OBJ file per frame, each with every primitive (see the module docstring).
 
     Parameters
@@ -247,7 +253,7 @@ def write_frames(directory, positions_by_prim: Mapping[str, np.ndarray],
     return [os.path.join(w.directory, name) for name in w.written]
 
 
-def check_output_path(path, directory: bool = False) -> None:
+def check_output_path(path: PathLike, directory: bool = False) -> None:
     """Refuse an output path that exists and is not what would be replaced: for a file output
     anything but a regular file (a symbolic link, FIFO, device, socket or directory), for a
     folder output (``directory``) anything but a real directory.  Not following symbolic links,
@@ -274,7 +280,7 @@ def check_output_path(path, directory: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def atomic_file(path, suffix: str = "") -> Iterator[BinaryIO]:
+def atomic_file(path: PathLike, suffix: str = "") -> Iterator[BinaryIO]:
     """A temporary file beside ``path``, open for writing, that replaces ``path`` (``os.replace``)
     when the ``with`` block ends cleanly and is removed otherwise: an existing ``path`` is either
     replaced whole or left untouched.  The file gets the usual mode (0666 & ~umask).  The
@@ -306,15 +312,15 @@ def atomic_file(path, suffix: str = "") -> Iterator[BinaryIO]:
         raise
 
 
-def write_atomic(path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
+def write_atomic(path: PathLike, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
     """``write(file)`` into an ``atomic_file(path, suffix)``."""
     with atomic_file(path, suffix) as f:
         write(f)
 
 
-def write_glb(path, positions_by_prim: Mapping[str, np.ndarray],
-              faces_by_prim: Mapping[str, Optional[np.ndarray]],
-              normals_by_prim: Optional[Mapping[str, Optional[np.ndarray]]] = None,
+def write_glb(path: PathLike, positions_by_prim: Mapping[str, NDArray[Any]],
+              faces_by_prim: Mapping[str, Optional[NDArray[Any]]],
+              normals_by_prim: Optional[Mapping[str, Optional[NDArray[Any]]]] = None,
               names: Optional[Mapping[str, str]] = None) -> None:
     """Write one posed frame as a static glTF 2.0 binary (no skin, no animation).
 

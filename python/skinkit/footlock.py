@@ -3,14 +3,19 @@
 removes the sliding that retargeting onto other proportions leaves."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import kernels
 from .clip import Channel, Clip
 from .ik import ik_two_bone
 from .joint_names import canonical_names
+
+if TYPE_CHECKING:
+    from .model import Model
+    from .request import ClipLike
 
 __all__ = ["foot_contacts", "foot_drift", "lock_feet"]
 
@@ -18,7 +23,8 @@ LEGS = {"left": ("left_hip", "left_knee", "left_ankle"),
         "right": ("right_hip", "right_knee", "right_ankle")}
 
 
-def foot_contacts(positions, times, height: float, speed: float, up: int = 1) -> np.ndarray:
+def foot_contacts(positions: ArrayLike, times: ArrayLike, height: float, speed: float,
+                  up: int = 1) -> NDArray[np.bool_]:
     """Frames where a foot is planted.
 
     Parameters
@@ -37,17 +43,18 @@ def foot_contacts(positions, times, height: float, speed: float, up: int = 1) ->
     p = np.asarray(positions, np.float64)
     t = np.asarray(times, np.float64)
     v = np.linalg.norm(np.gradient(p, t, axis=0), axis=1) if len(t) > 1 else np.zeros(len(t))
-    return (p[:, up] - p[:, up].min() <= height) & (v <= speed)
+    contacts: NDArray[np.bool_] = (p[:, up] - p[:, up].min() <= height) & (v <= speed)
+    return contacts
 
 
-def _segments(contacts) -> list:
+def _segments(contacts: ArrayLike) -> List[Tuple[int, int]]:
     """(start, end) frame ranges of the runs of True"""
     c = np.concatenate([[False], np.asarray(contacts, bool), [False]])
     edges = np.flatnonzero(np.diff(c.astype(np.int8)))
-    return list(zip(edges[::2], edges[1::2]))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
 
 
-def foot_drift(positions, contacts, up: int = 1) -> np.ndarray:
+def foot_drift(positions: ArrayLike, contacts: ArrayLike, up: int = 1) -> NDArray[np.float64]:
     """Horizontal distance of a foot from where each contact began, at every contact frame
     (0 elsewhere): (T,)."""
     p = np.asarray(positions, np.float64)
@@ -58,7 +65,7 @@ def foot_drift(positions, contacts, up: int = 1) -> np.ndarray:
     return out
 
 
-def _weights(contacts, blend: int) -> np.ndarray:
+def _weights(contacts: ArrayLike, blend: int) -> NDArray[np.float64]:
     """1 on contact frames, ramping linearly to 0 over ``blend`` frames on either side"""
     c = np.asarray(contacts, bool)
     w = c.astype(np.float64)
@@ -69,7 +76,8 @@ def _weights(contacts, blend: int) -> np.ndarray:
     return w
 
 
-def _targets(p, contacts, blend) -> np.ndarray:
+def _targets(p: NDArray[np.floating[Any]], contacts: ArrayLike,
+             blend: int) -> NDArray[np.floating[Any]]:
     """the foot held where each contact began; around a contact the held point blends back"""
     target = p.copy()
     segments = _segments(contacts)
@@ -80,9 +88,10 @@ def _targets(p, contacts, blend) -> np.ndarray:
     return target
 
 
-def lock_feet(model, clip, times=None, height: float = 0.03, speed: float = 0.5,
+def lock_feet(model: Model, clip: ClipLike, times: Optional[ArrayLike] = None,
+              height: float = 0.03, speed: float = 0.5,
               legs: Optional[Dict[str, Sequence[str]]] = None, blend: int = 3
-              ) -> Tuple[Clip, Dict[str, np.ndarray]]:
+              ) -> Tuple[Clip, Dict[str, NDArray[Any]]]:
     """Pin the feet of ``model`` playing ``clip`` during their contacts.
 
     Parameters
@@ -109,15 +118,19 @@ def lock_feet(model, clip, times=None, height: float = 0.03, speed: float = 0.5,
         times = np.unique(np.concatenate([ch.times for ch in c.channels]))
     times = np.asarray(times, np.float64)
     names = list(model.skeleton.names)
+    chains: Dict[str, Sequence[Optional[str]]]
     if legs is None:
         canon = canonical_names(names)
-        legs = {side: tuple(names[canon.index(j)] for j in chain) for side, chain in LEGS.items()}
+        chains = {side: tuple(names[canon.index(j)] for j in chain)
+                  for side, chain in LEGS.items()}
+    else:
+        chains = dict(legs)
     tr, ro, sc = (np.array(a, np.float64) for a in model.local_pose(c, times))
     parents = np.asarray(model.skeleton.parents)
     world = kernels.forward_kinematics(parents, ro, tr, sc)
     contacts = {}
     new_ro = ro.copy()
-    for side, chain in legs.items():
+    for side, chain in chains.items():
         h, k, a = (names.index(n) for n in chain)
         p = world[:, :, :3, 3]
         contact = foot_contacts(p[:, a], times, height, speed)
@@ -139,7 +152,7 @@ def lock_feet(model, clip, times=None, height: float = 0.03, speed: float = 0.5,
     values = {"translation": tr, "rotation": new_ro, "scale": sc}
     chans = [Channel(node, path, times, values[path][:, node])
              for node, path in sorted(animated) if path in values]
-    for side, chain in legs.items():
+    for side, chain in chains.items():
         for n in chain[:2]:
             j = names.index(n)
             if (j, "rotation") not in animated:

@@ -4,9 +4,10 @@ along its bone), and a box per bone skinned rigidly to it.  Generated in code, s
 licence; for examples and tests of retargeting, IK and export."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import kernels
 from .joint_names import PRESETS
@@ -35,13 +36,15 @@ _LAYOUT = [
 ]
 
 
-def _quat_between(a, b):
+def _quat_between(a: NDArray[np.floating[Any]],
+                  b: NDArray[np.floating[Any]]) -> NDArray[np.floating[Any]]:
     a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
     c = np.cross(a, b)
     q = np.append(c, 1.0 + a @ b)
     if q[3] < 1e-12:
         q = np.array([0.0, 0.0, 1.0, 0.0]) if abs(a[2]) < 0.9 else np.array([1.0, 0.0, 0.0, 0.0])
-    return q / np.linalg.norm(q)
+    q /= np.linalg.norm(q)
+    return q
 
 
 def humanoid_model(convention: str = "mixamo", pose: str = "T", scale: float = 1.0,
@@ -112,7 +115,8 @@ def humanoid_model(convention: str = "mixamo", pose: str = "T", scale: float = 1
                  clips=[], name=name or f"humanoid ({convention}, {pose} pose)")
 
 
-def _boxes(parents, world, scale) -> Primitive:
+def _boxes(parents: NDArray[np.integer[Any]], world: NDArray[np.floating[Any]],
+           scale: float) -> Primitive:
     corners = np.array([[x, y, z] for x in (-1, 1) for y in (0, 1) for z in (-1, 1)], float)
     quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
     tris = np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])

@@ -10,32 +10,35 @@ local rotations.  Leading batch dimensions ``...`` broadcast; dtype rules are th
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _core
+from ._kernels import Float, Input
 
 __all__ = ["ik_two_bone", "ik_aim", "ik_ccd", "ik_fabrik"]
 
 
-def _real(*values):
+def _real(*values: ArrayLike) -> List[NDArray[np.floating[Any]]]:
     """values as arrays of the float dtype of the first (float64 for integers)."""
     a = np.asarray(values[0])
     dtype = a.dtype if a.dtype in (np.float32, np.float64) else np.float64
     return [np.asarray(v, dtype=dtype) for v in values]
 
 
-def _iterations(iterations):
+def _iterations(iterations: ArrayLike) -> NDArray[Any]:
     it = np.asarray(iterations)
     if it.dtype.kind not in "iuf" or not np.all((it >= 0) & (it <= 1_000_000) & (it == np.floor(it))):
         raise ValueError(f"iterations must be whole numbers in 0..1000000, got {iterations!r:.60}")
     return it
 
 
-def ik_two_bone(start, mid, end, target, pole_vector, mid_axis=(0.0, 0.0, 1.0), weight=1.0,
-                soften=1.0, twist_angle=0.0, threads=None) -> Tuple[np.ndarray, np.ndarray,
-                                                                     np.ndarray]:
+def ik_two_bone(start: ArrayLike, mid: ArrayLike, end: ArrayLike, target: ArrayLike,
+                pole_vector: ArrayLike, mid_axis: ArrayLike = (0.0, 0.0, 1.0),
+                weight: ArrayLike = 1.0, soften: ArrayLike = 1.0, twist_angle: ArrayLike = 0.0,
+                threads: Optional[int] = None) -> Tuple[Float, Float, NDArray[np.bool_]]:
     """Two-bone IK (ozz-animation ``IKTwoBoneJob``): the rotation corrections of the start and
     mid joints that bring the end joint to ``target``, the chain's plane through the pole vector.
 
@@ -71,9 +74,11 @@ def ik_two_bone(start, mid, end, target, pole_vector, mid_axis=(0.0, 0.0, 1.0), 
     return qs, qm, reached != 0
 
 
-def ik_aim(joint, target, forward=(1.0, 0.0, 0.0), up=(0.0, 1.0, 0.0), offset=(0.0, 0.0, 0.0),
-           pole_vector=(0.0, 1.0, 0.0), twist_angle=0.0, weight=1.0, threads=None
-           ) -> Tuple[np.ndarray, np.ndarray]:
+def ik_aim(joint: ArrayLike, target: ArrayLike, forward: ArrayLike = (1.0, 0.0, 0.0),
+           up: ArrayLike = (0.0, 1.0, 0.0), offset: ArrayLike = (0.0, 0.0, 0.0),
+           pole_vector: ArrayLike = (0.0, 1.0, 0.0), twist_angle: ArrayLike = 0.0,
+           weight: ArrayLike = 1.0, threads: Optional[int] = None
+           ) -> Tuple[Float, NDArray[np.bool_]]:
     """Aim IK (ozz-animation ``IKAimJob``): the rotation correction that points the joint's
     forward axis (from ``offset``) at ``target`` and keeps its up axis toward the pole vector.
 
@@ -106,8 +111,10 @@ def ik_aim(joint, target, forward=(1.0, 0.0, 0.0), up=(0.0, 1.0, 0.0), offset=(0
     return q, reached != 0
 
 
-def ik_ccd(base, translations, rotations, target, rotation_min=None, rotation_max=None,
-           iterations=10, tolerance=0.0, threads=None) -> np.ndarray:
+def ik_ccd(base: ArrayLike, translations: ArrayLike, rotations: ArrayLike, target: ArrayLike,
+           rotation_min: Optional[ArrayLike] = None, rotation_max: Optional[ArrayLike] = None,
+           iterations: ArrayLike = 10, tolerance: ArrayLike = 0.0,
+           threads: Optional[int] = None) -> Float:
     """Cyclic coordinate descent on a chain (three.js ``CCDIKSolver``).
 
     Each iteration turns every joint from the effector's parent up to the chain's first joint
@@ -140,16 +147,17 @@ def ik_ccd(base, translations, rotations, target, rotation_min=None, rotation_ma
     ValueError
         A chain longer than 64 joints; iterations not whole numbers in 0..1000000.
     """
-    r = np.asarray(rotations)
-    lo = np.full(r.shape[-2:-1] + (3,), -np.inf) if rotation_min is None else rotation_min
-    hi = np.full(r.shape[-2:-1] + (3,), np.inf) if rotation_max is None else rotation_max
-    b, t, r, x, lo, hi, it, tol = _real(base, translations, rotations, target, lo, hi,
-                                        _iterations(iterations), tolerance)
-    return _core._ik_ccd(b, t, r, x, lo, hi, it, tol, None, threads)
+    r0 = np.asarray(rotations)
+    lo = np.full(r0.shape[-2:-1] + (3,), -np.inf) if rotation_min is None else rotation_min
+    hi = np.full(r0.shape[-2:-1] + (3,), np.inf) if rotation_max is None else rotation_max
+    b, t, r, x, lo_, hi_, it, tol = _real(base, translations, rotations, target, lo, hi,
+                                          _iterations(iterations), tolerance)
+    return _core._ik_ccd(b, t, r, x, lo_, hi_, it, tol, None, threads)
 
 
-def ik_fabrik(base, translations, rotations, target, max_angle=None, iterations=10,
-              tolerance=1e-6, threads=None) -> np.ndarray:
+def ik_fabrik(base: ArrayLike, translations: ArrayLike, rotations: ArrayLike, target: ArrayLike,
+              max_angle: Optional[ArrayLike] = None, iterations: ArrayLike = 10,
+              tolerance: ArrayLike = 1e-6, threads: Optional[int] = None) -> Float:
     """FABRIK on a chain (Aristidou and Lasenby 2011, "FABRIK: a fast, iterative solver for the
     inverse kinematics problem", Graph. Models 73(5)), with a cone limit per joint.
 
@@ -172,8 +180,8 @@ def ik_fabrik(base, translations, rotations, target, max_angle=None, iterations=
     (..., L, 4)
         The chain's new local rotations (the effector's as given).
     """
-    r = np.asarray(rotations)
-    lim = np.full(r.shape[-2:-1], np.inf) if max_angle is None else max_angle
-    b, t, r, x, lim, it, tol = _real(base, translations, rotations, target, lim,
-                                     _iterations(iterations), tolerance)
-    return _core._ik_fabrik(b, t, r, x, lim, it, tol, None, threads)
+    r0 = np.asarray(rotations)
+    lim = np.full(r0.shape[-2:-1], np.inf) if max_angle is None else max_angle
+    b, t, r, x, lim_, it, tol = _real(base, translations, rotations, target, lim,
+                                      _iterations(iterations), tolerance)
+    return _core._ik_fabrik(b, t, r, x, lim_, it, tol, None, threads)

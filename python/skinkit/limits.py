@@ -8,6 +8,7 @@ in a MemoryError (or the machine swapping).  Each limit is written once, here.
 from __future__ import annotations
 
 import os
+from typing import Optional
 
 # Arrays a reader builds from a file (decoded accessors, their per-channel and per-primitive
 # copies, dense morph targets) may outgrow the file (normalized bytes become float64, sparse
@@ -59,7 +60,7 @@ class Budget:
         self.limit = decoded_limit(file_bytes)
         self.used = 0
 
-    def charge(self, nbytes: int, what: str):
+    def charge(self, nbytes: int, what: str) -> Optional[str]:
         if self.used + nbytes > self.limit:
             return (f"{what} take {nbytes} bytes, which with the {self.used} bytes already read "
                     f"passes the limit of {self.limit} bytes for a {self.file_bytes}-byte file "
@@ -69,7 +70,7 @@ class Budget:
         return None
 
 
-def duration_error(seconds: float):
+def duration_error(seconds: float) -> Optional[str]:
     """The message refusing a clip whose last key is at ``seconds`` (None when it is fine)."""
     if not seconds <= MAX_DURATION:  # NaN too
         return (f"the clip lasts {seconds:g} s, more than the limit of {MAX_DURATION:g} s "

@@ -5,16 +5,21 @@ Plain NumPy arrays in, plain NumPy arrays out; nothing here knows about file for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _repr
 from ._repr import Summarized
-from .clip import Clip
+from .clip import TRS, Clip
+
+if TYPE_CHECKING:
+    from .posed import PosedMeshes
+    from .request import BlendLayers, ClipLike, PoseRequest
 
 
-def float_dtype(dtype) -> np.dtype:
+def float_dtype(dtype: DTypeLike) -> np.dtype[Any]:
     """``dtype`` as a NumPy dtype, float32 or float64: the precision argument of the loaders.
 
     Raises
@@ -22,13 +27,14 @@ def float_dtype(dtype) -> np.dtype:
     TypeError
         Any other dtype.
     """
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
-    return dtype
+    dt: np.dtype[Any] = np.dtype(dtype)
+    if dt not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    return dt
 
 
-def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
+def one_frame(positions: ArrayLike, what: str = "positions",
+              dtype: Optional[DTypeLike] = None) -> NDArray[Any]:
     """``positions`` of one posed frame as an array (V, 3); (1, V, 3) is accepted too (a
     ``model.pose(clip, [t])`` entry).  Raises ValueError naming ``what`` for any other shape."""
     p = np.asarray(positions, dtype=dtype)
@@ -39,7 +45,7 @@ def one_frame(positions, what: str = "positions", dtype=None) -> np.ndarray:
     return p
 
 
-def bone_pairs(parents, nodes) -> np.ndarray:
+def bone_pairs(parents: ArrayLike, nodes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     """(B, 2) pairs (ancestor, node): each of ``nodes`` joined to its nearest ancestor among
     ``nodes`` (a skeleton drawn on a subset of its nodes)."""
     parents = np.asarray(parents, dtype=np.int64)
@@ -74,10 +80,10 @@ class Skeleton(Summarized):
     _summary = (_repr.skeleton, _repr.skeleton_html)
 
     names: Sequence[Optional[str]]
-    parents: np.ndarray
-    translations: np.ndarray
-    rotations: np.ndarray
-    scales: np.ndarray
+    parents: NDArray[Any]
+    translations: NDArray[Any]
+    rotations: NDArray[Any]
+    scales: NDArray[Any]
 
     @property
     def count(self) -> int:
@@ -105,8 +111,8 @@ class Skin(Summarized):
     _summary = (_repr.skin, _repr.skin_html)
 
     name: Optional[str]
-    joints: np.ndarray
-    inverse_bind_matrices: np.ndarray
+    joints: NDArray[Any]
+    inverse_bind_matrices: NDArray[Any]
     skeleton: Optional[int] = None
 
 
@@ -151,16 +157,16 @@ class Primitive(Summarized):
     mesh: int
     index: int
     skin: Optional[int]
-    positions: np.ndarray
-    normals: Optional[np.ndarray] = None
-    joints: Optional[np.ndarray] = None
-    weights: Optional[np.ndarray] = None
-    faces: Optional[np.ndarray] = None
-    morph_positions: Optional[np.ndarray] = None
-    morph_normals: Optional[np.ndarray] = None
-    morph_weights: Optional[np.ndarray] = None
+    positions: NDArray[Any]
+    normals: Optional[NDArray[Any]] = None
+    joints: Optional[NDArray[Any]] = None
+    weights: Optional[NDArray[Any]] = None
+    faces: Optional[NDArray[Any]] = None
+    morph_positions: Optional[NDArray[Any]] = None
+    morph_normals: Optional[NDArray[Any]] = None
+    morph_weights: Optional[NDArray[Any]] = None
     target_names: Optional[List[str]] = None
-    uvs: Optional[np.ndarray] = None
+    uvs: Optional[NDArray[Any]] = None
     material: Optional[int] = None
 
     @property
@@ -213,12 +219,12 @@ class Model(Summarized):
     primitives: List[Primitive] = field(default_factory=list)
     clips: List[Clip] = field(default_factory=list)
     name: Optional[str] = None
-    materials: Optional[dict] = None
+    materials: Optional[Dict[str, Any]] = None
 
 
     # -- posing: thin delegations to skinkit.pose ------------------------------------------------
 
-    def clip(self, name_or_index) -> Clip:
+    def clip(self, name_or_index: ClipLike) -> Clip:
         """The clip with this name or index (see ``skinkit.pose.resolve_clip``).
 
         Raises
@@ -234,21 +240,24 @@ class Model(Summarized):
         assert clip is not None  # only None resolves to None
         return clip
 
-    def local_pose(self, clip=None, times=None, loop: Optional[bool] = None):
+    def local_pose(self, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+                   loop: Optional[bool] = None) -> TRS:
         """Local TRS of every node, (T, N, 3), (T, N, 4), (T, N, 3); see ``skinkit.pose.local_pose``."""
         from .pose import local_pose
 
         return local_pose(self, clip, times, loop)
 
-    def world_matrices(self, clip=None, times=None, loop: Optional[bool] = None) -> np.ndarray:
+    def world_matrices(self, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+                       loop: Optional[bool] = None) -> NDArray[Any]:
         """World matrices of every node, (T, N, 4, 4); see ``skinkit.pose.world_matrices``."""
         from .pose import world_matrices
 
         return world_matrices(self, clip, times, loop)
 
-    def request(self, clip=None, times=None, *, fps: Optional[float] = None,
-                loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
-                blend=None, joints: bool = False):
+    def request(self, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
+                fps: Optional[float] = None, loop: Optional[bool] = None, normals: bool = False,
+                skinning: str = "lbs", blend: Optional[BlendLayers] = None,
+                joints: bool = False) -> PoseRequest:
         """A checked ``PoseRequest`` for this model (clip, times or fps, loop, outputs,
         skinning, blend layers); see ``skinkit.request.PoseRequest.build``."""
         from .request import PoseRequest
@@ -256,8 +265,9 @@ class Model(Summarized):
         return PoseRequest.build(self, clip, times, fps=fps, loop=loop, normals=normals,
                                  skinning=skinning, blend=blend, joints=joints)
 
-    def pose(self, clip=None, times=None, loop: Optional[bool] = None, normals: bool = False,
-             skinning: str = "lbs", blend=None):
+    def pose(self, clip: Union[ClipLike, PoseRequest] = None, times: Optional[ArrayLike] = None,
+             loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
+             blend: Optional[BlendLayers] = None) -> PosedMeshes:
         """Posed positions (and normals) of every primitive instance, a ``PosedMeshes`` record
         (key -> (T, V, 3)); ``skinning="dqs"`` for dual quaternions, ``blend=[(clip, weight),
         ...]`` for a blend of clips; ``clip`` may be a ``PoseRequest``; see
@@ -266,7 +276,8 @@ class Model(Summarized):
 
         return pose(self, clip, times, loop, normals, skinning, blend)
 
-    def pose_blocks(self, request, frames: Optional[int] = None):
+    def pose_blocks(self, request: PoseRequest,
+                    frames: Optional[int] = None) -> Iterator[PosedMeshes]:
         """``PosedMeshes`` blocks of at most ``frames`` frames (default
         ``skinkit.pose.BLOCK_FRAMES``) of ``request`` (from ``request(...)``), in order, holding
         one block at a time; see ``skinkit.pose.pose_blocks``."""

@@ -6,14 +6,18 @@ pose correctives have the same form.  The sum is one matrix product, (..., M) we
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._checks import check_out, real_array
 
 __all__ = ["blend_shapes"]
 
 
-def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
+def blend_shapes(base: ArrayLike, deltas: ArrayLike, weights: ArrayLike,
+                 out: Optional[NDArray[np.floating[Any]]] = None) -> NDArray[np.floating[Any]]:
     """Add weighted displacements to a base shape: ``base + sum_m weights[..., m] deltas[m]``.
 
     Parameters
@@ -46,19 +50,19 @@ def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
     glTF 2.0 section 3.7.2.2 "Morph Targets".  One ``np.matmul`` of weights (B, M) by deltas
     (M, V*C) into the result, then one addition of ``base``: no (B, M, V, C) temporary.
     """
-    base, deltas, weights = (real_array(x, n) for x, n in ((base, "base"), (deltas, "deltas"),
-                                                           (weights, "weights")))
-    if base.ndim != 2:
-        raise ValueError(f"base must have shape (V, C), got {base.shape}")
-    v, c = base.shape
-    if deltas.ndim != 3 or deltas.shape[1:] != (v, c):
-        raise ValueError(f"deltas must have shape (M, {v}, {c}), got {deltas.shape}")
-    m = deltas.shape[0]
-    if weights.ndim < 1 or weights.shape[-1] != m:
-        raise ValueError(f"weights must have shape (..., {m}), got {weights.shape}")
-    floats = [a.dtype for a in (base, deltas, weights) if a.dtype.kind == "f"]
+    base_, deltas_, weights_ = (real_array(x, n) for x, n in ((base, "base"), (deltas, "deltas"),
+                                                              (weights, "weights")))
+    if base_.ndim != 2:
+        raise ValueError(f"base must have shape (V, C), got {base_.shape}")
+    v, c = base_.shape
+    if deltas_.ndim != 3 or deltas_.shape[1:] != (v, c):
+        raise ValueError(f"deltas must have shape (M, {v}, {c}), got {deltas_.shape}")
+    m = deltas_.shape[0]
+    if weights_.ndim < 1 or weights_.shape[-1] != m:
+        raise ValueError(f"weights must have shape (..., {m}), got {weights_.shape}")
+    floats = [a.dtype for a in (base_, deltas_, weights_) if a.dtype.kind == "f"]
     dtype = np.dtype(np.float32) if all(d == np.float32 for d in floats) else np.dtype(np.float64)
-    batch = weights.shape[:-1]
+    batch = weights_.shape[:-1]
     shape = batch + (v, c)
     if out is None:
         out = np.empty(shape, dtype=dtype)
@@ -67,13 +71,13 @@ def blend_shapes(base, deltas, weights, out=None) -> np.ndarray:
     if out.size == 0:
         return out
     flat = out.reshape(-1, v * c)
-    w = weights.reshape(len(flat), m).astype(dtype, copy=False)
-    d = deltas.reshape(m, v * c).astype(dtype, copy=False)
+    w = weights_.reshape(len(flat), m).astype(dtype, copy=False)
+    d = deltas_.reshape(m, v * c).astype(dtype, copy=False)
     if len(flat) == 1:
         # NumPy gives one row to BLAS's gemv, which rounds otherwise than gemm: as two rows, a
         # frame gets the same bits whatever the batch it is posed in (Model.pose_blocks)
         flat[:] = np.matmul(np.repeat(w, 2, axis=0), d)[:1]
     else:
         np.matmul(w, d, out=flat)
-    flat += base.reshape(1, v * c).astype(dtype, copy=False)
+    flat += base_.reshape(1, v * c).astype(dtype, copy=False)
     return out

@@ -18,13 +18,15 @@ import io
 import struct
 import time
 import zlib
-from typing import BinaryIO, Dict, Mapping, Tuple
+from typing import Any, BinaryIO, Dict, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
 __all__ = ["NpzStream", "npz_size"]
 
-Members = Mapping[str, Tuple[Tuple[int, ...], np.dtype]]   # name -> (shape, dtype)
+Members = Mapping[str, Tuple[Tuple[int, ...], np.dtype[Any]]]   # name -> (shape, dtype)
+_Stamp = Tuple[int, int]   # the zip's (time, date) fields, MS-DOS format
 _MAX32 = 0xFFFFFFFF    # a 32-bit field's "see the ZIP64 record" value
 _ZIP64_AT = _MAX32     # sizes and offsets from here on need ZIP64 records
 _LOCAL = struct.Struct("<IHHHHHIIIHH")
@@ -34,7 +36,7 @@ _LOCATOR = struct.Struct("<IIQI")
 _END = struct.Struct("<IHHHHIIH")
 
 
-def _npy_header(shape, dtype) -> bytes:
+def _npy_header(shape: Sequence[int], dtype: DTypeLike) -> bytes:
     d = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
          "shape": tuple(int(n) for n in shape)}
     buf = io.BytesIO()
@@ -47,7 +49,7 @@ def _npy_header(shape, dtype) -> bytes:
 
 
 class _Member:
-    def __init__(self, name: str, shape, dtype, offset: int):
+    def __init__(self, name: str, shape: Sequence[int], dtype: DTypeLike, offset: int):
         self.name = (name + ".npy").encode()
         self.shape = tuple(int(n) for n in shape)
         self.dtype = np.dtype(dtype)
@@ -61,13 +63,13 @@ class _Member:
         self.rows = 0
         self.crc = zlib.crc32(self.header)
 
-    def local_header(self, stamp) -> bytes:
+    def local_header(self, stamp: _Stamp) -> bytes:
         size = _MAX32 if self.zip64 else self.size
         extra = struct.pack("<HHQQ", 1, 16, self.size, self.size) if self.zip64 else b""
         return _LOCAL.pack(0x04034B50, 45 if self.zip64 else 20, 0, 0, *stamp, self.crc, size,
                            size, len(self.name), len(extra)) + self.name + extra
 
-    def _central_fields(self):
+    def _central_fields(self) -> List[int]:
         """The ZIP64 extra field's values of the central header (none when not needed)."""
         return ([self.size, self.size] if self.zip64 else []) + (
             [self.offset] if self.offset >= _ZIP64_AT else [])
@@ -76,7 +78,7 @@ class _Member:
         n = len(self._central_fields())
         return _CENTRAL.size + len(self.name) + (4 + 8 * n if n else 0)
 
-    def central_header(self, stamp) -> bytes:
+    def central_header(self, stamp: _Stamp) -> bytes:
         fields = self._central_fields()
         extra = struct.pack(f"<HH{len(fields)}Q", 1, 8 * len(fields), *fields) if fields else b""
         size = _MAX32 if self.zip64 else self.size
@@ -86,8 +88,9 @@ class _Member:
                              ) + self.name + extra
 
 
-def _plan(members: Members):
-    out, offset = {}, 0
+def _plan(members: Members) -> Tuple[Dict[str, _Member], int]:
+    out: Dict[str, _Member] = {}
+    offset = 0
     for name, (shape, dtype) in members.items():
         m = out[name] = _Member(name, shape, dtype, offset)
         offset = m.end
@@ -126,12 +129,12 @@ class NpzStream:
         for m in self._members.values():
             self._write_at(m.header, m.data)
 
-    def _write_at(self, data, offset: int) -> None:
+    def _write_at(self, data: Union[bytes, memoryview], offset: int) -> None:
         # a buffered file writes all of it or raises (io.BufferedWriter.write)
         self._file.seek(offset)
         self._file.write(memoryview(data).cast("B"))
 
-    def write(self, name: str, block: np.ndarray) -> None:
+    def write(self, name: str, block: NDArray[Any]) -> None:
         """Append ``block`` (B, ...) to member ``name``: the next B rows."""
         m = self._members[name]
         b = np.ascontiguousarray(block)
@@ -140,7 +143,7 @@ class NpzStream:
                              f"{m.dtype} {m.shape}")
         if m.rows + len(b) > m.shape[0]:
             raise ValueError(f"{name}: more than its {m.shape[0]} rows")
-        self._write_at(b, m.data + len(m.header) + m.rows * m.row_bytes)
+        self._write_at(b.data, m.data + len(m.header) + m.rows * m.row_bytes)
         m.crc = zlib.crc32(b.data, m.crc)
         m.rows += len(b)
 

@@ -16,12 +16,24 @@ handedness is kept); pass ``up="z"`` for Z-up data.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._optional import require
 from .model import bone_pairs, one_frame
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from matplotlib.animation import FuncAnimation
+    from matplotlib.typing import ColorType
+    from mpl_toolkits.mplot3d import Axes3D   # no type information: Any
+
+    from .body import BodyModel
+    from .model import Model, Skeleton
+    from .request import ClipLike
 
 __all__ = ["plot_skeleton", "plot_mesh", "plot_body", "animate"]
 
@@ -29,11 +41,11 @@ SKELETON_COLOR = "tab:red"
 MESH_COLOR = "tab:blue"
 
 
-def _plt():
+def _plt() -> ModuleType:
     return require("matplotlib.pyplot", "plot", "skinkit.plot")
 
 
-def _view(points, up: str) -> np.ndarray:
+def _view(points: ArrayLike, up: str) -> NDArray[np.float64]:
     """Points (..., 3) in the frame of matplotlib's Z-up 3D axes."""
     p = np.asarray(points, dtype=np.float64)
     if up == "y":
@@ -43,7 +55,7 @@ def _view(points, up: str) -> np.ndarray:
     raise ValueError(f"up must be 'y' or 'z', got {up!r}")
 
 
-def _axes(ax, figsize=None):
+def _axes(ax: Optional[Axes3D], figsize: Optional[Tuple[float, float]] = None) -> Axes3D:
     if ax is not None:
         if getattr(ax, "name", None) != "3d":
             raise ValueError("ax must be 3D axes (fig.add_subplot(projection='3d'))")
@@ -52,9 +64,9 @@ def _axes(ax, figsize=None):
     return fig.add_subplot(projection="3d")
 
 
-def _fit(ax, points) -> None:
+def _fit(ax: Axes3D, points: ArrayLike) -> None:
     """Equal-scale limits around ``points`` (..., 3) (already in the view frame)."""
-    p: np.ndarray = np.asarray(points).reshape(-1, 3)
+    p: NDArray[Any] = np.asarray(points).reshape(-1, 3)
     p = p[np.all(np.isfinite(p), axis=1)]
     if not len(p):
         return
@@ -66,33 +78,37 @@ def _fit(ax, points) -> None:
     ax.set_box_aspect((1, 1, 1))
 
 
-def _skeleton_of(model_or_skeleton):
+def _skeleton_of(model_or_skeleton: Union[Model, Skeleton]) -> Tuple[Skeleton, Optional[Model]]:
     """(skeleton, model or None)."""
     if hasattr(model_or_skeleton, "skeleton"):
-        return model_or_skeleton.skeleton, model_or_skeleton
+        model = cast("Model", model_or_skeleton)   # duck-typed: hasattr does not narrow
+        return model.skeleton, model
     if hasattr(model_or_skeleton, "parents"):
         return model_or_skeleton, None
     raise TypeError("expected a Model or a Skeleton, got "
                     f"{type(model_or_skeleton).__name__}")
 
 
-def _default_nodes(skeleton, model) -> np.ndarray:
+def _default_nodes(skeleton: Skeleton, model: Optional[Model]) -> NDArray[np.int64]:
     """The joints of the model's skins, or every node (a bare skeleton, a model without skins)."""
     if model is not None and model.skins:
-        return np.unique(np.concatenate([np.asarray(s.joints, dtype=np.int64)
-                                         for s in model.skins]))
+        joints: NDArray[np.int64] = np.unique(np.concatenate(
+            [np.asarray(s.joints, dtype=np.int64) for s in model.skins]))
+        return joints
     return np.arange(skeleton.count)
 
 
-def _rest_world(skeleton, model) -> np.ndarray:
+def _rest_world(skeleton: Skeleton, model: Optional[Model]) -> NDArray[Any]:
     if model is not None:
-        return model.world_matrices()[0]
+        world: NDArray[Any] = model.world_matrices()[0]
+        return world
     from . import kernels
     return kernels.forward_kinematics(np.asarray(skeleton.parents), skeleton.rotations,
                                       skeleton.translations, skeleton.scales)
 
 
-def _draw_skeleton(ax, joints, bones, color, marker_size, linewidth):
+def _draw_skeleton(ax: Axes3D, joints: NDArray[np.float64], bones: NDArray[np.integer[Any]],
+                   color: ColorType, marker_size: float, linewidth: float) -> Tuple[Any, Any]:
     """Artists for joints (a Line3D of markers) and bones (a Line3DCollection)."""
     from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
@@ -104,7 +120,8 @@ def _draw_skeleton(ax, joints, bones, color, marker_size, linewidth):
     return points, lines
 
 
-def _draw_mesh(ax, verts, faces, color, alpha, edgecolor):
+def _draw_mesh(ax: Axes3D, verts: NDArray[np.float64], faces: Optional[NDArray[np.integer[Any]]],
+               color: ColorType, alpha: float, edgecolor: Optional[ColorType]) -> Any:
     """A Poly3DCollection of the triangles, or a Line3D of points without faces."""
     if faces is None or len(faces) == 0:
         (points,) = ax.plot(verts[:, 0], verts[:, 1], verts[:, 2], linestyle="", marker=".",
@@ -118,9 +135,10 @@ def _draw_mesh(ax, verts, faces, color, alpha, edgecolor):
     return poly
 
 
-def plot_skeleton(model_or_skeleton, world=None, ax=None, *, nodes: Optional[Sequence[int]] = None,
-                  up: str = "y", color=SKELETON_COLOR, marker_size: float = 3.0,
-                  linewidth: float = 1.5):
+def plot_skeleton(model_or_skeleton: Union[Model, Skeleton], world: Optional[ArrayLike] = None,
+                  ax: Optional[Axes3D] = None, *, nodes: Optional[Sequence[int]] = None,
+                  up: str = "y", color: ColorType = SKELETON_COLOR, marker_size: float = 3.0,
+                  linewidth: float = 1.5) -> Axes3D:
     """Draw a skeleton: joints as points, bones as segments, from world matrices.
 
     Parameters
@@ -161,8 +179,9 @@ def plot_skeleton(model_or_skeleton, world=None, ax=None, *, nodes: Optional[Seq
     return ax
 
 
-def plot_mesh(positions, faces=None, ax=None, *, up: str = "y", color=MESH_COLOR,
-              alpha: float = 0.35, edgecolor=None):
+def plot_mesh(positions: ArrayLike, faces: Optional[ArrayLike] = None,
+              ax: Optional[Axes3D] = None, *, up: str = "y", color: ColorType = MESH_COLOR,
+              alpha: float = 0.35, edgecolor: Optional[ColorType] = None) -> Axes3D:
     """Draw a posed mesh: triangles as a Poly3DCollection, or points without ``faces``.
 
     Parameters
@@ -189,8 +208,10 @@ def plot_mesh(positions, faces=None, ax=None, *, up: str = "y", color=MESH_COLOR
     return ax
 
 
-def plot_body(body, pose=None, betas=None, expression=None, ax=None, *, skeleton: bool = True,
-              up: str = "y", color=MESH_COLOR, alpha: float = 0.35):
+def plot_body(body: BodyModel, pose: Optional[ArrayLike] = None,
+              betas: Optional[ArrayLike] = None, expression: Optional[ArrayLike] = None,
+              ax: Optional[Axes3D] = None, *, skeleton: bool = True, up: str = "y",
+              color: ColorType = MESH_COLOR, alpha: float = 0.35) -> Axes3D:
     """Draw an SMPL-family body model posed once: its mesh and its joints.
 
     Parameters
@@ -220,9 +241,11 @@ def plot_body(body, pose=None, betas=None, expression=None, ax=None, *, skeleton
     return ax
 
 
-def animate(model, clip=0, fps: float = 15.0, times=None, *, loop: bool = False,
-            skeleton: bool = True, mesh: bool = True, up: str = "y", ax=None,
-            figsize=(5, 5), close: bool = False, title: bool = True):
+def animate(model: Model, clip: ClipLike = 0, fps: float = 15.0,
+            times: Optional[ArrayLike] = None, *, loop: bool = False, skeleton: bool = True,
+            mesh: bool = True, up: str = "y", ax: Optional[Axes3D] = None,
+            figsize: Tuple[float, float] = (5, 5), close: bool = False,
+            title: bool = True) -> FuncAnimation:
     """A clip preview: the posed mesh and skeleton, frame by frame.
 
     Parameters
@@ -269,8 +292,8 @@ def animate(model, clip=0, fps: float = 15.0, times=None, *, loop: bool = False,
     times = np.asarray(times, dtype=np.float64).reshape(-1)
     ax = _axes(ax, figsize)
     fig = ax.figure
-    artists = []
-    bounds = []
+    artists: List[Callable[[int], None]] = []
+    bounds: List[NDArray[Any]] = []
 
     if skeleton:
         nodes = _default_nodes(model.skeleton, model)
@@ -279,7 +302,7 @@ def animate(model, clip=0, fps: float = 15.0, times=None, *, loop: bool = False,
         points, lines = _draw_skeleton(ax, joints[0], bones, SKELETON_COLOR, 3.0, 1.5)
         bounds.append(joints)
 
-        def draw_skeleton(i):
+        def draw_skeleton(i: int) -> None:
             points.set_data_3d(joints[i, :, 0], joints[i, :, 1], joints[i, :, 2])
             lines.set_segments(joints[i][bones] if len(bones) else [])
         artists.append(draw_skeleton)
@@ -296,7 +319,7 @@ def animate(model, clip=0, fps: float = 15.0, times=None, *, loop: bool = False,
         shape = _draw_mesh(ax, verts[0], faces, MESH_COLOR, 0.25, None)
         bounds.append(verts)
 
-        def draw_mesh(i):
+        def draw_mesh(i: int) -> None:
             if faces is None:
                 shape.set_data_3d(verts[i, :, 0], verts[i, :, 1], verts[i, :, 2])
             else:
@@ -306,7 +329,7 @@ def animate(model, clip=0, fps: float = 15.0, times=None, *, loop: bool = False,
     if bounds:
         _fit(ax, np.concatenate([b.reshape(-1, 3) for b in bounds]))
 
-    def update(i):
+    def update(i: int) -> List[Any]:
         for draw in artists:
             draw(i)
         if title:

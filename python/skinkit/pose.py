@@ -17,16 +17,20 @@ the inverse transpose of its 3x3.  Morph targets come first in both cases (secti
 from __future__ import annotations
 
 import operator
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import kernels, stages
 from .clip import TRS
 from .posed import Layout, PosedMeshes
 from .posed import layout as _layout
-from .request import ClipLike, PoseRequest, frame_times, resolve_clip
+from .request import BlendLayers, ClipLike, PoseRequest, frame_times, resolve_clip
 from .stages import MorphWeights, skinning_matrices
+
+if TYPE_CHECKING:
+    from .model import Model
 
 __all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices", "morph_weights",
            "skinning_matrices", "pose", "pose_blocks", "run", "PosedMeshes", "PoseRequest",
@@ -35,7 +39,8 @@ __all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices",
 BLOCK_FRAMES = 64   # pose_blocks' default block: 64 frames of the default model are 0.2 MB
 
 
-def local_pose(model, clip: ClipLike = None, times=None, loop: Optional[bool] = None) -> TRS:
+def local_pose(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+               loop: Optional[bool] = None) -> TRS:
     """Local TRS of every node of ``model`` at every time.
 
     Parameters
@@ -77,7 +82,8 @@ def local_pose(model, clip: ClipLike = None, times=None, loop: Optional[bool] = 
     return stages.sample_transforms(model, request, request.times)[0]
 
 
-def blended_local_pose(model, blend, times=None, loop: Optional[bool] = None) -> TRS:
+def blended_local_pose(model: Model, blend: BlendLayers, times: Optional[ArrayLike] = None,
+                       loop: Optional[bool] = None) -> TRS:
     """Local TRS of a weighted blend of clips (a cross-fade, a blend tree's output).
 
     Parameters
@@ -106,8 +112,8 @@ def blended_local_pose(model, blend, times=None, loop: Optional[bool] = None) ->
     return stages.blend(model, layers, request.blend_weights)
 
 
-def world_matrices(model, clip: ClipLike = None, times=None, loop: Optional[bool] = None
-                   ) -> np.ndarray:
+def world_matrices(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+                   loop: Optional[bool] = None) -> NDArray[Any]:
     """World matrices of every node of ``model`` at every time.
 
     Parameters
@@ -130,8 +136,8 @@ def world_matrices(model, clip: ClipLike = None, times=None, loop: Optional[bool
     return stages.forward_kinematics(model, local_pose(model, clip, times, loop))
 
 
-def morph_weights(model, clip: ClipLike = None, times=None, loop: Optional[bool] = None
-                  ) -> MorphWeights:
+def morph_weights(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+                  loop: Optional[bool] = None) -> MorphWeights:
     """Morph target weights of every node whose mesh has morph targets, at every time.
 
     Parameters
@@ -156,7 +162,8 @@ def morph_weights(model, clip: ClipLike = None, times=None, loop: Optional[bool]
     return stages.morph_weights(model, request, sampled, None)
 
 
-def run(model, request: PoseRequest, start: int = 0, stop: Optional[int] = None) -> PosedMeshes:
+def run(model: Model, request: PoseRequest, start: int = 0,
+        stop: Optional[int] = None) -> PosedMeshes:
     """Pose frames ``start`` to ``stop`` (excluded; default: the last) of ``request``: every
     stage of ``skinkit.stages`` once, batched over those frames.
 
@@ -177,8 +184,10 @@ def run(model, request: PoseRequest, start: int = 0, stop: Optional[int] = None)
     return PosedMeshes(np.asarray(times), positions, normals, joints)
 
 
-def pose(model, clip=None, times=None, loop: Optional[bool] = None, normals: bool = False,
-         skinning: str = "lbs", blend=None) -> PosedMeshes:
+def pose(model: Model, clip: Union[ClipLike, PoseRequest] = None,
+         times: Optional[ArrayLike] = None,
+         loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
+         blend: Optional[BlendLayers] = None) -> PosedMeshes:
     """Posed vertex positions (and normals) of every mesh primitive instance at every time.
 
     Parameters
@@ -227,7 +236,7 @@ def pose(model, clip=None, times=None, loop: Optional[bool] = None, normals: boo
                                         skinning=skinning, blend=blend))
 
 
-def pose_blocks(model, request: PoseRequest, frames: Optional[int] = None
+def pose_blocks(model: Model, request: PoseRequest, frames: Optional[int] = None
                 ) -> Iterator[PosedMeshes]:
     """``run`` block by block: a ``PosedMeshes`` of at most ``frames`` frames at a time.
 
@@ -262,7 +271,7 @@ def pose_blocks(model, request: PoseRequest, frames: Optional[int] = None
             for start in range(0, request.count, frames))
 
 
-def layout(model, request: PoseRequest) -> Layout:
+def layout(model: Model, request: PoseRequest) -> Layout:
     """The arrays ``pose(model, request)`` gives, known before posing: name -> (shape, dtype)
     for ``times`` and every array of ``PosedMeshes.arrays`` (see ``skinkit.posed.layout``)."""
     prims = model.primitives

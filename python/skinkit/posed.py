@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
 __all__ = ["PosedMeshes", "layout"]
 
-Layout = Dict[str, Tuple[Tuple[int, ...], np.dtype]]   # array name -> (shape, dtype)
+Layout = Dict[str, Tuple[Tuple[int, ...], np.dtype[Any]]]   # array name -> (shape, dtype)
 
 
 def layout(count: int, vertices: Mapping[str, int], normals: Iterable[str] = (),
-           joints: Optional[int] = None, dtype=np.float64, times: bool = True) -> Layout:
+           joints: Optional[int] = None, dtype: DTypeLike = np.float64,
+           times: bool = True) -> Layout:
     """The arrays a pose of ``count`` frames gives, before posing: ``times`` (T,) (with
     ``times``), ``positions_<key>`` (T, V, 3) for each ``vertices[key] = V``, ``normals_<key>``
     for each key of ``normals``, ``joints`` (T, N, 3) for ``joints = N``; in the order and with
@@ -28,7 +30,7 @@ def layout(count: int, vertices: Mapping[str, int], normals: Iterable[str] = (),
 
 
 @dataclass(repr=False, eq=False)
-class PosedMeshes(Mapping[str, np.ndarray]):
+class PosedMeshes(Mapping[str, NDArray[Any]]):
     """Posed positions (and normals, joints) of every mesh primitive instance.
 
     A read-only mapping ``prim.key`` -> positions (T, V, 3), so ``posed[key]`` is the positions
@@ -44,15 +46,15 @@ class PosedMeshes(Mapping[str, np.ndarray]):
         a body model) when asked for.
     """
 
-    times: np.ndarray
-    positions: Dict[str, np.ndarray]
-    normals: Dict[str, np.ndarray]
-    joints: Optional[np.ndarray] = None
+    times: NDArray[Any]
+    positions: Dict[str, NDArray[Any]]
+    normals: Dict[str, NDArray[Any]]
+    joints: Optional[NDArray[Any]] = None
 
     __eq__ = object.__eq__   # equal only to itself: arrays have no single truth value
     __hash__ = None          # type: ignore[assignment]  # a mutable record
 
-    def __getitem__(self, key: str) -> np.ndarray:
+    def __getitem__(self, key: str) -> NDArray[Any]:
         return self.positions[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -61,7 +63,7 @@ class PosedMeshes(Mapping[str, np.ndarray]):
     def __len__(self) -> int:
         return len(self.positions)
 
-    def arrays(self) -> Dict[str, np.ndarray]:
+    def arrays(self) -> Dict[str, NDArray[Any]]:
         """``positions_<key>``, ``normals_<key>`` and ``joints`` arrays, as ``skinkit pose``
         writes them."""
         out = {f"positions_{k}": v for k, v in self.positions.items()}

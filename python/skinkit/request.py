@@ -16,22 +16,28 @@ import logging
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .clip import Clip, as_times
 from .stages import SKINNING
 
 __all__ = ["PoseRequest", "frame_count", "frame_times", "resolve_clip"]
 
+if TYPE_CHECKING:
+    from .model import Model
+
 ClipLike = Union[Clip, int, str, None]
+BlendLayers = Sequence[Tuple[ClipLike, ArrayLike]]
+"""The layers of a blend: (clip, weight) pairs, a weight a number or an array (T,)."""
 DEFAULT_FPS = 30.0
 MAX_FRAMES = 2.0**53   # frame indices exact in float64; far beyond any memory or disk
 _log = logging.getLogger("skinkit")
 
 
-def resolve_clip(model, clip: ClipLike) -> Optional[Clip]:
+def resolve_clip(model: Model, clip: ClipLike) -> Optional[Clip]:
     """Find a clip of ``model`` by object, index or name.
 
     Parameters
@@ -70,7 +76,7 @@ def resolve_clip(model, clip: ClipLike) -> Optional[Clip]:
     raise TypeError(f"clip must be a Clip, an int index, a name or None, got {type(clip).__name__}")
 
 
-def _available(clips) -> str:
+def _available(clips: Sequence[Clip]) -> str:
     if not clips:
         return "the model has no clips"
     names = ", ".join(f"{i}: {c.name!r}" for i, c in enumerate(clips))
@@ -97,8 +103,8 @@ def frame_count(duration: float, fps: float) -> int:
     return int(math.ceil(x - 1e-9 * max(1.0, x))) + 1
 
 
-def frame_times(clip, fps: float = DEFAULT_FPS, start: int = 0, stop: Optional[int] = None
-                ) -> np.ndarray:
+def frame_times(clip: Union[Clip, float], fps: float = DEFAULT_FPS, start: int = 0,
+                stop: Optional[int] = None) -> NDArray[np.float64]:
     """Frame times covering a clip: 0, 1/fps, 2/fps, ... up to and including its duration.
 
     Parameters
@@ -158,20 +164,21 @@ class PoseRequest:
     """
 
     clips: Tuple[Optional[Clip], ...]
-    blend_weights: Optional[np.ndarray]
+    blend_weights: Optional[NDArray[Any]]
     count: int
     fps: Optional[float]
     loop: bool
     skinning: str
     normals: bool
     joints: bool
-    dtype: np.dtype
-    _times: Optional[np.ndarray] = None
+    dtype: np.dtype[Any]
+    _times: Optional[NDArray[Any]] = None
 
     @classmethod
-    def build(cls, model, clip: ClipLike = None, times=None, *, fps: Optional[float] = None,
-              loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
-              blend=None, joints: bool = False) -> "PoseRequest":
+    def build(cls, model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
+              fps: Optional[float] = None, loop: Optional[bool] = None, normals: bool = False,
+              skinning: str = "lbs", blend: Optional[BlendLayers] = None,
+              joints: bool = False) -> "PoseRequest":
         """Resolve and check a request against ``model``.
 
         Parameters
@@ -244,18 +251,18 @@ class PoseRequest:
         return self.clips[0]
 
     @property
-    def times(self) -> np.ndarray:
+    def times(self) -> NDArray[Any]:
         """All T times (seconds), in ``dtype``."""
         return self.times_at(0, self.count)
 
-    def times_at(self, start: int, stop: int) -> np.ndarray:
+    def times_at(self, start: int, stop: int) -> NDArray[Any]:
         """The times of frames ``start`` to ``stop`` (excluded), in ``dtype``."""
         if self._times is None and self.clip is not None and self.fps is not None:
             return frame_times(self.clip, self.fps, start, stop).astype(self.dtype)
         assert self._times is not None   # build holds the times unless it keeps a rate
         return self._times[start:stop]
 
-    def weights_at(self, start: int, stop: int) -> Optional[np.ndarray]:
+    def weights_at(self, start: int, stop: int) -> Optional[NDArray[Any]]:
         """The blend weights (B, L) of frames ``start`` to ``stop``, or None."""
         return None if self.blend_weights is None else self.blend_weights[start:stop]
 
@@ -269,13 +276,13 @@ class PoseRequest:
                 f"{self.dtype.name})")
 
 
-def _model_dtype(model) -> np.dtype:
+def _model_dtype(model: Model) -> np.dtype[Any]:
     dt = np.asarray(model.skeleton.translations).dtype
     return dt if dt in (np.float32, np.float64) else np.dtype(np.float64)
 
 
-def _times(clip: Optional[Clip], times, fps, dtype
-           ) -> Tuple[Optional[np.ndarray], Optional[float], int]:
+def _times(clip: Optional[Clip], times: Optional[ArrayLike], fps: Optional[float],
+           dtype: DTypeLike) -> Tuple[Optional[NDArray[Any]], Optional[float], int]:
     """(held times or None, frame rate or None, count): explicit times as given, the rest
     pose's one frame, or a clip's frames at ``fps`` (not held)."""
     if times is not None and fps is not None:
@@ -291,7 +298,7 @@ def _times(clip: Optional[Clip], times, fps, dtype
     return None, rate, frame_count(clip.duration, rate)
 
 
-def _blend_weights(weights, count: int) -> np.ndarray:
+def _blend_weights(weights: Iterable[ArrayLike], count: int) -> NDArray[np.float64]:
     try:
         return np.stack([np.broadcast_to(np.asarray(w, np.float64), (count,)) for w in weights],
                         1)
@@ -300,7 +307,7 @@ def _blend_weights(weights, count: int) -> np.ndarray:
                          "(one per time)") from None
 
 
-def _warn_outside(clips, times: np.ndarray) -> None:
+def _warn_outside(clips: Iterable[Optional[Clip]], times: NDArray[Any]) -> None:
     """One warning when times fall outside a clip that will clamp them."""
     lo, hi = float(times.min()), float(times.max())
     for c in clips:

@@ -14,21 +14,30 @@ displacement from its rest, scaled by the ratio of hip heights or leg lengths.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _core, kernels
 from .clip import Channel, Clip
 from .joint_names import canonical_names
+from ._kernels import Float, Input
+
+if TYPE_CHECKING:
+    from .model import Model
+    from .request import ClipLike
+
+_F64 = NDArray[np.float64]
 
 __all__ = ["retarget", "retarget_pose", "retarget_rotations", "joint_mapping"]
 
 _CHAIN_FIRST = ("spine", "spine1", "spine2", "neck", "head")   # preferred bone of a fork
 
 
-def retarget_rotations(parents, source_world, offsets, mapped, rest_rotations, threads=None
-                       ) -> Tuple[np.ndarray, np.ndarray]:
+def retarget_rotations(parents: Input, source_world: Input, offsets: Input, mapped: Input,
+                       rest_rotations: Input, threads: Optional[int] = None
+                       ) -> Tuple[Float, Float]:
     """Target local rotations from source world rotations, batched over frames (the C kernel).
 
     Parameters
@@ -56,7 +65,8 @@ def retarget_rotations(parents, source_world, offsets, mapped, rest_rotations, t
                                      np.asarray(rest_rotations, dtype), None, threads)
 
 
-def joint_mapping(source, target, mapping: Optional[Dict[str, str]] = None) -> np.ndarray:
+def joint_mapping(source: Model, target: Model,
+                  mapping: Optional[Dict[str, str]] = None) -> NDArray[np.int64]:
     """For every target joint, the index of its source joint, or -1.
 
     Parameters
@@ -92,23 +102,24 @@ def joint_mapping(source, target, mapping: Optional[Dict[str, str]] = None) -> n
     return m
 
 
-def _rest(model):
+def _rest(model: Model) -> Tuple[_F64, Float, _F64]:
     """rest world matrices (N, 4, 4), rotations (N, 4) and positions (N, 3)"""
     w = model.world_matrices()[0].astype(np.float64)
     return w, _rotations(w), w[:, :3, 3]
 
 
-def _rotations(world) -> np.ndarray:
+def _rotations(world: NDArray[np.floating[Any]]) -> Float:
     r = world[..., :3, :3] / np.linalg.norm(world[..., :3, :3], axis=-2, keepdims=True)
     return kernels.quat_from_matrix(r)
 
 
-def _bone_child(parents, m, names) -> np.ndarray:
+def _bone_child(parents: NDArray[np.integer[Any]], m: NDArray[np.int64],
+                names: Sequence[Optional[str]]) -> NDArray[np.int64]:
     """for each target joint, the mapped child its bone points to, or -1 (several: the one that
     continues the spine, else none)"""
     out = np.full(len(parents), -1, dtype=np.int64)
     for j in range(len(parents)):
-        kids = [c for c in np.flatnonzero(parents == j) if m[c] >= 0]
+        kids = [c for c in np.flatnonzero(parents == j).tolist() if m[c] >= 0]
         chain = [c for c in kids if names[c] in _CHAIN_FIRST]
         if chain:
             out[j] = chain[0]
@@ -117,7 +128,7 @@ def _bone_child(parents, m, names) -> np.ndarray:
     return out
 
 
-def _alignments(target, m, t_pos, s_pos) -> np.ndarray:
+def _alignments(target: Model, m: NDArray[np.int64], t_pos: _F64, s_pos: _F64) -> _F64:
     """A_j of the module docstring, (J, 4): target rest bone onto source rest bone; a mapped
     joint without a bone takes its parent's"""
     parents = np.asarray(target.skeleton.parents)
@@ -137,8 +148,8 @@ def _alignments(target, m, t_pos, s_pos) -> np.ndarray:
     return a
 
 
-def _order(parents) -> List[int]:
-    done: set = set()
+def _order(parents: NDArray[np.integer[Any]]) -> List[int]:
+    done: Set[int] = set()
     order: List[int] = []
     while len(order) < len(parents):
         for j, p in enumerate(parents):
@@ -148,7 +159,7 @@ def _order(parents) -> List[int]:
     return order
 
 
-def _from_vectors(a, b) -> np.ndarray:
+def _from_vectors(a: _F64, b: _F64) -> _F64:
     """shortest rotation taking direction a onto direction b (identity for a zero vector)"""
     na, nb = np.linalg.norm(a), np.linalg.norm(b)
     if na == 0 or nb == 0:
@@ -159,10 +170,12 @@ def _from_vectors(a, b) -> np.ndarray:
         q = np.append(v, 0.0)
     else:
         q = np.append(np.cross(a, b), re)
-    return q / np.linalg.norm(q)
+    q /= np.linalg.norm(q)
+    return q
 
 
-def _root_scale(root_scale, source, target, m, s_pos, t_pos) -> float:
+def _root_scale(root_scale: Union[str, float], source: Model, target: Model,
+                m: NDArray[np.int64], s_pos: _F64, t_pos: _F64) -> float:
     if not isinstance(root_scale, str):
         return float(root_scale)
     tc = canonical_names(list(target.skeleton.names))
@@ -180,9 +193,10 @@ def _root_scale(root_scale, source, target, m, s_pos, t_pos) -> float:
     raise ValueError(f"root_scale must be 'hips', 'legs' or a number, got {root_scale!r}")
 
 
-def retarget(source, target, clip=None, mapping: Optional[Dict[str, str]] = None,
-             root_scale: Union[str, float] = "hips", times=None, name: Optional[str] = None,
-             threads=None) -> Clip:
+def retarget(source: Model, target: Model, clip: ClipLike = None,
+             mapping: Optional[Dict[str, str]] = None, root_scale: Union[str, float] = "hips",
+             times: Optional[ArrayLike] = None, name: Optional[str] = None,
+             threads: Optional[int] = None) -> Clip:
     """The clip of ``source`` played on the ``target`` skeleton.
 
     Parameters
@@ -223,14 +237,16 @@ def retarget(source, target, clip=None, mapping: Optional[Dict[str, str]] = None
                                                 threads)
     m = joint_mapping(source, target, mapping)
     channels = [Channel(int(j), "rotation", times, rot[:, j]) for j in np.flatnonzero(m >= 0)]
-    if root is not None:
+    if root is not None and root_translation is not None:
         channels.append(Channel(root, "translation", times, root_translation))
     return Clip(name if name is not None else c.name, channels, np.float64)
 
 
-def retarget_pose(source, target, rotations, translations=None, scales=None,
+def retarget_pose(source: Model, target: Model, rotations: ArrayLike,
+                  translations: Optional[ArrayLike] = None, scales: Optional[ArrayLike] = None,
                   mapping: Optional[Dict[str, str]] = None,
-                  root_scale: Union[str, float] = "hips", threads=None):
+                  root_scale: Union[str, float] = "hips", threads: Optional[int] = None
+                  ) -> Tuple[Float, Optional[int], Optional[_F64]]:
     """Retargeting on arrays: local poses of ``source`` to local rotations of ``target``,
     batched over any leading dimensions (what ``retarget`` does to a sampled clip).
 

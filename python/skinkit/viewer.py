@@ -25,12 +25,21 @@ import contextlib
 import html
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional, Tuple
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._optional import require
 from .export import write_atomic
 from .model import bone_pairs
 from .kernels import quat_from_matrix, quat_from_rotvec, quat_to_matrix, rigid_forward_kinematics
+
+if TYPE_CHECKING:
+    from ._types import PathLike
+    from .body import BodyModel
+    from .model import Model
+    from .request import ClipLike
 
 __all__ = ["SceneView", "view", "view_body"]
 
@@ -50,31 +59,31 @@ class SceneView:
     """
 
     html: str
-    camera: tuple
+    camera: Tuple[Tuple[float, ...], Tuple[float, ...], float]   # position, look-at, fov
     height: int = 400
 
     def _repr_html_(self) -> str:
         return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" width="100%" '
                 f'height="{self.height}" style="border:none"></iframe>')
 
-    def save(self, path) -> None:
+    def save(self, path: PathLike) -> None:
         """Write the page to ``path`` (atomically: a complete file or none)."""
         data = self.html.encode("utf-8")
         write_atomic(path, lambda f: f.write(data), suffix=".html")
 
 
-def _wxyz(q: np.ndarray) -> np.ndarray:
+def _wxyz(q: NDArray[Any]) -> NDArray[Any]:
     """(..., 4) x, y, z, w quaternions (skinkit, glTF) as viser's w, x, y, z."""
     return np.asarray(q, dtype=np.float64)[..., [3, 0, 1, 2]]
 
 
-def _rotation(matrices: np.ndarray) -> np.ndarray:
+def _rotation(matrices: NDArray[Any]) -> NDArray[Any]:
     """The rotation of each (..., 4, 4) matrix as a w, x, y, z quaternion (scale divided out)."""
     m = np.asarray(matrices, dtype=np.float64)[..., :3, :3]
     return _wxyz(quat_from_matrix(m / np.linalg.norm(m, axis=-2, keepdims=True)))
 
 
-def _dense_weights(joints: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
+def _dense_weights(joints: NDArray[Any], weights: NDArray[Any], count: int) -> NDArray[Any]:
     """(V, K) influences as a (V, count) weight matrix (repeated joints summed)."""
     dense = np.zeros((len(joints), count), np.float32)
     rows = np.repeat(np.arange(len(joints)), joints.shape[1])
@@ -85,7 +94,7 @@ def _dense_weights(joints: np.ndarray, weights: np.ndarray, count: int) -> np.nd
 class _Recorder:
     """A viser server that is only recorded, never served to a browser."""
 
-    def __init__(self, points: np.ndarray, fov: float):
+    def __init__(self, points: NDArray[Any], fov: float):
         viser = require("viser", "view", "skinkit.viewer")
         with contextlib.redirect_stdout(io.StringIO()):       # viser's start-up banner
             self.server = viser.ViserServer(port=8100 + np.random.randint(0, 1000), verbose=False)
@@ -108,14 +117,15 @@ class _Recorder:
         return SceneView(page, self.camera, height)
 
 
-def _bones(rec: _Recorder, name: str, pairs: np.ndarray, points: np.ndarray) -> None:
+def _bones(rec: _Recorder, name: str, pairs: NDArray[Any], points: NDArray[Any]) -> None:
     """The skeleton at one frame: a segment for each (ancestor, joint) pair of ``points``."""
     if len(pairs):
         rec.scene.add_line_segments(name, points[pairs].astype(np.float32), colors=(220, 40, 40),
                                     thickness=2.0, thickness_units="screen")
 
 
-def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = True,
+def view(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
+         fps: float = 30.0, skeleton: bool = True,
          height: int = 400, fov: float = FIELD_OF_VIEW) -> SceneView:
     """A 3D view of ``model`` playing ``clip``, for Jupyter (or :meth:`SceneView.save`).
 
@@ -161,7 +171,7 @@ def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = Tr
     for k, prim in enumerate(model.primitives):
         name = f"/mesh_{prim.key}"
         faces = prim.faces if prim.faces is not None else np.zeros((0, 3), np.int64)
-        if prim.skinned:
+        if prim.skin is not None and prim.joints is not None and prim.weights is not None:
             skin = model.skins[prim.skin]
             bind = np.linalg.inv(np.asarray(skin.inverse_bind_matrices, np.float64))
             handle = rec.scene.add_mesh_skinned(
@@ -187,7 +197,8 @@ def view(model, clip=None, times=None, *, fps: float = 30.0, skeleton: bool = Tr
     return rec.finish(height)
 
 
-def view_body(body, pose=None, betas=None, transl=None, *, fps: float = 30.0,
+def view_body(body: BodyModel, pose: Optional[ArrayLike] = None, betas: Optional[ArrayLike] = None,
+              transl: Optional[ArrayLike] = None, *, fps: float = 30.0,
               skeleton: bool = True, height: int = 400,
               fov: float = FIELD_OF_VIEW) -> SceneView:
     """A 3D view of an SMPL-family body model playing a motion, for Jupyter.

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterable, Mapping, Optional, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Type
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .export import FORMATS, FrameWriter, atomic_file
 from .npz_stream import NpzStream, npz_size
 from .posed import Layout, PosedMeshes
 
+if TYPE_CHECKING:
+    from .model import Model
+
 __all__ = ["Output", "NpzOutput", "FramesOutput", "GlbOutput", "WRITERS", "writer_for"]
 
-Faces = Mapping[str, Optional[np.ndarray]]
+Faces = Mapping[str, Optional[NDArray[Any]]]
 
 
 class Output:
@@ -48,7 +52,7 @@ class Output:
     always_normals = False              # carries the normals the primitives have, asked or not
 
     def __init__(self, path: str, layout: Layout, faces: Faces, format: Optional[str] = None,
-                 normals: bool = False, model: Any = None):
+                 normals: bool = False, model: Optional[Model] = None):
         self.path, self.layout, self.faces, self.format = path, layout, dict(faces), format
         self.model = model
         self.normals = normals or self.always_normals
@@ -91,7 +95,8 @@ class NpzOutput(Output):
 
 
 class _MeshOutput(Output):
-    def __init__(self, path, layout, faces, format=None, normals=False, model=None):
+    def __init__(self, path: str, layout: Layout, faces: Faces, format: Optional[str] = None,
+                 normals: bool = False, model: Optional[Model] = None):
         super().__init__(path, layout, faces, format, normals, model)
         if not self.vertices():
             raise ValueError("the model has no mesh primitives to write as meshes")
@@ -107,7 +112,8 @@ class FramesOutput(_MeshOutput):
 
     usage = "DIR/"
 
-    def __init__(self, path, layout, faces, format=None, normals=False, model=None):
+    def __init__(self, path: str, layout: Layout, faces: Faces, format: Optional[str] = None,
+                 normals: bool = False, model: Optional[Model] = None):
         super().__init__(path, layout, faces, format, normals, model)
         self.mesh_format: str = format or "ply"
         missing = [k for k in self.vertices() if normals and f"normals_{k}" not in layout]
@@ -147,6 +153,8 @@ class GlbOutput(_MeshOutput):
     def write(self, blocks: Iterable[PosedMeshes]) -> None:
         from .io.gltf.write import static_model, write_gltf
 
+        if self.model is None:
+            raise ValueError(f"{self.path}: a .glb output needs the model it poses")
         (posed,) = blocks
         write_gltf(static_model(self.model, posed.positions, posed.normals), self.path)
 

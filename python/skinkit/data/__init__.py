@@ -13,8 +13,15 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import DTypeLike
+
+if TYPE_CHECKING:
+    from ..body import BodyModel
+    from ..io.bvh import BvhModel
+    from ..model import Model
 
 __all__ = ["FILES", "body_model", "character", "mocap", "path"]
 
@@ -35,7 +42,7 @@ def path(name: str) -> Path:
     return Path(str(resources.files(__name__).joinpath(name)))
 
 
-def character(dtype=np.float64):
+def character(dtype: DTypeLike = np.float64) -> Model:
     """The sample character, ``load_gltf`` of ``Fox.glb``: a :class:`~skinkit.Model`, metres,
     +Y up, clips ``Survey`` (3.4 s), ``Walk`` and ``Run``."""
     from ..io.gltf import load_gltf
@@ -43,7 +50,7 @@ def character(dtype=np.float64):
     return load_gltf(path("Fox.glb"), dtype=dtype)
 
 
-def mocap(dtype=np.float64):
+def mocap(dtype: DTypeLike = np.float64) -> BvhModel:
     """The sample motion, ``load_bvh`` of ``cmu_01_03_first300.bvh``: 31 joints, 300 frames at
     120 fps, in the file's units (inches) and axes (+Y up)."""
     from ..io.bvh import load_bvh
@@ -51,7 +58,8 @@ def mocap(dtype=np.float64):
     return load_bvh(path("cmu_01_03_first300.bvh"), dtype=dtype)
 
 
-def body_model(kind: str = "SMPL", dtype=np.float64, num_vertices: int = 800):
+def body_model(kind: str = "SMPL", dtype: DTypeLike = np.float64,
+               num_vertices: int = 800) -> BodyModel:
     """A small synthetic body model of the SMPL family (``kind``: "SMPL", "SMPL+H", "SMPL-X" or
     "MANO"), :func:`skinkit.synthetic_body_model` with ``num_vertices`` vertices, seed 0."""
     from ..body_synthetic import synthetic_body_model

@@ -19,13 +19,18 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence as Seq, Tuple
+from typing import (TYPE_CHECKING, Any, ContextManager, Dict, Iterator, List, Optional,
+                    Sequence as Seq, Tuple)
 
 import numpy as np
 
 from .._optional import require
 from . import store
 from .plan import Piece, Plan, Sequence, motion_files, read_motion, read_sequence
+
+if TYPE_CHECKING:
+    from ..body import BodyModel
+    from ..io.amass import BodyMotion
 
 
 @dataclass(frozen=True)
@@ -65,14 +70,14 @@ class BakeSummary:
 
 
 @lru_cache(maxsize=4)
-def _body_model(path: str):
+def _body_model(path: str) -> BodyModel:
     """A worker's copy of a body model (float32: the computation's precision)."""
     from ..body import load_body_model
     return load_body_model(path, dtype=np.float32)
 
 
 @lru_cache(maxsize=2)
-def _motion(path: str, fps: Optional[float]):
+def _motion(path: str, fps: Optional[float]) -> BodyMotion:
     """A worker's last motions (consecutive chunks of a sequence often land on one worker)."""
     return read_motion(path, fps)
 
@@ -121,7 +126,7 @@ def _client(workers: Optional[int], scheduler: Optional[str]) -> Iterator[Any]:
         yield client
 
 
-def _progress(total: int, show: bool):
+def _progress(total: int, show: bool) -> ContextManager[Any]:
     """A tqdm bar over frames on stderr, or None."""
     if not show or total == 0:
         return contextlib.nullcontext(None)
@@ -129,11 +134,14 @@ def _progress(total: int, show: bool):
         from tqdm import tqdm
     except ImportError:
         return contextlib.nullcontext(None)
-    return tqdm(total=total, unit="frame", desc="skinkit bake", file=sys.stderr, leave=False,
-                dynamic_ncols=True)
+    bar: ContextManager[Any] = tqdm(total=total, unit="frame", desc="skinkit bake",
+                                    file=sys.stderr, leave=False, dynamic_ncols=True)
+    return bar
 
 
-def _check_arguments(body, body_dir, fps, frames_per_chunk, dtype, workers, scheduler):
+def _check_arguments(body: Optional[str], body_dir: Optional[str], fps: Optional[float],
+                     frames_per_chunk: int, dtype: str, workers: Optional[int],
+                     scheduler: Optional[str]) -> None:
     if (body is None) == (body_dir is None):
         raise ValueError("give exactly one of body (a model file) and body_dir (a folder of "
                          "models as smplx.create lays them out)")
@@ -153,7 +161,8 @@ def _check_arguments(body, body_dir, fps, frames_per_chunk, dtype, workers, sche
         _body_model(str(Path(body).resolve()))    # the one model: its errors stop the bake
 
 
-def _models(plan_seqs: List[Sequence], body, body_dir) -> Tuple[List[Sequence], List[str]]:
+def _models(plan_seqs: List[Sequence], body: Optional[str], body_dir: Optional[str]
+            ) -> Tuple[List[Sequence], List[str]]:
     """Each sequence's body model file (``body``, or the one in ``body_dir`` for its type and
     gender), and the sequences whose model cannot be found or does not fit marked failed."""
     from ..io.body import find_body_model
@@ -163,7 +172,7 @@ def _models(plan_seqs: List[Sequence], body, body_dir) -> Tuple[List[Sequence], 
         if s.error is None:
             try:
                 path = str(Path(body).resolve() if body is not None else
-                           find_body_model(body_dir, s.model_type, s.gender))
+                           find_body_model(body_dir or "", s.model_type, s.gender))
                 m = _body_model(path)
                 if s.joints != m.num_joints or len(s.betas) > m.num_betas or \
                         s.expression > m.num_expression:
@@ -194,7 +203,7 @@ def _lay_out(out: str, plan: Plan, models: List[str], dtype: str, attributes: Di
                  attributes)
 
 
-def _run(client, out: str, plan: Plan, model_paths: List[str], fps: Optional[float],
+def _run(client: Any, out: str, plan: Plan, model_paths: List[str], fps: Optional[float],
          dtype: str, frame_bytes: int, progress: bool
          ) -> Tuple[int, List[int], List[Tuple[str, str]]]:
     """One task per chunk not yet marked done, once the disk is seen to have room for them

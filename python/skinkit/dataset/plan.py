@@ -8,9 +8,13 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import List, Optional, Sequence as Seq, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence as Seq, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from ..io.amass import BodyMotion
 
 GLOB_CHARS = "*?["
 # files of an AMASS folder that hold a subject's shape, not a motion: left out of a folder's list
@@ -32,7 +36,7 @@ def motion_files(arguments: Seq[str]) -> List[Path]:
     """
     if not arguments:
         raise ValueError("no motion files given")
-    out: dict = {}
+    out: Dict[Path, None] = {}   # an ordered set
     for arg in arguments:
         p = Path(arg)
         if p.is_dir():
@@ -59,7 +63,7 @@ class Sequence:
     fps: float
     gender: str
     model_type: str
-    betas: np.ndarray
+    betas: NDArray[Any]
     joints: int
     expression: int
     error: Optional[str] = None
@@ -69,7 +73,7 @@ class Sequence:
                         self.joints, self.expression, message)
 
 
-def read_motion(path: str, fps: Optional[float]):
+def read_motion(path: str, fps: Optional[float]) -> BodyMotion:
     """``skinkit.load_amass(path)``, resampled at ``fps`` when given, with every array finite
     (ValueError naming the file and the array otherwise)."""
     from ..io.amass import load_amass
@@ -121,12 +125,12 @@ class Plan:
     frames_per_chunk: int
 
     @cached_property
-    def ends(self) -> np.ndarray:
+    def ends(self) -> NDArray[Any]:
         """(S,) int64: one past the last frame of each sequence in the store."""
         return np.cumsum([s.count for s in self.sequences], dtype=np.int64)
 
     @property
-    def starts(self) -> np.ndarray:
+    def starts(self) -> NDArray[Any]:
         """(S,) int64: the first frame of each sequence in the store."""
         return self.ends - [s.count for s in self.sequences]
 

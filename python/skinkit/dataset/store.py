@@ -19,27 +19,33 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._optional import require
+from .._types import PathLike
+
+if TYPE_CHECKING:
+    from .plan import Plan
 
 STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
 DTYPES = ("float32", "float16")
 
 
-def _zarr():
+def _zarr() -> ModuleType:
     return require("zarr", "dataset", "a baked store")
 
 
-def _compressors():
+def _compressors() -> Any:   # a zarr codec
     # level 1: on vertex coordinates level 3 saves no more (0.92 of the bytes either way) and
     # takes 10% longer (benchmarks/bake.py)
     return _zarr().codecs.ZstdCodec(level=1)
 
 
-def sha256(path) -> str:
+def sha256(path: PathLike) -> str:
     """The SHA-256 of a file, hex."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -48,8 +54,8 @@ def sha256(path) -> str:
     return h.hexdigest()
 
 
-def create(out: str, plan, faces: np.ndarray, num_vertices: int, num_joints: int, dtype: str,
-           attributes: Dict[str, Any]) -> None:
+def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int,
+           dtype: str, attributes: Dict[str, Any]) -> None:
     """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
     group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
     sibling folder first and renamed into place, so that ``out`` is never half made."""
@@ -93,7 +99,7 @@ def create(out: str, plan, faces: np.ndarray, num_vertices: int, num_joints: int
     os.replace(tmp, out)
 
 
-def existing(out: str, arguments: Dict[str, Any]):
+def existing(out: str, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The attributes of the store at ``out`` if there is one made with the same
     ``arguments`` (a resumed bake); None if there is no store.
 
@@ -120,7 +126,7 @@ def existing(out: str, arguments: Dict[str, Any]):
     return attrs
 
 
-def check_layout(out: str, plan) -> None:
+def check_layout(out: str, plan: Plan) -> None:
     """ValueError unless the store at ``out`` was laid out for ``plan`` (the motion files
     changed between the bake and its resumption)."""
     g = _zarr().open_group(out, mode="r")
@@ -133,9 +139,10 @@ def check_layout(out: str, plan) -> None:
                          f"({', '.join(bad[:3])}); bake to a new store")
 
 
-def done_chunks(out: str) -> np.ndarray:
+def done_chunks(out: str) -> NDArray[Any]:
     """(C,) bool: the chunks already written."""
-    return _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
+    done: NDArray[Any] = _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
+    return done
 
 
 def chunk_done(out: str, chunk: int) -> bool:
@@ -143,7 +150,7 @@ def chunk_done(out: str, chunk: int) -> bool:
     return bool(_zarr().open_group(out, mode="r")["chunk_done"][chunk])
 
 
-def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, np.ndarray]
+def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, NDArray[Any]]
                 ) -> None:
     """Write the frame arrays of chunk ``chunk`` (each a whole Zarr chunk), then its done mark:
     a chunk cut short by a killed process is not marked, and is written again on resuming."""
@@ -188,15 +195,15 @@ class BakedStore:
     joints: Any
     frame_sequence: Any
     frame_time: Any
-    faces: np.ndarray
-    sequences: Dict[str, np.ndarray]
+    faces: NDArray[Any]
+    sequences: Dict[str, NDArray[Any]]
     attributes: Dict[str, Any]
 
     def __len__(self) -> int:
         return int(self.vertices.shape[0])
 
 
-def open_store(store) -> BakedStore:
+def open_store(store: PathLike) -> BakedStore:
     """Open a store written by ``skinkit.dataset.bake`` as dask arrays (nothing is read but
     the small arrays: faces and the sequences table).
 
@@ -227,7 +234,7 @@ def open_store(store) -> BakedStore:
                       sequences={k: seq[k][...] for k, _ in seq.arrays()}, **frames)
 
 
-def frame_arrays(group, chunk: int) -> Tuple[int, Dict[str, np.ndarray]]:
+def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, NDArray[Any]]]:
     """The first frame and the arrays of chunk ``chunk`` of an open store (for readers that
     go chunk by chunk)."""
     K = group["vertices"].chunks[0]

@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 import torch
 
+from .._types import PathLike
 from . import store as _store
 
 FIELDS = ("vertices", "joints", "frame_sequence", "frame_time")
 
 
-class BakedDataset(torch.utils.data.Dataset):
+class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
     """The frames of a store written by ``skinkit.dataset.bake``, one item per frame.
 
     Item ``i`` is a dict of CPU tensors: ``vertices`` (V, 3) and ``joints`` (J, 3) in the
@@ -33,21 +35,21 @@ class BakedDataset(torch.utils.data.Dataset):
         An item outside ``0 .. len - 1``.
     """
 
-    def __init__(self, store):
+    def __init__(self, store: PathLike) -> None:
         self.store = os.fspath(store)
         s = _store.open_store(self.store)
         self.faces = torch.from_numpy(s.faces)
         self._len = len(s)
-        self._group = None
-        self._chunk: Optional[Tuple[int, Dict[str, np.ndarray]]] = None
+        self._group: Any = None   # the store's zarr group, opened in each worker process
+        self._chunk: Optional[Tuple[int, Dict[str, NDArray[Any]]]] = None
 
     def __len__(self) -> int:
         return self._len
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         return {**self.__dict__, "_group": None, "_chunk": None}
 
-    def __getitem__(self, index) -> Dict[str, torch.Tensor]:
+    def __getitem__(self, index: int) -> Dict[str, torch.Tensor]:
         i = int(index)
         if i < 0:
             i += self._len

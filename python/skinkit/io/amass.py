@@ -13,13 +13,15 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from typing import Dict, Optional
+from typing import Any, Dict, Optional, SupportsFloat, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..kernels import quat_from_rotvec, slerp
-from ..limits import MAX_FPS
-from .body.arrays import MAX_ARRAY_BYTES, BodyModelError
+from .._types import PathLike
+from ..limits import MAX_ARRAY_BYTES, MAX_FPS
+from .body.arrays import BodyModelError
 from .body.npz import read_npz, read_npz_text
 
 GENDERS = ("male", "female", "neutral")
@@ -32,7 +34,7 @@ _LAYOUTS = {
 _FPS_KEYS = {"smplh": "mocap_framerate", "smplx": "mocap_frame_rate"}
 
 
-def quat_to_rotvec(q: np.ndarray) -> np.ndarray:
+def quat_to_rotvec(q: NDArray[Any]) -> NDArray[Any]:
     """Rotation vectors (..., 3) of unit quaternions (..., 4) (x, y, z, w), angles in [0, pi]:
     ``2 atan2(|v|, w) v / |v|`` with the sign making w >= 0 (series 2/w near zero)."""
     q = np.where(q[..., 3:] < 0, -q, q)
@@ -40,7 +42,8 @@ def quat_to_rotvec(q: np.ndarray) -> np.ndarray:
     s = np.linalg.norm(v, axis=-1)
     small = s < 1e-8
     ratio = np.where(small, 2 / np.where(small, w, 1), 2 * np.arctan2(s, w) / np.where(small, 1, s))
-    return v * ratio[..., None]
+    rotvec: NDArray[Any] = v * ratio[..., None]
+    return rotvec
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,17 +63,17 @@ class BodyMotion:
     source : str, the file read.
     """
 
-    poses: np.ndarray
-    transl: np.ndarray
-    betas: np.ndarray
-    expression: Optional[np.ndarray]
+    poses: NDArray[Any]
+    transl: NDArray[Any]
+    betas: NDArray[Any]
+    expression: Optional[NDArray[Any]]
     fps: float
     gender: str
     model_type: str
     source: str
 
     @property
-    def times(self) -> np.ndarray:
+    def times(self) -> NDArray[Any]:
         """(T,) float64 seconds, ``k / fps``."""
         return np.arange(len(self.poses)) / self.fps
 
@@ -103,13 +106,17 @@ class BodyMotion:
         a = u - i
         q = quat_from_rotvec(self.poses)
         q = slerp(q[i], q[i1], np.broadcast_to(a[:, None], (n, q.shape[1])))
-        lerp = lambda x: x[i] + a.reshape((n,) + (1,) * (x.ndim - 1)) * (x[i1] - x[i])  # noqa
+
+        def lerp(x: NDArray[Any]) -> NDArray[Any]:
+            y: NDArray[Any] = x[i] + a.reshape((n,) + (1,) * (x.ndim - 1)) * (x[i1] - x[i])
+            return y
+
         return dataclasses.replace(
             self, poses=quat_to_rotvec(q), transl=lerp(self.transl),
             expression=None if self.expression is None else lerp(self.expression), fps=fps)
 
 
-def _check_fps(fps, what: str) -> float:
+def _check_fps(fps: Union[SupportsFloat, str], what: str) -> float:
     try:
         fps = float(fps)
     except (TypeError, ValueError):
@@ -119,7 +126,8 @@ def _check_fps(fps, what: str) -> float:
     return fps
 
 
-def _frames(raw: Dict[str, np.ndarray], key: str, width: int, T: Optional[int], name: str):
+def _frames(raw: Dict[str, NDArray[Any]], key: str, width: int, T: Optional[int],
+            name: str) -> NDArray[Any]:
     """raw[key] as (T, width) float64, finite; T the first array's frame count."""
     if key not in raw:
         raise BodyModelError(f"{name}: missing key {key!r}")
@@ -130,7 +138,7 @@ def _frames(raw: Dict[str, np.ndarray], key: str, width: int, T: Optional[int], 
     return _finite(a, key, name)
 
 
-def _finite(a: np.ndarray, key: str, name: str) -> np.ndarray:
+def _finite(a: NDArray[Any], key: str, name: str) -> NDArray[Any]:
     a = a.astype(np.float64)
     if not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0]
@@ -139,7 +147,7 @@ def _finite(a: np.ndarray, key: str, name: str) -> np.ndarray:
     return a
 
 
-def _scalar(raw, key, name) -> float:
+def _scalar(raw: Dict[str, NDArray[Any]], key: str, name: str) -> float:
     if key not in raw:
         raise BodyModelError(f"{name}: missing key {key!r}")
     a = raw[key]
@@ -151,7 +159,7 @@ def _scalar(raw, key, name) -> float:
         raise BodyModelError(f"{name}: {e}") from None
 
 
-def _model_type(text: Dict[str, str], rates: Dict[str, np.ndarray], name: str) -> str:
+def _model_type(text: Dict[str, str], rates: Dict[str, NDArray[Any]], name: str) -> str:
     """'smplx' for a file with ``surface_model_type`` or ``mocap_frame_rate``, else 'smplh'."""
     surface = text.get("surface_model_type")
     if surface is not None and surface.strip().lower() != "smplx":
@@ -160,7 +168,7 @@ def _model_type(text: Dict[str, str], rates: Dict[str, np.ndarray], name: str) -
     return "smplx" if surface is not None or "mocap_frame_rate" in rates else "smplh"
 
 
-def load_amass(path) -> BodyMotion:
+def load_amass(path: PathLike) -> BodyMotion:
     """Read an AMASS motion .npz (SMPL+H or SMPL-X layout, told apart by its keys).
 
     Parameters

@@ -30,14 +30,16 @@ import re
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
 from ..clip import Channel, Clip
 from .detect import check_format
 from ..kernels import quat_from_rotvec, quat_multiply
 from ..limits import MAX_FILE_VALUE, duration_error
+from .._types import PathLike
 from ..model import Model, Skeleton, float_dtype
 
 __all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
@@ -83,12 +85,12 @@ class BvhModel(Model):
 
     frame_time: float = 0.0
     frame_count: int = 0
-    end_sites: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    end_sites: NDArray[Any] = field(default_factory=lambda: np.zeros(0, dtype=bool))
     channels: List[Tuple[int, str]] = field(default_factory=list)
-    motion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    motion: NDArray[Any] = field(default_factory=lambda: np.zeros((0, 0)))
 
 
-def load_bvh(path, dtype=np.float64) -> BvhModel:
+def load_bvh(path: PathLike, dtype: DTypeLike = np.float64) -> BvhModel:
     """Load the skeleton and motion of a BVH file.
 
     The conventions (End Sites as joints, channel orders, no axis or unit conversion) are those
@@ -133,7 +135,7 @@ def load_bvh(path, dtype=np.float64) -> BvhModel:
     return parse_bvh(text, dtype=dtype, name=path.stem)
 
 
-def parse_bvh(text: str, dtype=np.float64, name: Optional[str] = None) -> BvhModel:
+def parse_bvh(text: str, dtype: DTypeLike = np.float64, name: Optional[str] = None) -> BvhModel:
     """Parse the text of a BVH file; see :func:`load_bvh`.  ``name`` names the model and clip."""
     dtype = float_dtype(dtype)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -162,7 +164,7 @@ class _Statements:
         self.lines = lines
         self.i = 0
 
-    def next(self):
+    def next(self) -> Tuple[int, Optional[str]]:
         """(line number, stripped text) of the next non-blank line; (last line, None) at the
         end."""
         while self.i < len(self.lines):
@@ -173,7 +175,7 @@ class _Statements:
         return _last_line(self.lines), None
 
 
-def _last_line(lines) -> int:
+def _last_line(lines: List[str]) -> int:
     """The number of the file's last line (a final line break does not start a new line)."""
     return max(1, len(lines) - (lines[-1] == ""))
 
@@ -205,7 +207,7 @@ def _parse_count(token: str, line: int, what: str) -> int:
     return int(token)
 
 
-def _parse_hierarchy(lines) -> _Hierarchy:
+def _parse_hierarchy(lines: List[str]) -> _Hierarchy:
     h = _Hierarchy()
     st = _Statements(lines)
     line, s = st.next()
@@ -265,8 +267,8 @@ def _statement(st: _Statements, keyword: str, label: str) -> Tuple[int, List[str
     return line, words
 
 
-def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens, parent: int,
-                 stack) -> None:
+def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens: List[str],
+                 parent: int, stack: List[Tuple[int, int, str]]) -> None:
     end = tokens[0].upper() == "END"
     if end:
         name, label = None, f"the End Site of {h.names[parent]!r}"
@@ -314,7 +316,7 @@ def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens, pare
 # --- MOTION ----------------------------------------------------------------------------------
 
 
-def _header(st: _Statements, pattern: re.Pattern, expected: str) -> Tuple[int, str]:
+def _header(st: _Statements, pattern: re.Pattern[str], expected: str) -> Tuple[int, str]:
     """The line number of the next line, which must match ``pattern``, and its group 1."""
     line, text = st.next()
     m = None if text is None else pattern.match(text)
@@ -324,7 +326,7 @@ def _header(st: _Statements, pattern: re.Pattern, expected: str) -> Tuple[int, s
     return line, m.group(1)
 
 
-def _parse_motion(lines, h: _Hierarchy):
+def _parse_motion(lines: List[str], h: _Hierarchy) -> Tuple[NDArray[Any], int, float]:
     st = _Statements(lines)
     st.i = h.motion_line
     line, count = _header(st, _FRAMES, "'Frames: <count>' after MOTION")
@@ -371,7 +373,7 @@ def _parse_motion(lines, h: _Hierarchy):
     return values, frame_count, frame_time
 
 
-def _locate_bad_value(data, h: _Hierarchy) -> None:
+def _locate_bad_value(data: List[Tuple[int, str]], h: _Hierarchy) -> None:
     """Raise BvhError for the first value of the motion block that is not a finite number."""
     for line, text in data:
         for col, token in enumerate(text.split()):
@@ -390,7 +392,8 @@ def _joint_label(h: _Hierarchy, j: int) -> str:
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
 
 
-def _build(h: _Hierarchy, motion: np.ndarray, frame_count: int, frame_time: float, dtype,
+def _build(h: _Hierarchy, motion: NDArray[Any], frame_count: int, frame_time: float,
+           dtype: np.dtype[Any],
            name: Optional[str]) -> BvhModel:
     n = len(h.names)
     names = _end_site_names(h)
@@ -432,8 +435,8 @@ def _end_site_names(h: _Hierarchy) -> List[str]:
     return names
 
 
-def _channels(h: _Hierarchy, motion: np.ndarray, offsets: np.ndarray, frame_count: int,
-              frame_time: float, dtype) -> List[Channel]:
+def _channels(h: _Hierarchy, motion: NDArray[Any], offsets: NDArray[Any], frame_count: int,
+              frame_time: float, dtype: np.dtype[Any]) -> List[Channel]:
     """One translation channel per joint with position channels, one rotation channel per joint
     with rotation channels, keys at ``i * frame_time``; rotations built by the kernels over all
     frames at once."""

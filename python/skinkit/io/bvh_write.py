@@ -6,12 +6,18 @@ rest offset gets position channels (a root always does)."""
 from __future__ import annotations
 
 import io
-from typing import List, Optional
+from typing import TYPE_CHECKING, Any, Iterable, List, Optional
 
 import numpy as np
+from numpy.typing import NDArray
 from .. import kernels
 from ..export import write_atomic
 from ..pose import frame_times, resolve_clip
+
+if TYPE_CHECKING:
+    from .._types import PathLike
+    from ..model import Model
+    from ..request import ClipLike
 
 __all__ = ["write_bvh"]
 
@@ -21,7 +27,7 @@ ORDERS = ("ZXY", "ZYX", "XYZ", "XZY", "YXZ", "YZX")
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
 
 
-def _euler(q: np.ndarray, order: str) -> np.ndarray:
+def _euler(q: NDArray[Any], order: str) -> NDArray[Any]:
     """(T, 3) degrees a, b, c with R(q) = R_i(a) R_j(b) R_k(c) for ``order`` = ijk (intrinsic
     Tait-Bryan angles; the middle one by atan2, accurate near +-90); at gimbal lock c = 0."""
     i, j, k = (_AXIS[c] for c in order)
@@ -33,10 +39,11 @@ def _euler(q: np.ndarray, order: str) -> np.ndarray:
     a = np.where(lock, np.arctan2(s * R[..., k, j], R[..., j, j]),
                  np.arctan2(-s * R[..., j, k], R[..., k, k]))
     c = np.where(lock, 0.0, np.arctan2(-s * R[..., i, j], R[..., i, i]))
-    return np.degrees(np.stack([a, b, c], -1))
+    degrees: NDArray[np.float64] = np.degrees(np.stack([a, b, c], -1))
+    return degrees
 
 
-def _order(q: np.ndarray) -> str:
+def _order(q: NDArray[Any]) -> str:
     """the intrinsic order (BVH's channel order) whose middle angle is farthest from +-90"""
     worst = [np.abs(_euler(q, o)[:, 1]).max() for o in ORDERS]
     return ORDERS[int(np.argmin(worst))]
@@ -46,7 +53,8 @@ def _name(name: Optional[str], j: int) -> str:
     return "_".join(str(name).split()) if name else f"joint{j}"
 
 
-def write_bvh(model, clip, path, frame_time: Optional[float] = None) -> None:
+def write_bvh(model: Model, clip: ClipLike, path: PathLike,
+              frame_time: Optional[float] = None) -> None:
     """Write ``model``'s skeleton and ``clip`` as a BVH file.
 
     Parameters
@@ -78,8 +86,8 @@ def write_bvh(model, clip, path, frame_time: Optional[float] = None) -> None:
     ft = float(frame_time or getattr(model, "frame_time", 0.0) or 1.0 / 30.0)
     if not ft > 0:
         raise ValueError(f"frame_time must be > 0, got {frame_time!r}")
-    times = frame_times(c, 1.0 / ft) if c is not None else np.zeros(1)
-    times = np.arange(len(times)) * ft
+    count = len(frame_times(c, 1.0 / ft)) if c is not None else 1
+    times = np.arange(count) * ft
     tr, ro, sc = (np.asarray(a, np.float64) for a in model.local_pose(c, times))
     sk = model.skeleton
     bad = np.flatnonzero(np.any(np.abs(sc - 1.0) > 1e-9, axis=(0, 2)))
@@ -88,12 +96,17 @@ def write_bvh(model, clip, path, frame_time: Optional[float] = None) -> None:
                          f"{sc[0, bad[0]].tolist()}; BVH joints have unit scale")
     parents = np.asarray(sk.parents)
     ends = np.asarray(getattr(model, "end_sites", np.zeros(0, bool)), bool)
-    end = lambda j: j < ends.size and ends[j]
+
+    def end(j: int) -> bool:
+        return j < ends.size and bool(ends[j])
+
     offsets = np.asarray(sk.translations, np.float64)
-    columns: List[np.ndarray] = []
+    columns: List[NDArray[Any]] = []
     out = io.StringIO()
     out.write("HIERARCHY\n")
-    num = lambda v: " ".join(f"{x:.17g}" for x in v)
+
+    def num(v: Iterable[float]) -> str:
+        return " ".join(f"{x:.17g}" for x in v)
 
     def joint(j: int, depth: int) -> None:
         pad = "\t" * depth

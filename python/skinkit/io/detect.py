@@ -6,7 +6,13 @@ reads it (``check_format``), instead of failing on the first bytes it cannot par
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Union
+
+from .._types import PathLike
+
+if TYPE_CHECKING:
+    from ..body import BodyModel
+    from ..model import Model
 
 _HEAD = 4096   # ASCII FBX headers and JSON openings sit well inside this
 
@@ -53,13 +59,14 @@ def sniff(head: bytes) -> Optional[Format]:
     return None
 
 
-def read_head(path) -> bytes:
+def read_head(path: PathLike) -> bytes:
     """The first bytes of ``path`` (OSError if it cannot be read)."""
     with open(path, "rb") as f:
         return f.read(_HEAD)
 
 
-def check_format(path, reader: str, error=ValueError) -> None:
+def check_format(path: PathLike, reader: str,
+                 error: Callable[[str], Exception] = ValueError) -> None:
     """Raise ``error`` when ``path`` looks like a format that ``reader`` ("gltf", "fbx", "bvh",
     "body") does not read, naming what it looks like and the function that reads it; a file
     of no known signature is left to the reader."""
@@ -70,7 +77,7 @@ def check_format(path, reader: str, error=ValueError) -> None:
                     "by content)")
 
 
-def load_model(path, **kwargs):
+def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
     """Load a model or motion file with the reader its content calls for.
 
     Parameters

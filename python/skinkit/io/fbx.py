@@ -15,12 +15,14 @@ against ``max_bytes`` before any is allocated, and no other file (textures, cach
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
 from .. import _core, limits
 from ..clip import Channel, Clip
+from .._types import PathLike
 from ..model import Model, Primitive, Skeleton, Skin, float_dtype
 
 __all__ = ["FbxError", "load_fbx"]
@@ -35,8 +37,8 @@ class FbxError(ValueError):
     the file."""
 
 
-def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: Optional[int] = None
-             ) -> Model:
+def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
+             max_bytes: Optional[int] = None) -> Model:
     """Load the nodes, skins, meshes, blend shapes and animation stacks of an FBX file.
 
     Parameters
@@ -109,7 +111,7 @@ def load_fbx(path, dtype=np.float64, axes: str = "gltf", max_bytes: Optional[int
         raise FbxError(f"{path}: {e}") from None
 
 
-def _assemble(scene: dict, dtype: np.dtype, name: str) -> Model:
+def _assemble(scene: Dict[str, Any], dtype: np.dtype[Any], name: str) -> Model:
     nodes = scene["nodes"]
     trs = nodes["trs"].astype(dtype)
     skeleton = Skeleton(nodes["names"], nodes["parents"], trs[:, :3].copy(), trs[:, 3:7].copy(),
@@ -129,12 +131,14 @@ def _assemble(scene: dict, dtype: np.dtype, name: str) -> Model:
     return Model(skeleton, skins, primitives, clips, name=name)
 
 
-def _primitive(p: dict, dtype: np.dtype) -> Primitive:
+def _primitive(p: Dict[str, Any], dtype: np.dtype[Any]) -> Primitive:
     faces = p["faces"]
     faces = faces[np.all(faces >= 0, axis=1)]
     targets = len(p["target_weight"])
     skinned = p["skin"] >= 0 and p["joints"] is not None
-    cast = (lambda a: None if a is None else a.astype(dtype))
+    def cast(a: Optional[NDArray[Any]]) -> Optional[NDArray[Any]]:
+        return None if a is None else a.astype(dtype)
+
     return Primitive(
         node=p["node"], mesh=p["mesh"], index=0, skin=p["skin"] if skinned else None,
         positions=p["positions"].astype(dtype), normals=cast(p["normals"]), uvs=cast(p["uvs"]),
@@ -145,8 +149,8 @@ def _primitive(p: dict, dtype: np.dtype) -> Primitive:
         target_names=p["target_names"] if targets else None)
 
 
-def _attach_unweighted(prim: Primitive, s: int, joints: np.ndarray, weights: np.ndarray,
-                       free: np.ndarray, skins: List[Skin]) -> None:
+def _attach_unweighted(prim: Primitive, s: int, joints: NDArray[Any], weights: NDArray[Any],
+                       free: NDArray[Any], skins: List[Skin]) -> None:
     """Control points without influences (``free``) follow the mesh's own node, as ufbx's and
     Blender's skinning do: the node joins a copy of skin ``s`` as a joint with an identity
     inverse bind matrix (the geometry transform is already in the vertices) and takes them with
@@ -161,7 +165,7 @@ def _attach_unweighted(prim: Primitive, s: int, joints: np.ndarray, weights: np.
     prim.weights[free, 0] = 1
 
 
-def shape_weights(channel_weights: np.ndarray, prim: dict) -> np.ndarray:
+def shape_weights(channel_weights: NDArray[Any], prim: Dict[str, Any]) -> NDArray[Any]:
     """The weight of each blend shape (T, M) for channel weights (T, C) or (C,), as ufbx's
     ``ufbx_blend_keyframe.effective_weight``: along a channel, the shapes sit at their target
     weights with an implicit base shape at 0, the weight is interpolated linearly between the
@@ -184,7 +188,8 @@ def shape_weights(channel_weights: np.ndarray, prim: dict) -> np.ndarray:
     return out
 
 
-def _strict_keys(times: np.ndarray, values: np.ndarray, dtype: np.dtype):
+def _strict_keys(times: NDArray[Any], values: NDArray[Any], dtype: np.dtype[Any]
+                 ) -> Tuple[NDArray[Any], NDArray[Any]]:
     """Keys with strictly increasing times in ``dtype``: of keys whose times are equal (ufbx's
     pair around a stepped key, merged by a float32 cast) the last is kept."""
     t = times.astype(dtype)
@@ -192,9 +197,9 @@ def _strict_keys(times: np.ndarray, values: np.ndarray, dtype: np.dtype):
     return t[keep], values[keep].astype(dtype)
 
 
-def _clip(clip: dict, prims: List[dict], dtype: np.dtype) -> Clip:
+def _clip(clip: Dict[str, Any], prims: List[Dict[str, Any]], dtype: np.dtype[Any]) -> Clip:
     channels = []
-    weight_tracks: Dict[int, tuple] = {}
+    weight_tracks: Dict[int, Tuple[NDArray[Any], NDArray[Any]]] = {}
     for target, kind, times, values in clip["tracks"]:
         if kind == _WEIGHT_TRACK:
             weight_tracks[target] = (times, values[:, 0])

@@ -10,17 +10,20 @@ are read by ``pkl`` without running code from the file or letting NumPy interpre
 from __future__ import annotations
 
 import os
-from typing import Dict
+from typing import Any, Dict
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .arrays import MAX_ARRAY_BYTES, BodyModelError
+from ..._types import PathLike
+from ...limits import MAX_ARRAY_BYTES
+from .arrays import BodyModelError
 from .layouts import KINDS, REQUIRED, find_body_model
 from .npz import read_npz, read_npz_text
 from .pkl import read_pickle, to_array
 
 
-def _from_pickle(path) -> Dict[str, np.ndarray]:
+def _from_pickle(path: PathLike) -> Dict[str, NDArray[Any]]:
     raw = read_pickle(path)
     out = {}
     for key in REQUIRED:
@@ -32,7 +35,7 @@ def _from_pickle(path) -> Dict[str, np.ndarray]:
     return out
 
 
-def read_body_arrays(path) -> Dict[str, np.ndarray]:
+def read_body_arrays(path: PathLike) -> Dict[str, NDArray[Any]]:
     """The arrays REQUIRED of a .pkl or .npz body model file (told apart by content), keyed as
     in the file, numeric, owned.
 

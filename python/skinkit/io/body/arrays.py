@@ -6,9 +6,10 @@ byte count against the data, the sparse index arrays against the shape.  Only ``
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...limits import MAX_ARRAY_BYTES  # larger declared sizes are refused before allocating
 
@@ -22,7 +23,7 @@ class BodyModelError(ValueError):
     what is wrong."""
 
 
-def numeric_dtype(descr, byteorder, key: str) -> np.dtype:
+def numeric_dtype(descr: object, byteorder: object, key: str) -> np.dtype[Any]:
     """The dtype ``byteorder + descr`` if ``descr`` is one of NUMERIC ('f8', 'u4', ...) and
     ``byteorder`` one of '<', '>', '|', '='; BodyModelError naming ``key`` otherwise."""
     if not isinstance(descr, str) or descr not in NUMERIC:
@@ -34,7 +35,7 @@ def numeric_dtype(descr, byteorder, key: str) -> np.dtype:
     return np.dtype(("=" if byteorder == "|" else byteorder) + descr)
 
 
-def checked_shape(shape, itemsize: int, key: str) -> tuple:
+def checked_shape(shape: object, itemsize: int, key: str) -> Tuple[int, ...]:
     """``shape`` as a tuple of at most 32 non-negative Python ints, each and the byte count at
     most MAX_ARRAY_BYTES; BodyModelError naming ``key`` otherwise."""
     if not isinstance(shape, (tuple, list)) or len(shape) > 32 or not all(
@@ -50,7 +51,8 @@ def checked_shape(shape, itemsize: int, key: str) -> tuple:
     return tuple(shape)
 
 
-def from_bytes(dtype: np.dtype, shape, data, fortran: bool, key: str) -> np.ndarray:
+def from_bytes(dtype: np.dtype[Any], shape: object, data: object, fortran: bool,
+               key: str) -> NDArray[Any]:
     """A new (owned, writeable) array of ``dtype`` and ``shape`` from the raw bytes ``data``,
     whose length must be the shape's byte count."""
     shape = checked_shape(shape, dtype.itemsize, key)
@@ -66,8 +68,8 @@ def from_bytes(dtype: np.dtype, shape, data, fortran: bool, key: str) -> np.ndar
     return flat.reshape(shape, order="F" if fortran else "C").copy(order="C")
 
 
-def dense_from_compressed(fmt: str, shape: Any, data: np.ndarray, indices: np.ndarray,
-                          indptr: np.ndarray, key: str) -> np.ndarray:
+def dense_from_compressed(fmt: str, shape: Any, data: NDArray[Any], indices: NDArray[Any],
+                          indptr: NDArray[Any], key: str) -> NDArray[Any]:
     """The dense float64 matrix of a scipy.sparse CSC (``fmt`` 'csc') or CSR matrix's stored
     arrays, every array checked first: integer indices in range, a monotone ``indptr`` from 0
     of one entry per column (CSC) or row (CSR) plus one, numeric data."""

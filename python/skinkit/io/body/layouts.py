@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Tuple
 
+from ..._types import PathLike
+
 # the keys a model needs (smplx 0.1.28 reads these); SMPL-X's landmarks and object arrays, the
 # hand PCA and the priors are never read
 REQUIRED = ("v_template", "shapedirs", "posedirs", "J_regressor", "weights", "kintree_table", "f")
@@ -38,7 +40,7 @@ _DEFAULT_EXT = {"smpl": "pkl", "smplh": "pkl", "smplx": "npz", "mano": "pkl", "f
 GENDERS = ("neutral", "male", "female")
 
 
-def candidates(body_dir, model_type: str, gender: str) -> List[Path]:
+def candidates(body_dir: PathLike, model_type: str, gender: str) -> List[Path]:
     """The files ``find_body_model`` tries, in order."""
     folder = Path(body_dir) / model_type
     stem = f"{model_type.upper()}_{gender.upper()}"
@@ -48,7 +50,7 @@ def candidates(body_dir, model_type: str, gender: str) -> List[Path]:
             folder / gender / "model.npz", folder / gender / "model.pkl"]
 
 
-def find_body_model(body_dir, model_type: str, gender: str) -> Path:
+def find_body_model(body_dir: PathLike, model_type: str, gender: str) -> Path:
     """The model file of ``model_type`` ('smpl', 'smplh', 'smplx', 'mano', 'flame') and
     ``gender`` ('neutral', 'male', 'female') in a folder laid out as ``smplx.create`` expects
     (``DIR/smplh/SMPLH_MALE.pkl``, ``DIR/smplx/SMPLX_FEMALE.npz``, either suffix) or as AMASS

@@ -14,13 +14,15 @@ import os
 import tokenize
 import zipfile
 import zlib
-from typing import Any, Dict, Iterable
+from typing import Any, Dict, Iterable, Tuple, Union
 
 import numpy as np
+from numpy.typing import NDArray
 import numpy.lib.format as npy
 
-from ...limits import MAX_TEXT_BYTES
-from .arrays import BodyModelError, MAX_ARRAY_BYTES, checked_shape, from_bytes, numeric_dtype
+from ..._types import PathLike
+from ...limits import MAX_ARRAY_BYTES, MAX_TEXT_BYTES
+from .arrays import BodyModelError, checked_shape, from_bytes, numeric_dtype
 
 _HEADER_READERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
 # what zipfile and NumPy's header parser raise on bad bytes (tokenize.TokenError and
@@ -30,7 +32,8 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplemented
                SyntaxError)
 
 
-def _check_dtype(dtype: np.dtype, kind: str, shape, where: str) -> np.dtype:
+def _check_dtype(dtype: np.dtype[Any], kind: str, shape: Tuple[int, ...],
+                 where: str) -> np.dtype[Any]:
     if kind == "text":
         if dtype.kind not in "US" or shape != ():
             raise BodyModelError(f"{where}: expected a 0-d string, got dtype {dtype.str} of "
@@ -42,7 +45,8 @@ def _check_dtype(dtype: np.dtype, kind: str, shape, where: str) -> np.dtype:
     return numeric_dtype(dtype.str[1:], dtype.str[0], where)
 
 
-def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str, where: str):
+def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str,
+            where: str) -> Union[str, NDArray[Any]]:
     limit = MAX_TEXT_BYTES if kind == "text" else MAX_ARRAY_BYTES
     if info.file_size > limit + 65536:                # the .npy header is at most 64 KiB
         raise BodyModelError(f"{where}: the member is {info.file_size} bytes uncompressed, "
@@ -67,7 +71,7 @@ def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str, where: str):
     return from_bytes(dtype, shape, data, fortran, where)
 
 
-def _read(path, keys: Iterable[str], kind: str) -> Dict[str, Any]:
+def _read(path: PathLike, keys: Iterable[str], kind: str) -> Dict[str, Any]:
     name = os.fspath(path)
     with open(path, "rb"):
         pass                                          # OSError for a missing file, as before
@@ -91,7 +95,7 @@ def _read(path, keys: Iterable[str], kind: str) -> Dict[str, Any]:
     return out
 
 
-def read_npz(path, keys: Iterable[str]) -> Dict[str, np.ndarray]:
+def read_npz(path: PathLike, keys: Iterable[str]) -> Dict[str, NDArray[Any]]:
     """The numeric arrays ``keys`` of the .npz at ``path`` that it holds (owned copies);
     missing keys are absent from the result.
 
@@ -106,7 +110,7 @@ def read_npz(path, keys: Iterable[str]) -> Dict[str, np.ndarray]:
     return _read(path, keys, "numeric")
 
 
-def read_npz_text(path, keys: Iterable[str]) -> Dict[str, str]:
+def read_npz_text(path: PathLike, keys: Iterable[str]) -> Dict[str, str]:
     """The 0-d string members ``keys`` (str or bytes arrays, bytes read as latin1) of the .npz
     at ``path`` that it holds, as str; errors as ``read_npz``."""
     return _read(path, keys, "text")

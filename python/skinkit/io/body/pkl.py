@@ -17,10 +17,12 @@ import io
 import os
 import pickle
 import struct
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import numpy as np
+from numpy.typing import NDArray
 
+from ..._types import PathLike
 from ...limits import MAX_PICKLE_BYTES
 from .arrays import BodyModelError, dense_from_compressed, from_bytes, numeric_dtype
 
@@ -30,14 +32,14 @@ class _Recorded:
 
     state: Any = None
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: object) -> None:
         self.state = state
 
 
 class _Dtype(_Recorded):
     """``numpy.dtype(descr, align, copy)``, recorded."""
 
-    def __init__(self, *args):
+    def __init__(self, *args: object) -> None:
         self.args = args
 
 
@@ -45,21 +47,22 @@ class _Array(_Recorded):
     """``numpy.ndarray`` (the class ``_reconstruct`` is given, and an array stand-in): its
     state is ``(version, shape, dtype, fortran, data)``."""
 
-    def __init__(self, *args):
+    def __init__(self, *args: object) -> None:
         self.args = args
 
 
 class _Scalar(_Recorded):
     """``multiarray.scalar(dtype, data)``: a NumPy scalar, recorded."""
 
-    def __init__(self, dtype=None, data=b""):
+    def __init__(self, dtype: object = None, data: object = b"") -> None:
         self.dtype, self.data = dtype, data
 
 
 class _FromBuffer(_Recorded):
     """``numeric._frombuffer(buffer, dtype, shape, order)`` of protocol 5, recorded."""
 
-    def __init__(self, buf=None, dtype=None, shape=None, order="C"):
+    def __init__(self, buf: object = None, dtype: object = None, shape: object = None,
+                 order: object = "C") -> None:
         self.buf, self.dtype, self.shape, self.order = buf, dtype, shape, order
 
 
@@ -70,20 +73,20 @@ class _Stored(_Recorded):
 
     cls_name = "?"
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: object, **kwargs: object) -> None:
         if args or kwargs:
             raise pickle.UnpicklingError(f"refused call of {self.cls_name} (a body model file "
                                          "holds only arrays)")
 
 
-def _reconstruct(cls=None, shape=None, typecode=None):
+def _reconstruct(cls: object = None, shape: object = None, typecode: object = None) -> _Array:
     """``multiarray._reconstruct(ndarray, (0,), b'b')``: an array stand-in awaiting BUILD."""
     if cls is not _Array:
         raise pickle.UnpicklingError("_reconstruct of a class other than numpy.ndarray")
     return _Array()
 
 
-def _encode(text, encoding="utf-8"):
+def _encode(text: object, encoding: str = "utf-8") -> bytes:
     """``_codecs.encode(str, 'latin1')``: how Python 3 pickles bytes at protocols 0-2."""
     if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
         raise pickle.UnpicklingError("_codecs.encode of something other than a latin1 str")
@@ -94,7 +97,7 @@ def _placeholder(module: str, name: str) -> type:
     return type(name, (_Stored,), {"cls_name": f"{module}.{name}"})
 
 
-def _reconstructor(cls, base, state=None):
+def _reconstructor(cls: object, base: object, state: object = None) -> _Stored:
     """copy_reg._reconstructor of Python 2 pickles, for placeholders only."""
     if not (isinstance(cls, type) and issubclass(cls, _Stored)) or base is not object:
         raise pickle.UnpicklingError("copy_reg._reconstructor of a refused class")
@@ -114,8 +117,9 @@ class _Unpickler(pickle._Unpickler):
     a PUT opcode names (a 191-byte file with LONG_BINPUT 175726962 made it allocate 2.7 GB)."""
 
     dispatch = dict(pickle._Unpickler.dispatch)
+    stack: List[Any]   # the pure-Python unpickler's stack (not in typeshed's stub)
 
-    def _load_build(self):
+    def _load_build(self) -> None:
         """BUILD only on a stand-in or placeholder (setting attributes of anything else, such
         as the stand-in classes themselves, would change them for later files)."""
         if not isinstance(self.stack[-2], _Recorded):
@@ -126,7 +130,7 @@ class _Unpickler(pickle._Unpickler):
 
     dispatch[pickle.BUILD[0]] = _load_build  # type: ignore[assignment]
 
-    def find_class(self, module, name):
+    def find_class(self, module: str, name: str) -> Any:
         if module == "numpy" and name in _NUMPY:
             return _NUMPY[name]
         if module in ("numpy.core.multiarray", "numpy._core.multiarray") and name in _MULTIARRAY:
@@ -150,7 +154,7 @@ _LOAD_ERRORS = (pickle.UnpicklingError, EOFError, AttributeError, ValueError, Ty
                 struct.error)
 
 
-def read_pickle(path) -> Dict[str, Any]:
+def read_pickle(path: PathLike) -> Dict[str, Any]:
     """The dict a body-model pickle holds, its arrays as stand-ins (see ``to_array``)."""
     name = os.fspath(path)
     with open(path, "rb") as f:
@@ -169,7 +173,7 @@ def read_pickle(path) -> Dict[str, Any]:
     return data
 
 
-def _dtype_of(stub, key: str) -> np.dtype:
+def _dtype_of(stub: object, key: str) -> np.dtype[Any]:
     """The numeric dtype a recorded ``numpy.dtype(descr, 0, 1)`` with its version-3 state
     describes: (3, byteorder, None, None, None, elsize, alignment, 0)."""
     if not isinstance(stub, _Dtype) or not stub.args:
@@ -183,7 +187,7 @@ def _dtype_of(stub, key: str) -> np.dtype:
     return numeric_dtype(stub.args[0], st[1], key)
 
 
-def _bytes(data, key: str):
+def _bytes(data: object, key: str) -> object:
     """Array bytes as pickled: bytes, a Python 2 str read as latin1, or a bytearray."""
     if isinstance(data, str):
         try:
@@ -193,7 +197,7 @@ def _bytes(data, key: str):
     return data
 
 
-def _array(stub: _Array, key: str) -> np.ndarray:
+def _array(stub: _Array, key: str) -> NDArray[Any]:
     st = stub.state
     if isinstance(st, tuple) and len(st) == 5 and st[0] == 1:
         st = st[1:]
@@ -204,7 +208,7 @@ def _array(stub: _Array, key: str) -> np.ndarray:
     return from_bytes(_dtype_of(dtype, key), shape, _bytes(data, key), fortran, key)
 
 
-def _sparse(value: _Stored, key: str) -> np.ndarray:
+def _sparse(value: _Stored, key: str) -> NDArray[Any]:
     st = value.state
     fmt = value.cls_name.rsplit(".", 1)[-1][:3]
     if not isinstance(st, dict) or fmt not in ("csc", "csr") or \
@@ -217,7 +221,7 @@ def _sparse(value: _Stored, key: str) -> np.ndarray:
     return dense_from_compressed(fmt, shape, key=key, **parts)
 
 
-def to_array(value, key: str, objects: bool = True) -> np.ndarray:
+def to_array(value: object, key: str, objects: bool = True) -> NDArray[Any]:
     """The array a loaded value stands for: a recorded ndarray, scalar or protocol-5 buffer
     rebuilt from its checked bytes, and (``objects``) a chumpy object's stored ``x`` or a
     scipy.sparse CSC/CSR matrix made dense.  BodyModelError naming ``key`` for anything else

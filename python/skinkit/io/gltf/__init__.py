@@ -22,18 +22,20 @@ import json
 import os
 import struct
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from ..detect import check_format
 from .accessors import Accessors
 from .clips import read_clips
-from .fields import GltfError, list_field
+from .fields import GltfError, Json, list_field
 from .meshes import read_primitives, target_counts
 from .materials import read_materials
 from .nodes import read_skeleton, read_skins, scene_nodes
 from ...model import Model, float_dtype
+from ..._types import PathLike
 
 __all__ = ["GltfError", "load_gltf"]
 
@@ -55,7 +57,8 @@ _SUPPORTED_EXTENSION_PREFIXES = ("KHR_mesh_quantization", "KHR_draco_mesh_compre
 _MESHOPT = "EXT_meshopt_compression"
 
 
-def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
+def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
+              scene: Optional[int] = None) -> Model:
     """Load the skeleton, skins, mesh primitive instances and animations of a glTF 2.0 model.
 
     Parameters
@@ -113,7 +116,7 @@ def load_gltf(path, dtype=np.float64, scene: Optional[int] = None) -> Model:
                  materials=read_materials(doc, accessors))
 
 
-def _parse_glb(data: bytes):
+def _parse_glb(data: bytes) -> Tuple[Json, Optional[memoryview]]:
     """Split a GLB file into its JSON document and its BIN chunk (a memoryview, or None)."""
     if len(data) < 12:
         raise GltfError(f"GLB header: the file has {len(data)} bytes, the header needs 12")
@@ -142,7 +145,7 @@ def _parse_glb(data: bytes):
     return _parse_json(chunks[0][1]), bin_chunk
 
 
-def _parse_json(raw) -> dict:
+def _parse_json(raw: Union[bytes, memoryview]) -> Json:
     """Parse and check the top of a glTF JSON document (an object with a 2.x ``asset.version``)."""
     try:
         doc = json.loads(bytes(raw).decode("utf-8"))

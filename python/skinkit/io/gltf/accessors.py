@@ -12,15 +12,19 @@ from __future__ import annotations
 import base64
 import os
 from pathlib import Path, PureWindowsPath
-from typing import Dict, Optional
+from typing import AbstractSet, Any, Dict, Optional, Sequence, Tuple, Union
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
-from .fields import GltfError, int_field, join, list_field, obj
+from .fields import GltfError, Json, int_field, join, list_field, obj
 from ...limits import Budget
 
-COMPONENTS: Dict[int, np.dtype] = {
+Kinds = AbstractSet[Tuple[int, bool]]
+"""Allowed (componentType, normalized) pairs of an accessor."""
+
+COMPONENTS: Dict[int, np.dtype[Any]] = {
     5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"), 5123: np.dtype("<u2"),
     5125: np.dtype("<u4"), 5126: np.dtype("<f4")}
 COMPONENT_NAMES = {5120: "BYTE", 5121: "UNSIGNED_BYTE", 5122: "SHORT", 5123: "UNSIGNED_SHORT",
@@ -37,14 +41,14 @@ JOINT_INDEX = frozenset({(5121, False), (5123, False)})
 VERTEX_INDEX = frozenset({(5121, False), (5123, False), (5125, False)})
 
 
-def _normalize(a: np.ndarray) -> np.ndarray:
+def _normalize(a: NDArray[Any]) -> NDArray[Any]:
     """Normalized integers to float64 (glTF 2.0 "Accessors"): c / max, at least -1 if signed."""
     info = np.iinfo(a.dtype)
     f = a / np.float64(info.max)
     return np.maximum(f, -1.0) if info.min < 0 else f
 
 
-def _check_range(a: np.ndarray, ctype: int, what: str) -> None:
+def _check_range(a: NDArray[Any], ctype: int, what: str) -> None:
     """Refuse values (decoded by an extension) that the accessor's componentType cannot hold:
     a cast would wrap them (joint 256 as UNSIGNED_BYTE becomes joint 0) or make them inf."""
     if a.dtype.kind not in "iuf":
@@ -79,7 +83,8 @@ class Accessors:
         from the file are bounded by (``skinkit.limits``; see :meth:`charge`).
     """
 
-    def __init__(self, doc: dict, bin_chunk, folder: Path, file_bytes: int):
+    def __init__(self, doc: Json, bin_chunk: Optional[memoryview], folder: Path,
+                 file_bytes: int):
         self.doc = doc
         self.folder = folder
         self.views = list_field(doc, "bufferViews", "")
@@ -88,7 +93,7 @@ class Accessors:
                         for b in range(len(list_field(doc, "buffers", "")))]
         self.buffer_bytes = sum(len(b) for b in self.buffers)
         self.budget = Budget(file_bytes + self.buffer_bytes)
-        self._decoded: Dict[int, np.ndarray] = {}
+        self._decoded: Dict[int, NDArray[Any]] = {}
 
     def charge(self, nbytes: int, path: str, what: str) -> None:
         """Count ``nbytes`` about to be allocated for ``what`` (at JSON path ``path``) against
@@ -100,7 +105,8 @@ class Accessors:
         if message is not None:
             raise GltfError(f"{path}: {message}")
 
-    def get(self, owner: dict, key: str, path: str, kinds, allowed) -> np.ndarray:
+    def get(self, owner: Json, key: str, path: str, kinds: Sequence[str],
+            allowed: Optional[Kinds]) -> NDArray[Any]:
         """Decode the accessor ``owner[key]`` refers to as a (count, n) array, checking its kind.
 
         ``kinds`` are the allowed types ("VEC3", ...), ``allowed`` the allowed
@@ -119,7 +125,7 @@ class Accessors:
             self._decoded[k] = self._decode(k)
         return self._decoded[k]
 
-    def cast(self, a: np.ndarray, dtype, path: str) -> np.ndarray:
+    def cast(self, a: NDArray[Any], dtype: DTypeLike, path: str) -> NDArray[Any]:
         """A copy of ``a`` as ``dtype``, charged to the file's budget (see :meth:`charge`)."""
         dtype = np.dtype(dtype)
         self.charge(a.size * dtype.itemsize, path, f"{a.size} {dtype} values")
@@ -132,7 +138,7 @@ class Accessors:
         """The bytes of ``bufferViews[v]`` (for compressed data that extensions decode)."""
         return self._view(v)[0]
 
-    def provide(self, owner: dict, key: str, path: str, values) -> None:
+    def provide(self, owner: Json, key: str, path: str, values: NDArray[Any]) -> None:
         """Cache ``values`` as the data of the accessor ``owner[key]`` refers to (decoded by an
         extension, e.g. Draco): they must have its count and width; they are converted to its
         componentType, and normalized integers decoded, as stored data would be."""
@@ -151,11 +157,12 @@ class Accessors:
             self.charge(a.size * 8, where, f"{a.size} normalized values as float64")
         self._decoded[k] = _normalize(a) if normalized else a
 
-    def _buffer(self, b: int, bin_chunk) -> memoryview:
+    def _buffer(self, b: int, bin_chunk: Optional[memoryview]) -> memoryview:
         path = f"buffers[{b}]"
         buffer = obj(self.doc["buffers"][b], path)
         length = int_field(buffer, "byteLength", path, lo=1)
         uri = buffer.get("uri")
+        data: Union[bytes, memoryview]
         if uri is None:
             if b != 0 or bin_chunk is None:
                 raise GltfError(f"{path}.uri: missing; only the first buffer of a .glb with a BIN "
@@ -206,7 +213,7 @@ class Accessors:
         with open(target, "rb") as f:
             return f.read(size if length is None else length)
 
-    def _view(self, v: int):
+    def _view(self, v: int) -> Tuple[memoryview, Optional[int]]:
         """Bytes of bufferViews[v] (memoryview) and its byteStride (None when absent)."""
         path = f"bufferViews[{v}]"
         view = obj(self.views[v], path)
@@ -221,8 +228,8 @@ class Accessors:
                             f"{len(self.buffers[b])} bytes of buffers[{b}]")
         return self.buffers[b][offset:offset + length], stride
 
-    def _read(self, owner: dict, path: str, count: int, kind: str, dtype: np.dtype,
-              strided: bool) -> np.ndarray:
+    def _read(self, owner: Json, path: str, count: int, kind: str, dtype: np.dtype[Any],
+              strided: bool) -> NDArray[Any]:
         """Copy ``count`` elements out of ``owner``'s bufferView/byteOffset as a (count, n) array.
 
         Matrix columns start on 4-byte boundaries (glTF 2.0 "Data Alignment"); ``strided``
@@ -246,11 +253,11 @@ class Accessors:
                             f"needs {need} bytes, bufferViews[{v}] has {len(data)}")
         # the copy is charged: many accessors may read one view
         self.charge(count * cols * rows * size, path, f"{count} {kind} elements")
-        raw: np.ndarray = np.ndarray((count, cols, rows), dtype=dtype, buffer=data,
+        raw: NDArray[Any] = NDArray[Any]((count, cols, rows), dtype=dtype, buffer=data,
                                      offset=offset, strides=(stride, column, size))
         return np.array(raw, dtype=dtype.newbyteorder("="), order="C").reshape(count, cols * rows)
 
-    def _decode(self, k: int) -> np.ndarray:
+    def _decode(self, k: int) -> NDArray[Any]:
         """accessors[k] as a (count, n) array: ints as stored, normalized ints as float64."""
         path = f"accessors[{k}]"
         acc = self.accessors[k]
@@ -275,8 +282,8 @@ class Accessors:
             return _normalize(out)
         return out
 
-    def _sparse(self, acc: dict, path: str, count: int, kind: str, dtype: np.dtype,
-                out: np.ndarray) -> None:
+    def _sparse(self, acc: Json, path: str, count: int, kind: str, dtype: np.dtype[Any],
+                out: NDArray[Any]) -> None:
         """Write an accessor's sparse substitutions into ``out`` (glTF 2.0 "Sparse Accessors")."""
         path = f"{path}.sparse"
         sparse = obj(acc["sparse"], path)
@@ -296,7 +303,7 @@ class Accessors:
         vpath = f"{path}.values"
         out[index] = self._read(obj(sparse.get("values"), vpath), vpath, n, kind, dtype, False)
 
-    def _meta(self, k: int):
+    def _meta(self, k: int) -> Tuple[int, str, bool]:
         """componentType, type and normalized of accessors[k], checked."""
         path = f"accessors[{k}]"
         acc = obj(self.accessors[k], path)

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...clip import PATHS, WEIGHTS, Channel, Clip
 from ...limits import duration_error
 from .accessors import FLOAT, SNORM, UNORM, Accessors
-from .fields import GltfError, int_field, list_field, name_field, obj, objects
+from .fields import GltfError, Json, int_field, list_field, name_field, obj, objects
 
 # a Channel field -> the sampler property it comes from
 _PROPERTY = {"times": "input", "values": "output", "interpolation": "interpolation"}
 
 
-def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
-               dtype: np.dtype) -> List[Clip]:
+def read_clips(doc: Json, accessors: Accessors, target_counts: Dict[int, int],
+               dtype: np.dtype[Any]) -> List[Clip]:
     """One Clip per ``animations[a]``.
 
     ``target_counts`` maps every node with a mesh to its number of morph targets (a weights
@@ -71,7 +72,8 @@ def read_clips(doc: dict, accessors: Accessors, target_counts: Dict[int, int],
     return out
 
 
-def _sampler(sampler: dict, path: str, kind: str, width: int, accessors: Accessors):
+def _sampler(sampler: Json, path: str, kind: str, width: int,
+             accessors: Accessors) -> Tuple[NDArray[Any], NDArray[Any], str]:
     """Key times (K,), values (K, C) or (3 K, C) and interpolation of one animation sampler.
 
     Times are seconds; rotation and weights values may be normalized integers, decoded to float.

@@ -10,12 +10,12 @@ of their own (or an uncompressed fallback when the extension is only used, not r
 from __future__ import annotations
 
 from .accessors import Accessors
-from .fields import GltfError, int_field, list_field, obj
+from .fields import GltfError, Json, int_field, list_field, obj
 
 DRACO = "KHR_draco_mesh_compression"
 
 
-def decode_draco(doc: dict, prim: dict, path: str, accessors: Accessors) -> None:
+def decode_draco(doc: Json, prim: Json, path: str, accessors: Accessors) -> None:
     """Decode the Draco data of ``prim`` (at JSON path ``path``) into ``accessors``' cache:
     each compressed attribute's accessor and the ``indices`` accessor.
 
@@ -55,7 +55,7 @@ def decode_draco(doc: dict, prim: dict, path: str, accessors: Accessors) -> None
         accessors.provide(prim, "indices", path, faces.reshape(-1, 1))
 
 
-def _has_fallback(prim: dict, accessors: Accessors) -> bool:
+def _has_fallback(prim: Json, accessors: Accessors) -> bool:
     """Whether the primitive's POSITION accessor has data of its own (the uncompressed fallback
     a file that only uses the extension must have), rather than zeros."""
     k = obj(prim.get("attributes"), "").get("POSITION")

@@ -6,11 +6,17 @@ the problem, e.g. ``accessors[3]: ...`` or ``nodes[4].children: ...``.
 """
 from __future__ import annotations
 
+from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, overload
+
 import numpy as np
+from numpy.typing import NDArray
 
 from ...limits import MAX_FILE_VALUE
 
-MISSING = object()
+Json = Dict[str, Any]
+"""A JSON object of the document (its values are whatever the file holds)."""
+MISSING: Any = object()
+_D = TypeVar("_D")
 
 
 class GltfError(ValueError):
@@ -24,7 +30,13 @@ def join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def int_field(obj: dict, key: str, path: str, default=MISSING, lo: int = 0, hi=None):
+@overload
+def int_field(obj: Json, key: str, path: str, *, lo: int = 0, hi: Optional[int] = None) -> int: ...
+@overload
+def int_field(obj: Json, key: str, path: str, default: _D, lo: int = 0,
+              hi: Optional[int] = None) -> Union[int, _D]: ...
+def int_field(obj: Json, key: str, path: str, default: Any = MISSING, lo: int = 0,
+              hi: Optional[int] = None) -> Any:
     """``obj[key]`` as an int in [lo, hi) (``path`` is the path of ``obj``); default if absent."""
     if key not in obj:
         if default is MISSING:
@@ -37,7 +49,7 @@ def int_field(obj: dict, key: str, path: str, default=MISSING, lo: int = 0, hi=N
     return value
 
 
-def list_field(obj: dict, key: str, path: str, required: bool = False) -> list:
+def list_field(obj: Json, key: str, path: str, required: bool = False) -> List[Any]:
     """``obj[key]`` as a list; an empty list if absent and not required."""
     if key not in obj and not required:
         return []
@@ -47,28 +59,30 @@ def list_field(obj: dict, key: str, path: str, required: bool = False) -> list:
     return value
 
 
-def objects(value: dict, key: str, path: str, required: bool = False) -> list:
+def objects(value: Json, key: str, path: str,
+            required: bool = False) -> List[Tuple[int, str, Json]]:
     """``(index, path, item)`` for every item of the array ``value[key]``, each a JSON object."""
     where = join(path, key)
     return [(i, f"{where}[{i}]", obj(item, f"{where}[{i}]"))
             for i, item in enumerate(list_field(value, key, path, required))]
 
 
-def obj(value, path: str) -> dict:
+def obj(value: object, path: str) -> Json:
     """``value`` if it is a JSON object."""
     if not isinstance(value, dict):
         raise GltfError(f"{path}: expected an object, got {type(value).__name__}")
     return value
 
 
-def name_field(value: dict, path: str):
+def name_field(value: Json, path: str) -> Optional[str]:
     name = value.get("name")
     if name is not None and not isinstance(name, str):
         raise GltfError(f"{path}.name: expected a string")
     return name
 
 
-def numbers_field(value: dict, key: str, path: str, n, default) -> np.ndarray:
+def numbers_field(value: Json, key: str, path: str, n: Optional[int],
+                  default: Optional[Sequence[float]]) -> NDArray[np.float64]:
     """``value[key]`` as a float64 array of ``n`` finite numbers of magnitude at most
     ``skinkit.limits.MAX_FILE_VALUE`` (any length for n = None); ``default`` if absent."""
     x = value.get(key, default)

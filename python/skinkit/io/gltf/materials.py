@@ -10,18 +10,19 @@ import base64
 import binascii
 import copy
 import json
-from typing import Optional
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .accessors import Accessors
-from .fields import GltfError, int_field, list_field, objects
+from .fields import GltfError, Json, int_field, list_field, objects
 
 _MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
          ".webp": "image/webp", ".ktx2": "image/ktx2"}
 
 
-def read_materials(doc: dict, accessors: Accessors) -> Optional[dict]:
+def read_materials(doc: Json, accessors: Accessors) -> Optional[Dict[str, Any]]:
     """``Model.materials`` of ``doc``, or None when it has no materials."""
     if not list_field(doc, "materials", ""):
         return None
@@ -34,14 +35,14 @@ def read_materials(doc: dict, accessors: Accessors) -> Optional[dict]:
     return out
 
 
-def _array(data, path: str, accessors: Accessors) -> np.ndarray:
+def _array(data: Union[bytes, memoryview], path: str, accessors: Accessors) -> NDArray[np.uint8]:
     """A copy of an image's bytes, charged to the file's budget (many images may share one
     buffer view or file)."""
     accessors.charge(len(data), path, f"{len(data)} image bytes")
     return np.frombuffer(bytes(data), dtype=np.uint8)
 
 
-def _image(image: dict, path: str, accessors: Accessors) -> dict:
+def _image(image: Json, path: str, accessors: Accessors) -> Json:
     entry = {k: copy.deepcopy(v) for k, v in image.items() if k not in ("uri", "bufferView")}
     if "bufferView" in image:
         v = int_field(image, "bufferView", path, hi=len(accessors.views))

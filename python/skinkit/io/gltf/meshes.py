@@ -4,13 +4,15 @@ instance of a scene, skinned or rigid, with its morph targets (glTF 2.0 sections
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .accessors import FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX, Accessors
+from .accessors import (FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX, Accessors,
+                        Kinds)
 from .draco import DRACO, decode_draco
-from .fields import GltfError, int_field, list_field, numbers_field, obj, objects
+from .fields import GltfError, Json, int_field, list_field, numbers_field, obj, objects
 from ...model import Primitive, Skin
 
 # Attribute types: glTF 2.0 "Meshes" widened by KHR_mesh_quantization (positions and morph
@@ -26,15 +28,15 @@ _TARGET_NORMAL = FLOAT | SNORM
 class _PrimitiveData:
     """The arrays of ``meshes[m].primitives[p]``, shared by every node that uses the mesh."""
 
-    positions: np.ndarray
-    normals: Optional[np.ndarray]
-    joints: Optional[np.ndarray]
-    weights: Optional[np.ndarray]
+    positions: NDArray[Any]
+    normals: Optional[NDArray[Any]]
+    joints: Optional[NDArray[Any]]
+    weights: Optional[NDArray[Any]]
     joint_maxima: List[int]            # the largest joint of each JOINTS_n set
-    faces: Optional[np.ndarray]
-    morph_positions: Optional[np.ndarray]
-    morph_normals: Optional[np.ndarray]
-    uvs: Optional[np.ndarray]
+    faces: Optional[NDArray[Any]]
+    morph_positions: Optional[NDArray[Any]]
+    morph_normals: Optional[NDArray[Any]]
+    uvs: Optional[NDArray[Any]]
     material: Optional[int]
 
 
@@ -44,11 +46,11 @@ class _MeshData:
     (M,) and target names."""
 
     primitives: List[Optional[_PrimitiveData]]
-    weights: np.ndarray
+    weights: NDArray[Any]
     target_names: Optional[List[str]]
 
 
-def target_counts(doc: dict) -> Dict[int, int]:
+def target_counts(doc: Json) -> Dict[int, int]:
     """The number of morph targets of the mesh of every node that has one (node -> M), from the
     JSON alone; checks that all primitives of a mesh have the same number of targets."""
     meshes = list_field(doc, "meshes", "")
@@ -73,8 +75,8 @@ def target_counts(doc: dict) -> Dict[int, int]:
     return out
 
 
-def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: List[Skin],
-                    dtype: np.dtype) -> List[Primitive]:
+def read_primitives(doc: Json, accessors: Accessors, nodes: List[int], skins: List[Skin],
+                    dtype: np.dtype[Any]) -> List[Primitive]:
     """One Primitive per primitive of the mesh of each node in ``nodes`` (node, then primitive
     order); primitives without POSITION are skipped (glTF 2.0: nothing to draw)."""
     meshes = list_field(doc, "meshes", "")
@@ -101,11 +103,12 @@ def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: Li
             if skinned and data.joints is None:
                 raise GltfError(f"meshes[{m}].primitives[{p}].attributes: JOINTS_0 and "
                                 f"WEIGHTS_0 are required, nodes[{i}] skins the mesh")
+            njoints = len(skins[s].joints) if s is not None else 0
             for n, largest in enumerate(data.joint_maxima if skinned else ()):
-                if largest >= len(skins[s].joints):
+                if largest >= njoints:
                     raise GltfError(
                         f"meshes[{m}].primitives[{p}].attributes.JOINTS_{n}: joint {largest} "
-                        f"is out of range for the {len(skins[s].joints)} joints of skins[{s}] "
+                        f"is out of range for the {njoints} joints of skins[{s}] "
                         f"(used by nodes[{i}])")
             out.append(Primitive(
                 node=i, mesh=m, index=p, skin=s if skinned else None, positions=data.positions,
@@ -117,9 +120,9 @@ def read_primitives(doc: dict, accessors: Accessors, nodes: List[int], skins: Li
     return out
 
 
-def _read_mesh(doc: dict, mesh, path: str, count: int, accessors: Accessors, dtype
-               ) -> _MeshData:
-    mesh = obj(mesh, path)
+def _read_mesh(doc: Json, value: object, path: str, count: int, accessors: Accessors,
+               dtype: np.dtype[Any]) -> _MeshData:
+    mesh = obj(value, path)
     weights = numbers_field(mesh, "weights", path, count, (0.0,) * count).astype(dtype)
     names = obj(mesh.get("extras", {}), f"{path}.extras").get("targetNames")
     if names is not None and (not isinstance(names, list) or len(names) != count
@@ -131,16 +134,16 @@ def _read_mesh(doc: dict, mesh, path: str, count: int, accessors: Accessors, dty
     return _MeshData(prims, weights, names)
 
 
-def _vertex_attribute(accessors: Accessors, owner: dict, key: str, path: str, count: int,
-                      allowed) -> np.ndarray:
+def _vertex_attribute(accessors: Accessors, owner: Json, key: str, path: str, count: int,
+                      allowed: Kinds) -> NDArray[Any]:
     a = accessors.get(owner, key, path, ("VEC3",), allowed)
     if len(a) != count:
         raise GltfError(f"{path}.{key}: count {len(a)} differs from POSITION count {count}")
     return a
 
 
-def _read_primitive(doc: dict, prim: dict, path: str, accessors: Accessors, dtype
-                    ) -> Optional[_PrimitiveData]:
+def _read_primitive(doc: Json, prim: Json, path: str, accessors: Accessors,
+                    dtype: np.dtype[Any]) -> Optional[_PrimitiveData]:
     if DRACO in obj(prim.get("extensions", {}), f"{path}.extensions"):
         decode_draco(doc, prim, path, accessors)
     apath = f"{path}.attributes"
@@ -169,11 +172,13 @@ def _read_primitive(doc: dict, prim: dict, path: str, accessors: Accessors, dtyp
                           morph_normals, uvs, material)
 
 
-def _skin_attributes(attributes: dict, apath: str, count: int, accessors: Accessors, dtype):
+def _skin_attributes(attributes: Json, apath: str, count: int, accessors: Accessors,
+                     dtype: np.dtype[Any]
+                     ) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]], List[int]]:
     """Every JOINTS_n / WEIGHTS_n set side by side, and the largest joint of each set
     (None, None, [] without any)."""
-    joints: List[np.ndarray] = []
-    weights: List[np.ndarray] = []
+    joints: List[NDArray[Any]] = []
+    weights: List[NDArray[Any]] = []
     while f"JOINTS_{len(joints)}" in attributes or f"WEIGHTS_{len(joints)}" in attributes:
         n = len(joints)
         j = accessors.get(attributes, f"JOINTS_{n}", apath, ("VEC4",), JOINT_INDEX)
@@ -200,14 +205,15 @@ def _skin_attributes(attributes: dict, apath: str, count: int, accessors: Access
             [int(j.max()) for j in joints])
 
 
-def _targets(prim: dict, path: str, count: int, accessors: Accessors, dtype):
+def _targets(prim: Json, path: str, count: int, accessors: Accessors, dtype: np.dtype[Any]
+             ) -> Tuple[Optional[NDArray[Any]], Optional[NDArray[Any]]]:
     """Morph target POSITION and NORMAL displacements, (M, V, 3) each or None (glTF 2.0
     section 3.7.2.2); other target attributes (TANGENT, texture coordinates) are ignored."""
     targets = list_field(prim, "targets", path)
     for k, target in enumerate(targets):
         if not obj(target, f"{path}.targets[{k}]"):
             raise GltfError(f"{path}.targets[{k}]: a morph target needs at least one attribute")
-    out: Dict[str, Optional[np.ndarray]] = {}
+    out: Dict[str, Optional[NDArray[Any]]] = {}
     for key, allowed in (("POSITION", _TARGET_POSITION), ("NORMAL", _TARGET_NORMAL)):
         if not any(key in t for t in targets):
             out[key] = None
@@ -224,7 +230,7 @@ def _targets(prim: dict, path: str, count: int, accessors: Accessors, dtype):
     return out["POSITION"], out["NORMAL"]
 
 
-def _faces(prim: dict, path: str, count: int, accessors: Accessors) -> Optional[np.ndarray]:
+def _faces(prim: Json, path: str, count: int, accessors: Accessors) -> Optional[NDArray[Any]]:
     """Triangle vertex indices (F, 3) of a mode 4 primitive, None for other modes."""
     if int_field(prim, "mode", path, default=4, hi=7) != 4:
         return None

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import re
 
-from typing import List, Optional
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .accessors import FLOAT, Accessors
-from .fields import (GltfError, int_field, list_field, name_field, numbers_field, obj,
+from .fields import (GltfError, Json, int_field, list_field, name_field, numbers_field, obj,
                         objects)
 from ...kernels import forward_kinematics, quat_from_matrix
 from ...model import Skeleton, Skin
 
 
-def _decompose(values: np.ndarray, path: str):
+def _decompose(values: NDArray[Any], path: str) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """Split a ``node.matrix`` (16 numbers, column-major) into translation, rotation, scale.
 
     Scale is the column norms of the upper 3x3, the x scale negated when its determinant is
@@ -35,7 +36,7 @@ def _decompose(values: np.ndarray, path: str):
     return m[:3, 3], quat_from_matrix(u @ vt), scale
 
 
-def _check_hierarchy(parents: np.ndarray) -> None:
+def _check_hierarchy(parents: NDArray[Any]) -> None:
     """Refuse a node hierarchy with a cycle, as a GltfError naming the ``children`` list that
     closes it.
 
@@ -53,7 +54,7 @@ def _check_hierarchy(parents: np.ndarray) -> None:
                         f"node hierarchy has a cycle ({e})") from None
 
 
-def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
+def read_skeleton(doc: Json, dtype: np.dtype[Any]) -> Skeleton:
     """Every node as one skeleton (glTF 2.0 "Nodes and Hierarchy", "Transformations")."""
     n = len(list_field(doc, "nodes", ""))
     parents = [-1] * n
@@ -86,14 +87,15 @@ def read_skeleton(doc: dict, dtype: np.dtype) -> Skeleton:
                     trs[:, 3:7].copy(), trs[:, 7:].copy())
 
 
-def read_skins(doc: dict, accessors: Accessors, dtype: np.dtype) -> List[Skin]:
+def read_skins(doc: Json, accessors: Accessors, dtype: np.dtype[Any]) -> List[Skin]:
     """One Skin per ``skins[s]``; inverse bind matrices row-major (glTF 2.0 "Skins")."""
     count = len(list_field(doc, "nodes", ""))
     return [_read_skin(skin, path, count, accessors, dtype)
             for _, path, skin in objects(doc, "skins", "")]
 
 
-def _read_skin(skin: dict, path: str, count: int, accessors: Accessors, dtype: np.dtype) -> Skin:
+def _read_skin(skin: Json, path: str, count: int, accessors: Accessors,
+               dtype: np.dtype[Any]) -> Skin:
     joints = list_field(skin, "joints", path, required=True)
     for j in joints:
         if type(j) is not int or not 0 <= j < count:
@@ -114,7 +116,7 @@ def _read_skin(skin: dict, path: str, count: int, accessors: Accessors, dtype: n
                 int_field(skin, "skeleton", path, default=None, hi=count))
 
 
-def scene_nodes(doc: dict, skeleton: Skeleton, scene: Optional[int]) -> List[int]:
+def scene_nodes(doc: Json, skeleton: Skeleton, scene: Optional[int]) -> List[int]:
     """The nodes of a scene (its root nodes and their descendants), in node index order.
 
     ``scene`` None takes ``doc.scene``, else ``scenes[0]``; a document without scenes gives every
@@ -138,10 +140,11 @@ def scene_nodes(doc: dict, skeleton: Skeleton, scene: Optional[int]) -> List[int
             raise GltfError(f"{path}.nodes: node {r} is not a root node (its parent is node "
                             f"{skeleton.parents[r]})")
         inside[r] = True
-    return np.flatnonzero(inside[_roots(skeleton.parents)]).tolist()
+    nodes: List[int] = np.flatnonzero(inside[_roots(skeleton.parents)]).tolist()
+    return nodes
 
 
-def _roots(parents: np.ndarray) -> np.ndarray:
+def _roots(parents: NDArray[Any]) -> NDArray[Any]:
     """The root of every node of a forest (``parents`` -1 for roots, in any order, no cycles),
     in one walk: each node's path up stops at the first node whose root is known, and every node
     on it takes that root, so each node is visited once (a chain of N nodes costs N steps, not

@@ -15,12 +15,18 @@ import base64
 import json
 import struct
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ...clip import Clip
 from ...export import write_atomic
+from ..._types import PathLike
+from .fields import Json
+
+if TYPE_CHECKING:
+    from ...model import Model, Primitive
 
 __all__ = ["write_gltf", "static_model"]
 
@@ -35,9 +41,9 @@ class _Buffer:
     def __init__(self) -> None:
         self.chunks: List[bytes] = []
         self.size = 0
-        self.views: List[dict] = []
-        self.accessors: List[dict] = []
-        self.meshes: List[dict] = []
+        self.views: List[Json] = []
+        self.accessors: List[Json] = []
+        self.meshes: List[Json] = []
 
     def view(self, data: bytes, target: Optional[int] = None) -> int:
         pad = (-self.size) % 4
@@ -52,7 +58,7 @@ class _Buffer:
         self.views.append(v)
         return len(self.views) - 1
 
-    def accessor(self, a: np.ndarray, width: int, component: int, target: Optional[int] = None,
+    def accessor(self, a: NDArray[Any], width: int, component: int, target: Optional[int] = None,
                  bounds: bool = False) -> int:
         dtype = {_FLOAT: "<f4", _UBYTE: "u1", _USHORT: "<u2", _UINT: "<u4"}[component]
         a = np.ascontiguousarray(np.asarray(a).reshape(-1, width), dtype=dtype)
@@ -68,13 +74,13 @@ class _Buffer:
         return b"".join(self.chunks) + b"\0" * ((-self.size) % 4)
 
 
-def _indices(faces: np.ndarray, buf: _Buffer) -> int:
+def _indices(faces: NDArray[Any], buf: _Buffer) -> int:
     f = np.asarray(faces).reshape(-1)
     comp = _USHORT if f.size and f.max() < 65535 else _UINT
     return buf.accessor(f, 1, comp, _ELEMENT_ARRAY_BUFFER)
 
 
-def _skin_sets(prim, buf: _Buffer, attributes: dict) -> None:
+def _skin_sets(prim: Primitive, buf: _Buffer, attributes: Json) -> None:
     """JOINTS_n / WEIGHTS_n: the K influences padded with zero weights to sets of four"""
     joints = np.asarray(prim.joints).astype(np.int64)
     weights = np.asarray(prim.weights, dtype=np.float64)
@@ -90,7 +96,7 @@ def _skin_sets(prim, buf: _Buffer, attributes: dict) -> None:
         attributes[f"WEIGHTS_{s}"] = buf.accessor(w[:, 4 * s:4 * s + 4], 4, _FLOAT, _ARRAY_BUFFER)
 
 
-def _primitive(prim, buf: _Buffer) -> dict:
+def _primitive(prim: Primitive, buf: _Buffer) -> Json:
     attributes = {"POSITION": buf.accessor(prim.positions, 3, _FLOAT, _ARRAY_BUFFER, True)}
     if prim.normals is not None:
         attributes["NORMAL"] = buf.accessor(prim.normals, 3, _FLOAT, _ARRAY_BUFFER)
@@ -99,7 +105,7 @@ def _primitive(prim, buf: _Buffer) -> dict:
         attributes["TEXCOORD_0"] = buf.accessor(uvs, 2, _FLOAT, _ARRAY_BUFFER)
     if prim.skinned:
         _skin_sets(prim, buf, attributes)
-    out: dict = {"attributes": attributes}
+    out: Json = {"attributes": attributes}
     if prim.faces is not None:
         out["indices"] = _indices(prim.faces, buf)
     else:
@@ -120,11 +126,11 @@ def _primitive(prim, buf: _Buffer) -> dict:
     return out
 
 
-def _nodes(model) -> List[dict]:
+def _nodes(model: Model) -> List[Json]:
     sk = model.skeleton
     nodes = []
     for i in range(sk.count):
-        n: dict = {}
+        n: Json = {}
         if sk.names[i] is not None:
             n["name"] = str(sk.names[i])
         for key, value, rest in (("translation", sk.translations[i], (0, 0, 0)),
@@ -140,13 +146,13 @@ def _nodes(model) -> List[dict]:
     return nodes
 
 
-def _meshes(model, nodes: List[dict], buf: _Buffer) -> Dict[int, int]:
+def _meshes(model: Model, nodes: List[Json], buf: _Buffer) -> Dict[int, int]:
     """glTF meshes for the primitives, on their nodes; a skinned mesh instanced by a joint node
     gets a new root node (the joint's transform would otherwise be ignored for it).  Returns
     {model node: glTF node holding its mesh}."""
     joints = {int(j) for s in model.skins for j in s.joints}
-    meshes: List[dict] = []
-    mesh_of: Dict[tuple, int] = {}
+    meshes: List[Json] = []
+    mesh_of: Dict[Tuple[int, int], int] = {}
     holder: Dict[int, int] = {}
     for prim in model.primitives:
         key = (prim.node, prim.mesh)
@@ -161,11 +167,11 @@ def _meshes(model, nodes: List[dict], buf: _Buffer) -> Dict[int, int]:
                 node = len(nodes) - 1
             holder[prim.node] = node
             nodes[node]["mesh"] = mesh_of[key]
-            if prim.skinned:
+            if prim.skin is not None:
                 nodes[node]["skin"] = int(prim.skin)
         mesh = meshes[mesh_of[key]]
         mesh["primitives"].append(_primitive(prim, buf))
-        if prim.target_count:
+        if prim.target_count and prim.morph_weights is not None:
             mesh["weights"] = [float(w) for w in prim.morph_weights]
             if prim.target_names:
                 mesh["extras"] = {"targetNames": list(prim.target_names)}
@@ -173,7 +179,7 @@ def _meshes(model, nodes: List[dict], buf: _Buffer) -> Dict[int, int]:
     return holder
 
 
-def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> dict:
+def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> Json:
     samplers, channels = [], []
     inputs: Dict[bytes, int] = {}
     for ch in clip.channels:
@@ -188,13 +194,14 @@ def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> dict:
         node = holder.get(ch.node, ch.node) if ch.path == "weights" else ch.node
         channels.append({"sampler": len(samplers) - 1, "target": {"node": int(node),
                                                                   "path": ch.path}})
-    out: dict = {"samplers": samplers, "channels": channels}
+    out: Json = {"samplers": samplers, "channels": channels}
     if clip.name is not None:
         out["name"] = str(clip.name)
     return out
 
 
-def static_model(model, positions, normals=None):
+def static_model(model: Model, positions: Mapping[str, ArrayLike],
+                 normals: Optional[Mapping[str, ArrayLike]] = None) -> Model:
     """One posed frame of ``model`` as a static Model for ``write_gltf``: a root node per
     primitive, named by its key, holding it rigidly with the posed positions (and normals), its
     faces, UVs and material; the materials carried over.
@@ -221,7 +228,7 @@ def static_model(model, positions, normals=None):
     return Model(skeleton, [], out, [], name=model.name, materials=model.materials)
 
 
-def gltf_document(model, clips: Optional[Sequence[Clip]] = None):
+def gltf_document(model: Model, clips: Optional[Sequence[Clip]] = None) -> Tuple[Json, bytes]:
     """The glTF JSON document and its binary buffer for ``model`` (see ``write_gltf``)."""
     clips = list(model.clips if clips is None else clips)
     buf = _Buffer()
@@ -239,7 +246,7 @@ def gltf_document(model, clips: Optional[Sequence[Clip]] = None):
         skins.append(skin)
     animations = [_animation(c, holder, buf) for c in clips]
     has_parent = {c for n in nodes for c in n.get("children", [])}
-    doc: dict = {"asset": {"version": "2.0", "generator": "skinkit"},
+    doc: Json = {"asset": {"version": "2.0", "generator": "skinkit"},
                  "scene": 0, "scenes": [{"nodes": [i for i in range(len(nodes))
                                                    if i not in has_parent]}],
                  "nodes": nodes}
@@ -253,7 +260,7 @@ def gltf_document(model, clips: Optional[Sequence[Clip]] = None):
     return doc, data
 
 
-def _materials(model, doc: dict, buf: _Buffer) -> None:
+def _materials(model: Model, doc: Json, buf: _Buffer) -> None:
     """materials, textures, samplers and images carried from a glTF file: images go into the
     buffer (bufferView + mimeType)"""
     carried = getattr(model, "materials", None)
@@ -273,7 +280,7 @@ def _materials(model, doc: dict, buf: _Buffer) -> None:
         doc["extensionsUsed"] = list(carried["extensionsUsed"])
 
 
-def write_gltf(model, path, clips: Optional[Sequence[Clip]] = None) -> None:
+def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = None) -> None:
     """Write ``model`` as a skinned, animated glTF 2.0 file.
 
     Parameters
