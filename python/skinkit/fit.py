@@ -238,7 +238,8 @@ def _gauss_newton(pr, betas, pose, transl, idx, rounds, tol, lam=1e-6):
 
 def _lbfgs(pr, x, max_iter, tol, memory=8):
     f, g, rms = pr.value_and_grad(x)
-    S, Y = [], []
+    S: list = []          # the last steps s_k = x_{k+1} - x_k and gradient changes y_k
+    Y: list = []
     active = rms > tol
     it = 0
     while it < max_iter and active.any():
