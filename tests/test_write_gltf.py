@@ -64,7 +64,8 @@ def test_layout_follows_the_specification(tmp_path):
     model = humanoid_model("mixamo", "A", bone_frames=True)
     src = humanoid_model("smpl", "T")
     t = np.linspace(0, 1, 5)
-    q = Rotation.from_rotvec(np.random.default_rng(0).normal(size=(3, 5, 3)) * 0.3).as_quat()
+    rotvec = np.random.default_rng(0).normal(size=(15, 3)) * 0.3     # (N, 3) for SciPy < 1.14
+    q = Rotation.from_rotvec(rotvec).as_quat().reshape(3, 5, 4)
     src.clips = [skinkit.Clip("walk", [skinkit.Channel(j, "rotation", t, q[j]) for j in range(3)])]
     clip = skinkit.retarget(src, model)
     skinkit.write_gltf(model, tmp_path / "h.glb", clips=[clip])

@@ -246,7 +246,7 @@ def _gauss_newton(pr: _Problem, betas: Float, pose: Float, transl: Float, idx: N
 def _lbfgs(pr: _Problem, x: Float, max_iter: int, tol: float, memory: int = 8
            ) -> Tuple[Float, Float, int]:
     f, g, rms = pr.value_and_grad(x)
-    S: List[Float] = []
+    S: List[Float] = []   # the last steps s_k = x_{k+1} - x_k and gradient changes y_k
     Y: List[Float] = []
     active = rms > tol
     it = 0
