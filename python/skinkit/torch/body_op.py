@@ -208,7 +208,7 @@ def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = No
 
 def _batch(given: Mapping[str, Tensor]) -> Tuple[int, ...]:
     try:
-        return tuple(torch.broadcast_shapes(  # type: ignore[no-untyped-call]  # unannotated in torch
+        return tuple(torch.broadcast_shapes(  # type: ignore[no-untyped-call]  # untyped in torch
             *(t.shape[:t.ndim - CORES[k]] for k, t in given.items())))
     except RuntimeError:
         raise ValueError("the batch shapes of " + ", ".join(
