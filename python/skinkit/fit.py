@@ -17,11 +17,13 @@ Three stages, batched over the targets:
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Any, List, NamedTuple, Optional, Tuple, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .body import BodyModel
+from ._kernels import Float
 from .fk_vjp import children_first
 from .kernels import quat_from_matrix, quat_from_rotvec, quat_to_matrix
 
@@ -40,7 +42,7 @@ class FitResult(NamedTuple):
     iterations: int
 
 
-def _rotvec(R):
+def _rotvec(R: Float) -> Float:
     """Rotation vectors of rotation matrices (through unit quaternions with w >= 0)."""
     q = quat_from_matrix(R)
     n = np.linalg.norm(q[..., :3], axis=-1, keepdims=True)
@@ -48,38 +50,41 @@ def _rotvec(R):
     return q[..., :3] * np.where(n > 1e-12, 2 * np.arctan2(n, q[..., 3:]) / safe, 2)
 
 
-def _polar(M):
+def _polar(M: Float) -> Float:
     """The rotation nearest each M (..., 3, 3) (Kabsch: U diag(1, 1, det) V^T)."""
     U, _, Vt = np.linalg.svd(M)
     d = np.sign(np.linalg.det(U @ Vt))
     U[..., :, 2] *= d[..., None]
-    return U @ Vt
+    R: Float = U @ Vt
+    return R
 
 
 class _Problem:
     """Targets, weights and the per-item objective 0.5 (|v - tv|^2 / V wv + |j - tj|^2 / J wj)."""
 
-    def __init__(self, model, tv, tj, wv, wj, S, threads):
+    def __init__(self, model: BodyModel, tv: Optional[Float], tj: Optional[Float], wv: float,
+                 wj: float, S: int, threads: Optional[int]) -> None:
         self.m, self.tv, self.tj, self.S, self.threads = model, tv, tj, S, threads
         self.cv = 0 if tv is None else wv / model.num_vertices
         self.cj = 0 if tj is None else wj / model.num_joints
         self.skinned = [np.flatnonzero(model.weights[:, j] > 0) for j in range(model.num_joints)]
 
-    def split(self, x):
+    def split(self, x: Float) -> Tuple[Float, Float, Float]:
         J, S = self.m.num_joints, self.S
         return x[:, :S], x[:, S:S + 3 * J].reshape(-1, J, 3), x[:, S + 3 * J:]
 
-    def residuals(self, v, j):
+    def residuals(self, v: Float, j: Float) -> Tuple[Optional[Float], Optional[Float]]:
         rv = None if self.tv is None else v - self.tv
         rj = None if self.tj is None else j - self.tj
         return rv, rj
 
-    def rms(self, v, j):
+    def rms(self, v: Float, j: Float) -> Float:
         rv, rj = self.residuals(v, j)
-        r = rv if rv is not None else rj
-        return np.sqrt((r ** 2).sum(-1).mean(-1))
+        r = next(a for a in (rv, rj) if a is not None)
+        out: Float = np.sqrt((r ** 2).sum(-1).mean(-1))
+        return out
 
-    def value_and_grad(self, x):
+    def value_and_grad(self, x: Float) -> Tuple[Float, Float, Float]:
         b, p, t = self.split(x)
         (v, j), vjp = self.m.forward_vjp(b, p, t, threads=self.threads)
         rv, rj = self.residuals(v, j)
@@ -89,10 +94,11 @@ class _Problem:
         if rj is not None:
             f += 0.5 * self.cj * (rj ** 2).sum((1, 2))
         g = vjp(None if rv is None else self.cv * rv, None if rj is None else self.cj * rj)
-        return f, np.concatenate([g[0], g[1].reshape(len(x), -1), g[2]], 1), self.rms(v, j)
+        gp = cast(NDArray[Any], g[1])    # not None: pose was given
+        return f, np.concatenate([g[0], gp.reshape(len(x), -1), g[2]], 1), self.rms(v, j)
 
 
-def _procrustes_pose(pr, betas):
+def _procrustes_pose(pr: _Problem, betas: Float) -> Tuple[Float, Float]:
     """Local rotations (B, J, 3) and translation (B, 3) with the shape ``betas`` fixed: each
     joint's world rotation is the weighted Kabsch fit, about the weighted centroids, of the rest
     vertices it skins (weights: its skinning weights) and of its children's rest offsets to the
@@ -128,7 +134,7 @@ def _procrustes_pose(pr, betas):
     return pose, -r.mean(1)
 
 
-def _least_squares_shape(pr, pose, lam):
+def _least_squares_shape(pr: _Problem, pose: Float, lam: float) -> Tuple[Float, Float]:
     """betas (B, S) and transl (B, 3) minimising the objective for a fixed pose: the model is
     affine in both, so one regularised linear solve (columns from S + 1 forward passes)."""
     m, S = pr.m, pr.S
@@ -151,14 +157,16 @@ def _least_squares_shape(pr, pose, lam):
     return sol[:, :S], sol[:, S:]
 
 
-def _skew(q):
+def _skew(q: Float) -> Float:
     """[q]x (..., 3, 3): the cross-product matrix, [q]x w = q x w."""
     o = np.zeros(q.shape[:-1])
     x, y, z = q[..., 0], q[..., 1], q[..., 2]
     return np.stack([o, -z, y, z, o, -x, -y, x, o], -1).reshape(q.shape + (3,))
 
 
-def _gauss_newton(pr, betas, pose, transl, idx, rounds, tol, lam=1e-6):
+def _gauss_newton(pr: _Problem, betas: Float, pose: Float, transl: Float, idx: NDArray[np.int64],
+                  rounds: int, tol: float, lam: float = 1e-6
+                  ) -> Tuple[Float, Float, Float, Float, int]:
     """Gauss-Newton on (world-frame joint rotations, translation, betas), the residuals of
     the vertices ``idx`` and of the joints.  A world-frame rotation w_j of joint j moves every
     point p of its subtree by w_j x (p - c_j) (c_j its posed position); a skinned vertex moves by
@@ -176,7 +184,6 @@ def _gauss_newton(pr, betas, pose, transl, idx, rounds, tol, lam=1e-6):
     lj, lw = (np.asarray(a)[idx] for a in m._influences)
     lj = lj.astype(np.int64)
     E = np.concatenate([np.zeros((1, S)), np.eye(S)])
-    rms = None
     for done in range(rounds + 1):
         N = B * (S + 1)
         flat = {"betas": (betas[:, None] + E).reshape(N, S),
@@ -236,10 +243,11 @@ def _gauss_newton(pr, betas, pose, transl, idx, rounds, tol, lam=1e-6):
     return betas, pose, transl, rms, done
 
 
-def _lbfgs(pr, x, max_iter, tol, memory=8):
+def _lbfgs(pr: _Problem, x: Float, max_iter: int, tol: float, memory: int = 8
+           ) -> Tuple[Float, Float, int]:
     f, g, rms = pr.value_and_grad(x)
-    S: list = []          # the last steps s_k = x_{k+1} - x_k and gradient changes y_k
-    Y: list = []
+    S: List[Float] = []   # the last steps s_k = x_{k+1} - x_k and gradient changes y_k
+    Y: List[Float] = []
     active = rms > tol
     it = 0
     while it < max_iter and active.any():
@@ -282,9 +290,12 @@ def _lbfgs(pr, x, max_iter, tol, memory=8):
     return x, rms, it
 
 
-def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_betas=10,
-             joint_weight=1.0, vertex_weight=1.0, shape_regularizer=1e-4, init_iterations=1,
-             gn_rounds=10, vertex_subset=512, max_iter=200, tol=1e-3, threads: Optional[int] = None) -> FitResult:
+def fit_body(model: BodyModel, target_joints: Optional[ArrayLike] = None,
+             target_vertices: Optional[ArrayLike] = None, *, num_betas: int = 10,
+             joint_weight: float = 1.0, vertex_weight: float = 1.0,
+             shape_regularizer: float = 1e-4, init_iterations: int = 1, gn_rounds: int = 10,
+             vertex_subset: int = 512, max_iter: int = 200, tol: float = 1e-3,
+             threads: Optional[int] = None) -> FitResult:
     """Fit pose, shape and translation of ``model`` to target joints and/or vertices.
 
     Parameters
@@ -343,7 +354,9 @@ def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_
     B = next(len(t) for t in (tv, tj) if t is not None)
     S = min(int(num_betas), model.num_betas)
     pr = _Problem(model, tv, tj, vertex_weight, joint_weight, S, threads)
-    betas, pose, transl = np.zeros((B, S)), np.zeros((B, J, 3)), np.zeros((B, 3))
+    betas: Float = np.zeros((B, S))
+    pose: Float = np.zeros((B, J, 3))
+    transl: Float = np.zeros((B, 3))
     for _ in range(init_iterations):
         pose, transl = _procrustes_pose(pr, betas)
         if S:
@@ -356,5 +369,4 @@ def fit_body(model: BodyModel, target_joints=None, target_vertices=None, *, num_
         x, rms, it = _lbfgs(pr, x, max_iter, tol)
     else:
         it = 0
-    b, p, t = pr.split(x)
-    return FitResult(b, p, t, rms, rounds, it)
+    return FitResult(*pr.split(x), rms, rounds, it)

@@ -2,14 +2,18 @@
 quaternion VJP: ``forward_kinematics_vjp``, exported by ``skinkit.gradients``."""
 from __future__ import annotations
 
+from typing import Any, Optional, Tuple
+
 import numpy as np
+from numpy.typing import NDArray
 
 from . import _core
+from ._kernels import Float, Input
 
 __all__ = ["forward_kinematics_vjp"]
 
 
-def children_first(parents):
+def children_first(parents: NDArray[np.integer[Any]]) -> NDArray[np.intp]:
     """Joint indices ordered so that every joint comes before its parent."""
     depth = np.zeros(len(parents), np.int64)
     for _ in range(len(parents)):
@@ -20,7 +24,9 @@ def children_first(parents):
     return np.argsort(-depth, kind="stable")
 
 
-def forward_kinematics_vjp(parents, rotations, translations, scales, world, g):
+def forward_kinematics_vjp(parents: Input, rotations: Input, translations: Input,
+                           scales: Optional[Input], world: Input, g: Input
+                           ) -> Tuple[Float, Float, Optional[Float]]:
     """Cotangents (g_rotations, g_translations, g_scales) of ``forward_kinematics`` from the
     cotangent g (..., J, 4, 4) of its result ``world`` (..., J, 4, 4); g_scales is None when
     scales is None.

@@ -9,23 +9,31 @@ vmapped, the rule calls the operator once per item and stacks the results.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch.library import register_vmap
 
+if TYPE_CHECKING:  # what torch.library.custom_op returns and passes a vmap rule (not in __all__)
+    from torch._functorch.autograd_function import VmapInfo
+    from torch._library.custom_ops import CustomOpDef
 
-def _stack(outs):
+# an operator's result, and the result of a vmap rule: the outputs with their vmapped dimensions
+_Outs = Union[torch.Tensor, Tuple[torch.Tensor, ...]]
+_Rule = Tuple[_Outs, Union[int, Tuple[int, ...]]]
+
+
+def _stack(outs: List[Any]) -> _Rule:
     if isinstance(outs[0], tuple):
         return tuple(torch.stack(o) for o in zip(*outs)), (0,) * len(outs[0])
     return torch.stack(outs), 0
 
 
-def broadcasting(op, cores: Sequence[Optional[int]]) -> None:
+def broadcasting(op: CustomOpDef, cores: Sequence[Optional[int]]) -> None:
     """Register the vmap rule of ``op`` whose i-th argument has ``cores[i]`` core dimensions
     after any leading batch dimensions (None: no batch dimensions, or not a tensor)."""
 
-    def rule(info, in_dims, *args):
+    def rule(info: VmapInfo, in_dims: Tuple[Optional[int], ...], *args: Any) -> _Rule:
         if any(d is not None and c is None for d, c in zip(in_dims, cores)):
             return _stack([op(*(a.select(d, i) if d is not None else a
                                 for a, d in zip(args, in_dims)))
@@ -46,11 +54,11 @@ def broadcasting(op, cores: Sequence[Optional[int]]) -> None:
     register_vmap(op, rule)
 
 
-def flat_batch(op) -> None:
+def flat_batch(op: CustomOpDef) -> None:
     """Register the vmap rule of ``op`` whose tensor arguments all have one leading batch
     dimension N of the same length: the vmapped items join it (B N rows), then split again."""
 
-    def rule(info, in_dims, *args):
+    def rule(info: VmapInfo, in_dims: Tuple[Optional[int], ...], *args: Any) -> _Rule:
         B = info.batch_size
         new = []
         for a, d in zip(args, in_dims):

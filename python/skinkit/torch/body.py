@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike, NDArray
 from torch import Tensor
 
 from .. import body as _body
+from .._types import PathLike
 from ..io import body as _io
 from ..io.body import pkl as _pkl
 from .body_op import ModelSet, body_forward
@@ -53,7 +55,7 @@ class BodyOutput:
     full_pose: Tensor
 
 
-def _read(path) -> Dict[str, np.ndarray]:
+def _read(path: PathLike) -> Dict[str, NDArray[Any]]:
     """The model arrays of a file, and its hand PCA arrays when it has them."""
     arrays = _io.read_body_arrays(path)
     keys = [k for pair in HAND_KEYS.values() for k in pair]
@@ -102,9 +104,10 @@ class BodyModel(torch.nn.Module):
     pose_mean: Tensor
     extra_vertex_ids: Tensor
 
-    def __init__(self, path, dtype: torch.dtype = torch.float32, use_pca: bool = False,
+    def __init__(self, path: Union[PathLike, Dict[str, ArrayLike]],
+                 dtype: torch.dtype = torch.float32, use_pca: bool = False,
                  num_pca_comps: int = 6, flat_hand_mean: bool = False,
-                 extra_vertex_ids: Optional[Sequence[int]] = None):
+                 extra_vertex_ids: Optional[Sequence[int]] = None) -> None:
         super().__init__()
         arrays = dict(path) if isinstance(path, dict) else _read(path)
         source = "<arrays>" if isinstance(path, dict) else os.fspath(path)
@@ -140,9 +143,10 @@ class BodyModel(torch.nn.Module):
         self.model_set = ModelSet(model)      # the skinkit model of the buffers
         if dtype != torch.float64:
             self._rebuild()
-        self.register_load_state_dict_post_hook(self._rebuild)
+        self.register_load_state_dict_post_hook(  # type: ignore[no-untyped-call]  # unannotated
+            self._rebuild)
 
-    def _need(self, arrays, key):
+    def _need(self, arrays: Mapping[str, ArrayLike], key: str) -> NDArray[np.float64]:
         if key not in arrays:
             raise _io.BodyModelError(f"{self.source}: missing key {key!r} (the hand PCA and mean "
                                      f"of the {self.kind} layers; or use flat_hand_mean=True and "
@@ -156,12 +160,13 @@ class BodyModel(torch.nn.Module):
 
     # the skinkit model follows the buffers: rebuilt after .to() and load_state_dict() (built
     # here, not in forward, so that forward holds no NumPy for torch.compile to trace)
-    def _apply(self, fn, *args, **kwargs):
-        out = super()._apply(fn, *args, **kwargs)
+    def _apply(self, fn: Callable[[Tensor], Tensor], *args: Any, **kwargs: Any) -> BodyModel:
+        out: BodyModel = super()._apply(  # type: ignore[no-untyped-call]  # unannotated in torch
+            fn, *args, **kwargs)
         self._rebuild()
         return out
 
-    def _rebuild(self, *_):
+    def _rebuild(self, *_: object) -> None:
         arrays = {k: getattr(self, k).detach().numpy() for k in ARRAY_KEYS}
         dt = np.float64 if self.v_template.dtype == torch.float64 else np.float32
         self.model_set = ModelSet(_body.BodyModel(arrays, dtype=dt, source=self.source))
@@ -172,7 +177,7 @@ class BodyModel(torch.nn.Module):
                 leye_pose: Optional[Tensor] = None, reye_pose: Optional[Tensor] = None,
                 expression: Optional[Tensor] = None, transl: Optional[Tensor] = None,
                 hand_pose: Optional[Tensor] = None, pose2rot: bool = True,
-                threads: Optional[int] = None, **unused) -> BodyOutput:
+                threads: Optional[int] = None, **unused: object) -> BodyOutput:
         """Posed vertices and joints, as smplx's layers compute them (exact rotations: smplx
         adds 1e-8 to each rotation vector).
 
@@ -246,7 +251,8 @@ class BodyModel(torch.nn.Module):
             j = torch.cat([j, v[:, self.extra_vertex_ids]], 1)
         return BodyOutput(vertices=v, joints=j, full_pose=full_pose)
 
-    def _rotations(self, name, x, n, B, dt, pose2rot):
+    def _rotations(self, name: str, x: Optional[Tensor], n: int, B: int, dt: torch.dtype,
+                   pose2rot: bool) -> Tensor:
         """One pose argument as (B, n, 3) axis-angle or (B, n, 9) matrices."""
         if x is None:
             return torch.zeros((B, n, 3), dtype=dt)
@@ -267,5 +273,5 @@ def _matrix(rotvec: Tensor) -> Tensor:
     return quat_to_matrix(quat_from_rotvec(rotvec)).reshape(rotvec.shape[:-1] + (9,))
 
 
-def _rows(x: Optional[Tensor], B: int, dt) -> Optional[Tensor]:
+def _rows(x: Optional[Tensor], B: int, dt: torch.dtype) -> Optional[Tensor]:
     return None if x is None else x.to(dt).expand(B, *x.shape[1:])

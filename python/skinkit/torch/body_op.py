@@ -11,10 +11,11 @@ from __future__ import annotations
 import itertools
 import math
 import weakref
-from typing import Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from torch import Tensor
 from torch.library import custom_op
 
@@ -30,7 +31,7 @@ _KEYS = itertools.count()
 _NP = {torch.float32: np.float32, torch.float64: np.float64}
 
 
-def _arrays_of(m: BodyModel) -> dict:
+def _arrays_of(m: BodyModel) -> Dict[str, NDArray[Any]]:
     """A model file's arrays (the keys BodyModel reads) from a loaded model."""
     return {"v_template": m.v_template, "posedirs": m.posedirs, "J_regressor": m.J_regressor,
             "shapedirs": np.concatenate([m.shapedirs, m.exprdirs], axis=2),
@@ -42,7 +43,7 @@ class ModelSet:
     """One body model in every dtype: ``get(torch.float64)`` is a ``skinkit.BodyModel`` of
     float64 built from ``model``'s arrays (or ``model`` itself when its dtype matches)."""
 
-    def __init__(self, model: BodyModel):
+    def __init__(self, model: BodyModel) -> None:
         self.key = next(_KEYS)
         _SETS[self.key] = self
         self.model = model
@@ -55,7 +56,7 @@ class ModelSet:
         return self._models[dt]
 
 
-def model_set(model) -> ModelSet:
+def model_set(model: Union[BodyModel, ModelSet]) -> ModelSet:
     """The ModelSet of a skinkit BodyModel (one per model, kept while the model lives)."""
     if isinstance(model, ModelSet):
         return model
@@ -81,7 +82,8 @@ def _body(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Te
 
 
 @_body.register_fake
-def _(model, betas, pose, transl, expression, threads):
+def _(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Tensor],
+      expression: Optional[Tensor], threads: Optional[int]) -> Tuple[Tensor, ...]:
     m = _SETS[model].model
     N, J, V = pose.shape[0], m.num_joints, m.num_vertices
     shapes = [(V, 3), (J, 3), (J, 4), (J, 3), (J, 4), (J, 4, 4), (V, 3)]
@@ -95,36 +97,40 @@ def _body_vjp(model: int, betas: Optional[Tensor], pose: Tensor, transl: bool,
               ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     m = _SETS[model].get(pose.dtype)
     N, S, E = pose.shape[0], _width(betas), _width(expression)
-    saved = {k: np_(t) for k, t in zip(_SAVED, (q, x, Q, G, v_posed))}
+    saved: Dict[str, Any] = {k: np_(t) for k, t in zip(_SAVED, (q, x, Q, G, v_posed))}
     saved.update(pose=np_(pose), A=np.ascontiguousarray(saved["G"][..., :3, :3]), S=S, E=E,
                  rows=slice(m.num_betas - S, m.num_betas + 1 + m._P + E),
                  fold=transl and m._fold_transl, transl=transl)
     gv, gj = (np.ascontiguousarray(np_(g), m.dtype) for g in (g_vertices, g_joints))
-    g = m._backward(saved, gv, gj, N, threads)
-    g_transl = g["transl"] if transl else np.zeros((N, 3), m.dtype)
-    return tensor(g["betas"]), tensor(g["pose"]), tensor(g_transl), tensor(g["expression"])
+    # transl's cotangent, the only one None (when transl is not given), as zeros
+    g = {k: np.zeros((N, 3), m.dtype) if a is None else a
+         for k, a in m._backward(saved, gv, gj, N, threads).items()}
+    return tensor(g["betas"]), tensor(g["pose"]), tensor(g["transl"]), tensor(g["expression"])
 
 
 @_body_vjp.register_fake
-def _(model, betas, pose, transl, expression, q, x, Q, G, v_posed, g_vertices, g_joints,
-      threads):
+def _(model: int, betas: Optional[Tensor], pose: Tensor, transl: bool,
+      expression: Optional[Tensor], q: Tensor, x: Tensor, Q: Tensor, G: Tensor, v_posed: Tensor,
+      g_vertices: Tensor, g_joints: Tensor, threads: Optional[int]
+      ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     N = pose.shape[0]
     return (pose.new_empty((N, _width(betas))), pose.new_empty(pose.shape),
             pose.new_empty((N, 3)), pose.new_empty((N, _width(expression))))
 
 
-def _width(t) -> int:
+def _width(t: Optional[Tensor]) -> int:
     return 0 if t is None else t.shape[1]
 
 
-def _body_setup(ctx, inputs, output):
+def _body_setup(ctx: Any, inputs: Tuple[Any, ...], output: Tuple[Tensor, ...]) -> None:
     model, betas, pose, transl, expression, threads = inputs
     ctx.model, ctx.threads, ctx.transl = model, threads, transl is not None
     ctx.save_for_backward(betas, pose, expression, *output[2:])
     ctx.mark_non_differentiable(*output[2:])
 
 
-def _body_bwd(ctx, g_vertices, g_joints, *_):
+def _body_bwd(ctx: Any, g_vertices: Tensor, g_joints: Tensor, *_: Tensor
+              ) -> Tuple[Optional[Tensor], ...]:
     betas, pose, expression, *saved = ctx.saved_tensors
     need = ctx.needs_input_grad
     if not (need[1] or need[2] or need[4]):    # transl alone: no kernel
@@ -139,7 +145,7 @@ _body.register_autograd(_body_bwd, setup_context=_body_setup)
 _vmap.flat_batch(_body)
 
 
-def body_forward(model, betas: Optional[Tensor] = None, pose: Optional[Tensor] = None,
+def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = None, pose: Optional[Tensor] = None,
                  transl: Optional[Tensor] = None, expression: Optional[Tensor] = None,
                  threads: Optional[int] = None) -> Tuple[Tensor, Tensor]:
     """``skinkit.BodyModel.forward`` on CPU tensors, as the differentiable operator
@@ -200,10 +206,10 @@ def body_forward(model, betas: Optional[Tensor] = None, pose: Optional[Tensor] =
     return out[0].reshape(batch + out[0].shape[1:]), out[1].reshape(batch + out[1].shape[1:])
 
 
-def _batch(given) -> tuple:
+def _batch(given: Mapping[str, Tensor]) -> Tuple[int, ...]:
     try:
-        return tuple(torch.broadcast_shapes(*(t.shape[:t.ndim - CORES[k]]
-                                              for k, t in given.items())))
+        return tuple(torch.broadcast_shapes(  # type: ignore[no-untyped-call]  # untyped in torch
+            *(t.shape[:t.ndim - CORES[k]] for k, t in given.items())))
     except RuntimeError:
         raise ValueError("the batch shapes of " + ", ".join(
             f"{k} {tuple(t.shape)}" for k, t in given.items()) + " do not broadcast") from None

@@ -10,7 +10,7 @@ each input's dtype and shape, summed over the dimensions it was broadcast along.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Any, List, Optional, Tuple, cast
 
 import numpy as np
 import torch
@@ -26,17 +26,17 @@ __all__ = ["quat_to_matrix", "quat_from_rotvec", "rigid_forward_kinematics",
            "blend_shapes"]
 
 
-def _batch(*pairs) -> Tuple[int, ...]:
+def _batch(*pairs: Tuple[Optional[Tensor], int]) -> Tuple[int, ...]:
     """The broadcast batch shape of (tensor, core ndim) pairs (None tensors skipped)."""
-    return tuple(torch.broadcast_shapes(*(t.shape[:t.ndim - c] for t, c in pairs
-                                          if t is not None)))
+    return tuple(torch.broadcast_shapes(  # type: ignore[no-untyped-call]  # unannotated in torch
+        *(t.shape[:t.ndim - c] for t, c in pairs if t is not None)))
 
 
-def _empty(shape, *like):
+def _empty(shape: Tuple[int, ...], *like: Tensor) -> Tensor:
     return torch.empty(shape, dtype=result_dtype(*like), device=like[0].device)
 
 
-def _saving_inputs(ctx, inputs, output):
+def _saving_inputs(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     """setup_context of the operators whose backward needs their tensor inputs: saved through
     save_for_backward, so that an input edited in place before backward raises."""
     ctx.save_for_backward(*(x for x in inputs if isinstance(x, Tensor)))
@@ -50,7 +50,7 @@ def _quat_to_matrix(q: Tensor) -> Tensor:
 
 
 @_quat_to_matrix.register_fake
-def _(q):
+def _(q: Tensor) -> Tensor:
     return _empty(q.shape[:-1] + (3, 3), q)
 
 
@@ -60,11 +60,11 @@ def _quat_to_matrix_vjp(q: Tensor, g: Tensor) -> Tensor:
 
 
 @_quat_to_matrix_vjp.register_fake
-def _(q, g):
+def _(q: Tensor, g: Tensor) -> Tensor:
     return _empty(_batch((q, 1), (g, 2)) + (4,), q, g)
 
 
-def _quat_to_matrix_bwd(ctx, g):
+def _quat_to_matrix_bwd(ctx: Any, g: Tensor) -> Tensor:
     (q,) = ctx.saved_tensors
     return cotangent(_quat_to_matrix_vjp(q, g), q)
 
@@ -78,7 +78,7 @@ def _quat_from_rotvec(rotvec: Tensor) -> Tensor:
 
 
 @_quat_from_rotvec.register_fake
-def _(rotvec):
+def _(rotvec: Tensor) -> Tensor:
     return _empty(rotvec.shape[:-1] + (4,), rotvec)
 
 
@@ -88,11 +88,11 @@ def _quat_from_rotvec_vjp(rotvec: Tensor, g: Tensor) -> Tensor:
 
 
 @_quat_from_rotvec_vjp.register_fake
-def _(rotvec, g):
+def _(rotvec: Tensor, g: Tensor) -> Tensor:
     return _empty(_batch((rotvec, 1), (g, 1)) + (3,), rotvec, g)
 
 
-def _quat_from_rotvec_bwd(ctx, g):
+def _quat_from_rotvec_bwd(ctx: Any, g: Tensor) -> Tensor:
     (r,) = ctx.saved_tensors
     return cotangent(_quat_from_rotvec_vjp(r, g), r)
 
@@ -110,7 +110,7 @@ def _rigid_fk(parents: Tensor, rest_positions: Tensor, rotations: Tensor
 
 
 @_rigid_fk.register_fake
-def _(parents, rest_positions, rotations):
+def _(parents: Tensor, rest_positions: Tensor, rotations: Tensor) -> Tuple[Tensor, Tensor]:
     b = _batch((rest_positions, 2), (rotations, 2)) + (parents.shape[0],)
     return (_empty(b + (4,), rest_positions, rotations),
             _empty(b + (3,), rest_positions, rotations))
@@ -119,19 +119,20 @@ def _(parents, rest_positions, rotations):
 @custom_op("skinkit::rigid_forward_kinematics_vjp", mutates_args=())
 def _rigid_fk_vjp(parents: Tensor, rest_positions: Tensor, rotations: Tensor, g_rotations: Tensor,
                   g_translations: Tensor) -> Tuple[Tensor, Tensor]:
-    gx, gq = gradients.rigid_forward_kinematics_vjp(*map(np_, (
-        parents, rest_positions, rotations, g_rotations, g_translations)))
+    gx, gq = gradients.rigid_forward_kinematics_vjp(
+        np_(parents), np_(rest_positions), np_(rotations), np_(g_rotations), np_(g_translations))
     return tensor(gx), tensor(gq)
 
 
 @_rigid_fk_vjp.register_fake
-def _(parents, rest_positions, rotations, g_rotations, g_translations):
+def _(parents: Tensor, rest_positions: Tensor, rotations: Tensor, g_rotations: Tensor,
+      g_translations: Tensor) -> Tuple[Tensor, Tensor]:
     args = (rest_positions, rotations, g_rotations, g_translations)
     b = _batch(*((a, 2) for a in args)) + (parents.shape[0],)
     return _empty(b + (3,), *args), _empty(b + (4,), *args)
 
 
-def _rigid_fk_bwd(ctx, g_rot, g_trans):
+def _rigid_fk_bwd(ctx: Any, g_rot: Tensor, g_trans: Tensor) -> Tuple[None, Tensor, Tensor]:
     parents, x, q = ctx.saved_tensors
     gx, gq = _rigid_fk_vjp(parents, x, q, g_rot, g_trans)
     return None, cotangent(gx, x), cotangent(gq, q)
@@ -143,12 +144,13 @@ _rigid_fk.register_autograd(_rigid_fk_bwd, setup_context=_saving_inputs)
 @custom_op("skinkit::forward_kinematics", mutates_args=())
 def _fk(parents: Tensor, rotations: Tensor, translations: Tensor, scales: Optional[Tensor]
         ) -> Tensor:
-    return tensor(kernels.forward_kinematics(*map(np_, (parents, rotations, translations,
-                                                        scales))))
+    return tensor(kernels.forward_kinematics(np_(parents), np_(rotations), np_(translations),
+                                             np_(scales)))
 
 
 @_fk.register_fake
-def _(parents, rotations, translations, scales):
+def _(parents: Tensor, rotations: Tensor, translations: Tensor, scales: Optional[Tensor]
+      ) -> Tensor:
     args = [a for a in (rotations, translations, scales) if a is not None]
     return _empty(_batch(*((a, 2) for a in args)) + (parents.shape[0], 4, 4), *args)
 
@@ -156,25 +158,27 @@ def _(parents, rotations, translations, scales):
 @custom_op("skinkit::forward_kinematics_vjp", mutates_args=())
 def _fk_vjp(parents: Tensor, rotations: Tensor, translations: Tensor, scales: Optional[Tensor],
             world: Tensor, g: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
-    gq, gt, gs = gradients.forward_kinematics_vjp(*map(np_, (parents, rotations, translations,
-                                                             scales, world, g)))
+    gq, gt, gs = gradients.forward_kinematics_vjp(np_(parents), np_(rotations), np_(translations),
+                                                  np_(scales), np_(world), np_(g))
     return tensor(gq), tensor(gt), tensor(np.zeros(0, gt.dtype) if gs is None else gs)
 
 
 @_fk_vjp.register_fake
-def _(parents, rotations, translations, scales, world, g):
+def _(parents: Tensor, rotations: Tensor, translations: Tensor, scales: Optional[Tensor],
+      world: Tensor, g: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
     b = _batch((world, 3), (g, 3)) + (parents.shape[0],)
     return (_empty(b + (4,), world, g), _empty(b + (3,), world, g),
             _empty(b + (3,) if scales is not None else (0,), world, g))
 
 
-def _fk_setup(ctx, inputs, output):
+def _fk_setup(ctx: Any, inputs: Tuple[Any, ...], output: Tensor) -> None:
     parents, q, t, s = inputs
     ctx.has_scales = s is not None
     ctx.save_for_backward(parents, q, t, s if s is not None else t, output)
 
 
-def _fk_bwd(ctx, g):
+def _fk_bwd(ctx: Any, g: Tensor
+            ) -> Tuple[None, Tensor, Tensor, Optional[Tensor]]:
     parents, q, t, s, world = ctx.saved_tensors
     s = s if ctx.has_scales else None
     gq, gt, gs = _fk_vjp(parents, q, t, s, world, g)
@@ -189,11 +193,12 @@ _fk.register_autograd(_fk_bwd, setup_context=_fk_setup)
 
 @custom_op("skinkit::linear_blend_skinning", mutates_args=())
 def _lbs(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor) -> Tensor:
-    return tensor(kernels.linear_blend_skinning(*map(np_, (vertices, joints, weights,
-                                                           skinning_matrices))))
+    return tensor(kernels.linear_blend_skinning(np_(vertices), np_(joints), np_(weights),
+                                                np_(skinning_matrices)))
 
 
-def _skinning_fake(vertices, joints, weights, skinning_matrices):
+def _skinning_fake(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor
+                   ) -> Tensor:
     return _empty(_batch((vertices, 2), (skinning_matrices, 3)) + vertices.shape[-2:],
                   vertices, weights, skinning_matrices)
 
@@ -204,13 +209,14 @@ _lbs.register_fake(_skinning_fake)
 @custom_op("skinkit::linear_blend_skinning_vjp", mutates_args=())
 def _lbs_vjp(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor,
              g: Tensor) -> Tuple[Tensor, Tensor]:
-    gv, gm = gradients.linear_blend_skinning_vjp(*map(np_, (vertices, joints, weights,
-                                                            skinning_matrices, g)))
+    gv, gm = gradients.linear_blend_skinning_vjp(np_(vertices), np_(joints), np_(weights),
+                                                 np_(skinning_matrices), np_(g))
     return tensor(gv), tensor(gm)
 
 
 @_lbs_vjp.register_fake
-def _(vertices, joints, weights, skinning_matrices, g):
+def _(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor, g: Tensor
+      ) -> Tuple[Tensor, Tensor]:
     args = (vertices, weights, skinning_matrices, g)
     b = _batch((vertices, 2), (skinning_matrices, 3), (g, 2))
     return (_empty(b + vertices.shape[-2:], *args),
@@ -220,17 +226,19 @@ def _(vertices, joints, weights, skinning_matrices, g):
 @custom_op("skinkit::linear_blend_skinning_weights_vjp", mutates_args=())
 def _lbs_weights_vjp(vertices: Tensor, joints: Tensor, weights: Tensor,
                      skinning_matrices: Tensor, g: Tensor) -> Tensor:
-    return tensor(gradients.linear_blend_skinning_weights_vjp(*map(np_, (
-        vertices, joints, weights, skinning_matrices, g))))
+    return tensor(gradients.linear_blend_skinning_weights_vjp(
+        np_(vertices), np_(joints), np_(weights), np_(skinning_matrices), np_(g)))
 
 
 @_lbs_weights_vjp.register_fake
-def _(vertices, joints, weights, skinning_matrices, g):
+def _(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor, g: Tensor
+      ) -> Tensor:
     b = _batch((vertices, 2), (skinning_matrices, 3), (g, 2))
     return _empty(b + weights.shape, vertices, weights, skinning_matrices, g)
 
 
-def _lbs_bwd(ctx, g):
+def _lbs_bwd(ctx: Any, g: Tensor
+             ) -> Tuple[Optional[Tensor], None, Optional[Tensor], Optional[Tensor]]:
     v, j, w, m = ctx.saved_tensors
     need = ctx.needs_input_grad
     gv = gm = gw = None
@@ -248,8 +256,8 @@ _lbs.register_autograd(_lbs_bwd, setup_context=_saving_inputs)
 
 @custom_op("skinkit::dual_quaternion_skinning", mutates_args=())
 def _dqs(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor) -> Tensor:
-    return tensor(kernels.dual_quaternion_skinning(*map(np_, (vertices, joints, weights,
-                                                              skinning_matrices))))
+    return tensor(kernels.dual_quaternion_skinning(np_(vertices), np_(joints), np_(weights),
+                                                   np_(skinning_matrices)))
 
 
 _dqs.register_fake(_skinning_fake)
@@ -263,11 +271,12 @@ def _blend_shapes(base: Tensor, deltas: Tensor, weights: Tensor) -> Tensor:
 
 
 @_blend_shapes.register_fake
-def _(base, deltas, weights):
+def _(base: Tensor, deltas: Tensor, weights: Tensor) -> Tensor:
     return _empty(weights.shape[:-1] + base.shape, base, deltas, weights)
 
 
-def _blend_shapes_bwd(ctx, g):
+def _blend_shapes_bwd(ctx: Any, g: Tensor
+                      ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
     """The transposed products, in torch (BLAS): no kernel of skinkit's own."""
     base, deltas, weights = ctx.saved_tensors
     need = ctx.needs_input_grad
@@ -296,8 +305,9 @@ _vmap.broadcasting(_blend_shapes, [None, None, 1])
 
 
 # ------------------------------------------------------------------ public functions
+# (an operator's __call__ is unannotated in torch: its results are cast to what its schema says)
 
-def _floats(op, **tensors):
+def _floats(op: str, **tensors: Optional[Tensor]) -> List[Optional[Tensor]]:
     """The tensors checked for the CPU and converted to a floating dtype."""
     check_cpu(op, **tensors)
     dt = result_dtype(*tensors.values())
@@ -323,7 +333,7 @@ def quat_to_matrix(q: Tensor) -> Tensor:
     ValueError
         q is not on the CPU (the message names the device), or has the wrong shape.
     """
-    return _quat_to_matrix(*_floats("quat_to_matrix", q=q))
+    return cast(Tensor, _quat_to_matrix(*_floats("quat_to_matrix", q=q)))
 
 
 def quat_from_rotvec(rotvec: Tensor) -> Tensor:
@@ -335,7 +345,7 @@ def quat_from_rotvec(rotvec: Tensor) -> Tensor:
     ValueError
         rotvec is not on the CPU, or has the wrong shape.
     """
-    return _quat_from_rotvec(*_floats("quat_from_rotvec", rotvec=rotvec))
+    return cast(Tensor, _quat_from_rotvec(*_floats("quat_from_rotvec", rotvec=rotvec)))
 
 
 def rigid_forward_kinematics(parents: Tensor, rest_positions: Tensor, rotations: Tensor
@@ -359,8 +369,8 @@ def rigid_forward_kinematics(parents: Tensor, rest_positions: Tensor, rotations:
         A tensor not on the CPU; a bad parent index or cycle; shapes that do not match.
     """
     check_cpu("rigid_forward_kinematics", parents=parents)
-    return _rigid_fk(parents, *_floats("rigid_forward_kinematics", rest_positions=rest_positions,
-                                       rotations=rotations))
+    return cast(Tuple[Tensor, Tensor], _rigid_fk(parents, *_floats(
+        "rigid_forward_kinematics", rest_positions=rest_positions, rotations=rotations)))
 
 
 def forward_kinematics(parents: Tensor, rotations: Tensor, translations: Tensor,
@@ -385,8 +395,8 @@ def forward_kinematics(parents: Tensor, rotations: Tensor, translations: Tensor,
         A tensor not on the CPU; a bad parent index or cycle; shapes that do not match.
     """
     check_cpu("forward_kinematics", parents=parents)
-    return _fk(parents, *_floats("forward_kinematics", rotations=rotations,
-                                 translations=translations, scales=scales))
+    return cast(Tensor, _fk(parents, *_floats("forward_kinematics", rotations=rotations,
+                                              translations=translations, scales=scales)))
 
 
 def linear_blend_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
@@ -414,7 +424,7 @@ def linear_blend_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
     check_cpu("linear_blend_skinning", joints=joints)
     v, w, m = _floats("linear_blend_skinning", vertices=vertices, weights=weights,
                       skinning_matrices=skinning_matrices)
-    return _lbs(v, joints, w, m)
+    return cast(Tensor, _lbs(v, joints, w, m))
 
 
 def dual_quaternion_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
@@ -425,7 +435,7 @@ def dual_quaternion_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
     check_cpu("dual_quaternion_skinning", joints=joints)
     v, w, m = _floats("dual_quaternion_skinning", vertices=vertices, weights=weights,
                       skinning_matrices=skinning_matrices)
-    return _dqs(v, joints, w, m)
+    return cast(Tensor, _dqs(v, joints, w, m))
 
 
 def blend_shapes(base: Tensor, deltas: Tensor, weights: Tensor) -> Tensor:
@@ -445,4 +455,5 @@ def blend_shapes(base: Tensor, deltas: Tensor, weights: Tensor) -> Tensor:
     ValueError
         A tensor not on the CPU, shapes that do not match.
     """
-    return _blend_shapes(*_floats("blend_shapes", base=base, deltas=deltas, weights=weights))
+    return cast(Tensor, _blend_shapes(*_floats("blend_shapes", base=base, deltas=deltas,
+                                               weights=weights)))
