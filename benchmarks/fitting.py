@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from cases import installed
+from harness import Case, Impl
 
 import skinkit
 from skinkit.body_synthetic import body_like_arrays
@@ -44,6 +45,25 @@ def _timed(fn, repeats):
         out = fn()
         best = min(best, time.perf_counter() - t0)
     return best, out
+
+
+def _record(ctx, B, rows):
+    """The rows as a case of the JSON results: "skinkit" is fit_body with the most rounds (the
+    last of its rows, listed first), the other rows are named by their budget; each row's vertex
+    RMS (max, median) in its metrics."""
+    case = Case("fit", "fit to vertices", f"B={B}", "float64", 1)
+    last = max(i for i, row in enumerate(rows) if row[0] == "skinkit.fit_body")
+    for i in [last] + [i for i in range(len(rows)) if i != last]:
+        name, budget, t, rms = rows[i]
+        label = "skinkit" if i == last else f"{name} ({budget})"
+        ok = bool(np.isfinite(t))
+        case.impls.append(Impl(label, median_s=float(t) if ok else None,
+                               status="ok" if ok else "not installed", note=budget))
+        if ok:
+            case.metrics[label] = {"rms_max": float(np.max(rms)),
+                                   "rms_median": float(np.median(rms))}
+    case.params["loadavg_1min"] = round(os.getloadavg()[0], 2)
+    ctx.cases.append(case)
 
 
 def group_fit(ctx):
@@ -82,3 +102,4 @@ def group_fit(ctx):
             for name, budget, t, rms in rows:
                 print(f"{name:34} {B:>4} {budget:>12} {t * 1e3:>8.1f}ms {rms.max():>10.2e} "
                       f"{np.median(rms):>10.2e}")
+            _record(ctx, B, rows)

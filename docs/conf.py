@@ -42,6 +42,9 @@ html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_title = f"skinkit {release}"
 
 autosummary_generate = True
+# annotations name classes as their modules import them: point each at its public name (a bare
+# BodyModel would match skinkit.BodyModel and skinkit.torch.BodyModel alike)
+autodoc_type_aliases = {"BodyModel": "skinkit.BodyModel", "Model": "skinkit.Model"}
 autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False       # autosummary's class template lists them
 numpydoc_class_members_toctree = False
