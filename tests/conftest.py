@@ -3,6 +3,7 @@
 module-level use (parametrize lists); the ``data`` fixture hands the same folder to a test."""
 import contextlib
 import importlib
+import importlib.util
 import os
 from pathlib import Path
 
@@ -10,6 +11,9 @@ import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
 GLTF, BVH, THREEJS = DATA / "gltf", DATA / "bvh", DATA / "threejs"
+# the folder holding the skinkit under test (an installed wheel, or python/ with an in-place
+# build): what a child process needs on PYTHONPATH to import the same skinkit
+SKINKIT_PATH = str(Path(importlib.util.find_spec("skinkit").origin).resolve().parents[1])
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TORCH_HOW, optional_import
+from conftest import SKINKIT_PATH, TORCH_HOW, optional_import
 
 optional_import("zarr", 'pip install ".[dataset]" (zarr 3: Python >= 3.11)', "dataset")
 from distributed import Client, LocalCluster  # noqa: E402
@@ -28,7 +28,6 @@ from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
 
 pytestmark = pytest.mark.integration          # Dask clusters and child processes
 
-HERE = Path(__file__).resolve().parent
 FRAMES = (37, 61, 18)                         # three motions; chunks of 16 frames straddle them
 K = 16
 
@@ -150,7 +149,7 @@ def test_a_worker_killed_mid_bake_is_replaced_and_the_store_is_identical(inputs,
 
 def cli(*args, **kw):
     """``skinkit ARGS`` in a child process (its own session)."""
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "python")}
+    env = {**os.environ, "PYTHONPATH": SKINKIT_PATH}
     return subprocess.Popen([sys.executable, "-m", "skinkit", *map(str, args)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, **kw)

@@ -6,12 +6,11 @@ import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import DATA
+from conftest import DATA, SKINKIT_PATH
 
 sys.path.insert(0, str(DATA / "body"))
 import py2pickle as p2  # noqa: E402
@@ -20,7 +19,6 @@ import skinkit as sk  # noqa: E402
 from body_models import make_arrays  # noqa: E402
 from npz_craft import npy_bytes, write_npz  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _child_load(path):
@@ -34,7 +32,7 @@ def _child_load(path):
             print("BodyModelError:", e)
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, env={"PYTHONPATH": str(ROOT / "python")})
+                          timeout=120, env={"PYTHONPATH": SKINKIT_PATH})
     return proc.returncode, (proc.stdout + proc.stderr).strip()
 
 
@@ -383,7 +381,7 @@ def hostile_results(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-c", code,
                            json.dumps([[n, str(p)] for n, p in paths.items()])],
                           capture_output=True, text=True, timeout=600,
-                          env={"PYTHONPATH": str(ROOT / "python")})
+                          env={"PYTHONPATH": SKINKIT_PATH})
     got = dict(json.loads(line) for line in proc.stdout.splitlines())
     died = f"the child process ended with status {proc.returncode}: {proc.stderr[-2000:]}"
     return {n: (paths[n], got.get(n, died)) for n in paths}

@@ -9,13 +9,12 @@ import subprocess
 import sys
 import textwrap
 import threading
-from pathlib import Path
 
 import pytest
 
+from conftest import SKINKIT_PATH
 from skinkit import export
 
-PYTHON_DIR = str(Path(export.__file__).resolve().parents[1])
 
 # the child writes part of its output, says so, then waits to be killed
 CHILD = textwrap.dedent("""
@@ -48,7 +47,7 @@ CHILD = textwrap.dedent("""
 
 def _kill_mid_write(tmp_path, kind, signum, sigint="python"):
     target = tmp_path / ("out.npz" if kind == "npz" else "frames")
-    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    env = dict(os.environ, PYTHONPATH=SKINKIT_PATH)
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(target), kind, sigint],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
