@@ -42,9 +42,10 @@ html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_title = f"skinkit {release}"
 
 autosummary_generate = True
-# annotations name classes as their modules import them: point each at its public name (a bare
-# BodyModel would match skinkit.BodyModel and skinkit.torch.BodyModel alike)
-autodoc_type_aliases = {"BodyModel": "skinkit.BodyModel", "Model": "skinkit.Model"}
+# signatures name classes as their modules import them: a bare BodyModel matches
+# skinkit.BodyModel (= skinkit.body.BodyModel) and skinkit.torch.BodyModel; Sphinx links the first
+# and would warn that it had a choice ("ref.python")
+suppress_warnings = ["ref.python"]
 autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False       # autosummary's class template lists them
 numpydoc_class_members_toctree = False
