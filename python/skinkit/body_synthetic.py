@@ -99,7 +99,8 @@ _LEAF_TIPS = {10: (0, 0, .08), 11: (0, 0, .08), 15: (0, .18, 0), 22: (.08, 0, 0)
               23: (-.08, 0, 0)}
 
 
-def body_like_arrays(seed: int = 0, num_vertices: int = 6890, sigma: float = 0.04) -> Dict[str, np.ndarray]:
+def body_like_arrays(seed: int = 0, num_vertices: int = 6890, sigma: float = 0.04
+                     ) -> Dict[str, NDArray[Any]]:
     """An SMPL-layout model with a body's part structure (for fitting benchmarks and tests):
     SMPL's tree on a T-posed stick figure (1.7 m), vertices on capsules around the bones, each
     skinned to the bones near it (weights ``exp(-(d / sigma)^2)`` of the distance to each bone,

@@ -34,10 +34,10 @@ class FitResult(NamedTuple):
     """``fit_body``'s result: betas (B, S), pose (B, J, 3) axis-angle, transl (B, 3), the RMS
     distance to the targets per item (B,) in the model's units (vertices when they were given,
     else joints), the Gauss-Newton rounds and the L-BFGS iterations run."""
-    betas: np.ndarray
-    pose: np.ndarray
-    transl: np.ndarray
-    rms: np.ndarray
+    betas: Float
+    pose: Float
+    transl: Float
+    rms: Float
     rounds: int
     iterations: int
 
@@ -47,7 +47,8 @@ def _rotvec(R: Float) -> Float:
     q = quat_from_matrix(R)
     n = np.linalg.norm(q[..., :3], axis=-1, keepdims=True)
     safe = np.where(n > 1e-12, n, 1)
-    return q[..., :3] * np.where(n > 1e-12, 2 * np.arctan2(n, q[..., 3:]) / safe, 2)
+    rotvec: Float = q[..., :3] * np.where(n > 1e-12, 2 * np.arctan2(n, q[..., 3:]) / safe, 2)
+    return rotvec
 
 
 def _polar(M: Float) -> Float:
@@ -161,7 +162,8 @@ def _skew(q: Float) -> Float:
     """[q]x (..., 3, 3): the cross-product matrix, [q]x w = q x w."""
     o = np.zeros(q.shape[:-1])
     x, y, z = q[..., 0], q[..., 1], q[..., 2]
-    return np.stack([o, -z, y, z, o, -x, -y, x, o], -1).reshape(q.shape + (3,))
+    skew: Float = np.stack([o, -z, y, z, o, -x, -y, x, o], -1).reshape(q.shape + (3,))
+    return skew
 
 
 def _gauss_newton(pr: _Problem, betas: Float, pose: Float, transl: Float, idx: NDArray[np.int64],

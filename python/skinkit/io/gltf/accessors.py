@@ -126,13 +126,15 @@ class Accessors:
         return self._decoded[k]
 
     def cast(self, a: NDArray[Any], dtype: DTypeLike, path: str) -> NDArray[Any]:
-        """A copy of ``a`` as ``dtype``, charged to the file's budget (see :meth:`charge`)."""
+        """A C-contiguous copy of ``a`` as ``dtype``, charged to the file's budget (see
+        :meth:`charge`): contiguous, so the kernels read it in place and pickles carry it out of
+        band (NumPy < 1.25 pickles a transposed array, such as inverse bind matrices, in band)."""
         dtype = np.dtype(dtype)
         self.charge(a.size * dtype.itemsize, path, f"{a.size} {dtype} values")
         # a signalling NaN in the file's floats raises the "invalid" flag when widened: it stays
         # a NaN (which the model's own checks see), without a RuntimeWarning
         with np.errstate(invalid="ignore"):
-            return a.astype(dtype)
+            return a.astype(dtype, order="C")
 
     def view_bytes(self, v: int) -> memoryview:
         """The bytes of ``bufferViews[v]`` (for compressed data that extensions decode)."""
