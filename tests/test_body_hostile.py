@@ -2,6 +2,7 @@
 naming the file, the key and what is wrong; never a crash, another exception, or an allocation
 the file asks for.  Loads where a crash is possible run in a child process, so a segfault fails
 the test instead of killing pytest (issue 17)."""
+import os
 import re
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def _child_load(path):
             print("BodyModelError:", e)
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, env={"PYTHONPATH": SKINKIT_PATH})
+                          timeout=120, env={**os.environ, "PYTHONPATH": SKINKIT_PATH})
     return proc.returncode, (proc.stdout + proc.stderr).strip()
 
 
@@ -381,7 +382,7 @@ def hostile_results(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-c", code,
                            json.dumps([[n, str(p)] for n, p in paths.items()])],
                           capture_output=True, text=True, timeout=600,
-                          env={"PYTHONPATH": SKINKIT_PATH})
+                          env={**os.environ, "PYTHONPATH": SKINKIT_PATH})
     got = dict(json.loads(line) for line in proc.stdout.splitlines())
     died = f"the child process ended with status {proc.returncode}: {proc.stderr[-2000:]}"
     return {n: (paths[n], got.get(n, died)) for n in paths}

@@ -158,10 +158,13 @@ def read_pickle(path: PathLike) -> Dict[str, Any]:
     """The dict a body-model pickle holds, its arrays as stand-ins (see ``to_array``)."""
     name = os.fspath(path)
     with open(path, "rb") as f:
-        raw = f.read(MAX_PICKLE_BYTES + 1)
-    if len(raw) > MAX_PICKLE_BYTES:
-        raise BodyModelError(f"{name}: a pickle larger than the limit of {MAX_PICKLE_BYTES} "
-                             "bytes (MAX_PICKLE_BYTES)")
+        # the size from the file system, checked before reading: read(n) allocates n bytes up
+        # front, so a bound as the read's size would allocate the bound for any file
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_PICKLE_BYTES:
+            raise BodyModelError(f"{name}: a pickle of {size} bytes, more than the limit of "
+                                 f"{MAX_PICKLE_BYTES} bytes (MAX_PICKLE_BYTES)")
+        raw = f.read(size)
     try:
         data = _Unpickler(io.BytesIO(raw), encoding="latin1").load()
     except _LOAD_ERRORS as e:

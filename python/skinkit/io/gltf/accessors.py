@@ -255,8 +255,8 @@ class Accessors:
                             f"needs {need} bytes, bufferViews[{v}] has {len(data)}")
         # the copy is charged: many accessors may read one view
         self.charge(count * cols * rows * size, path, f"{count} {kind} elements")
-        raw: NDArray[Any] = NDArray[Any]((count, cols, rows), dtype=dtype, buffer=data,
-                                     offset=offset, strides=(stride, column, size))
+        raw: NDArray[Any] = np.ndarray((count, cols, rows), dtype=dtype, buffer=data,
+                                       offset=offset, strides=(stride, column, size))
         return np.array(raw, dtype=dtype.newbyteorder("="), order="C").reshape(count, cols * rows)
 
     def _decode(self, k: int) -> NDArray[Any]:
