@@ -67,7 +67,7 @@ def body_model_to_model(body: BodyModel, betas: Optional[ArrayLike] = None,
     ibm = np.tile(np.eye(4), (J, 1, 1))
     ibm[:, :3, 3] = -x
     w = np.asarray(body.weights, np.float64)
-    K = int(max(1, (w > 0).sum(axis=1).max()))
+    K = max(1, int(np.max(np.count_nonzero(w > 0, axis=1))))
     idx = np.argsort(-w, axis=1)[:, :K]
     weights = np.take_along_axis(w, idx, axis=1)
     prim = Primitive(node=0, mesh=0, index=0, skin=0, positions=v,

@@ -43,7 +43,7 @@ def foot_contacts(positions: ArrayLike, times: ArrayLike, height: float, speed: 
     p = np.asarray(positions, np.float64)
     t = np.asarray(times, np.float64)
     v = np.linalg.norm(np.gradient(p, t, axis=0), axis=1) if len(t) > 1 else np.zeros(len(t))
-    contacts: NDArray[np.bool_] = (p[:, up] - p[:, up].min() <= height) & (v <= speed)
+    contacts: NDArray[np.bool_] = (p[:, up] - np.min(p[:, up]) <= height) & (v <= speed)
     return contacts
 
 

@@ -182,8 +182,8 @@ def _root_scale(root_scale: Union[str, float], source: Model, target: Model,
     hips = tc.index("hips")
     if root_scale == "hips":
         # hip height above the lowest joint of the rest pose
-        ht = t_pos[hips, 1] - t_pos[:, 1].min()
-        hs = s_pos[m[hips], 1] - s_pos[:, 1].min()
+        ht = t_pos[hips, 1] - np.min(t_pos[:, 1])
+        hs = s_pos[m[hips], 1] - np.min(s_pos[:, 1])
         return float(ht / hs)
     if root_scale == "legs":
         chain = [tc.index(n) for n in ("left_hip", "left_knee", "left_ankle")]

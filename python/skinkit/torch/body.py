@@ -136,9 +136,9 @@ class BodyModel(torch.nn.Module):
             mean.append(m)
         self.register_buffer("pose_mean", torch.tensor(np.concatenate(mean), dtype=dtype))
         ids = np.asarray([] if extra_vertex_ids is None else extra_vertex_ids, np.int64)
-        if ids.size and (ids.min() < 0 or ids.max() >= self.num_vertices):
+        if ids.size and (np.min(ids) < 0 or np.max(ids) >= self.num_vertices):
             raise ValueError(f"extra_vertex_ids must be vertex indices 0..{self.num_vertices - 1}"
-                             f", got {ids.min()}..{ids.max()}")
+                             f", got {np.min(ids)}..{np.max(ids)}")
         self.register_buffer("extra_vertex_ids", torch.from_numpy(ids))
         self.model_set = ModelSet(model)      # the skinkit model of the buffers
         if dtype != torch.float64:

@@ -92,7 +92,7 @@ def dense_from_compressed(fmt: str, shape: Any, data: NDArray[Any], indices: NDA
         raise BodyModelError(f"{key}: sparse matrix indptr must rise from 0 to at most "
                              f"{min(indices.size, data.size)} (the stored entries)")
     minor = indices[:nnz].astype(np.int64)
-    if nnz and (minor.min() < 0 or minor.max() >= inner):
+    if nnz and (np.min(minor) < 0 or np.max(minor) >= inner):
         raise BodyModelError(f"{key}: sparse matrix index out of range 0..{inner - 1}")
     major = np.repeat(np.arange(outer), np.diff(ptr))
     dense = np.zeros((rows, cols))
