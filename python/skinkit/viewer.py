@@ -168,7 +168,7 @@ def view(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
     posed = model.pose(resolved, [np.asarray(times, dtype=np.float64)[0]])
     rec = _Recorder(np.concatenate([a[0] for a in posed.values()] or [world[0, :, :3, 3]]), fov)
     frames = []
-    for k, prim in enumerate(model.primitives):
+    for prim in model.primitives:
         name = f"/mesh_{prim.key}"
         faces = prim.faces if prim.faces is not None else np.zeros((0, 3), np.int64)
         if prim.skin is not None and prim.joints is not None and prim.weights is not None:
