@@ -79,5 +79,6 @@ def blend_shapes(base: ArrayLike, deltas: ArrayLike, weights: ArrayLike,
         flat[:] = np.matmul(np.repeat(w, 2, axis=0), d)[:1]
     else:
         np.matmul(w, d, out=flat)
-    flat += base_.reshape(1, v * c).astype(dtype, copy=False)
+    base_row: NDArray[np.floating[Any]] = base_.reshape(1, v * c).astype(dtype, copy=False)
+    flat += base_row
     return out
