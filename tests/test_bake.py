@@ -7,6 +7,7 @@ A bake that is repaired or resumed must equal an uninterrupted one bit for bit: 
 files are compared byte by byte."""
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -170,14 +171,18 @@ def test_a_killed_bake_resumes_to_the_same_store(inputs, cluster, tmp_path):
     out = tmp_path / "s.zarr"
     p = cli(*args, "--out", out, "--workers", 2, "--quiet")
     marks = out / "chunk_done" / "c"
+
+    def marked():    # chunk marks renamed into place, not Zarr's in-flight "*.partial" files
+        return sum(n.isdigit() for n in os.listdir(marks)) if marks.is_dir() else 0
+
     deadline = time.monotonic() + 120
     while p.poll() is None and time.monotonic() < deadline:
-        if marks.is_dir() and len(os.listdir(marks)) >= 3:
+        if marked() >= 3:
             break
         time.sleep(0.002)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
-    done = len(os.listdir(marks))
+    done = marked()
     assert 3 <= done < 50, "the bake was not caught mid-run"
     r = cli(*args, "--out", out, "--scheduler", cluster.scheduler_address)   # resumed
     _, err = r.communicate(timeout=300)
@@ -185,6 +190,21 @@ def test_a_killed_bake_resumes_to_the_same_store(inputs, cluster, tmp_path):
     baked = int(err.split("baked ")[1].split()[0])
     assert baked <= 400 - 8 * done                  # only what was missing
     assert_same_store(out, ref)
+
+
+def test_a_write_cut_short_is_redone_and_its_partial_file_swept(inputs, reference, cluster,
+                                                               tmp_path):
+    """What a process killed inside Zarr's chunk write leaves: the chunk's data and mark not
+    renamed into place, and the ``*.partial`` file it was writing.  Resuming writes that chunk
+    only, and the store holds the same files as the uninterrupted bake."""
+    out = tmp_path / "s.zarr"
+    shutil.copytree(reference, out)
+    (out / "chunk_done" / "c" / "1").unlink()
+    chunk = out / "vertices" / "c" / "1" / "0" / "0"
+    chunk.rename(chunk.with_suffix(".5f0c1e.partial"))
+    s = baked(inputs, out, cluster)
+    assert s.ok and s.baked == K
+    assert_same_store(out, reference)
 
 
 def test_a_corrupt_motion_is_named_marked_failed_and_the_others_written(inputs, reference,

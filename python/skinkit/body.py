@@ -403,7 +403,7 @@ class BodyModel(Summarized):
     def _backward(self, s: Dict[str, Any], gv: NDArray[Any], gj: NDArray[Any], N: int,
                   threads: Optional[int]) -> Dict[str, Optional[NDArray[Any]]]:
         J, dt, P = self.num_joints, self.dtype, self._P
-        S, E = s["S"], s["E"]
+        S = s["S"]
         lj, lw = self._influences
         g_vp, g_G = gradients.linear_blend_skinning_vjp(s["v_posed"], lj, lw, s["G"], gv,
                                                         threads=threads)

@@ -274,7 +274,7 @@ def _lbfgs(pr: _Problem, x: Float, max_iter: int, tol: float, memory: int = 8
         bad = gd >= 0                                    # not a descent direction: gradient
         d[bad] = -g[bad] * (1e-2 / np.maximum(np.abs(g[bad]).max(1, initial=0), 1e-30))[:, None]
         gd = (g * d).sum(1)
-        step = np.ones(len(x))
+        step: NDArray[Any] = np.ones(len(x))
         for _ in range(30):
             xn = x + step[:, None] * d
             fn, gn, rn = pr.value_and_grad(xn)

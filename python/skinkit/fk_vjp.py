@@ -14,7 +14,7 @@ __all__ = ["forward_kinematics_vjp"]
 
 
 def children_first(parents: NDArray[np.integer[Any]]) -> NDArray[np.intp]:
-    """Joint indices ordered so that every joint comes before its parent."""
+    depth: NDArray[Any] = np.zeros(len(parents), np.int64)
     depth = np.zeros(len(parents), np.int64)
     for _ in range(len(parents)):
         d = np.where(parents >= 0, depth[parents] + 1, 0)

@@ -306,6 +306,7 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
             _lay_out(out, plan, used, dtype, {"version": __version__, "arguments": arguments})
         else:
             store.check_layout(out, plan)
+            store.discard_partial_writes(out)
         frame_bytes = 0 if not used else (    # vertices, joints, frame_sequence, frame_time
             (_body_model(used[0]).num_vertices + _body_model(used[0]).num_joints) * 3
             * np.dtype(dtype).itemsize + 12)

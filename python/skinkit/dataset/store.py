@@ -139,6 +139,14 @@ def check_layout(out: str, plan: Plan) -> None:
                          f"({', '.join(bad[:3])}); bake to a new store")
 
 
+def discard_partial_writes(out: str) -> None:
+    """Remove the ``*.partial`` files that Zarr's local store writes before renaming each
+    chunk into place, left behind by a process killed mid-write: a resumed store then holds
+    the same files as an uninterrupted one."""
+    for tmp in Path(out).rglob("*.partial"):
+        tmp.unlink(missing_ok=True)
+
+
 def done_chunks(out: str) -> NDArray[Any]:
     """(C,) bool: the chunks already written."""
     done: NDArray[Any] = _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
