@@ -103,8 +103,9 @@ static PyMethodDef methods[] = {
      "Samples every channel of a clip table (skinkit.clip.ClipTable) at times into out (one "
      "array, or a tuple of one per path: translations, rotations, scales)."},
     {"prepare_clip", py_prepare_clip, METH_O,
-     "prepare_clip(table) -> slerp\n\n"
-     "The slerp constants of a clip table's LINEAR rotation keys (its slerp field)."},
+     "prepare_clip(table) -> prepared\n\n"
+     "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
+     "rotation keys and the keys of its lane groups side by side."},
     {"fbx_read", py_fbx_read, METH_VARARGS,
      "fbx_read(path, file_axes, max_memory, max_bytes) -> dict\n\n"
      "An FBX scene read by ufbx as NumPy arrays (skinkit.io.fbx assembles the Model); ufbx may "

@@ -154,29 +154,32 @@ static int read_table(PyObject *table, int type, clip_call_t *cc, PyObject **hol
     sk_clip_f f = CLIP;
     sk_clip_d d = CLIP;
 #undef CLIP
-    /* optional: the slerp constants of sk_prepare_clip, one per value */
-    hold[NFIELDS] = PyObject_GetAttrString(table, "slerp");
-    if (!hold[NFIELDS])
-        PyErr_Clear();
-    else if (hold[NFIELDS] != Py_None) {
-        PyArrayObject *sl = (PyArrayObject *)hold[NFIELDS];
-        if (check_array(hold[NFIELDS], "clip table ", "slerp", type, 0) < 0)
-            return -1;
-        if ((size_t)PyArray_DIM(sl, 0) != len[VALUES]) {
-            PyErr_Format(PyExc_ValueError, "clip table slerp must have one entry per value (%zu), "
-                         "got %zd", len[VALUES], (Py_ssize_t)PyArray_DIM(sl, 0));
-            return -1;
-        }
-        f.slerp = PyArray_DATA(sl);
-        d.slerp = PyArray_DATA(sl);
-    }
     cc->f = f;
     cc->d = d;
     size_t bad = 0;
     int st = cc->dbl ? sk_check_clip_d(&cc->d, &bad) : sk_check_clip_f(&cc->f, &bad);
-    if (st != SK_OK)
+    if (st != SK_OK) {
         PyErr_Format(PyExc_ValueError, "clip table: channel %zu %s", bad, clip_problem(st));
-    return st == SK_OK ? 0 : -1;
+        return -1;
+    }
+    /* optional: the prepared buffer of sk_prepare_clip */
+    hold[NFIELDS] = PyObject_GetAttrString(table, "prepared");
+    if (!hold[NFIELDS])
+        PyErr_Clear();
+    else if (hold[NFIELDS] != Py_None) {
+        PyArrayObject *pr = (PyArrayObject *)hold[NFIELDS];
+        size_t want = cc->dbl ? sk_prepared_size_d(&cc->d) : sk_prepared_size_f(&cc->f);
+        if (check_array(hold[NFIELDS], "clip table ", "prepared", type, 0) < 0)
+            return -1;
+        if ((size_t)PyArray_DIM(pr, 0) != want) {
+            PyErr_Format(PyExc_ValueError, "clip table prepared must have the %zu entries of "
+                         "sk_prepared_size, got %zd", want, (Py_ssize_t)PyArray_DIM(pr, 0));
+            return -1;
+        }
+        cc->f.prepared = PyArray_DATA(pr);
+        cc->d.prepared = PyArray_DATA(pr);
+    }
+    return 0;
 }
 
 /* reads one output array (or its part of a tuple) into cc->out[i] */
@@ -283,8 +286,8 @@ done:
     return release(hold, NFIELDS + 2, res);
 }
 
-/* prepare_clip(table) -> slerp: the table's slerp constants (sk_prepare_clip), an array of the
- * type of its values with one entry per value, zero where no LINEAR rotation key needs one */
+/* prepare_clip(table) -> prepared: the table's prepared buffer (sk_prepare_clip), an array of
+ * the type of its values with sk_prepared_size entries, zero where no key needs one */
 PyObject *py_prepare_clip(PyObject *self, PyObject *table)
 {
     PyObject *hold[NFIELDS + 1] = {NULL}, *values = PyObject_GetAttrString(table, "values");
@@ -298,7 +301,7 @@ PyObject *py_prepare_clip(PyObject *self, PyObject *table)
     cc.dbl = type == NPY_DOUBLE;
     if (read_table(table, type == NPY_FLOAT ? NPY_FLOAT : NPY_DOUBLE, &cc, hold) < 0)
         goto done;
-    npy_intp n = (npy_intp)cc.d.nvalues;
+    npy_intp n = (npy_intp)(cc.dbl ? sk_prepared_size_d(&cc.d) : sk_prepared_size_f(&cc.f));
     res = PyArray_ZEROS(1, &n, cc.dbl ? NPY_DOUBLE : NPY_FLOAT, 0);
     if (!res)
         goto done;

@@ -64,24 +64,37 @@ static inline void FN(qslerp_key)(const T *a, const T *b, T *k)
     k[3] = sg;
 }
 
+/* The Taylor polynomials of sincos_slerp in y2 = y^2, written with the operations ADD(a, b),
+ * MUL(a, b) and the constant C(c), so that the AVX2 lane groups (sample_lanes.h) evaluate them
+ * in the same order: sin y = y + y y2 SK_SIN_TAYLOR, cos y = 1 + y2 SK_COS_TAYLOR. */
+#define SK_SIN_TAYLOR(y2, ADD, MUL, C)                                                         \
+    ADD(C(-1.0 / 6), MUL(y2, ADD(C(1.0 / 120), MUL(y2, ADD(C(-1.0 / 5040), MUL(y2, ADD(        \
+        C(1.0 / 362880), MUL(y2, ADD(C(-1.0 / 39916800), MUL(y2, ADD(C(1.0 / 6227020800),      \
+        MUL(y2, C(-1.0 / 1307674368000)))))))))))))
+#define SK_COS_TAYLOR(y2, ADD, MUL, C)                                                         \
+    ADD(C(-0.5), MUL(y2, ADD(C(1.0 / 24), MUL(y2, ADD(C(-1.0 / 720), MUL(y2, ADD(              \
+        C(1.0 / 40320), MUL(y2, ADD(C(-1.0 / 3628800), MUL(y2, ADD(C(1.0 / 479001600), MUL(   \
+        y2, ADD(C(-1.0 / 87178291200), MUL(y2, C(1.0 / 20922789888000)))))))))))))))
+#define SK_PIO2_HI 1.5707963267948966
+#define SK_PIO2_LO 6.123233995736766e-17
+#define SK_PIO4 0.78539816339744831
+#define SK_SCALAR_ADD(a, b) ((a) + (b))
+#define SK_SCALAR_MUL(a, b) ((a) * (b))
+#define SK_SCALAR_C(c) (c)
+
 /* sin x and cos x: for x in [0, pi/2] (slerp's t phi for t in [0, 1]) Taylor polynomials of
  * degree 15 and 16 in double on [0, pi/4], where they are exact to below half an ulp, and the
  * co-functions of pi/2 - x beyond; libm elsewhere.  A third of the cost of a libm sincos. */
 static inline void FN(sincos_slerp)(T x, T *s, T *c)
 {
-    const double pio2_hi = 1.5707963267948966, pio2_lo = 6.123233995736766e-17;
-    if (!(x >= 0 && (double)x <= pio2_hi)) {
+    if (!(x >= 0 && (double)x <= SK_PIO2_HI)) {
         *s = SIN(x), *c = COS(x);
         return;
     }
-    int flip = (double)x > 0.78539816339744831;
-    double y = flip ? (pio2_hi - (double)x) + pio2_lo : (double)x, y2 = y * y;
-    double sn = y + y * y2 * (-1.0 / 6 + y2 * (1.0 / 120 + y2 * (-1.0 / 5040 + y2 * (
-                    1.0 / 362880 + y2 * (-1.0 / 39916800 + y2 * (1.0 / 6227020800 + y2 * (
-                    -1.0 / 1307674368000)))))));
-    double cs = 1 + y2 * (-0.5 + y2 * (1.0 / 24 + y2 * (-1.0 / 720 + y2 * (1.0 / 40320 + y2 * (
-                    -1.0 / 3628800 + y2 * (1.0 / 479001600 + y2 * (-1.0 / 87178291200 + y2 *
-                    (1.0 / 20922789888000))))))));
+    int flip = (double)x > SK_PIO4;
+    double y = flip ? (SK_PIO2_HI - (double)x) + SK_PIO2_LO : (double)x, y2 = y * y;
+    double sn = y + y * y2 * SK_SIN_TAYLOR(y2, SK_SCALAR_ADD, SK_SCALAR_MUL, SK_SCALAR_C);
+    double cs = 1 + y2 * SK_COS_TAYLOR(y2, SK_SCALAR_ADD, SK_SCALAR_MUL, SK_SCALAR_C);
     *s = (T)(flip ? cs : sn);
     *c = (T)(flip ? sn : cs);
 }

@@ -107,15 +107,86 @@ int FN(sk_check_clip_output)(const FN(sk_clip) *clip, const int64_t *out_offset,
     return SK_OK;
 }
 
-void FN(sk_prepare_clip)(const FN(sk_clip) *clip, T *restrict slerp)
+/* Lane groups: SK_LANES (an AVX2 register: 8 floats, 4 doubles) LINEAR channels of one kind
+ * (rotations, or 3-vectors) that follow one another in the table and share one key-time
+ * array.  At a time they share the key interval and its parameter (sk_block_keys), so their
+ * samples are computed side by side, one channel per lane, from keys that sk_prepare_clip lays
+ * out [key][component][lane] after the slerp constants: a rotation key's 4 values and its 4
+ * slerp constants (zero for the last key), a 3-vector key's 3 values.  A run of such channels
+ * is cut into groups from its start, the last one padded with copies of its last channel; a
+ * lone channel (a run of one, or one left over) is no group. */
+#define SK_LANES (SK_DOUBLE ? 4 : 8)
+
+/* the components of channel c's keys in a lane group: 8 for a LINEAR rotation, 3 for a LINEAR
+ * 3-vector, 0 for the channels that join none */
+static int FN(lane_kind)(const FN(sk_clip) *clip, size_t c)
+{
+    if (clip->interp[c] != SK_LINEAR || clip->nkeys[c] < 2)
+        return 0;
+    return clip->rotation[c] ? 8 : clip->ncomp[c] == 3 ? 3 : 0;
+}
+
+static int FN(same_lanes)(const FN(sk_clip) *clip, size_t c, size_t d)
+{
+    int kind = FN(lane_kind)(clip, c);
+    return kind && kind == FN(lane_kind)(clip, d) && clip->key_offset[c] == clip->key_offset[d] &&
+           clip->nkeys[c] == clip->nkeys[d];
+}
+
+/* a lane group: channels [first, first + n), their keys at prepared + at */
+typedef struct {
+    size_t first, n, at;
+} FN(sk_lanes);
+
+/* the lane group after g (the first one after {0, 0, nvalues}); n = 0 when none is left */
+static void FN(next_lanes)(const FN(sk_clip) *clip, FN(sk_lanes) *g)
+{
+    size_t nch = clip->nchannels;
+    if (g->n)
+        g->at += (size_t)clip->nkeys[g->first] * (size_t)FN(lane_kind)(clip, g->first) * SK_LANES;
+    for (g->first += g->n; g->first < nch; g->first++) {
+        for (g->n = 1; g->n < SK_LANES && g->first + g->n < nch &&
+                       FN(same_lanes)(clip, g->first, g->first + g->n); g->n++)
+            ;
+        if (g->n > 1)
+            return;
+    }
+    g->n = 0;
+}
+
+size_t FN(sk_prepared_size)(const FN(sk_clip) *clip)
+{
+    FN(sk_lanes) g = {0, 0, clip->nvalues};
+    do
+        FN(next_lanes)(clip, &g);
+    while (g.n);
+    return g.at;
+}
+
+void FN(sk_prepare_clip)(const FN(sk_clip) *clip, T *restrict prepared)
 {
     for (size_t c = 0; c < clip->nchannels; c++) {
         if (!clip->rotation[c] || clip->interp[c] != SK_LINEAR)
             continue;
         const T *v = clip->values + clip->value_offset[c];
-        T *sl = slerp + clip->value_offset[c];
+        T *sl = prepared + clip->value_offset[c];
         for (size_t k = 0; k + 1 < (size_t)clip->nkeys[c]; k++)
             FN(qslerp_key)(v + 4 * k, v + 4 * k + 4, sl + 4 * k);
+    }
+    FN(sk_lanes) g = {0, 0, clip->nvalues};
+    for (FN(next_lanes)(clip, &g); g.n; FN(next_lanes)(clip, &g)) {
+        size_t K = (size_t)clip->nkeys[g.first];
+        int kind = FN(lane_kind)(clip, g.first), nc = kind == 8 ? 4 : 3;
+        for (size_t l = 0; l < SK_LANES; l++) {
+            size_t c = g.first + (l < g.n ? l : g.n - 1);
+            const T *v = clip->values + clip->value_offset[c];
+            const T *sl = prepared + clip->value_offset[c];
+            for (size_t k = 0; k < K; k++)
+                for (int d = 0; d < kind; d++)
+                    prepared[g.at + (k * (size_t)kind + (size_t)d) * SK_LANES + l] =
+                        d < nc ? v[(size_t)nc * k + (size_t)d]
+                               : k + 1 < K ? sl[4 * k + (size_t)d - 4] : 0;
+        }
     }
 }
 
@@ -138,6 +209,24 @@ SK_SPECIALIZE void FN(sample_run)(const T *kt, const T *vals, const T *sl, int m
     }
 }
 
+#if defined(SK_HAVE_AVX2)
+/* the lane group g's channels in [c0, c1) at the times of block bk (sample_avx2.c) */
+static void FN(sample_lanes)(const FN(sk_clip) *clip, const FN(sk_lanes) *g, size_t c0,
+                             size_t c1, const int64_t *out_offset, const int64_t *out_stride,
+                             const FN(sk_block_keys) *bk, T *out)
+{
+    T *o[SK_LANES];
+    ptrdiff_t os[SK_LANES];
+    for (size_t l = 0; l < SK_LANES; l++) {
+        size_t c = g->first + l;
+        int mine = l < g->n && c >= c0 && c < c1;
+        o[l] = mine ? out + out_offset[c] : NULL;
+        os[l] = mine ? (ptrdiff_t)out_stride[c] : 0;
+    }
+    FN(sk_sample_lanes_avx2)(FN(lane_kind)(clip, g->first), clip->prepared + g->at, bk, o, os);
+}
+#endif
+
 void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                         const int64_t *out_offset, const int64_t *out_stride, size_t i0,
                         size_t i1, const T *times, T *restrict out)
@@ -145,20 +234,43 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
     const T *key_times = clip->key_times, *values = clip->values;
     FN(sk_block_keys) bk;
     bk.K = bk.b = bk.e = bk.k = 0;
+    /* the lane groups' own loop where the build and the CPU have AVX2 */
+    int lanes = 0;
+#if defined(SK_HAVE_AVX2)
+    lanes = clip->prepared && sk_simd() >= SK_SIMD_AVX2;
+#endif
+    FN(sk_lanes) lg0 = {0, 0, clip->nvalues};
+    if (lanes)
+        FN(next_lanes)(clip, &lg0);
     for (size_t g = c0; g < c1; g += SK_CHANNEL_GROUP) {
         size_t gend = g + SK_CHANNEL_GROUP < c1 ? g + SK_CHANNEL_GROUP : c1;
         size_t cursor[SK_CHANNEL_GROUP] = {0};
         bk.kt = NULL;
+        while (lg0.n && lg0.first + lg0.n <= g) /* the first lane group that ends after g */
+            FN(next_lanes)(clip, &lg0);
         for (size_t b = i0; b < i1; b += SK_TIME_BLOCK) {
             size_t bend = b + SK_TIME_BLOCK < i1 ? b + SK_TIME_BLOCK : i1;
+            FN(sk_lanes) lg = lg0;
             for (size_t c = g; c < gend; c++) {
                 size_t K = (size_t)clip->nkeys[c];
                 const T *kt = key_times + clip->key_offset[c];
+                while (lg.n && lg.first + lg.n <= c)
+                    FN(next_lanes)(clip, &lg);
+                int grouped = lg.n && lg.first <= c;
+                /* a lane group is sampled whole at its first channel in [c0, c1) */
+                if (grouped && c != (lg.first > c0 ? lg.first : c0))
+                    continue;
                 if (bk.kt != kt || bk.K != K || bk.b != b)
                     FN(block_keys)(&bk, kt, K, cursor[c - g], times, b, bend);
                 cursor[c - g] = bk.k;
+#if defined(SK_HAVE_AVX2)
+                if (grouped) {
+                    FN(sample_lanes)(clip, &lg, c0, c1, out_offset, out_stride, &bk, out);
+                    continue;
+                }
+#endif
                 const T *vals = values + clip->value_offset[c];
-                const T *sl = clip->slerp ? clip->slerp + clip->value_offset[c] : NULL;
+                const T *sl = clip->prepared ? clip->prepared + clip->value_offset[c] : NULL;
                 int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
                 T *o = out + out_offset[c];
                 ptrdiff_t os = (ptrdiff_t)out_stride[c];

@@ -1,14 +1,16 @@
-/* sample_avx2.c -- the float32 slerp of a LINEAR rotation channel at 8 sample times at once
- * with AVX2/FMA (compiled with -mavx2 -mfma, called by sample.c only when cpu.c finds both).
- * Per 8 times: the key interval of each (the scalar cursor, sample_keys.h), then the keys and
- * slerp constants (sk_prepare_clip) transposed into lanes; one sine/cosine pair of 8 lanes
- * (polynomials of degree 9 and 10 on [0, pi/4], the co-functions beyond: within an ulp or two of
- * the correctly rounded value); the quaternions transposed back into their rows.  A time before
- * the first key or from the last key on takes that key's value (a lane of its own, as every
- * lane), and a partial group pads its lanes with the first key: a sample gets the same bits in
- * whatever group of 8 it falls, so results do not depend on how a call is split.  (3-vectors
- * lerped the same way took more instructions than sample.c's scalar loop: 85M against 56M for
- * 64 channels at 10,000 times; the per-lane interval search, not the arithmetic, is the cost.) */
+/* sample_avx2.c -- clip sampling with AVX2/FMA (compiled with -mavx2 -mfma -ffp-contract=off,
+ * called by sample.c only when cpu.c finds both): the lane groups of sample_lanes.h, float and
+ * double, and the float32 slerp of a LINEAR rotation channel that joins no group at 8 sample
+ * times at once.  Per 8 times: the key interval of each (the scalar cursor, sample_keys.h), then
+ * the keys and slerp constants (sk_prepare_clip) transposed into lanes; one sine/cosine pair of
+ * 8 lanes (polynomials of degree 9 and 10 on [0, pi/4], the co-functions beyond: within an ulp
+ * or two of the correctly rounded value); the quaternions transposed back into their rows.  A
+ * time before the first key or from the last key on takes that key's value (a lane of its own,
+ * as every lane), and a partial group pads its lanes with the first key: a sample gets the same
+ * bits in whatever group of 8 it falls, so results do not depend on how a call is split.
+ * (3-vectors lerped the same way took more instructions than sample.c's scalar loop: 85M
+ * against 56M for 64 channels at 10,000 times; the per-lane interval search, not the
+ * arithmetic, is the cost.  Side by side in lane groups they take the lanes.) */
 #include <immintrin.h>
 
 #define SK_DOUBLE 0
@@ -90,3 +92,93 @@ void sk_sample_slerp_avx2(const float *vals, const float *sl, const sk_block_key
         store_rows(r, bk->b + i, bk->e, o, os);
     }
 }
+
+/* --- the float lane groups: 8 lanes --- */
+#define W 8
+#define VT __m256
+#define V(op) _mm256_##op##_ps
+#define MADD(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define NMADD(a, b, c) _mm256_fnmadd_ps(a, b, c)
+#define SINCOS sincos8
+#define STORE_ROWS store_lanes8
+
+/* lane l's first nc (3 or 4) components of r[0..3] to p[l] */
+static inline void store_lanes8(__m256 r[4], int nc, float *const p[8])
+{
+    transpose4_lanes8(r, 4, r);
+    for (int l = 0; l < 8; l++) {
+        __m128 q = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
+        if (nc == 4) {
+            _mm_storeu_ps(p[l], q);
+        } else {
+            _mm_storel_pi((__m64 *)p[l], q);
+            _mm_store_ss(p[l] + 2, _mm_movehl_ps(q, q));
+        }
+    }
+}
+#include "sample_lanes.h"
+#undef W
+#undef VT
+#undef V
+#undef MADD
+#undef NMADD
+#undef SINCOS
+#undef STORE_ROWS
+
+/* --- the double lane groups: 4 lanes --- */
+#undef SK_DOUBLE
+#define SK_DOUBLE 1
+#include "real.h"
+#include "qmath.h"
+#include "sample_keys.h"
+#define W 4
+#define VT __m256d
+#define V(op) _mm256_##op##_pd
+#define MADD(a, b, c) _mm256_add_pd(c, _mm256_mul_pd(a, b))
+#define NMADD(a, b, c) _mm256_sub_pd(c, _mm256_mul_pd(a, b))
+#define SINCOS sincos4
+#define STORE_ROWS store_lanes4
+
+/* sincos_slerp (qmath.h) of 4 lanes, the same operations in the same order */
+static inline void sincos4(__m256d x, __m256d *s, __m256d *c)
+{
+    __m256d flip = _mm256_cmp_pd(x, _mm256_set1_pd(SK_PIO4), _CMP_GT_OQ);
+    __m256d co = _mm256_add_pd(_mm256_sub_pd(_mm256_set1_pd(SK_PIO2_HI), x),
+                               _mm256_set1_pd(SK_PIO2_LO));
+    __m256d y = _mm256_blendv_pd(x, co, flip), y2 = _mm256_mul_pd(y, y);
+    __m256d sn = _mm256_add_pd(y, _mm256_mul_pd(_mm256_mul_pd(y, y2), SK_SIN_TAYLOR(
+                     y2, _mm256_add_pd, _mm256_mul_pd, _mm256_set1_pd)));
+    __m256d cs = _mm256_add_pd(_mm256_set1_pd(1), _mm256_mul_pd(y2, SK_COS_TAYLOR(
+                     y2, _mm256_add_pd, _mm256_mul_pd, _mm256_set1_pd)));
+    *s = _mm256_blendv_pd(sn, cs, flip);
+    *c = _mm256_blendv_pd(cs, sn, flip);
+    /* outside [0, pi/2] (not for unit keys, whose phi <= pi/2, but for the bits) libm's */
+    __m256d in = _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GE_OQ),
+                               _mm256_cmp_pd(x, _mm256_set1_pd(SK_PIO2_HI), _CMP_LE_OQ));
+    if (_mm256_movemask_pd(in) != 15) {
+        double xs[4], ss[4], cc[4];
+        _mm256_storeu_pd(xs, x), _mm256_storeu_pd(ss, *s), _mm256_storeu_pd(cc, *c);
+        for (int l = 0; l < 4; l++)
+            if (!(xs[l] >= 0 && xs[l] <= SK_PIO2_HI))
+                ss[l] = sin(xs[l]), cc[l] = cos(xs[l]);
+        *s = _mm256_loadu_pd(ss), *c = _mm256_loadu_pd(cc);
+    }
+}
+
+/* lane l's first nc (3 or 4) components of r[0..3] to p[l] */
+static inline void store_lanes4(__m256d r[4], int nc, double *const p[4])
+{
+    __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    __m256d q[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
+                    _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
+    for (int l = 0; l < 4; l++) {
+        if (nc == 4) {
+            _mm256_storeu_pd(p[l], q[l]);
+        } else {
+            _mm_storeu_pd(p[l], _mm256_castpd256_pd128(q[l]));
+            _mm_store_sd(p[l] + 2, _mm256_extractf128_pd(q[l], 1));
+        }
+    }
+}
+#include "sample_lanes.h"

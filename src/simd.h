@@ -31,6 +31,14 @@ int sk_lbs_vjp_avx2(const sk_skin_vjp_job_f *job);
 struct sk_block_keys_f;
 void sk_sample_slerp_avx2(const float *vals, const float *sl, const struct sk_block_keys_f *bk,
                           float *o, ptrdiff_t os);
+/* sample_avx2.c: the times of a block bk of a lane group (sample.c; 8 float lanes, 4 double),
+   from its keys side by side (lanes, kind 8 components a key: rotations, 3: 3-vectors); lane
+   l's sample i to o[l] + i * os[l], the lanes whose o[l] is NULL left out */
+struct sk_block_keys_d;
+void sk_sample_lanes_avx2_f(int kind, const float *lanes, const struct sk_block_keys_f *bk,
+                            float *const o[8], const ptrdiff_t os[8]);
+void sk_sample_lanes_avx2_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
+                            double *const o[4], const ptrdiff_t os[4]);
 #endif
 #if defined(SK_HAVE_AVX512)
 int sk_lbs_pose_avx512(const sk_skin_job_f *job);

@@ -343,11 +343,14 @@ int sk_check_clip_output_f(const sk_clip_f *clip, const int64_t *out_offset,
                            const int64_t *out_stride, size_t ntimes, size_t nout, size_t *bad);
 int sk_check_clip_output_d(const sk_clip_d *clip, const int64_t *out_offset,
                            const int64_t *out_stride, size_t ntimes, size_t nout, size_t *bad);
-/* Fills slerp[value_offset[c] + 4 k ..] for every key k but the last of every LINEAR rotation
-   channel c of a checked clip (slerp has nvalues entries; the others are left as they are); set
-   clip->slerp to it before sampling. */
-void sk_prepare_clip_f(const sk_clip_f *clip, float *SK_RESTRICT slerp);
-void sk_prepare_clip_d(const sk_clip_d *clip, double *SK_RESTRICT slerp);
+/* The entries of a checked clip's prepared buffer (at least nvalues), which sk_prepare_clip
+   fills: prepared[value_offset[c] + 4 k ..] the slerp constants of every key k but the last of
+   every LINEAR rotation channel c (the others are left as they are), then the keys of the
+   clip's lane groups side by side (sample.c); set clip->prepared to it before sampling. */
+size_t sk_prepared_size_f(const sk_clip_f *clip);
+size_t sk_prepared_size_d(const sk_clip_d *clip);
+void sk_prepare_clip_f(const sk_clip_f *clip, float *SK_RESTRICT prepared);
+void sk_prepare_clip_d(const sk_clip_d *clip, double *SK_RESTRICT prepared);
 /* Samples channels c0 <= c < c1 of a checked clip at times i0 <= i < i1: the ncomp[c] values
    of channel c at time i go to out[out_offset[c] + i * out_stride[c]].  Key search is amortised
    O(1) for sorted times, binary otherwise.  A sample's bits do not depend on the ranges. */

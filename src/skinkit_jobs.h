@@ -75,7 +75,8 @@ typedef struct {
     size_t nvalues;
     const int64_t *key_offset, *nkeys, *value_offset; /* nchannels each */
     const int32_t *ncomp, *interp, *rotation;          /* nchannels each */
-    /* NULL, or nvalues entries from sk_prepare_clip: each LINEAR rotation key's slerp
-       constants, so that a sample needs one sine/cosine pair */
-    const SK_REAL *slerp;
+    /* NULL, or the sk_prepared_size entries from sk_prepare_clip: each LINEAR rotation key's
+       slerp constants, so that a sample needs one sine/cosine pair, and the keys of the lane
+       groups (sample.c) side by side */
+    const SK_REAL *prepared;
 } SK_TYPE(sk_clip);

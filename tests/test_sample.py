@@ -285,16 +285,17 @@ def test_bad_out_is_refused(bad, error, words):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_precomputed_slerp_constants_change_no_bit(dtype):
     """The per-key slerp constants (angle, sine, cosine, sign) give the very bits of slerping
-    each sample from scratch (a table without them) on the scalar path; float32 with AVX2 slerps
-    8 times at once with the constants (sample_avx2.c), within float32 rounding of it."""
+    each sample from scratch (a table without them) on the scalar path and in float64's lane
+    groups; float32 with AVX2 slerps 8 times or 8 channels at once with the constants
+    (sample_avx2.c), within float32 rounding of it."""
     from skinkit import _core
     clip, _, rest = _mixed_clip(dtype)
     table = clip._table
-    assert table.slerp is not None and np.any(table.slerp != 0)
+    assert table.prepared is not None and np.any(table.prepared != 0)
     times = np.linspace(-0.5, 2.5, 301).astype(dtype)
     n, ncomp = N, table.ncomp.astype(np.int64)
     outs = []
-    for tab in (table, table._replace(slerp=None)):
+    for tab in (table, table._replace(prepared=None)):
         out = tuple(np.zeros(times.size * N * k, dtype) for k in (3, 4, 3))
         _core.sample_channels(tab, table.node * ncomp, n * ncomp, times, out)
         outs.append(out)
@@ -303,8 +304,8 @@ def test_precomputed_slerp_constants_change_no_bit(dtype):
             np.testing.assert_array_equal(a, b)
         else:
             helpers.assert_close(a, b, scale=4)
-    with pytest.raises(ValueError, match="clip table slerp must have one entry per value"):
-        _core.sample_channels(table._replace(slerp=table.slerp[:-1]), table.node * ncomp,
+    with pytest.raises(ValueError, match="clip table prepared must have the"):
+        _core.sample_channels(table._replace(prepared=table.prepared[:-1]), table.node * ncomp,
                               n * ncomp, times, outs[0])
 
 

@@ -130,10 +130,12 @@ class ClipTable(NamedTuple):
     into INTERPOLATIONS), ``rotation[c]`` 1 for quaternions (STEP and LINEAR rotation keys
     normalized: ``_sampler_values``).  ``node`` and ``path`` (an index
     into PATHS, or 3 for morph weights) say where each channel's samples go; the channels are
-    ordered by path.  ``slerp`` holds, for each key of a LINEAR rotation channel, its slerp
-    constants (angle, sine, cosine, sign: ``sk_prepare_clip``) at the key's value offset, so that
-    a sample needs one sine/cosine pair and no arc tangent; None (a table without rotations, such
-    as the morph weights one, whose LINEAR channels are plain lerps) leaves it out."""
+    ordered by path.  ``prepared`` (``sk_prepare_clip``) holds, for each key of a LINEAR rotation
+    channel, its slerp constants (angle, sine, cosine, sign) at the key's value offset, so that a
+    sample needs one sine/cosine pair and no arc tangent, and then the keys of the lane groups
+    (runs of LINEAR rotation or 3-vector channels sharing key times, sampled side by side with
+    AVX2: src/sample.c); None (such as the morph weights table, whose LINEAR channels are plain
+    lerps) leaves it out."""
 
     key_times: NDArray[Any]
     values: NDArray[Any]
@@ -145,7 +147,7 @@ class ClipTable(NamedTuple):
     rotation: NDArray[Any]
     node: NDArray[Any]
     path: NDArray[Any]
-    slerp: Optional[NDArray[Any]] = None
+    prepared: Optional[NDArray[Any]] = None
 
     @classmethod
     def pack(cls, channels: Sequence[Channel], dtype: DTypeLike) -> "ClipTable":
@@ -202,7 +204,7 @@ class Clip(Summarized):
             raise TypeError(f"clip dtype must be float32 or float64, got {self.dtype}")
         self.duration = float(max((ch.times[-1] for ch in self.channels), default=0.0))
         table = ClipTable.pack([ch for ch in self.channels if ch.path in PATHS], self.dtype)
-        self._table = table._replace(slerp=_core.prepare_clip(table))
+        self._table = table._replace(prepared=_core.prepare_clip(table))
         # a weights channel is one channel of the sampler, whatever its number of targets
         self._weights = ClipTable.pack([ch for ch in self.channels if ch.path == WEIGHTS],
                                        self.dtype)
