@@ -102,17 +102,18 @@ void sk_sample_slerp_avx2(const float *vals, const float *sl, const sk_block_key
 #define SINCOS sincos8
 #define STORE_ROWS store_lanes8
 
-/* lane l's first nc (3 or 4) components of r[0..3] to p[l] */
-static inline void store_lanes8(__m256 r[4], int nc, float *const p[8])
+/* STORE_ROWS of sample_lanes.h */
+static inline void store_lanes8(__m256 r[4], int nc, float *const p[8], int packed)
 {
     transpose4_lanes8(r, 4, r);
     for (int l = 0; l < 8; l++) {
         __m128 q = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
-        if (nc == 4) {
-            _mm_storeu_ps(p[l], q);
+        float *d = packed ? p[0] + l * nc : p[l];
+        if (nc == 4 || (packed && l < 7)) {
+            _mm_storeu_ps(d, q);
         } else {
-            _mm_storel_pi((__m64 *)p[l], q);
-            _mm_store_ss(p[l] + 2, _mm_movehl_ps(q, q));
+            _mm_storel_pi((__m64 *)d, q);
+            _mm_store_ss(d + 2, _mm_movehl_ps(q, q));
         }
     }
 }
@@ -165,19 +166,20 @@ static inline void sincos4(__m256d x, __m256d *s, __m256d *c)
     }
 }
 
-/* lane l's first nc (3 or 4) components of r[0..3] to p[l] */
-static inline void store_lanes4(__m256d r[4], int nc, double *const p[4])
+/* STORE_ROWS of sample_lanes.h */
+static inline void store_lanes4(__m256d r[4], int nc, double *const p[4], int packed)
 {
     __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
     __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
     __m256d q[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                     _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
     for (int l = 0; l < 4; l++) {
-        if (nc == 4) {
-            _mm256_storeu_pd(p[l], q[l]);
+        double *d = packed ? p[0] + l * nc : p[l];
+        if (nc == 4 || (packed && l < 3)) {
+            _mm256_storeu_pd(d, q[l]);
         } else {
-            _mm_storeu_pd(p[l], _mm256_castpd256_pd128(q[l]));
-            _mm_store_sd(p[l] + 2, _mm256_extractf128_pd(q[l], 1));
+            _mm_storeu_pd(d, _mm256_castpd256_pd128(q[l]));
+            _mm_store_sd(d + 2, _mm256_extractf128_pd(q[l], 1));
         }
     }
 }

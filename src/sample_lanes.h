@@ -8,10 +8,13 @@
  * (sk_sample_slerp_avx2) and of sample.c's lerp, the double lanes those of sample.c's slerp and
  * lerp.  The includer defines W, VT, V(op) (the intrinsic _mm256_op_ps or _pd), MADD(a, b, c)
  * and NMADD(a, b, c) (c + a b and c - a b, fused as the one-channel path is), SINCOS(x, &s, &c)
- * and STORE_ROWS(r, nc, p) (lane l's nc components of the 4 registers r to p[l]). */
+ * and STORE_ROWS(r, nc, p, packed) (lane l's nc components of the 4 registers r to p[l], or
+ * with packed to p[0] + l nc: the lanes side by side in one row, where a 3-vector lane but the
+ * last stores 4 values, the next lane overwriting the 4th). */
 
-/* kind: a constant in each call (a copy of the loop per kind) */
-static inline __attribute__((always_inline)) void FN(lanes_run)(int kind, const T *lanes,
+/* kind and packed: constants in each call (a copy of the loop for each) */
+static inline __attribute__((always_inline)) void FN(lanes_run)(int kind, int packed,
+                                                              const T *lanes,
                                                               const FN(sk_block_keys) *bk,
                                                               T *p[W], const ptrdiff_t os[W])
 {
@@ -40,8 +43,8 @@ static inline __attribute__((always_inline)) void FN(lanes_run)(int kind, const 
             for (int d = 0; d < 4; d++)
                 r[d] = MADD(w1, V(loadu)(kb + d * W), V(mul)(w0, a[d]));
         }
-        STORE_ROWS(r, nc, p);
-        for (int l = 0; l < W; l++)
+        STORE_ROWS(r, nc, p, packed);
+        for (int l = 0; l < (packed ? 1 : W); l++)
             p[l] += os[l];
     }
 }
@@ -50,13 +53,19 @@ void FN(sk_sample_lanes_avx2)(int kind, const T *lanes, const FN(sk_block_keys) 
                               T *const o[W], const ptrdiff_t os[W])
 {
     T sink[4], *p[W]; /* the lanes left out write into sink */
-    ptrdiff_t step[W];
+    ptrdiff_t step[W], nc = kind == 8 ? 4 : 3;
+    int packed = 1;
     for (int l = 0; l < W; l++) {
         p[l] = o[l] ? o[l] + (ptrdiff_t)bk->b * os[l] : sink;
         step[l] = o[l] ? os[l] : 0;
+        packed = packed && o[l] && o[l] == o[0] + l * nc && os[l] == os[0];
     }
-    if (kind == 8)
-        FN(lanes_run)(8, lanes, bk, p, step);
+    if (kind == 8 && packed)
+        FN(lanes_run)(8, 1, lanes, bk, p, step);
+    else if (kind == 8)
+        FN(lanes_run)(8, 0, lanes, bk, p, step);
+    else if (packed)
+        FN(lanes_run)(3, 1, lanes, bk, p, step);
     else
-        FN(lanes_run)(3, lanes, bk, p, step);
+        FN(lanes_run)(3, 0, lanes, bk, p, step);
 }
