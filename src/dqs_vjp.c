@@ -22,7 +22,8 @@
  * two paths agree (E = 0, q the same up to rounding).  With <g, x y> = <g conj(y), x> =
  * <conj(x) g, y> for quaternion products:
  *   g_t = 1/2 (g_d conj(q))_xyz,  g_q += 1/2 conj((t, 0)) g_d,
- *   g_u_c = 1/2 (g_E_c conj(q))_xyz -> g_A_c += g_u_c, g_R_c -= g_u_c,  g_q += 1/2 conj(u_c) g_E_c,
+ *   g_u_c = 1/2 (g_E_c conj(q))_xyz -> g_A_c += g_u_c, g_R_c -= g_u_c,
+ *   g_q += 1/2 conj((u_c, 0)) g_E_c,
  *   g_q += quat_to_matrix_vjp(q, g_R),
  * then the eigenvector's derivative dq = sum_{j != max} v_j v_j^T dN q / (lam_max - lam_j)
  * gives g_N = h q^T with h = sum_{j != max} v_j (v_j.g_q) / (lam_max - lam_j), and g_A from

@@ -21,7 +21,8 @@ J, V, K = 6, 14, 3
 
 
 def _matrices(rng, kind, shape):
-    return {"rigid": lambda: rigid(rng, shape), "scaled": lambda: helpers.random_affine(rng, shape),
+    return {"rigid": lambda: rigid(rng, shape),
+            "scaled": lambda: helpers.random_affine(rng, shape),
             "sheared": lambda: sheared(rng, shape),
             "mirrored": lambda: sheared(rng, shape) @ np.diag([-1.0, 1, 1, 1])}[kind]()
 

@@ -4,10 +4,9 @@ steps backwards: the per-vertex blend to the cotangents of the joint records, th
 its skinning matrix."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
-from numpy.typing import NDArray
 
 from . import _core
 from ._kernels import Float, Input
@@ -32,8 +31,8 @@ def blend_vjp(vertices: Input, joints: Input, weights: Input, skinning_matrices:
 def records_vjp(skinning_matrices: Input, g_records: Input, threads: Optional[int] = None
                 ) -> Float:
     """g_skinning_matrices (..., J, 4, 4) from g_records: the second step."""
-    m: NDArray[Any] = _dq_matrices(skinning_matrices, g_records)
-    return _core._skinning_dual_quaternions_vjp(m, g_records, None, threads)
+    return _core._skinning_dual_quaternions_vjp(_dq_matrices(skinning_matrices, g_records),
+                                                g_records, None, threads)
 
 
 def dual_quaternion_skinning_vjp(vertices: Input, joints: Input, weights: Input,
