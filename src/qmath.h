@@ -64,22 +64,21 @@ static inline void FN(qslerp_key)(const T *a, const T *b, T *k)
     k[3] = sg;
 }
 
-/* The Taylor polynomials of sincos_slerp in y2 = y^2, written with the operations ADD(a, b),
- * MUL(a, b) and the constant C(c), so that the AVX2 lane groups (sample_lanes.h) evaluate them
- * in the same order: sin y = y + y y2 SK_SIN_TAYLOR, cos y = 1 + y2 SK_COS_TAYLOR. */
-#define SK_SIN_TAYLOR(y2, ADD, MUL, C)                                                         \
-    ADD(C(-1.0 / 6), MUL(y2, ADD(C(1.0 / 120), MUL(y2, ADD(C(-1.0 / 5040), MUL(y2, ADD(        \
-        C(1.0 / 362880), MUL(y2, ADD(C(-1.0 / 39916800), MUL(y2, ADD(C(1.0 / 6227020800),      \
-        MUL(y2, C(-1.0 / 1307674368000)))))))))))))
-#define SK_COS_TAYLOR(y2, ADD, MUL, C)                                                         \
-    ADD(C(-0.5), MUL(y2, ADD(C(1.0 / 24), MUL(y2, ADD(C(-1.0 / 720), MUL(y2, ADD(              \
-        C(1.0 / 40320), MUL(y2, ADD(C(-1.0 / 3628800), MUL(y2, ADD(C(1.0 / 479001600), MUL(   \
-        y2, ADD(C(-1.0 / 87178291200), MUL(y2, C(1.0 / 20922789888000)))))))))))))))
+/* The Taylor polynomials of sincos_slerp in y2 = y^2, written with the operation MADD(a, b, c)
+ * = c + a b and the constant C(c), so that the AVX2 lane groups (sample_avx2.c) evaluate them
+ * with FMAs: sin y = y + y y2 SK_SIN_TAYLOR, cos y = 1 + y2 SK_COS_TAYLOR. */
+#define SK_SIN_TAYLOR(y2, MADD, C)                                                             \
+    MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, C(-1.0 / 1307674368000),             \
+        C(1.0 / 6227020800)), C(-1.0 / 39916800)), C(1.0 / 362880)), C(-1.0 / 5040)),          \
+        C(1.0 / 120)), C(-1.0 / 6))
+#define SK_COS_TAYLOR(y2, MADD, C)                                                             \
+    MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, C(1.0 / 20922789888000),    \
+        C(-1.0 / 87178291200)), C(1.0 / 479001600)), C(-1.0 / 3628800)), C(1.0 / 40320)),      \
+        C(-1.0 / 720)), C(1.0 / 24)), C(-0.5))
 #define SK_PIO2_HI 1.5707963267948966
 #define SK_PIO2_LO 6.123233995736766e-17
 #define SK_PIO4 0.78539816339744831
-#define SK_SCALAR_ADD(a, b) ((a) + (b))
-#define SK_SCALAR_MUL(a, b) ((a) * (b))
+#define SK_SCALAR_MADD(a, b, c) ((c) + (a) * (b))
 #define SK_SCALAR_C(c) (c)
 
 /* sin x and cos x: for x in [0, pi/2] (slerp's t phi for t in [0, 1]) Taylor polynomials of
@@ -93,8 +92,8 @@ static inline void FN(sincos_slerp)(T x, T *s, T *c)
     }
     int flip = (double)x > SK_PIO4;
     double y = flip ? (SK_PIO2_HI - (double)x) + SK_PIO2_LO : (double)x, y2 = y * y;
-    double sn = y + y * y2 * SK_SIN_TAYLOR(y2, SK_SCALAR_ADD, SK_SCALAR_MUL, SK_SCALAR_C);
-    double cs = 1 + y2 * SK_COS_TAYLOR(y2, SK_SCALAR_ADD, SK_SCALAR_MUL, SK_SCALAR_C);
+    double sn = y + y * y2 * SK_SIN_TAYLOR(y2, SK_SCALAR_MADD, SK_SCALAR_C);
+    double cs = 1 + y2 * SK_COS_TAYLOR(y2, SK_SCALAR_MADD, SK_SCALAR_C);
     *s = (T)(flip ? cs : sn);
     *c = (T)(flip ? sn : cs);
 }

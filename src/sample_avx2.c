@@ -97,7 +97,7 @@ void sk_sample_slerp_avx2(const float *vals, const float *sl, const sk_block_key
 #define W 8
 #define VT __m256
 #define V(op) _mm256_##op##_ps
-#define MADD(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define MADD(a, b, c) _mm256_fmadd_ps(a, b, c) /* as sk_sample_slerp_avx2 */
 #define NMADD(a, b, c) _mm256_fnmadd_ps(a, b, c)
 #define SINCOS sincos8
 #define STORE_ROWS store_lanes8
@@ -135,35 +135,24 @@ static inline void store_lanes8(__m256 r[4], int nc, float *const p[8], int pack
 #define W 4
 #define VT __m256d
 #define V(op) _mm256_##op##_pd
-#define MADD(a, b, c) _mm256_add_pd(c, _mm256_mul_pd(a, b))
-#define NMADD(a, b, c) _mm256_sub_pd(c, _mm256_mul_pd(a, b))
+#define MADD(a, b, c) _mm256_fmadd_pd(a, b, c)
+#define NMADD(a, b, c) _mm256_fnmadd_pd(a, b, c)
 #define SINCOS sincos4
 #define STORE_ROWS store_lanes4
 
-/* sincos_slerp (qmath.h) of 4 lanes, the same operations in the same order */
+/* sincos_slerp (qmath.h) of 4 lanes x in [0, pi/2], its polynomials with FMAs */
 static inline void sincos4(__m256d x, __m256d *s, __m256d *c)
 {
     __m256d flip = _mm256_cmp_pd(x, _mm256_set1_pd(SK_PIO4), _CMP_GT_OQ);
     __m256d co = _mm256_add_pd(_mm256_sub_pd(_mm256_set1_pd(SK_PIO2_HI), x),
                                _mm256_set1_pd(SK_PIO2_LO));
     __m256d y = _mm256_blendv_pd(x, co, flip), y2 = _mm256_mul_pd(y, y);
-    __m256d sn = _mm256_add_pd(y, _mm256_mul_pd(_mm256_mul_pd(y, y2), SK_SIN_TAYLOR(
-                     y2, _mm256_add_pd, _mm256_mul_pd, _mm256_set1_pd)));
-    __m256d cs = _mm256_add_pd(_mm256_set1_pd(1), _mm256_mul_pd(y2, SK_COS_TAYLOR(
-                     y2, _mm256_add_pd, _mm256_mul_pd, _mm256_set1_pd)));
+    __m256d sn = _mm256_fmadd_pd(_mm256_mul_pd(y, y2),
+                                 SK_SIN_TAYLOR(y2, _mm256_fmadd_pd, _mm256_set1_pd), y);
+    __m256d cs = _mm256_fmadd_pd(y2, SK_COS_TAYLOR(y2, _mm256_fmadd_pd, _mm256_set1_pd),
+                                 _mm256_set1_pd(1));
     *s = _mm256_blendv_pd(sn, cs, flip);
     *c = _mm256_blendv_pd(cs, sn, flip);
-    /* outside [0, pi/2] (not for unit keys, whose phi <= pi/2, but for the bits) libm's */
-    __m256d in = _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GE_OQ),
-                               _mm256_cmp_pd(x, _mm256_set1_pd(SK_PIO2_HI), _CMP_LE_OQ));
-    if (_mm256_movemask_pd(in) != 15) {
-        double xs[4], ss[4], cc[4];
-        _mm256_storeu_pd(xs, x), _mm256_storeu_pd(ss, *s), _mm256_storeu_pd(cc, *c);
-        for (int l = 0; l < 4; l++)
-            if (!(xs[l] >= 0 && xs[l] <= SK_PIO2_HI))
-                ss[l] = sin(xs[l]), cc[l] = cos(xs[l]);
-        *s = _mm256_loadu_pd(ss), *c = _mm256_loadu_pd(cc);
-    }
 }
 
 /* STORE_ROWS of sample_lanes.h */

@@ -5,9 +5,9 @@
  * ([key][component][lane], sk_prepare_clip), computes the W samples with u broadcast, and
  * transposes them back into each channel's row.  The operations per lane are those of the
  * one-channel paths, in the same order: the float lanes give the bits of the AVX2 per-time slerp
- * (sk_sample_slerp_avx2) and of sample.c's lerp, the double lanes those of sample.c's slerp and
- * lerp.  The includer defines W, VT, V(op) (the intrinsic _mm256_op_ps or _pd), MADD(a, b, c)
- * and NMADD(a, b, c) (c + a b and c - a b, fused as the one-channel path is), SINCOS(x, &s, &c)
+ * (sk_sample_slerp_avx2) and both precisions those of sample.c's lerp; the double slerp is
+ * sample.c's with FMAs (within an ulp of it).  The includer defines W, VT, V(op) (the intrinsic
+ * _mm256_op_ps or _pd), MADD(a, b, c) and NMADD(a, b, c) (c + a b and c - a b), SINCOS(x, &s, &c)
  * and STORE_ROWS(r, nc, p, packed) (lane l's nc components of the 4 registers r to p[l], or
  * with packed to p[0] + l nc: the lanes side by side in one row, where a 3-vector lane but the
  * last stores 4 values, the next lane overwriting the 4th). */

@@ -285,9 +285,9 @@ def test_bad_out_is_refused(bad, error, words):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_precomputed_slerp_constants_change_no_bit(dtype):
     """The per-key slerp constants (angle, sine, cosine, sign) give the very bits of slerping
-    each sample from scratch (a table without them) on the scalar path and in float64's lane
-    groups; float32 with AVX2 slerps 8 times or 8 channels at once with the constants
-    (sample_avx2.c), within float32 rounding of it."""
+    each sample from scratch (a table without them) on the scalar path; float32 with AVX2 slerps
+    8 times at once with the constants (sample_avx2.c), within float32 rounding of it (the lane
+    groups, which this clip of lone channels forms none of: test_sample_lanes.py)."""
     from skinkit import _core
     clip, _, rest = _mixed_clip(dtype)
     table = clip._table
