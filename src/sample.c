@@ -126,13 +126,6 @@ static int FN(lane_kind)(const FN(sk_clip) *clip, size_t c)
     return clip->rotation[c] ? 8 : clip->ncomp[c] == 3 ? 3 : 0;
 }
 
-static int FN(same_lanes)(const FN(sk_clip) *clip, size_t c, size_t d)
-{
-    int kind = FN(lane_kind)(clip, c);
-    return kind && kind == FN(lane_kind)(clip, d) && clip->key_offset[c] == clip->key_offset[d] &&
-           clip->nkeys[c] == clip->nkeys[d];
-}
-
 /* a lane group: channels [first, first + n), their keys at prepared + at */
 typedef struct {
     size_t first, n, at;
@@ -141,15 +134,20 @@ typedef struct {
 /* the lane group after g (the first one after {0, 0, nvalues}); n = 0 when none is left */
 static void FN(next_lanes)(const FN(sk_clip) *clip, FN(sk_lanes) *g)
 {
+    const int64_t *ko = clip->key_offset, *nk = clip->nkeys;
     size_t nch = clip->nchannels;
     if (g->n)
-        g->at += (size_t)clip->nkeys[g->first] * (size_t)FN(lane_kind)(clip, g->first) * SK_LANES;
+        g->at += (size_t)nk[g->first] * (size_t)FN(lane_kind)(clip, g->first) * SK_LANES;
     for (g->first += g->n; g->first < nch; g->first++) {
-        for (g->n = 1; g->n < SK_LANES && g->first + g->n < nch &&
-                       FN(same_lanes)(clip, g->first, g->first + g->n); g->n++)
-            ;
-        if (g->n > 1)
+        size_t c = g->first, n = 1;
+        int kind = FN(lane_kind)(clip, c);
+        while (kind && n < SK_LANES && c + n < nch && ko[c + n] == ko[c] && nk[c + n] == nk[c] &&
+               FN(lane_kind)(clip, c + n) == kind)
+            n++;
+        if (n > 1) {
+            g->n = n;
             return;
+        }
     }
     g->n = 0;
 }

@@ -323,6 +323,12 @@ class Clip(Summarized):
             self._layouts[n] = (rest_nodes, nodes * ncomp, n * ncomp)
         return self._layouts[n]
 
+    def playback(self, rest: Tuple[ArrayLike, ArrayLike, ArrayLike], loop: bool = False,
+                 threads: Optional[int] = None) -> "Playback":
+        """A sampler of this clip for one time a call (a game or viewer loop, once a frame):
+        see ``Playback``.  ``rest``, ``loop`` and ``threads`` as for ``sample``."""
+        return Playback(self, rest, loop, threads)
+
     def _check_out(self, out: object, shapes: Sequence[Tuple[int, ...]]) -> None:
         if not isinstance(out, tuple) or len(out) != 3:
             raise TypeError("out must be a tuple (translations, rotations, scales), got "
@@ -365,3 +371,75 @@ class Clip(Summarized):
                               threads)
         return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
                 for node, o, m in zip(table.node, offset, ncomp)}
+
+
+class Playback:
+    """A clip sampled one time a call into a pose of its own (``Clip.playback`` makes it).
+
+    A playback loop sampling once a frame pays ``Clip.sample``'s checks of its arguments on
+    every call (16 us for 64 joints, against 3 us for the C sampler); a Playback checks the rest
+    pose once, writes it once where no channel writes (those nodes keep it from call to call)
+    and keeps the output layout, so a call is the C sampler's.  Its key search needs no cursor
+    kept between calls: the channels that share a key-time array share one binary search.
+
+    Parameters
+    ----------
+    clip : Clip
+    rest : (translations (N, 3), rotations (N, 4), scales (N, 3))
+        As for ``Clip.sample``.
+    loop : bool
+        Times wrapped into [0, duration) first, as ``Clip.sample``'s ``loop``.
+    threads : int or None
+        As for ``Clip.sample``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For the rest pose, as ``Clip.sample``.
+    """
+
+    def __init__(self, clip: Clip, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
+                 loop: bool = False, threads: Optional[int] = None):
+        self._clip, self._loop, self._threads = clip, loop, threads
+        pose = clip.sample(0.0, rest)                  # checks rest, writes it
+        _, self._offset, self._stride = clip._layout(pose[0].shape[0])
+        self._out = tuple(o.reshape(-1) for o in pose)
+        self._t = np.zeros(1, clip.dtype)
+        views = [o.view() for o in pose]
+        for v in views:
+            v.flags.writeable = False
+        self._pose = TRS(*views)
+
+    def sample(self, time: float) -> TRS:
+        """The clip at ``time``, the very bits of ``Clip.sample(time, rest, loop)``.
+
+        Parameters
+        ----------
+        time : float
+            Seconds.
+
+        Returns
+        -------
+        TRS
+            Read-only translations (N, 3), rotations (N, 4), scales (N, 3) in the clip's dtype:
+            the same arrays on every call, which the next call overwrites (copy to keep one).
+
+        Raises
+        ------
+        TypeError
+            If time is not a real number.
+        ValueError
+            If time is not one finite number.
+        """
+        if isinstance(time, float) and np.isfinite(time):
+            self._t[0] = time
+        else:
+            t = as_times(time, self._clip.dtype)
+            if t.size != 1:
+                raise ValueError(f"time must be one number, got {t.size}")
+            self._t[:] = t
+        if self._loop and self._clip.duration > 0:
+            np.mod(self._t, np.asarray(self._clip.duration, self._t.dtype), out=self._t)
+        _core.sample_channels(self._clip._table, self._offset, self._stride, self._t, self._out,
+                              self._threads)
+        return self._pose
