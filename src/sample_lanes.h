@@ -58,7 +58,7 @@ void FN(sk_sample_lanes_avx2)(int kind, const T *lanes, const FN(sk_block_keys) 
     for (int l = 0; l < W; l++) {
         p[l] = o[l] ? o[l] + (ptrdiff_t)bk->b * os[l] : sink;
         step[l] = o[l] ? os[l] : 0;
-        packed = packed && o[l] && o[l] == o[0] + l * nc && os[l] == os[0];
+        packed = packed && o[l] && o[l] - o[0] == l * nc && os[l] == os[0];
     }
     if (kind == 8 && packed)
         FN(lanes_run)(8, 1, lanes, bk, p, step);
