@@ -283,6 +283,40 @@ def _sampling(ctx: Ctx, oz, one):
                                   "loop), nlerp of quantized keys; skinkit: one Clip.sample "
                                   "call, exact shortest-path slerp")
                 finish(ctx, case)
+            if order == "sorted":
+                _playback(ctx, peers["ozz SamplingJob"], clip, rest, times[:T // 10], J)
+
+
+def _playback(ctx: Ctx, peer, clip, rest, times, J):
+    """A playback loop in Python: one call a time (Clip.playback, and Clip.sample as such a loop
+    would call it), against ozz's loop of SamplingJobs in C++ (the batch case's rate)."""
+    T = times.size
+    case = Case("ozz", "sampling, one time a call", f"J={J} T={T:,}", times.dtype.name, 1,
+                params={"joints": J, "T": T})
+    play = clip.playback(rest, threads=1)
+    out = clip.sample(times[0], rest)
+
+    def playback():
+        for t in times.tolist():
+            pose = play.sample(t)
+        return pose
+
+    def sample_each():
+        for t in times.tolist():
+            clip.sample(t, rest, out=out, threads=1)
+        return out
+
+    def check(ref, _):
+        t, q, _s = peer.read(T)
+        return max(maxdiff(ref[0], t[-1]), quat_diff(ref[1], q[-1]))
+    bench(ctx, case, {"skinkit": playback,
+                      "skinkit Clip.sample": (sample_each, None),
+                      "ozz SamplingJob": peer if isinstance(peer, Unavailable) else (
+                          functools.partial(peer, times.astype(np.float32)), check)}, tol=2e-2)
+    cases.rate_metrics(case, "M joint-samples/s", T * J)
+    case.notes.append("skinkit: a Python loop calling Playback.sample (or Clip.sample) once a "
+                      "frame; ozz: its C++ loop of SamplingJobs with one Context")
+    finish(ctx, case)
 
 
 def _fk(ctx: Ctx, oz, one):
