@@ -113,7 +113,7 @@ static int FN(loop_rigid_forward_kinematics_vjp)(size_t n, char **p, const ptrdi
 }
 
 /* operands: parents, rotations, translations, world, g, scales; g_rot, g_trans, g_scales;
- * c->scratch: J x 12 reals (the descriptor's scratch) */
+ * c->scratch: J x 24 reals (the descriptor's scratch) */
 static int FN(loop_forward_kinematics_vjp)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
     FN(sk_forward_kinematics_vjp)(n, SIZE(c, 'J'), c->parents, c->order, IN(1), s[1], IN(2),

@@ -144,7 +144,7 @@ kernel_t kernels[] = {
       OUTPUT("g_rotations", "(...,J,4)"),
       OUTPUT("g_translations", "(...,J,3)"),
       {"g_scales", "(...,J,3)", OP_REAL, OP_OUT, 6}},
-     0, 'J', GRAIN_JOINTS, LOOPS(forward_kinematics_vjp), NULL, 12},
+     0, 'J', GRAIN_JOINTS, LOOPS(forward_kinematics_vjp), NULL, 24},
     {"linear_blend_skinning_vjp", "Cotangents of vertices and skinning_matrices from the "
      "cotangent g of the skinned positions.",
      {{"vertices", "(...,V,3)"},

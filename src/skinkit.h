@@ -190,7 +190,7 @@ void sk_rigid_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parent
                                        double *SK_RESTRICT g_rest, ptrdiff_t sox,
                                        double *SK_RESTRICT g_q, ptrdiff_t soq);
 /* FK with scale: world (J, 4, 4) and its cotangent g (J, 4, 4) of sk_forward_kinematics ->
-   g_rot (J, 4), g_trans (J, 3) and g_scale (J, 3, NULL with scale); work holds J x 12 reals */
+   g_rot (J, 4), g_trans (J, 3) and g_scale (J, 3, NULL without scale); work: J x 24 reals */
 void sk_forward_kinematics_vjp_f(size_t n, size_t J, const int32_t *parents,
                                  const int32_t *order, const float *rot, ptrdiff_t sr,
                                  const float *trans, ptrdiff_t st, const float *scale,
