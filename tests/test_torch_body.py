@@ -216,3 +216,20 @@ def test_body_op_vmap_equals_loop():
     got = torch.func.vmap(lambda p: skt.body_forward(m, betas, p)[0])(pose)
     torch.testing.assert_close(got, torch.stack([skt.body_forward(m, betas, p)[0] for p in pose]),
                                rtol=0, atol=0)
+
+
+def test_body_op_vmap_of_backward_equals_loop(no_vmap_fallback):
+    """torch.func.vmap of autograd.grad over a leading dimension of the cotangents runs the body
+    VJP operator's vmap rule, equal to one backward per cotangent."""
+    m = sk.synthetic_body_model("SMPL", num_vertices=50)
+    rng = helpers.rng_for("body-op-vmap-backward")
+    pose = torch.tensor(rng.normal(scale=0.5, size=(2, 24, 3)), requires_grad=True)
+    betas = torch.tensor(rng.normal(size=(2, 10)), requires_grad=True)
+    outs = skt.body_forward(m, betas, pose)
+    gs = [torch.tensor(rng.normal(size=(3,) + o.shape)) for o in outs]
+    got = torch.func.vmap(lambda *g: torch.autograd.grad(outs, (betas, pose), g,
+                                                         retain_graph=True))(*gs)
+    for i in range(3):
+        want = torch.autograd.grad(outs, (betas, pose), [g[i] for g in gs], retain_graph=True)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a[i], b, rtol=1e-12, atol=1e-12)

@@ -1,5 +1,6 @@
 """skinkit.torch's operators (torch.library custom ops): gradcheck in float64 of every floating
-input of each, torch.compile(fullgraph=True) against eager, torch.func.vmap against a loop, the
+input of each, torch.compile(fullgraph=True) against eager, torch.func.vmap (of the operators
+and of their backward) against a loop, the
 autograd contract (in-place edits of saved inputs raise, outputs in the inputs' dtype, no backward
 kernel for an input that needs no gradient) and the error for a tensor off the CPU."""
 import numpy as np
@@ -144,6 +145,30 @@ def test_vmap_of_an_input_without_batch_dimension_loops():
     for i in range(2):
         torch.testing.assert_close(got[i], skt.linear_blend_skinning(
             x["vertices"], x["joints"], w[i], x["mats"]))
+
+
+@pytest.mark.parametrize("name, scales",
+                         [(n, True) for n in OPS] + [("forward_kinematics", False)])
+def test_batched_backward_equals_a_loop(name, scales, no_vmap_fallback):
+    """torch.func.vmap of autograd.grad over a leading dimension of the cotangents: the VJP
+    operators' vmap rules run it (the per-item fallback is off), equal to one backward per
+    cotangent; inputs broadcast in the forward get summed cotangents as in a plain backward."""
+    x = _inputs(7)
+    if not scales:
+        x["scales"] = None
+    fn, keys = OPS[name]
+    args = [x[k].clone().requires_grad_(x[k].is_floating_point()) if x[k] is not None else None
+            for k in keys]
+    wrt = [a for a in args if a is not None and a.requires_grad]
+    out = fn(*args)
+    outs = out if isinstance(out, tuple) else (out,)
+    rng = helpers.rng_for("batched-backward", name, scales)
+    gs = [torch.tensor(rng.normal(size=(3,) + o.shape), dtype=o.dtype) for o in outs]
+    got = torch.func.vmap(lambda *g: torch.autograd.grad(outs, wrt, g, retain_graph=True))(*gs)
+    for i in range(3):
+        want = torch.autograd.grad(outs, wrt, [g[i] for g in gs], retain_graph=True)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a[i], b, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["quat_to_matrix", "linear_blend_skinning", "forward_kinematics"])

@@ -143,6 +143,7 @@ def _body_bwd(ctx: Any, g_vertices: Tensor, g_joints: Tensor, *_: Tensor
 
 _body.register_autograd(_body_bwd, setup_context=_body_setup)
 _vmap.flat_batch(_body)
+_vmap.flat_batch(_body_vjp)
 
 
 def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = None, pose: Optional[Tensor] = None,

@@ -302,6 +302,12 @@ _vmap.broadcasting(_fk, [None, 2, 2, 2])
 _vmap.broadcasting(_lbs, [2, None, None, 3])
 _vmap.broadcasting(_dqs, [2, None, None, 3])
 _vmap.broadcasting(_blend_shapes, [None, None, 1])
+_vmap.broadcasting(_quat_to_matrix_vjp, [1, 2])
+_vmap.broadcasting(_quat_from_rotvec_vjp, [1, 1])
+_vmap.broadcasting(_rigid_fk_vjp, [None, 2, 2, 2, 2])
+_vmap.broadcasting(_fk_vjp, [None, 2, 2, 2, 3, 3])
+_vmap.broadcasting(_lbs_vjp, [2, None, None, 3, 2])
+_vmap.broadcasting(_lbs_weights_vjp, [2, None, None, 3, 2])
 
 
 # ------------------------------------------------------------------ public functions
