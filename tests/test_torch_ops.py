@@ -152,6 +152,33 @@ def test_vmap_over_a_leading_dimension_equals_a_loop(name):
         torch.testing.assert_close(g, torch.stack([o[k] for o in loop]), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("name", OPS)
+def test_func_grad_and_vmap_of_it_equal_autograd(name, no_vmap_fallback):
+    """torch.func.grad of a loss through each operator, and torch.func.vmap of that over a
+    leading dimension (through the operators' vmap rules: the fallback is off), equal the
+    gradients of a plain backward, item by item."""
+    x = _inputs(8, batch=(3, 2))
+    fn, keys = OPS[name]
+    args = [x[k] for k in keys]
+    dims = tuple(0 if a.is_floating_point() and a.ndim > x_core(k) + 1 else None
+                 for a, k in zip(args, keys))
+    wrt = tuple(i for i, a in enumerate(args) if a.is_floating_point())
+
+    def loss(*a):
+        out = fn(*a)
+        return sum((o * o).sum() for o in (out if isinstance(out, tuple) else (out,)))
+
+    got = torch.func.vmap(torch.func.grad(loss, argnums=wrt), in_dims=dims)(*args)
+    for i in range(3):
+        item = [a[i] if d == 0 else a for a, d in zip(args, dims)]
+        one = torch.func.grad(loss, argnums=wrt)(*item)
+        leaves = [a.clone().requires_grad_(k in wrt) for k, a in enumerate(item)]
+        loss(*leaves).backward()
+        for g, h, k in zip(got, one, wrt):
+            torch.testing.assert_close(h, leaves[k].grad, rtol=1e-12, atol=1e-12)
+            torch.testing.assert_close(g[i], h, rtol=1e-12, atol=1e-12)
+
+
 def x_core(key):
     """Core dimensions of each input in _inputs (the batched ones have 2 dimensions more)."""
     return {"q": 2, "rotvec": 2, "trans": 2, "mats": 3, "rigid": 3, "scaled": 3,

@@ -3,14 +3,14 @@
 The kernels broadcast leading batch dimensions, so most rules only line the inputs up: the
 vmapped dimension moves to the front (an input without it gets a length-1 dimension there), and
 each input's own batch dimensions are padded with length-1 dimensions to the longest, so that
-they broadcast as they did outside vmap.  The VJP operators have rules too, so that
-``torch.func.vmap`` of a backward (``torch.autograd.grad`` over a leading dimension of the
-cotangents) runs one kernel call, not one per item.  (``torch.func.grad`` and ``vjp`` of the
-operators fail in torch itself: the autograd.Function that ``register_autograd`` generates has
-no ``setup_context``, pytorch/pytorch#168393; ``is_grads_batched=True`` runs torch's older vmap,
-which loops over the items.)  Inputs a kernel takes once per call (parents, joint
+they broadcast as they did outside vmap.  Inputs a kernel takes once per call (parents, joint
 indices, skinning weights, blend-shape bases) have no batch dimension: when one of them is
 vmapped, the rule calls the operator once per item and stacks the results.
+
+The VJP operators have rules too, so that ``torch.func.vmap`` of a gradient
+(``vmap(grad(loss))``, or ``torch.autograd.grad`` over a leading dimension of the cotangents)
+runs one kernel call, not one per item (``is_grads_batched=True`` runs torch's older vmap,
+which loops over the items).
 """
 from __future__ import annotations
 
