@@ -123,9 +123,12 @@ static void pose_locals(size_t J, const float *rot, const float *trans, const fl
                                    _mm_loadu_ps(rot + 4 * (j + m)));
         transpose4_lanes8(q, 4, q);
         deinterleave3(trans + 3 * j, t);
-        if (scale)
+        if (scale) { /* two calls: one local_trs_8(.., scale ? s : NULL, ..) spills s */
             deinterleave3(scale + 3 * j, s);
-        local_trs_8(q, t, scale ? s : NULL, l);
+            local_trs_8(q, t, s, l);
+        } else {
+            local_trs_8(q, t, NULL, l);
+        }
         transpose4_lanes8(l, 12, l);
         for (int e = 0; e < 12; e++)
             _mm256_storeu_ps(loc + 96 * (j / 8) + 8 * e, l[e]);
