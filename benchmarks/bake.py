@@ -1,8 +1,8 @@
 """``skinkit bake`` at scale, measured against its own limits in one run:
 
-* meshes/s of ``skinkit.dataset.bake`` on 1 and 2 worker processes (an existing LocalCluster
-  whose workers have loaded the body model, so that neither is counted; the planning pass and
-  the store's layout are)
+* meshes/s of ``skinkit.dataset.bake`` on 1 and 2 worker processes, with zstd and without
+  compression (an existing LocalCluster whose workers have loaded the body model, so that
+  neither is counted; the planning pass and the store's layout are)
   against the single-process rate of ``BodyModel.pose_blocks`` in blocks of the same frames
   per chunk, one BLAS and one skinkit thread (the per-worker limit; goal: >= 0.9 of it per worker);
 * bytes/s the bake wrote (the arrays before compression, and the store's bytes on disk)
@@ -117,22 +117,23 @@ def main(argv=None) -> int:
               f"{enc * single / K:.2f} of posing it; bound for a worker: "
               f"{1 / (1 + enc * single / K):.2f} of pose_blocks")
         nbytes = stored = 0
-        for n in (1, 2):
-            out = work / f"w{n}.zarr"
+        for compression, n in ((c, n) for c in ("zstd", "none") for n in (1, 2)):
+            out = work / f"w{n}-{compression}.zarr"
             with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster:
                 bake = functools.partial(skinkit.dataset.bake, body=str(work / "body.npz"),
-                                         frames_per_chunk=K, scheduler=cluster.scheduler_address)
+                                         frames_per_chunk=K, compression=compression,
+                                         scheduler=cluster.scheduler_address)
                 # warm-up: every worker loads the body model once (a worker keeps it)
                 bake([str(work / "motions" / "m0.npz")], str(work / "warm.zarr"))
                 shutil.rmtree(work / "warm.zarr")
                 s = bake([str(work / "motions")], str(out))
             rate = s.baked / s.seconds
             nbytes, stored = s.bytes, du(out)
-            print(f"bake, {n} worker(s):           {rate:10.1f} meshes/s = "
+            print(f"bake, {compression:4s}, {n} worker(s):  {rate:10.1f} meshes/s = "
                   f"{rate / n / single:.2f} of pose_blocks per worker; arrays "
                   f"{nbytes / s.seconds / 1e6:.1f} MB/s, on disk {stored / s.seconds / 1e6:.1f} "
-                  f"MB/s ({stored / nbytes:.2f} of the arrays' bytes after zstd)")
+                  f"MB/s ({stored / nbytes:.2f} of the arrays' bytes on disk)")
             shutil.rmtree(out)
         for fsync in (False, True):
             r = disk_rate(work, stored, fsync)

@@ -9,6 +9,7 @@
 /* the operands of the job kernels, in their descriptors' order (bind_table.c) */
 enum { SKIN_VERTS, SKIN_JOINTS, SKIN_WEIGHTS, SKIN_TRANSFORMS, SKIN_NORMALS, SKIN_POS, SKIN_NRM };
 enum { VJP_VERTS, VJP_JOINTS, VJP_WEIGHTS, VJP_MATS, VJP_G, VJP_G_VERTS, VJP_G_MATS };
+enum { DQS_VJP_G_WEIGHTS = VJP_G_VERTS + 1, DQS_VJP_G_RECORDS }; /* DQS: g_weights, then g_mats */
 /* a job's array field and its stride from operand k of the run */
 #define OPERAND(field, k) .field = (void *)p[k], .field##_stride = s[k]
 #endif
@@ -41,6 +42,7 @@ ELEMENTWISE1(quat_to_matrix)
 ELEMENTWISE1(quat_from_matrix)
 ELEMENTWISE1(quat_from_rotvec)
 ELEMENTWISE1(skinning_dual_quaternions)
+ELEMENTWISE2(skinning_dual_quaternions_vjp)
 
 static int FN(loop_slerp)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
@@ -139,6 +141,19 @@ static int FN(loop_dual_quaternion_skinning)(size_t n, char **p, const ptrdiff_t
 {
     FN(sk_skin_job) job = FN(skin_job)(n, p, s, c);
     return FN(sk_dual_quaternion_skinning)(&job);
+}
+
+/* as linear_blend_skinning_vjp, with joint records and their cotangents (OP_REDUCE) */
+static int FN(loop_dual_quaternion_skinning_vjp)(size_t n, char **p, const ptrdiff_t *s,
+                                                 loop_ctx *c)
+{
+    FN(sk_skin_vjp_job) job = {n, SIZE(c, 'K'), SIZE(c, 'J'), OPERAND(verts, VJP_VERTS),
+                               OPERAND(joints, VJP_JOINTS), .itype = c->itype,
+                               OPERAND(weights, VJP_WEIGHTS), OPERAND(mats, VJP_MATS),
+                               OPERAND(g, VJP_G), OPERAND(g_verts, VJP_G_VERTS),
+                               OPERAND(g_weights, DQS_VJP_G_WEIGHTS),
+                               OPERAND(g_mats, DQS_VJP_G_RECORDS), .bad = &c->bad};
+    return FN(sk_dual_quaternion_skinning_vjp)(&job);
 }
 
 /* one item is one pose of L layers x J joints */

@@ -27,65 +27,17 @@
 #include "qmath.h"
 #include "lbs_normal.h"
 #include "dqs_influence.h"
+#include "dqs_polar.h"
 
 /* a 3x3 A is taken as a rotation when max |A^T A - I| <= this many epsilons and det A > 0 */
 #define SK_RIGID_EPS 128
 
-/* (x, y) <- (c x - s y, s x + c y) */
-static inline void FN(givens)(T *x, T *y, T c, T s)
-{
-    T a = *x, b = *y;
-    *x = c * a - s * b;
-    *y = s * a + c * b;
-}
-
-/* Unit quaternion of the rotation nearest to the 3x3 a (row length ld), for any a: the
- * eigenvector of the largest eigenvalue of the symmetric 4x4 N with q^T N q = trace(R(q)^T a)
- * (Horn 1987; Bar-Itzhack 2000), by cyclic Jacobi rotations.  w >= 0. */
+/* Unit quaternion of the rotation nearest to the 3x3 a (row length ld), for any a: the top
+ * eigenvector of N(a) (dqs_polar.h).  w >= 0. */
 static void FN(nearest_rotation)(const T *a, int ld, T *q)
 {
-#define A_(r, c) a[(r) * ld + (c)]
-    /* order x, y, z, w */
-    T n[4][4] = {
-        {A_(0, 0) - A_(1, 1) - A_(2, 2), A_(0, 1) + A_(1, 0), A_(0, 2) + A_(2, 0),
-         A_(2, 1) - A_(1, 2)},
-        {0, A_(1, 1) - A_(0, 0) - A_(2, 2), A_(1, 2) + A_(2, 1), A_(0, 2) - A_(2, 0)},
-        {0, 0, A_(2, 2) - A_(0, 0) - A_(1, 1), A_(1, 0) - A_(0, 1)},
-        {0, 0, 0, A_(0, 0) + A_(1, 1) + A_(2, 2)}};
-#undef A_
-    T v[4][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < i; j++)
-            n[i][j] = n[j][i];
-    for (int sweep = 0; sweep < 32; sweep++) {
-        T off = 0, diag = 0;
-        for (int i = 0; i < 4; i++) {
-            diag += n[i][i] * n[i][i];
-            for (int j = i + 1; j < 4; j++)
-                off += n[i][j] * n[i][j];
-        }
-        if (!(off > EPS * EPS * diag)) /* also stops on NaN */
-            break;
-        for (int p = 0; p < 3; p++)
-            for (int r = p + 1; r < 4; r++) {
-                if (n[p][r] == 0)
-                    continue;
-                T theta = (n[r][r] - n[p][p]) / (2 * n[p][r]);
-                T t = (theta >= 0 ? 1 : -1) / (theta * (theta >= 0 ? 1 : -1) +
-                                                SQRT(theta * theta + 1));
-                T c = 1 / SQRT(t * t + 1), s = t * c;
-                for (int k = 0; k < 4; k++) { /* N <- G^T N G, V <- V G */
-                    FN(givens)(&n[k][p], &n[k][r], c, s);
-                    FN(givens)(&v[k][p], &v[k][r], c, s);
-                }
-                for (int k = 0; k < 4; k++)
-                    FN(givens)(&n[p][k], &n[r][k], c, s);
-            }
-    }
-    int best = 0;
-    for (int i = 1; i < 4; i++)
-        if (n[i][i] > n[best][best])
-            best = i;
+    T lam[4], v[4][4];
+    int best = FN(polar_eigen)(a, ld, lam, v);
     T len = SQRT(v[0][best] * v[0][best] + v[1][best] * v[1][best] + v[2][best] * v[2][best] +
                  v[3][best] * v[3][best]);
     if (v[3][best] < 0)

@@ -161,7 +161,7 @@ void sk_skinning_dual_quaternions_d(size_t n, const double *m, ptrdiff_t sm,
 int sk_dual_quaternion_skinning_f(const sk_skin_job_f *job);
 int sk_dual_quaternion_skinning_d(const sk_skin_job_d *job);
 
-/* --- vector-Jacobian products (quat_vjp.c, fk_vjp.c, lbs_vjp.c) ---
+/* --- vector-Jacobian products (quat_vjp.c, fk_vjp.c, lbs_vjp.c, dqs_vjp.c) ---
    Each takes the forward kernel's inputs and the cotangent g of its result and returns the
    cotangents of the inputs (quaternions as free 4-vectors, differentiating the polynomial the
    forward kernel evaluates). */
@@ -193,6 +193,17 @@ void sk_rigid_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parent
    vertex i, slot k */
 int sk_linear_blend_skinning_vjp_f(const sk_skin_vjp_job_f *job);
 int sk_linear_blend_skinning_vjp_d(const sk_skin_vjp_job_d *job);
+/* DQS positions (dqs_vjp.c; sk_skin_vjp_job with joint records, their cotangents summed into
+   g_mats, and g_weights): SK_OK or SK_ERR_JOINT_INDEX as sk_linear_blend_skinning_vjp */
+int sk_dual_quaternion_skinning_vjp_f(const sk_skin_vjp_job_f *job);
+int sk_dual_quaternion_skinning_vjp_d(const sk_skin_vjp_job_d *job);
+/* DQS joint records (dqs_vjp.c): n 4x4 skinning matrices m and the cotangents g (SK_DQ_RECORD
+   per item) of their records -> out (4x4 per item) */
+void sk_skinning_dual_quaternions_vjp_f(size_t n, const float *m, ptrdiff_t sm, const float *g,
+                                        ptrdiff_t sg, float *SK_RESTRICT out, ptrdiff_t so);
+void sk_skinning_dual_quaternions_vjp_d(size_t n, const double *m, ptrdiff_t sm,
+                                        const double *g, ptrdiff_t sg,
+                                        double *SK_RESTRICT out, ptrdiff_t so);
 /* LBS weights (lbs_weights_vjp.c): g (3 per item) -> out (K per item), the cotangent of each
    slot's weight, g . M_j [v; 1] (0 for joint -1); per pose, the caller sums.  Items and
    SK_ERR_JOINT_INDEX as sk_linear_blend_skinning_vjp. */

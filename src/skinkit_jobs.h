@@ -37,8 +37,8 @@ typedef struct {
     size_t *bad;
 } SK_TYPE(sk_skin_job);
 
-/* The vector-Jacobian product of linear blend skinning (positions), n vertices as above, for
- * the cotangents g of the skinned positions. */
+/* The vector-Jacobian product of linear blend skinning or dual quaternion skinning
+ * (positions), n vertices as above, for the cotangents g of the skinned positions. */
 typedef struct {
     size_t n, K, J;                /* vertices, influences per vertex, joints per pose */
     const SK_REAL *verts;          /* n by 3 */
@@ -48,15 +48,20 @@ typedef struct {
     int itype;                     /* enum sk_index_type */
     const SK_REAL *weights;        /* n by K */
     ptrdiff_t weights_stride;
-    const SK_REAL *mats;           /* n by J by 4 by 4 skinning matrices */
+    const SK_REAL *mats;           /* n by J by 4 by 4 skinning matrices (LBS), or n by J by
+                                      SK_DQ_RECORD joint records (DQS) */
     ptrdiff_t mats_stride;
     const SK_REAL *g;              /* n by 3: cotangents of the skinned positions */
     ptrdiff_t g_stride;
     SK_REAL *SK_RESTRICT g_verts;  /* n by 3: cotangents of verts */
     ptrdiff_t g_verts_stride;
-    SK_REAL *SK_RESTRICT g_mats;   /* n by J by 4 by 4: added to, never cleared (stride 0: the
-                                      vertices of a pose sum into it; row 3 stays as it was) */
+    SK_REAL *SK_RESTRICT g_mats;   /* n by J by 4 by 4 (LBS; row 3 stays as it was), or n by J
+                                      by SK_DQ_RECORD (DQS; S stays as it was): added to, never
+                                      cleared (stride 0: the vertices of a pose sum into it) */
     ptrdiff_t g_mats_stride;
+    SK_REAL *SK_RESTRICT g_weights;/* n by K: cotangents of the weights (DQS only; LBS has
+                                      sk_linear_blend_skinning_weights_vjp) */
+    ptrdiff_t g_weights_stride;
     size_t *bad;                   /* SK_ERR_JOINT_INDEX: *bad = i * K + k */
 } SK_TYPE(sk_skin_vjp_job);
 

@@ -248,6 +248,19 @@ def test_float16_is_float32_rounded(inputs, reference, cluster, tmp_path):
     assert (np.abs(v16.astype(np.float64) - v32) <= 2.0**-11 * np.abs(v32) + 2.0**-25).all()
 
 
+def test_uncompressed_chunks_are_the_raw_frames(inputs, reference, cluster, tmp_path):
+    s = baked(inputs, tmp_path / "raw.zarr", cluster, compression="none")
+    assert s.ok
+    d, ref = sk.dataset.open(tmp_path / "raw.zarr"), sk.dataset.open(reference)
+    v = ref.vertices.compute()
+    assert np.array_equal(d.vertices.compute(), v)
+    first = (tmp_path / "raw.zarr" / "vertices" / "c" / "0" / "0" / "0").read_bytes()
+    assert first == np.ascontiguousarray(v[:K], "<f4").tobytes()    # no codec but the bytes
+    assert len((Path(reference) / "vertices" / "c" / "0" / "0" / "0").read_bytes()) < len(first)
+    with pytest.raises(ValueError, match="compression must be one of zstd, none, got 'gzip'"):
+        baked(inputs, tmp_path / "x.zarr", cluster, compression="gzip")
+
+
 def test_resampled_frames_are_the_motion_resampled(inputs, cluster, tmp_path):
     s = baked(inputs, tmp_path / "r.zarr", cluster, fps=20.0)
     d = sk.dataset.open(tmp_path / "r.zarr")

@@ -12,10 +12,25 @@ torch = optional_import("torch", TORCH_HOW)
 import helpers  # noqa: E402
 import skinkit as sk  # noqa: E402
 import skinkit.torch as skt  # noqa: E402
-from skinkit import gradients  # noqa: E402
+from skinkit import dqs_vjp, gradients  # noqa: E402
 
 PARENTS = torch.tensor([2, -1, 1, 2, 3, 1, -1, 6])    # two roots, listed out of order
 J, V, K = 8, 9, 3
+
+
+def _posed(rng, shape, scale):
+    """Skinning matrices whose rotations turn at most 1.4 rad from the identity (so that any two
+    are less than pi apart: every quaternion of DQS in the pivot's hemisphere, 0.17 away from
+    the flip), times positive scales in ``scale`` (1 for rigid; distinct, so that the nearest
+    rotation is unique)."""
+    axis = rng.normal(size=shape + (3,))
+    axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
+    m = np.zeros(shape + (4, 4))
+    m[..., :3, :3] = sk.quat_to_matrix(sk.quat_from_rotvec(axis * rng.uniform(
+        0, 1.4, size=shape + (1,)))) * rng.uniform(*scale, size=shape + (1, 3))
+    m[..., :3, 3] = rng.normal(size=shape + (3,))
+    m[..., 3, 3] = 1
+    return m
 
 
 def _inputs(seed, dtype=torch.float64, batch=(2,)):
@@ -24,7 +39,8 @@ def _inputs(seed, dtype=torch.float64, batch=(2,)):
     t = lambda a: torch.tensor(a, dtype=dtype)  # noqa: E731
     joints = rng.integers(-1, J, size=(V, K))
     joints[:, 0] = rng.integers(0, J, size=V)
-    return dict(
+    return dict(rigid=t(_posed(rng, batch + (J,), (1, 1))),
+                scaled=t(_posed(rng, batch + (J,), (0.5, 2))),
         q=t(helpers.random_quats(rng, batch + (J,))), rotvec=t(rng.normal(size=batch + (J, 3))),
         rest=t(rng.normal(size=(J, 3))), trans=t(rng.normal(size=batch + (J, 3))),
         scales=t(rng.uniform(0.5, 1.5, size=(J, 3))), vertices=t(rng.normal(size=(V, 3))),
@@ -43,6 +59,10 @@ OPS = {
                            ["q", "trans", "scales"]),
     "linear_blend_skinning": (lambda v, j, w, m: skt.linear_blend_skinning(v, j, w, m),
                               ["vertices", "joints", "weights", "mats"]),
+    "dual_quaternion_skinning": (skt.dual_quaternion_skinning,
+                                 ["vertices", "joints", "weights", "rigid"]),
+    "dual_quaternion_skinning_scaled": (skt.dual_quaternion_skinning,
+                                        ["vertices", "joints", "weights", "scaled"]),
     "blend_shapes": (skt.blend_shapes, ["base", "deltas", "coeffs"]),
 }
 
@@ -87,7 +107,7 @@ def _pipeline(rotvec, trans, scales, weights, coeffs, base, deltas):
     rest = skt.blend_shapes(base, deltas, coeffs)
     Q, t = skt.rigid_forward_kinematics(PARENTS, trans[0], q)
     lbs = skt.linear_blend_skinning(rest, JOINTS, weights, world)
-    dqs = skt.dual_quaternion_skinning(rest.detach(), JOINTS, weights.detach(), world.detach())
+    dqs = skt.dual_quaternion_skinning(rest, JOINTS, weights, world)
     return lbs.square().sum() + dqs.sum() + skt.quat_to_matrix(Q).sum() + t.sum()
 
 
@@ -133,7 +153,8 @@ def test_vmap_over_a_leading_dimension_equals_a_loop(name):
 
 def x_core(key):
     """Core dimensions of each input in _inputs (the batched ones have 2 dimensions more)."""
-    return {"q": 2, "rotvec": 2, "trans": 2, "mats": 3, "coeffs": 1}.get(key, 99)
+    return {"q": 2, "rotvec": 2, "trans": 2, "mats": 3, "rigid": 3, "scaled": 3,
+            "coeffs": 1}.get(key, 99)
 
 
 def test_vmap_of_an_input_without_batch_dimension_loops():
@@ -194,6 +215,22 @@ def test_inputs_without_requires_grad_cost_no_backward_kernel(monkeypatch):
     w = x["weights"].requires_grad_()
     skt.linear_blend_skinning(x["vertices"], x["joints"], w, x["mats"].detach()).sum().backward()
     assert calls == ["linear_blend_skinning_weights_vjp"]
+
+
+def test_dqs_inputs_without_requires_grad_cost_no_backward_kernel(monkeypatch):
+    """DQS: one pass over the vertices gives the cotangents of vertices, weights and joint
+    records; the records' kernel runs only for the matrices."""
+    calls = []
+    for name in ("blend_vjp", "records_vjp"):
+        real = getattr(dqs_vjp, name)
+        monkeypatch.setattr(dqs_vjp, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
+    x = _inputs(9)
+    for grad, want in (("weights", ["blend_vjp"]), ("vertices", ["blend_vjp"]),
+                       ("scaled", ["blend_vjp", "records_vjp"])):
+        args = [x[k].clone().requires_grad_(k == grad) for k in ("vertices", "weights", "scaled")]
+        skt.dual_quaternion_skinning(args[0], x["joints"], args[1], args[2]).sum().backward()
+        assert calls == want, grad
+        calls.clear()
 
 
 @pytest.mark.parametrize("device", ["meta"])

@@ -110,6 +110,13 @@ def _dual_quaternion_skinning(vertices: Input, joints: Input, weights: Input,
                               out: Union[Out, Optional[Tuple[Out, Out]]] = None,
                               threads: Optional[int] = None, /
                              ) -> Union[Float, Tuple[Float, Float]]: ...
+def _dual_quaternion_skinning_vjp(vertices: Input, joints: Input, weights: Input,
+                                  dual_quaternions: Input, g: Input,
+                                  out: Optional[Tuple[Out, Out, Out]] = None,
+                                  threads: Optional[int] = None, /
+                                 ) -> Tuple[Float, Float, Float]: ...
+def _skinning_dual_quaternions_vjp(skinning_matrices: Input, g: Input, out: Out = None,
+                                   threads: Optional[int] = None, /) -> Float: ...
 def _blend_poses(rotations: Input, translations: Input, scales: Input, weights: Input,
                  threshold: Input, rest_rotations: Optional[Input] = None,
                  rest_translations: Optional[Input] = None, rest_scales: Optional[Input] = None,

@@ -128,15 +128,23 @@ def dual_quaternion_skinning(vertices: Input, joints: Input, weights: Input,
     rotation by Gram-Schmidt along the bone's Y axis instead of the polar factor; the two agree
     unless a joint's world matrix shears.  Rigid matrices give exactly Kavan's result.
     """
-    m = _asarray(skinning_matrices)
-    f32 = [_asarray(a).dtype.char == "f" for a in (m, vertices, weights, normals) if a is not None]
-    if f32[0] and not all(f32):            # computed in float64, as linear_blend_skinning
-        m = m.astype(np.float64)
+    m = _dq_matrices(skinning_matrices, vertices, weights, normals)
     for o in out if isinstance(out, (tuple, list)) else (out,):
         if isinstance(o, np.ndarray) and np.may_share_memory(o, m):
             raise ValueError("out overlaps the memory of skinning_matrices")
     dq = _core._skinning_dual_quaternions(m, None, threads)
     return _core._dual_quaternion_skinning(vertices, joints, weights, dq, normals, out, threads)
+
+
+def _dq_matrices(skinning_matrices: Input, *others: Optional[Input]) -> NDArray[Any]:
+    """The skinning matrices of dual quaternion skinning as an array, made float64 when they are
+    float32 and one of the other operands is not (the kernels then compute in float64, as
+    linear_blend_skinning; the joint records must be float64 too)."""
+    m = _asarray(skinning_matrices)
+    if m.dtype.char == "f" and any(_asarray(a).dtype.char != "f" for a in others
+                                   if a is not None):
+        m = m.astype(np.float64)
+    return m
 
 
 def normalize_weights(weights: Input) -> Float:

@@ -140,8 +140,8 @@ def _progress(total: int, show: bool) -> ContextManager[Any]:
 
 
 def _check_arguments(body: Optional[str], body_dir: Optional[str], fps: Optional[float],
-                     frames_per_chunk: int, dtype: str, workers: Optional[int],
-                     scheduler: Optional[str]) -> None:
+                     frames_per_chunk: int, dtype: str, compression: str,
+                     workers: Optional[int], scheduler: Optional[str]) -> None:
     if (body is None) == (body_dir is None):
         raise ValueError("give exactly one of body (a model file) and body_dir (a folder of "
                          "models as smplx.create lays them out)")
@@ -151,6 +151,9 @@ def _check_arguments(body: Optional[str], body_dir: Optional[str], fps: Optional
         raise ValueError(f"frames_per_chunk must be a positive integer, got {frames_per_chunk}")
     if dtype not in store.DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(store.DTYPES)}, got {dtype!r}")
+    if compression not in store.COMPRESSIONS:
+        raise ValueError(f"compression must be one of {', '.join(store.COMPRESSIONS)}, got "
+                         f"{compression!r}")
     if workers is not None and scheduler is not None:
         raise ValueError("give workers (a local cluster) or scheduler (an existing one), not both")
     if workers is not None and not (isinstance(workers, int) and workers >= 1):
@@ -192,15 +195,15 @@ def _models(plan_seqs: List[Sequence], body: Optional[str], body_dir: Optional[s
     return seqs, paths
 
 
-def _lay_out(out: str, plan: Plan, models: List[str], dtype: str, attributes: Dict[str, Any]
-             ) -> None:
+def _lay_out(out: str, plan: Plan, models: List[str], dtype: str, compression: str,
+             attributes: Dict[str, Any]) -> None:
     """A new store for ``plan``, posed by ``models`` (files; the first gives the faces)."""
     first = _body_model(models[0]) if models else None
     attributes["body_models"] = [{"file": os.path.basename(p), "sha256": store.sha256(p)}
                                  for p in models]
     store.create(out, plan, np.zeros((0, 3)) if first is None else first.faces,
                  first.num_vertices if first else 0, first.num_joints if first else 0, dtype,
-                 attributes)
+                 compression, attributes)
 
 
 def _run(client: Any, out: str, plan: Plan, model_paths: List[str], fps: Optional[float],
@@ -244,8 +247,9 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], fps: Optiona
 
 def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
          body_dir: Optional[str] = None, fps: Optional[float] = None,
-         frames_per_chunk: int = 256, dtype: str = "float32", workers: Optional[int] = None,
-         scheduler: Optional[str] = None, progress: bool = False) -> BakeSummary:
+         frames_per_chunk: int = 256, dtype: str = "float32", compression: str = "zstd",
+         workers: Optional[int] = None, scheduler: Optional[str] = None,
+         progress: bool = False) -> BakeSummary:
     """Pose AMASS motions with a body model into a Zarr store, on Dask distributed.
 
     Parameters
@@ -266,6 +270,10 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         Frames per Zarr chunk and per task (default 256).
     dtype : "float32" or "float16"
         Precision of the stored vertices and joints (posing is float32).
+    compression : "zstd" or "none"
+        The frame arrays' codec: Zstandard level 1 (default), or none, which writes faster
+        (zstd takes about as long as posing and saves about 8% on vertex coordinates:
+        ``benchmarks/bake.py``) and stores more.
     workers : int, optional
         Worker processes of a local cluster (default: one per core), or
     scheduler : str, optional
@@ -289,12 +297,14 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         ``body`` cannot be read.
     """
     t0 = time.perf_counter()
-    _check_arguments(body, body_dir, fps, frames_per_chunk, dtype, workers, scheduler)
+    _check_arguments(body, body_dir, fps, frames_per_chunk, dtype, compression, workers,
+                     scheduler)
     out = str(Path(out).resolve())
     files = [str(f) for f in motion_files([str(m) for m in motions])]
     from .. import __version__
     arguments = {"motions": files, "fps": fps, "frames_per_chunk": frames_per_chunk,
-                 "dtype": dtype, "body": None if body is None else str(Path(body).resolve()),
+                 "dtype": dtype, "compression": compression,
+                 "body": None if body is None else str(Path(body).resolve()),
                  "body_dir": None if body_dir is None else str(Path(body_dir).resolve())}
     resumed = store.existing(out, arguments)
     with _client(workers, scheduler) as client:
@@ -303,7 +313,8 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         plan = Plan(tuple(seqs), frames_per_chunk)
         used = sorted(set(p for p in model_paths if p))
         if resumed is None:
-            _lay_out(out, plan, used, dtype, {"version": __version__, "arguments": arguments})
+            _lay_out(out, plan, used, dtype, compression,
+                     {"version": __version__, "arguments": arguments})
         else:
             store.check_layout(out, plan)
             store.discard_partial_writes(out)

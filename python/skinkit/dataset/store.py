@@ -33,16 +33,17 @@ if TYPE_CHECKING:
 
 STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
 DTYPES = ("float32", "float16")
+COMPRESSIONS = ("zstd", "none")
 
 
 def _zarr() -> ModuleType:
     return require("zarr", "dataset", "a baked store")
 
 
-def _compressors() -> Any:   # a zarr codec
+def _compressors(compression: str = "zstd") -> Any:   # zarr codecs, or None
     # level 1: on vertex coordinates level 3 saves no more (0.92 of the bytes either way) and
     # takes 10% longer (benchmarks/bake.py)
-    return _zarr().codecs.ZstdCodec(level=1)
+    return None if compression == "none" else _zarr().codecs.ZstdCodec(level=1)
 
 
 def sha256(path: PathLike) -> str:
@@ -55,7 +56,7 @@ def sha256(path: PathLike) -> str:
 
 
 def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int,
-           dtype: str, attributes: Dict[str, Any]) -> None:
+           dtype: str, compression: str, attributes: Dict[str, Any]) -> None:
     """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
     group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
     sibling folder first and renamed into place, so that ``out`` is never half made."""
@@ -69,7 +70,8 @@ def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joi
                     "frame_sequence": ((), "int32", ()), "frame_time": ((), "float64", ())}
     for name, (tail, dt, dims) in frame_arrays.items():
         g.create_array(name, shape=(N,) + tail, chunks=(K,) + tail, dtype=dt, fill_value=0,
-                       compressors=_compressors(), dimension_names=("frame",) + dims)
+                       compressors=_compressors(compression),
+                       dimension_names=("frame",) + dims)
     g.create_array("faces", data=np.asarray(faces, np.int32), compressors=_compressors(),
                    dimension_names=("face", "corner"))
     g.create_array("chunk_done", shape=(plan.chunks,), chunks=(1,), dtype="uint8", fill_value=0,

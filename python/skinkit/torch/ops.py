@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 from torch.library import custom_op
 
-from .. import gradients, kernels, morph
+from .. import dqs_vjp, gradients, kernels, morph
 from . import _vmap
 from ._convert import as_float, check_cpu, cotangent, np_, result_dtype, tensor
 
@@ -263,6 +263,48 @@ def _dqs(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: T
 _dqs.register_fake(_skinning_fake)
 
 
+@custom_op("skinkit::dual_quaternion_skinning_vjp", mutates_args=())
+def _dqs_vjp(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor,
+             g: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    gv, gw, gr = dqs_vjp.blend_vjp(np_(vertices), np_(joints), np_(weights),
+                                   np_(skinning_matrices), np_(g))
+    return tensor(gv), tensor(gw), tensor(gr)
+
+
+@_dqs_vjp.register_fake
+def _(vertices: Tensor, joints: Tensor, weights: Tensor, skinning_matrices: Tensor, g: Tensor
+      ) -> Tuple[Tensor, Tensor, Tensor]:
+    args = (vertices, weights, skinning_matrices, g)
+    b = _batch((vertices, 2), (skinning_matrices, 3), (g, 2))
+    return (_empty(b + vertices.shape[-2:], *args), _empty(b + weights.shape, *args),
+            _empty(b + (skinning_matrices.shape[-3], dqs_vjp.RECORD_SIZE), *args))
+
+
+@custom_op("skinkit::skinning_dual_quaternions_vjp", mutates_args=())
+def _dq_records_vjp(skinning_matrices: Tensor, g_records: Tensor) -> Tensor:
+    return tensor(dqs_vjp.records_vjp(np_(skinning_matrices), np_(g_records)))
+
+
+@_dq_records_vjp.register_fake
+def _(skinning_matrices: Tensor, g_records: Tensor) -> Tensor:
+    return _empty(_batch((skinning_matrices, 3), (g_records, 2)) + skinning_matrices.shape[-3:],
+                  skinning_matrices, g_records)
+
+
+def _dqs_bwd(ctx: Any, g: Tensor
+             ) -> Tuple[Optional[Tensor], None, Optional[Tensor], Optional[Tensor]]:
+    """One pass over the vertices for any of the three; the records' step only for the
+    matrices."""
+    v, j, w, m = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    gv, gw, gr = _dqs_vjp(v, j, w, m, g)
+    return (cotangent(gv, v) if need[0] else None, None, cotangent(gw, w) if need[2] else None,
+            cotangent(_dq_records_vjp(m, gr), m) if need[3] else None)
+
+
+_dqs.register_autograd(_dqs_bwd, setup_context=_saving_inputs)
+
+
 # ------------------------------------------------------------------ blend shapes
 
 @custom_op("skinkit::blend_shapes", mutates_args=())
@@ -429,9 +471,10 @@ def linear_blend_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
 
 def dual_quaternion_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
                              skinning_matrices: Tensor) -> Tensor:
-    """``skinkit.dual_quaternion_skinning`` (Kavan et al. 2008) as a torch operator: shapes,
-    arguments and errors as ``linear_blend_skinning``.  Forward only: its backward raises
-    (the DQS VJP kernel is not written yet)."""
+    """``skinkit.dual_quaternion_skinning`` (Kavan et al. 2008) as a torch operator,
+    differentiable in vertices, weights and skinning_matrices
+    (``skinkit.gradients.dual_quaternion_skinning_vjp``, which says where the derivative does
+    not exist): shapes, arguments and errors as ``linear_blend_skinning``."""
     check_cpu("dual_quaternion_skinning", joints=joints)
     v, w, m = _floats("dual_quaternion_skinning", vertices=vertices, weights=weights,
                       skinning_matrices=skinning_matrices)
