@@ -114,6 +114,16 @@ static int FN(loop_rigid_forward_kinematics_vjp)(size_t n, char **p, const ptrdi
     return SK_OK;
 }
 
+/* operands: parents, rotations, translations, world, g, scales; g_rot, g_trans, g_scales;
+ * c->scratch: J x 24 reals (the descriptor's scratch) */
+static int FN(loop_forward_kinematics_vjp)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_forward_kinematics_vjp)(n, SIZE(c, 'J'), c->parents, c->order, IN(1), s[1], IN(2),
+                                  s[2], IN(5), s[5], IN(3), s[3], IN(4), s[4], OUT(6), s[6],
+                                  OUT(7), s[7], OUT(8), s[8], c->scratch);
+    return SK_OK;
+}
+
 /* one item is one vertex (inner symbol V); g_matrices (OP_REDUCE) sums over a pose's vertices */
 static int FN(loop_linear_blend_skinning_vjp)(size_t n, char **p, const ptrdiff_t *s,
                                               loop_ctx *c)

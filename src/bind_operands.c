@@ -81,6 +81,8 @@ int bind_init(kernel_t *ks, size_t n)
                     why = "an output's symbol is bound by no input";
         if (!why && (!k->nout || !k->loop[0] || !k->loop[1]))
             why = "it has no output or no loop";
+        if (!why && k->scratch && !k->work)
+            why = "its scratch is counted per unit of work, and it has no work symbol";
         if (why) {
             PyErr_Format(PyExc_ImportError, "skinkit._core: kernel %s: %s", k->name, why);
             return -1;
@@ -472,7 +474,8 @@ PyObject *call_kernel(const kernel_t *k, PyObject *const *args, Py_ssize_t nargs
         goto done;
     int st = run_call(&c);
     if (st != SK_OK) {
-        k->fail(&c, st);
+        if (!PyErr_Occurred()) /* else no memory for the workspace */
+            k->fail(&c, st);
         goto done;
     }
     if (c.nout == 1) {

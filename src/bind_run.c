@@ -244,7 +244,8 @@ static void plan_operand(const call_t *c, plan_t *pl, int k)
 
 /* Runs the kernel's loop over the broadcast batch of c with the GIL released.  Every item is
  * computed by the same code whatever the split, so results do not depend on the thread count;
- * on failure c->ctx.bad and c->ctx.item come from the first failing run. */
+ * on failure c->ctx.bad and c->ctx.item come from the first failing run.  -1 with MemoryError
+ * set when the kernel's workspace (kernel_t.scratch) could not be allocated. */
 int run_call(call_t *c)
 {
     const kernel_t *k = c->k;
@@ -272,6 +273,13 @@ int run_call(call_t *c)
     npy_intp w = k->work ? c->sym[SYM(k->work)] : 0;
     npy_intp grain = k->work ? k->grain / (w + 1) + 1 : k->grain;
     int parts = thread_count(c->threads, total / row, (grain + row - 1) / row), status = 0;
+    size_t scratch = (size_t)k->scratch * (size_t)w * (c->typenum == NPY_DOUBLE ? 8 : 4);
+    char *buf = scratch ? PyMem_Malloc(scratch * (size_t)parts) : NULL;
+    if (scratch && !buf) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    c->ctx.scratch = buf;
     Py_BEGIN_ALLOW_THREADS
     if (parts == 1) {
         status = run_range(&pl, 0, total, &c->ctx);
@@ -280,6 +288,7 @@ int run_call(call_t *c)
         npy_intp rows = total / row;
         for (int t = 0; t < parts; t++) {
             part_t pt = {&pl, c->ctx, rows * t / parts * row, rows * (t + 1) / parts * row, 0};
+            pt.ctx.scratch = buf ? buf + scratch * (size_t)t : NULL;
             part[t] = pt;
         }
         parallel(parts, run_part, (char *)part, sizeof part[0]);
@@ -288,5 +297,6 @@ int run_call(call_t *c)
                 c->ctx = part[t].ctx;
     }
     Py_END_ALLOW_THREADS
+    PyMem_Free(buf);
     return status;
 }

@@ -13,7 +13,8 @@
  *    dimensions; "(V,K)" without "..." is the same for the whole batch and is checked once per
  *    call.  Capital letters are sizes bound by the first operand that has them.  `inner` makes
  *    a symbol the innermost batch dimension (one item per vertex); `work` and `grain` say how
- *    much work an item is and how much a thread must get; `fail` words a kernel status.
+ *    much work an item is and how much a thread must get; `fail` words a kernel status;
+ *    `scratch` gives each thread's loop a workspace of that many reals per unit of work.
  * 4. The Python function in python/skinkit/kernels.py (docstring with the same shapes: tests/
  *    test_binding_table.py compares them) and its line in python/skinkit/_core.pyi.
  * The binding then does the rest: argument parsing, dtype resolution, broadcasting, out= (an
@@ -131,6 +132,19 @@ kernel_t kernels[] = {
       OUTPUT("g_rest_positions", "(...,J,3)"),
       OUTPUT("g_rotations", "(...,J,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(rigid_forward_kinematics_vjp), NULL},
+    /* public as skinkit.gradients.forward_kinematics_vjp, whose scales come before world */
+    {"_forward_kinematics_vjp", "Cotangents of rotations, translations and scales from the "
+     "cotangent g of forward_kinematics's world.",
+     {{"parents", "(J)", OP_PARENTS},
+      {"rotations", "(...,J,4)"},
+      {"translations", "(...,J,3)"},
+      {"world", "(...,J,4,4)"},
+      {"g", "(...,J,4,4)"},
+      {"scales", "(...,J,3)", OP_REAL, OP_OPTIONAL},
+      OUTPUT("g_rotations", "(...,J,4)"),
+      OUTPUT("g_translations", "(...,J,3)"),
+      {"g_scales", "(...,J,3)", OP_REAL, OP_OUT, 6}},
+     0, 'J', GRAIN_JOINTS, LOOPS(forward_kinematics_vjp), NULL, 24},
     {"linear_blend_skinning_vjp", "Cotangents of vertices and skinning_matrices from the "
      "cotangent g of the skinned positions.",
      {{"vertices", "(...,V,3)"},

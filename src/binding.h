@@ -81,6 +81,8 @@ typedef struct {
     loop_fn loop[2];      /* float32, float64 */
     /* sets the exception for a status a loop returned (NULL: loops never fail) */
     void (*fail)(const call_t *c, int status);
+    int scratch;          /* reals of workspace per unit of `work` that each thread's loop
+                             gets in ctx->scratch (0: none), allocated once per call */
     /* filled at import from op[] (bind_init) */
     core_t core[MAXOP];
     int nin, nreq, nout;  /* inputs, required inputs, outputs */
@@ -92,6 +94,7 @@ struct loop_ctx {
     const npy_intp *sym;            /* sizes of the symbols, sym[SYM('J')] */
     npy_intp item;                  /* flat batch index of the run's first item */
     const int32_t *parents, *order; /* OP_PARENTS */
+    void *scratch;                  /* kernel_t.scratch reals of the compute dtype */
     int itype;                      /* OP_JOINTS: enum sk_index_type */
     size_t bad;
 };

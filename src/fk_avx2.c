@@ -1,11 +1,18 @@
-/* fk_avx2.c -- float32 forward kinematics (TRS and rigid) with AVX2/FMA, 8 poses side by side
- * (compiled with -mavx2 -mfma -ffp-contract=off, called only when cpu.c finds AVX2 and FMA, for
- * up to SK_FK_SIMD_MAX_JOINTS joints).  Each lane is one pose: a joint's inputs of 8 poses are
- * loaded and transposed into structure-of-arrays form, one instruction then advances the same
- * joint of all 8, and the results are transposed back into each pose's rows.  The parents'
- * results stay in an SoA scratch on the stack.  The poses left over after the groups of 8 (and
- * a single pose) take a one-pose copy of the same arithmetic (fk_lanes.h), which gives the
- * same bits, so a pose's result does not depend on its group, range or thread. */
+/* fk_avx2.c -- float32 forward kinematics (TRS and rigid) with AVX2/FMA (compiled with -mavx2
+ * -mfma -ffp-contract=off, called only when cpu.c finds AVX2 and FMA, for up to
+ * SK_FK_SIMD_MAX_JOINTS joints).
+ * TRS: one pose at a time.  Its local matrices are made 8 joints at once (joint k of the block in
+ * lane k: the inputs are contiguous, so a few shuffles transpose them), then each joint's world
+ * is its parent's world times its local, one joint at a time, two rows a register.  A pose reads
+ * and writes only its own rows, in order, so large batches stream through the cache (the former
+ * 8-poses-side-by-side kernel kept 32 strided streams in flight and fell to a third of its speed
+ * once the batch left the L2 cache).  The joints after the last block of 8 take the same
+ * arithmetic on single floats (fk_lanes.h), so every joint of every pose gets the same bits
+ * whatever the batch, range or thread.
+ * Rigid: 8 poses side by side, one per lane: a joint's inputs of 8 poses are gathered and
+ * transposed into structure-of-arrays form, one instruction advances the same joint of all 8,
+ * and the results are transposed back; the parents' results stay in an SoA scratch on the
+ * stack; the poses after the groups of 8 take the one-pose copy of the same arithmetic. */
 #include <immintrin.h>
 #include <math.h>
 
@@ -85,49 +92,81 @@ static inline float *at_out(float *p, ptrdiff_t s, size_t i)
     return p + (ptrdiff_t)i * s;
 }
 
-/* world = parent * (T R S) for joints in `order`; w is the SoA scratch (12 rows per joint) */
-static void fk_group(size_t J, const int32_t *parents, const int32_t *order, const float *rot,
-                     ptrdiff_t sr, const float *trans, ptrdiff_t st, const float *scale,
-                     ptrdiff_t ss, float *world, ptrdiff_t sw, __m256 *w)
+/* Per pose: the local matrices of 8 joints at a time (storage order) as lanes, then each joint's
+ * world = parent's world * local one joint at a time in `order`, the 4 floats of a row in one
+ * register.  Its loc scratch keeps local rows in the lanes' layout, LOC(j, r): row r of joint j
+ * (joint 8b + 4h + m is lane 4h .. 4h + 3 of register 4r + m of block b, 96 floats a block). */
+#define LOC(j, r) (96 * ((j) / 8) + 8 * (4 * (r) + (j) % 4) + 4 * ((j) % 8 / 4))
+
+/* the x, y, z of 8 interleaved triples p[0 .. 23] as 3 registers */
+static inline void deinterleave3(const float *p, __m256 o[3])
 {
-    const __m128 last_row = _mm_setr_ps(0.f, 0.f, 0.f, 1.f);
-    for (size_t k = 0; k < J; k++) {
-        size_t j = (size_t)order[k];
-        __m256 q[4], t[4], s[4], l[12];
-        int n3 = j + 1 < J ? 3 : -3; /* the item's last 3-vector: masked */
-        gather(rot, sr, 4 * j, 4, q);
-        gather(trans, st, 3 * j, n3, t);
-        if (scale)
-            gather(scale, ss, 3 * j, n3, s);
-        local_trs_8(q, t, scale ? s : NULL, l);
-        __m256 *o = w + 12 * j;
-        int32_t par = parents[j];
-        if (par < 0)
-            for (int e = 0; e < 12; e++)
-                o[e] = l[e];
-        else
-            compose_8(w + 12 * (size_t)par, l, o);
+    __m256 a = _mm256_set_m128(_mm_loadu_ps(p + 12), _mm_loadu_ps(p));      /* x0y0z0x1 x4.. */
+    __m256 b = _mm256_set_m128(_mm_loadu_ps(p + 16), _mm_loadu_ps(p + 4));  /* y1z1x2y2 */
+    __m256 c = _mm256_set_m128(_mm_loadu_ps(p + 20), _mm_loadu_ps(p + 8));  /* z2x3y3z3 */
+    __m256 xy = _mm256_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2));
+    __m256 yz = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1));
+    o[0] = _mm256_shuffle_ps(a, xy, _MM_SHUFFLE(2, 0, 3, 0));
+    o[1] = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+    o[2] = _mm256_shuffle_ps(yz, c, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
+/* loc = T R S of every joint of one pose, laid out as LOC */
+static void pose_locals(size_t J, const float *rot, const float *trans, const float *scale,
+                        float *loc)
+{
+    size_t j = 0;
+    for (; j + 8 <= J; j += 8) {
+        __m256 q[4], t[3], s[3], l[12];
+        for (int m = 0; m < 4; m++)
+            q[m] = _mm256_set_m128(_mm_loadu_ps(rot + 4 * (j + 4 + m)),
+                                   _mm_loadu_ps(rot + 4 * (j + m)));
+        transpose4_lanes8(q, 4, q);
+        deinterleave3(trans + 3 * j, t);
+        if (scale) { /* two calls: one local_trs_8(.., scale ? s : NULL, ..) spills s */
+            deinterleave3(scale + 3 * j, s);
+            local_trs_8(q, t, s, l);
+        } else {
+            local_trs_8(q, t, NULL, l);
+        }
+        transpose4_lanes8(l, 12, l);
+        for (int e = 0; e < 12; e++)
+            _mm256_storeu_ps(loc + 96 * (j / 8) + 8 * e, l[e]);
+    }
+    for (; j < J; j++) {
+        float l[12];
+        local_trs_1(rot + 4 * j, trans + 3 * j, scale ? scale + 3 * j : NULL, l);
         for (int r = 0; r < 3; r++)
-            scatter(o + 4 * r, 4, world, sw, 16 * j + 4 * r);
-        for (int l2 = 0; l2 < L; l2++)
-            _mm_storeu_ps(world + (ptrdiff_t)l2 * sw + 16 * j + 12, last_row);
+            _mm_storeu_ps(loc + LOC(j, r), _mm_loadu_ps(l + 4 * r));
     }
 }
 
-/* one pose, the same arithmetic on single floats */
-static void fk_pose(size_t J, const int32_t *parents, const int32_t *order, const float *rot,
-                    const float *trans, const float *scale, float *world)
+/* world rows of one pose in `order`: o = m l row by row as fk.c, rows 0 and 1 in one register and
+ * row 2 in another (its upper half, from the parent's last row, gives way to 0 0 0 1);
+ * plan[3k ..]: joint order[k]'s LOC(j, 0), 16 j and its parent's 16 p (-1: a root) */
+static void pose_compose(size_t J, const int32_t *plan, const float *loc, float *world)
 {
+    const __m256 last_row = _mm256_setr_ps(0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 1.f);
     for (size_t k = 0; k < J; k++) {
-        size_t j = (size_t)order[k];
-        float l[12], *o = world + 16 * j;
-        local_trs_1(rot + 4 * j, trans + 3 * j, scale ? scale + 3 * j : NULL, l);
-        if (parents[j] < 0)
-            for (int e = 0; e < 12; e++)
-                o[e] = l[e];
-        else
-            compose_1(world + 16 * (size_t)parents[j], l, o);
-        o[12] = 0.f, o[13] = 0.f, o[14] = 0.f, o[15] = 1.f;
+        const float *lj = loc + plan[3 * k];
+        float *o = world + plan[3 * k + 1];
+        __m256 l0 = _mm256_broadcast_ps((const __m128 *)lj);
+        __m256 l1 = _mm256_broadcast_ps((const __m128 *)(lj + 32));
+        __m256 l2 = _mm256_broadcast_ps((const __m128 *)(lj + 64));
+        if (plan[3 * k + 2] < 0) {
+            _mm256_storeu_ps(o, _mm256_blend_ps(l0, l1, 0xf0));
+            _mm256_storeu_ps(o + 8, _mm256_blend_ps(l2, last_row, 0xf0));
+            continue;
+        }
+        const float *m = world + plan[3 * k + 2];
+        for (int h = 0; h < 2; h++) {
+            __m256 mm = _mm256_loadu_ps(m + 8 * h);
+            __m256 v = _mm256_mul_ps(_mm256_permute_ps(mm, 0x00), l0);
+            v = _mm256_fmadd_ps(_mm256_permute_ps(mm, 0x55), l1, v);
+            v = _mm256_fmadd_ps(_mm256_permute_ps(mm, 0xaa), l2, v);
+            v = _mm256_blend_ps(v, _mm256_add_ps(v, _mm256_permute_ps(mm, 0xff)), 0x88);
+            _mm256_storeu_ps(o + 8 * h, h ? _mm256_blend_ps(v, last_row, 0xf0) : v);
+        }
     }
 }
 
@@ -135,14 +174,18 @@ void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, cons
                                 const float *rot, ptrdiff_t sr, const float *trans, ptrdiff_t st,
                                 const float *scale, ptrdiff_t ss, float *world, ptrdiff_t sw)
 {
-    __m256 w[12 * SK_FK_SIMD_MAX_JOINTS];
-    size_t i = 0;
-    for (; i + L <= n; i += L)
-        fk_group(J, parents, order, at(rot, sr, i), sr, at(trans, st, i), st, at(scale, ss, i), ss,
-                 at_out(world, sw, i), sw, w);
-    for (; i < n; i++)
-        fk_pose(J, parents, order, at(rot, sr, i), at(trans, st, i), at(scale, ss, i),
-                at_out(world, sw, i));
+    float loc[96 * ((SK_FK_SIMD_MAX_JOINTS + 7) / 8)];
+    int32_t plan[3 * SK_FK_SIMD_MAX_JOINTS];
+    for (size_t k = 0; k < J; k++) {
+        size_t j = (size_t)order[k];
+        plan[3 * k] = (int32_t)LOC(j, 0);
+        plan[3 * k + 1] = (int32_t)(16 * j);
+        plan[3 * k + 2] = parents[j] < 0 ? -1 : 16 * parents[j];
+    }
+    for (size_t i = 0; i < n; i++) {
+        pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc);
+        pose_compose(J, plan, loc, at_out(world, sw, i));
+    }
 }
 
 /* libigl's recursion for joints in `order`; w is the SoA scratch (Q then t: 7 rows per joint) */

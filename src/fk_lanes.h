@@ -1,7 +1,8 @@
 /* fk_lanes.h -- internal: the arithmetic of one forward-kinematics step on "lanes" of type VEC,
- * included by fk_avx2.c twice: with VEC = __m256 (8 poses) and with VEC = float (one pose), so
- * that both run the same operations in the same order (explicit FMAs only; the file is compiled
- * with -ffp-contract=off) and a pose gets the same bits from either.  Before including, define
+ * included by fk_avx2.c twice: with VEC = __m256 (8 joints of a pose, or 8 poses) and with
+ * VEC = float (one), so that both run the same operations in the same order (explicit FMAs
+ * only; the file is compiled with -ffp-contract=off) and a joint gets the same bits from
+ * either.  Before including, define
  * VEC, LN(name) (the name suffix) and the operations MUL ADD SUB FMA (a b + c), FMS (a b - c)
  * and SET1.  The formulas are qmath.h's. */
 
@@ -22,17 +23,6 @@ static inline void LN(local_trs)(const VEC q[4], const VEC t[3], const VEC *s, V
             for (int c = 0; c < 3; c++)
                 l[4 * r + c] = MUL(l[4 * r + c], s[c]);
     l[3] = t[0], l[7] = t[1], l[11] = t[2];
-}
-
-/* o = m l for rows 0..2 of 4x4 transforms (the last rows are 0 0 0 1) */
-static inline void LN(compose)(const VEC m[12], const VEC l[12], VEC o[12])
-{
-    for (int r = 0; r < 3; r++) {
-        const VEC *mr = m + 4 * r;
-        for (int c = 0; c < 4; c++)
-            o[4 * r + c] = FMA(mr[2], l[8 + c], FMA(mr[1], l[4 + c], MUL(mr[0], l[c])));
-        o[4 * r + 3] = ADD(o[4 * r + 3], mr[3]);
-    }
 }
 
 /* o = q v q* for unit q */

@@ -1,4 +1,5 @@
-/* fk_vjp.c -- vector-Jacobian product of the joint-centred rigid FK (fk.c):
+/* fk_vjp.c -- vector-Jacobian products of forward kinematics (fk.c): the TRS one (with scale,
+ * at the end of the file) and the joint-centred rigid one:
  *   roots:    Q_j = q_j,        t_j = x_j - Q_j x_j
  *   children: Q_j = Q_p q_j,    t_j = t_p + Q_p x_j - Q_j x_j
  * ("Q x" is qrot, a polynomial of the quaternion used as given, as in the forward kernel).
@@ -88,6 +89,74 @@ void FN(sk_rigid_forward_kinematics_vjp)(size_t n, size_t J, const int32_t *pare
                 gQp[e] += d[e];
                 gQ[e] = gl[e];
             }
+        }
+    }
+}
+
+/* VJP of sk_forward_kinematics: M_j = M_p L_j with L_j = [A_j t_j; 0 1], A_j = qmat(q_j)
+ * diag(s_j).  Only rows 0..2 of a world matrix vary, so the cotangent G_j of M_j is a 3x4,
+ * kept in work (J x 12 reals), set from g and summed into, children first (the next J x 12
+ * reals of work hold rows 0..2 of the world matrices, copied in memory order: read in the
+ * joints' order, world missed the cache at every parent, a third of the time):
+ *   G_p[:, :3] += G_j[:, :3] A_j^T + G_j[:, 3] t_j^T,   G_p[:, 3] += G_j[:, 3];
+ *   g_L = R_p^T G_j (R_p = M_p[:3, :3], read from world; a root's g_L is G_j);
+ *   g_t = g_L[:, 3],  g_s[c] = sum_r g_L[r, c] qmat[r, c],  g_q = qmat_vjp(q, g_L[:, :3] diag(s)).
+ */
+void FN(sk_forward_kinematics_vjp)(size_t n, size_t J, const int32_t *parents,
+                                   const int32_t *order, const T *rot, ptrdiff_t sr,
+                                   const T *trans, ptrdiff_t st, const T *scale, ptrdiff_t ss,
+                                   const T *world, ptrdiff_t sw, const T *g, ptrdiff_t sg,
+                                   T *restrict g_rot, ptrdiff_t sor, T *restrict g_trans,
+                                   ptrdiff_t sot, T *restrict g_scale, ptrdiff_t sos,
+                                   T *restrict work)
+{
+    for (size_t i = 0; i < n; i++) {
+        const T *q = rot + i * sr, *t = trans + i * st, *s = scale ? scale + i * ss : NULL;
+        const T *w = world + i * sw, *gw = g + i * sg;
+        T *gq = g_rot + i * sor, *gt = g_trans + i * sot;
+        T *gs = g_scale ? g_scale + i * sos : NULL, *M = work + 12 * J;
+        for (size_t j = 0; j < J; j++) /* in memory order, as prefetching reads ahead */
+            for (int e = 0; e < 12; e++) {
+                work[12 * j + e] = gw[16 * j + e];
+                M[12 * j + e] = w[16 * j + e];
+            }
+        for (size_t k = J; k-- > 0;) {
+            size_t j = (size_t)order[k];
+            int32_t p = parents[j];
+            const T *tj = t + 3 * j, one[3] = {1, 1, 1}, *sj = s ? s + 3 * j : one;
+            T G[12], R[9], A[9], gL[12], gR[9];
+            for (int e = 0; e < 12; e++) /* a local copy: work[p] is summed into below */
+                G[e] = work[12 * j + e];
+            FN(qmat)(q + 4 * j, R, 3);
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    A[3 * r + c] = R[3 * r + c] * sj[c];
+            if (p < 0) {
+                for (int e = 0; e < 12; e++)
+                    gL[e] = G[e];
+            } else {
+                const T *Mp = M + 12 * (size_t)p;
+                T *Gp = work + 12 * (size_t)p;
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 4; c++)
+                        gL[4 * r + c] = Mp[r] * G[c] + Mp[4 + r] * G[4 + c] + Mp[8 + r] * G[8 + c];
+                for (int r = 0; r < 3; r++) {
+                    const T *Gr = G + 4 * r;
+                    for (int c = 0; c < 3; c++)
+                        Gp[4 * r + c] += Gr[0] * A[3 * c] + Gr[1] * A[3 * c + 1] +
+                                         Gr[2] * A[3 * c + 2] + Gr[3] * tj[c];
+                    Gp[4 * r + 3] += Gr[3];
+                }
+            }
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    gR[3 * r + c] = gL[4 * r + c] * sj[c];
+            FN(qmat_vjp)(q + 4 * j, gR, gq + 4 * j);
+            for (int r = 0; r < 3; r++)
+                gt[3 * j + r] = gL[4 * r + 3];
+            if (gs)
+                for (int c = 0; c < 3; c++)
+                    gs[3 * j + c] = gL[c] * R[c] + gL[4 + c] * R[3 + c] + gL[8 + c] * R[6 + c];
         }
     }
 }

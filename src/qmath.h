@@ -1,4 +1,4 @@
-/* qmath.h -- static inline quaternion algebra shared by quat.c, fk.c and sample.c.
+/* qmath.h -- static inline quaternion algebra shared by the kernels (quat.c, fk.c, the VJPs...).
  * Included after real.h, once per precision.  Quaternions are (x, y, z, w). */
 
 /* o = a * b (Hamilton product); o may not alias a or b */
@@ -31,6 +31,23 @@ static inline void FN(qmat)(const T *q, T *m, int ld)
     m[0] = 1 - (yy + zz);      m[1] = xy - wz;            m[2] = xz + wy;
     m[ld] = xy + wz;           m[ld + 1] = 1 - (xx + zz); m[ld + 2] = yz - wx;
     m[2 * ld] = xz - wy;       m[2 * ld + 1] = yz + wx;   m[2 * ld + 2] = 1 - (xx + yy);
+}
+
+/* o = df/dq for f = <G, qmat(q)> (G 3x3 row-major; q used as given, not normalised):
+ * qmat(q) = I + 2 w [u]x + 2 [u]x^2 (u = (x, y, z)), so
+ *   df/dw = 2 a.u  with a = (G21 - G12, G02 - G20, G10 - G01),
+ *   df/du = 2 w a + 2 (G + G^T) u - 4 tr(G) u. */
+static inline void FN(qmat_vjp)(const T *p, const T *G, T *o)
+{
+    T a[3] = {G[7] - G[5], G[2] - G[6], G[3] - G[1]};
+    T tr = G[0] + G[4] + G[8];
+    for (int r = 0; r < 3; r++) {
+        T s = 0;
+        for (int c = 0; c < 3; c++)
+            s += (G[3 * r + c] + G[3 * c + r]) * p[c];
+        o[r] = 2 * p[3] * a[r] + 2 * s - 4 * tr * p[r];
+    }
+    o[3] = 2 * (a[0] * p[0] + a[1] * p[1] + a[2] * p[2]);
 }
 
 /* sin(x) / x, exact at 0 */

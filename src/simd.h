@@ -13,8 +13,8 @@ int sk_lbs_pose_avx2(const sk_skin_job_f *job);
    every joint record rigid (dqs.c checks); also the AVX-512 level's DQS (there is no AVX-512
    DQS) */
 int sk_dqs_pose_avx2(const sk_skin_job_f *job);
-/* fk_avx2.c: float32 forward kinematics of 8 poses side by side, J <= SK_FK_SIMD_MAX_JOINTS
-   (the parents' results of a group live on the stack: 48 KiB) */
+/* fk_avx2.c: float32 forward kinematics, J <= SK_FK_SIMD_MAX_JOINTS (TRS: a pose's local
+   matrices live on the stack, 6 KiB; rigid: the parents' results of 8 poses, 28 KiB) */
 #define SK_FK_SIMD_MAX_JOINTS 128
 void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, const int32_t *order,
                                 const float *rot, ptrdiff_t sr, const float *trans, ptrdiff_t st,

@@ -189,6 +189,24 @@ void sk_rigid_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parent
                                        ptrdiff_t sgr, const double *g_trans, ptrdiff_t sgt,
                                        double *SK_RESTRICT g_rest, ptrdiff_t sox,
                                        double *SK_RESTRICT g_q, ptrdiff_t soq);
+/* FK with scale: world (J, 4, 4) and its cotangent g (J, 4, 4) of sk_forward_kinematics ->
+   g_rot (J, 4), g_trans (J, 3) and g_scale (J, 3, NULL without scale); work: J x 24 reals */
+void sk_forward_kinematics_vjp_f(size_t n, size_t J, const int32_t *parents,
+                                 const int32_t *order, const float *rot, ptrdiff_t sr,
+                                 const float *trans, ptrdiff_t st, const float *scale,
+                                 ptrdiff_t ss, const float *world, ptrdiff_t sw, const float *g,
+                                 ptrdiff_t sg, float *SK_RESTRICT g_rot, ptrdiff_t sor,
+                                 float *SK_RESTRICT g_trans, ptrdiff_t sot,
+                                 float *SK_RESTRICT g_scale, ptrdiff_t sos,
+                                 float *SK_RESTRICT work);
+void sk_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parents,
+                                 const int32_t *order, const double *rot, ptrdiff_t sr,
+                                 const double *trans, ptrdiff_t st, const double *scale,
+                                 ptrdiff_t ss, const double *world, ptrdiff_t sw, const double *g,
+                                 ptrdiff_t sg, double *SK_RESTRICT g_rot, ptrdiff_t sor,
+                                 double *SK_RESTRICT g_trans, ptrdiff_t sot,
+                                 double *SK_RESTRICT g_scale, ptrdiff_t sos,
+                                 double *SK_RESTRICT work);
 /* LBS positions (sk_skin_vjp_job): SK_OK or SK_ERR_JOINT_INDEX with *bad = i * K + k for
    vertex i, slot k */
 int sk_linear_blend_skinning_vjp_f(const sk_skin_vjp_job_f *job);

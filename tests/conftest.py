@@ -63,3 +63,13 @@ def torch_optional():
         if e.name != "torch":
             raise
         missing("torch", TORCH_HOW)
+
+
+@pytest.fixture
+def no_vmap_fallback():
+    """torch.func.vmap raises for an operator without a vmap rule (instead of calling it once
+    per item): a test under it shows that the rules run."""
+    torch = importlib.import_module("torch")
+    torch._C._functorch._set_vmap_fallback_enabled(False)
+    yield
+    torch._C._functorch._set_vmap_fallback_enabled(True)

@@ -113,6 +113,33 @@ def test_forward_kinematics_deep_chain():
     assert np.all(np.isfinite(Q)) and np.all(np.isfinite(tr))
 
 
+@pytest.mark.parametrize("n", [7, 8, 13, 64, 128, 129])
+def test_forward_kinematics_joint_counts(n):
+    """float32 poses make their local matrices 8 joints at a time and the rest one by one, up to
+    128 joints (fk_avx2.c; beyond, the portable code): every count agrees with the reference."""
+    rng = helpers.rng_for("counts", n)
+    parents = helpers.random_tree(rng, n, depth=min(n, 10))
+    r, t, s = pose(rng, (3,), n, np.float32)
+    helpers.check_kernel(sk.forward_kinematics, ref.forward_kinematics, (parents, r, t, s),
+                         np.float32, (3, n, 4, 4), scale=4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forward_kinematics_same_bits_wherever_a_joint_is_stored(dtype):
+    """Listing the joints in another order moves them between the blocks of 8 and the one-by-one
+    rest (fk_avx2.c): each joint's world matrix keeps its bits."""
+    rng = helpers.rng_for("perm", np.dtype(dtype).name)
+    n = 13
+    parents = helpers.random_tree(rng, n, depth=6)
+    r, t, s = pose(rng, (5,), n, dtype)
+    world = sk.forward_kinematics(parents, r, t, s)
+    perm = rng.permutation(n)                        # new joint i is old joint perm[i]
+    inv = np.argsort(perm)
+    moved = np.array([-1 if parents[p] < 0 else inv[parents[p]] for p in perm])
+    got = sk.forward_kinematics(moved, r[:, perm], t[:, perm], s[:, perm])
+    assert np.array_equal(got, world[:, perm])
+
+
 @pytest.mark.parametrize("n", [0, 1])
 def test_forward_kinematics_tiny_skeletons(n):
     rng = helpers.rng_for("tiny", n)

@@ -122,8 +122,8 @@ def test_bad_environment_value_is_a_warning_and_the_default(bad):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fk_pose_gets_the_same_bits_alone_or_in_a_batch(rng, dtype):
-    """float32 FK runs poses 8 side by side and the rest one at a time (fk_avx2.c); a pose's
-    result must not depend on which of the two computed it."""
+    """float32 rigid FK runs poses 8 side by side and the rest one at a time (fk_avx2.c), TRS FK
+    one pose at a time; a pose's result must not depend on its batch."""
     B, J = 19, 24
     parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, J)])
     q = _unit(rng.normal(size=(B, J, 4))).astype(dtype)

@@ -1,5 +1,6 @@
 """skinkit.torch's operators (torch.library custom ops): gradcheck in float64 of every floating
-input of each, torch.compile(fullgraph=True) against eager, torch.func.vmap against a loop, the
+input of each, torch.compile(fullgraph=True) against eager, torch.func.vmap (of the operators
+and of their backward) against a loop, the
 autograd contract (in-place edits of saved inputs raise, outputs in the inputs' dtype, no backward
 kernel for an input that needs no gradient) and the error for a tensor off the CPU."""
 import numpy as np
@@ -151,6 +152,33 @@ def test_vmap_over_a_leading_dimension_equals_a_loop(name):
         torch.testing.assert_close(g, torch.stack([o[k] for o in loop]), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("name", OPS)
+def test_func_grad_and_vmap_of_it_equal_autograd(name, no_vmap_fallback):
+    """torch.func.grad of a loss through each operator, and torch.func.vmap of that over a
+    leading dimension (through the operators' vmap rules: the fallback is off), equal the
+    gradients of a plain backward, item by item."""
+    x = _inputs(8, batch=(3, 2))
+    fn, keys = OPS[name]
+    args = [x[k] for k in keys]
+    dims = tuple(0 if a.is_floating_point() and a.ndim > x_core(k) + 1 else None
+                 for a, k in zip(args, keys))
+    wrt = tuple(i for i, a in enumerate(args) if a.is_floating_point())
+
+    def loss(*a):
+        out = fn(*a)
+        return sum((o * o).sum() for o in (out if isinstance(out, tuple) else (out,)))
+
+    got = torch.func.vmap(torch.func.grad(loss, argnums=wrt), in_dims=dims)(*args)
+    for i in range(3):
+        item = [a[i] if d == 0 else a for a, d in zip(args, dims)]
+        one = torch.func.grad(loss, argnums=wrt)(*item)
+        leaves = [a.clone().requires_grad_(k in wrt) for k, a in enumerate(item)]
+        loss(*leaves).backward()
+        for g, h, k in zip(got, one, wrt):
+            torch.testing.assert_close(h, leaves[k].grad, rtol=1e-12, atol=1e-12)
+            torch.testing.assert_close(g[i], h, rtol=1e-12, atol=1e-12)
+
+
 def x_core(key):
     """Core dimensions of each input in _inputs (the batched ones have 2 dimensions more)."""
     return {"q": 2, "rotvec": 2, "trans": 2, "mats": 3, "rigid": 3, "scaled": 3,
@@ -165,6 +193,30 @@ def test_vmap_of_an_input_without_batch_dimension_loops():
     for i in range(2):
         torch.testing.assert_close(got[i], skt.linear_blend_skinning(
             x["vertices"], x["joints"], w[i], x["mats"]))
+
+
+@pytest.mark.parametrize("name, scales",
+                         [(n, True) for n in OPS] + [("forward_kinematics", False)])
+def test_batched_backward_equals_a_loop(name, scales, no_vmap_fallback):
+    """torch.func.vmap of autograd.grad over a leading dimension of the cotangents: the VJP
+    operators' vmap rules run it (the per-item fallback is off), equal to one backward per
+    cotangent; inputs broadcast in the forward get summed cotangents as in a plain backward."""
+    x = _inputs(7)
+    if not scales:
+        x["scales"] = None
+    fn, keys = OPS[name]
+    args = [x[k].clone().requires_grad_(x[k].is_floating_point()) if x[k] is not None else None
+            for k in keys]
+    wrt = [a for a in args if a is not None and a.requires_grad]
+    out = fn(*args)
+    outs = out if isinstance(out, tuple) else (out,)
+    rng = helpers.rng_for("batched-backward", name, scales)
+    gs = [torch.tensor(rng.normal(size=(3,) + o.shape), dtype=o.dtype) for o in outs]
+    got = torch.func.vmap(lambda *g: torch.autograd.grad(outs, wrt, g, retain_graph=True))(*gs)
+    for i in range(3):
+        want = torch.autograd.grad(outs, wrt, [g[i] for g in gs], retain_graph=True)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a[i], b, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["quat_to_matrix", "linear_blend_skinning", "forward_kinematics"])

@@ -13,9 +13,9 @@
     python tools/generate_surface.py --check   # exit 1 naming the stale ones (CI)
 
 Run it with the skinkit under test importable (an installed wheel or PYTHONPATH=python after an
-in-place build).  An output ``x`` of a kernel with an optional input also named ``x`` (the
-normals of the skinning kernels) exists only when that input is given: such kernels get two
-overloads.
+in-place build).  An output ``x`` or ``g_x`` of a kernel with an optional input ``x`` (the
+normals of the skinning kernels, the cotangent of FK's scales) exists only when that input is
+given: such kernels get two overloads.
 """
 from __future__ import annotations
 
@@ -39,10 +39,13 @@ from kernel_docs import DOCS  # noqa: E402
 
 
 def _operands(ops):
+    """inputs (name, role), output names, the outputs that exist only with an optional input
+    and those inputs"""
     inputs = [(n, role) for n, _, role in ops if role != "out"]
     outputs = [n for n, _, role in ops if role == "out"]
     optional = {n for n, role in inputs if role == "optional"}
-    return inputs, outputs, [n for n in outputs if n in optional]
+    conditional = [n for n in outputs if n in optional or n[2:] in optional]
+    return inputs, outputs, conditional, {n if n in optional else n[2:] for n in conditional}
 
 
 def _wrap(head: str, parts, tail: str, indent: int) -> str:
@@ -70,14 +73,14 @@ def _results(n: int):
 def _signatures(ops, stub: bool):
     """(overloads, implementation): each a (parameters, return annotation); overloads only for
     a kernel whose outputs depend on an optional input (given: absent, present)."""
-    inputs, outputs, conditional = _operands(ops)
+    inputs, outputs, conditional, conditions = _operands(ops)
 
     def build(given):
         params = []
         for n, role in inputs:
             if role == "in":
                 params.append(f"{n}: Input")
-            elif given is None or n not in conditional:
+            elif given is None or n not in conditions:
                 params.append(f"{n}: Optional[Input] = None")
             else:
                 params.append(f"{n}: Input" if given else f"{n}: None = None")
@@ -176,7 +179,7 @@ def wrappers(shapes, module: str) -> str:
     parts = [HEADER[module].format(public=public)]
     for name in public:
         ops = shapes[name]
-        inputs, _, _ = _operands(ops)
+        inputs = _operands(ops)[0]
         overloads, (params, result) = _signatures(ops, stub=False)
         for o_params, o_result in overloads:
             parts.append(f"\n\n@overload\n{_def(name, o_params, o_result, ' ...')}")

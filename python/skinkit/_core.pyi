@@ -86,6 +86,20 @@ def rigid_forward_kinematics_vjp(parents: Input, rest_positions: Input, rotation
                                  g_rotations: Input, g_translations: Input,
                                  out: Optional[Tuple[Out, Out]] = None,
                                  threads: Optional[int] = None, /) -> Tuple[Float, Float]: ...
+@overload
+def _forward_kinematics_vjp(parents: Input, rotations: Input, translations: Input, world: Input,
+                            g: Input, scales: None = None, out: Optional[Tuple[Out, Out]] = None,
+                            threads: Optional[int] = None, /) -> Tuple[Float, Float]: ...
+@overload
+def _forward_kinematics_vjp(parents: Input, rotations: Input, translations: Input, world: Input,
+                            g: Input, scales: Input, out: Optional[Tuple[Out, Out, Out]] = None,
+                            threads: Optional[int] = None, /) -> Tuple[Float, Float, Float]: ...
+@overload
+def _forward_kinematics_vjp(parents: Input, rotations: Input, translations: Input, world: Input,
+                            g: Input, scales: Optional[Input] = None,
+                            out: Union[Optional[Tuple[Out, Out]], Optional[Tuple[Out, Out, Out]]] = None,
+                            threads: Optional[int] = None, /
+                           ) -> Union[Tuple[Float, Float], Tuple[Float, Float, Float]]: ...
 def linear_blend_skinning_vjp(vertices: Input, joints: Input, weights: Input,
                               skinning_matrices: Input, g: Input,
                               out: Optional[Tuple[Out, Out]] = None, threads: Optional[int] = None,

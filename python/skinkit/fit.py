@@ -24,10 +24,21 @@ from numpy.typing import ArrayLike, NDArray
 
 from .body import BodyModel
 from ._kernels import Float
-from .fk_vjp import children_first
 from .kernels import quat_from_matrix, quat_from_rotvec, quat_to_matrix
 
 __all__ = ["FitResult", "fit_body"]
+
+
+def children_first(parents: NDArray[np.integer[Any]]) -> NDArray[np.intp]:
+    """The joints ordered by decreasing depth (each after all its descendants; reversed, each
+    after its parent)."""
+    depth: NDArray[Any] = np.zeros(len(parents), np.int64)
+    for _ in range(len(parents)):
+        d = np.where(parents >= 0, depth[parents] + 1, 0)
+        if (d == depth).all():
+            break
+        depth = d
+    return np.argsort(-depth, kind="stable")
 
 
 class FitResult(NamedTuple):

@@ -17,6 +17,6 @@ __all__ = ['quat_to_matrix_vjp', 'quat_from_rotvec_vjp', 'rigid_forward_kinemati
            'linear_blend_skinning_vjp', 'linear_blend_skinning_weights_vjp']
 # </generated>
 from .dqs_vjp import dual_quaternion_skinning_vjp  # noqa: E402  (two descriptors, internal)
-from .fk_vjp import forward_kinematics_vjp  # noqa: E402  (NumPy, not a descriptor)
+from .fk_vjp import forward_kinematics_vjp  # noqa: E402  (its descriptor takes scales last)
 
 __all__ += ["forward_kinematics_vjp", "dual_quaternion_skinning_vjp"]

@@ -6,6 +6,11 @@ each input's own batch dimensions are padded with length-1 dimensions to the lon
 they broadcast as they did outside vmap.  Inputs a kernel takes once per call (parents, joint
 indices, skinning weights, blend-shape bases) have no batch dimension: when one of them is
 vmapped, the rule calls the operator once per item and stacks the results.
+
+The VJP operators have rules too, so that ``torch.func.vmap`` of a gradient
+(``vmap(grad(loss))``, or ``torch.autograd.grad`` over a leading dimension of the cotangents)
+runs one kernel call, not one per item (``is_grads_batched=True`` runs torch's older vmap,
+which loops over the items).
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ if TYPE_CHECKING:  # what torch.library.custom_op returns and passes a vmap rule
 
 # an operator's result, and the result of a vmap rule: the outputs with their vmapped dimensions
 _Outs = Union[torch.Tensor, Tuple[torch.Tensor, ...]]
-_Rule = Tuple[_Outs, Union[int, Tuple[int, ...]]]
+_Rule = Tuple[_Outs, Union[int, Tuple[Optional[int], ...]]]
 
 
 def _stack(outs: List[Any]) -> _Rule:
@@ -49,7 +54,11 @@ def broadcasting(op: CustomOpDef, cores: Sequence[Optional[int]]) -> None:
             a = a.movedim(d, 0) if d is not None else a.unsqueeze(0)
             new.append(a.reshape(a.shape[:1] + (1,) * (lead - n) + a.shape[1:]))
         out = op(*new)
-        return out, (0,) * len(out) if isinstance(out, tuple) else 0
+        if not isinstance(out, tuple):
+            return out, 0
+        # a 1-d output is the empty placeholder of an absent result (FK's g_scales without
+        # scales): not batched
+        return out, tuple(0 if o.ndim > 1 else None for o in out)
 
     register_vmap(op, rule)
 
@@ -67,6 +76,8 @@ def flat_batch(op: CustomOpDef) -> None:
                 a = a.reshape((-1,) + a.shape[2:])
             new.append(a)
         out = op(*new)
-        return tuple(o.reshape((B, -1) + o.shape[1:]) for o in out), (0,) * len(out)
+        # (B, N) given in full: an output may have no element (the body's expression
+        # cotangent without expression)
+        return tuple(o.reshape((B, o.shape[0] // B) + o.shape[1:]) for o in out), (0,) * len(out)
 
     register_vmap(op, rule)

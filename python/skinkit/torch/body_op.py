@@ -21,6 +21,7 @@ from torch.library import custom_op
 
 from ..body import CORES, BodyModel
 from . import _vmap
+from ._function import differentiable
 from ._convert import check_cpu, np_, result_dtype, tensor
 
 __all__ = ["ModelSet", "body_forward"]
@@ -141,8 +142,9 @@ def _body_bwd(ctx: Any, g_vertices: Tensor, g_joints: Tensor, *_: Tensor
             ge if need[4] else None, None)
 
 
-_body.register_autograd(_body_bwd, setup_context=_body_setup)
+_body_fn = differentiable(_body, _body_setup, _body_bwd)
 _vmap.flat_batch(_body)
+_vmap.flat_batch(_body_vjp)
 
 
 def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = None, pose: Optional[Tensor] = None,
@@ -201,7 +203,7 @@ def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = No
         (N,) + t.shape[t.ndim - CORES[k]:]).contiguous() for k, t in given.items()}
     if "pose" not in flat:
         flat["pose"] = torch.zeros((N, m.num_joints, 3), dtype=dt)
-    out = _body(ms.key, flat.get("betas"), flat["pose"], flat.get("transl"),
+    out = _body_fn(ms.key, flat.get("betas"), flat["pose"], flat.get("transl"),
                 flat.get("expression"), threads)
     return out[0].reshape(batch + out[0].shape[1:]), out[1].reshape(batch + out[1].shape[1:])
 

@@ -19,6 +19,7 @@ from torch.library import custom_op
 
 from .. import dqs_vjp, gradients, kernels, morph
 from . import _vmap
+from ._function import differentiable
 from ._convert import as_float, check_cpu, cotangent, np_, result_dtype, tensor
 
 __all__ = ["quat_to_matrix", "quat_from_rotvec", "rigid_forward_kinematics",
@@ -69,7 +70,7 @@ def _quat_to_matrix_bwd(ctx: Any, g: Tensor) -> Tensor:
     return cotangent(_quat_to_matrix_vjp(q, g), q)
 
 
-_quat_to_matrix.register_autograd(_quat_to_matrix_bwd, setup_context=_saving_inputs)
+_quat_to_matrix_fn = differentiable(_quat_to_matrix, _saving_inputs, _quat_to_matrix_bwd)
 
 
 @custom_op("skinkit::quat_from_rotvec", mutates_args=())
@@ -97,7 +98,7 @@ def _quat_from_rotvec_bwd(ctx: Any, g: Tensor) -> Tensor:
     return cotangent(_quat_from_rotvec_vjp(r, g), r)
 
 
-_quat_from_rotvec.register_autograd(_quat_from_rotvec_bwd, setup_context=_saving_inputs)
+_quat_from_rotvec_fn = differentiable(_quat_from_rotvec, _saving_inputs, _quat_from_rotvec_bwd)
 
 
 # ------------------------------------------------------------------ forward kinematics
@@ -138,7 +139,7 @@ def _rigid_fk_bwd(ctx: Any, g_rot: Tensor, g_trans: Tensor) -> Tuple[None, Tenso
     return None, cotangent(gx, x), cotangent(gq, q)
 
 
-_rigid_fk.register_autograd(_rigid_fk_bwd, setup_context=_saving_inputs)
+_rigid_fk_fn = differentiable(_rigid_fk, _saving_inputs, _rigid_fk_bwd)
 
 
 @custom_op("skinkit::forward_kinematics", mutates_args=())
@@ -186,7 +187,7 @@ def _fk_bwd(ctx: Any, g: Tensor
             cotangent(gs, s) if s is not None else None)
 
 
-_fk.register_autograd(_fk_bwd, setup_context=_fk_setup)
+_fk_fn = differentiable(_fk, _fk_setup, _fk_bwd)
 
 
 # ------------------------------------------------------------------ skinning
@@ -251,7 +252,7 @@ def _lbs_bwd(ctx: Any, g: Tensor
     return gv, None, gw, gm
 
 
-_lbs.register_autograd(_lbs_bwd, setup_context=_saving_inputs)
+_lbs_fn = differentiable(_lbs, _saving_inputs, _lbs_bwd)
 
 
 @custom_op("skinkit::dual_quaternion_skinning", mutates_args=())
@@ -302,7 +303,7 @@ def _dqs_bwd(ctx: Any, g: Tensor
             cotangent(_dq_records_vjp(m, gr), m) if need[3] else None)
 
 
-_dqs.register_autograd(_dqs_bwd, setup_context=_saving_inputs)
+_dqs_fn = differentiable(_dqs, _saving_inputs, _dqs_bwd)
 
 
 # ------------------------------------------------------------------ blend shapes
@@ -334,7 +335,7 @@ def _blend_shapes_bwd(ctx: Any, g: Tensor
     return gb, gd, gw
 
 
-_blend_shapes.register_autograd(_blend_shapes_bwd, setup_context=_saving_inputs)
+_blend_shapes_fn = differentiable(_blend_shapes, _saving_inputs, _blend_shapes_bwd)
 
 # vmap: core dimensions of each argument (None: taken once per call)
 _vmap.broadcasting(_quat_to_matrix, [1])
@@ -344,6 +345,14 @@ _vmap.broadcasting(_fk, [None, 2, 2, 2])
 _vmap.broadcasting(_lbs, [2, None, None, 3])
 _vmap.broadcasting(_dqs, [2, None, None, 3])
 _vmap.broadcasting(_blend_shapes, [None, None, 1])
+_vmap.broadcasting(_quat_to_matrix_vjp, [1, 2])
+_vmap.broadcasting(_quat_from_rotvec_vjp, [1, 1])
+_vmap.broadcasting(_rigid_fk_vjp, [None, 2, 2, 2, 2])
+_vmap.broadcasting(_fk_vjp, [None, 2, 2, 2, 3, 3])
+_vmap.broadcasting(_lbs_vjp, [2, None, None, 3, 2])
+_vmap.broadcasting(_lbs_weights_vjp, [2, None, None, 3, 2])
+_vmap.broadcasting(_dqs_vjp, [2, None, None, 3, 2])
+_vmap.broadcasting(_dq_records_vjp, [3, 2])
 
 
 # ------------------------------------------------------------------ public functions
@@ -375,7 +384,7 @@ def quat_to_matrix(q: Tensor) -> Tensor:
     ValueError
         q is not on the CPU (the message names the device), or has the wrong shape.
     """
-    return cast(Tensor, _quat_to_matrix(*_floats("quat_to_matrix", q=q)))
+    return cast(Tensor, _quat_to_matrix_fn(*_floats("quat_to_matrix", q=q)))
 
 
 def quat_from_rotvec(rotvec: Tensor) -> Tensor:
@@ -387,7 +396,7 @@ def quat_from_rotvec(rotvec: Tensor) -> Tensor:
     ValueError
         rotvec is not on the CPU, or has the wrong shape.
     """
-    return cast(Tensor, _quat_from_rotvec(*_floats("quat_from_rotvec", rotvec=rotvec)))
+    return cast(Tensor, _quat_from_rotvec_fn(*_floats("quat_from_rotvec", rotvec=rotvec)))
 
 
 def rigid_forward_kinematics(parents: Tensor, rest_positions: Tensor, rotations: Tensor
@@ -411,7 +420,7 @@ def rigid_forward_kinematics(parents: Tensor, rest_positions: Tensor, rotations:
         A tensor not on the CPU; a bad parent index or cycle; shapes that do not match.
     """
     check_cpu("rigid_forward_kinematics", parents=parents)
-    return cast(Tuple[Tensor, Tensor], _rigid_fk(parents, *_floats(
+    return cast(Tuple[Tensor, Tensor], _rigid_fk_fn(parents, *_floats(
         "rigid_forward_kinematics", rest_positions=rest_positions, rotations=rotations)))
 
 
@@ -437,7 +446,7 @@ def forward_kinematics(parents: Tensor, rotations: Tensor, translations: Tensor,
         A tensor not on the CPU; a bad parent index or cycle; shapes that do not match.
     """
     check_cpu("forward_kinematics", parents=parents)
-    return cast(Tensor, _fk(parents, *_floats("forward_kinematics", rotations=rotations,
+    return cast(Tensor, _fk_fn(parents, *_floats("forward_kinematics", rotations=rotations,
                                               translations=translations, scales=scales)))
 
 
@@ -466,7 +475,7 @@ def linear_blend_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
     check_cpu("linear_blend_skinning", joints=joints)
     v, w, m = _floats("linear_blend_skinning", vertices=vertices, weights=weights,
                       skinning_matrices=skinning_matrices)
-    return cast(Tensor, _lbs(v, joints, w, m))
+    return cast(Tensor, _lbs_fn(v, joints, w, m))
 
 
 def dual_quaternion_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
@@ -478,7 +487,7 @@ def dual_quaternion_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
     check_cpu("dual_quaternion_skinning", joints=joints)
     v, w, m = _floats("dual_quaternion_skinning", vertices=vertices, weights=weights,
                       skinning_matrices=skinning_matrices)
-    return cast(Tensor, _dqs(v, joints, w, m))
+    return cast(Tensor, _dqs_fn(v, joints, w, m))
 
 
 def blend_shapes(base: Tensor, deltas: Tensor, weights: Tensor) -> Tensor:
@@ -498,5 +507,5 @@ def blend_shapes(base: Tensor, deltas: Tensor, weights: Tensor) -> Tensor:
     ValueError
         A tensor not on the CPU, shapes that do not match.
     """
-    return cast(Tensor, _blend_shapes(*_floats("blend_shapes", base=base, deltas=deltas,
+    return cast(Tensor, _blend_shapes_fn(*_floats("blend_shapes", base=base, deltas=deltas,
                                                weights=weights)))
