@@ -11,6 +11,11 @@ Layout (N frames, S sequences, V vertices, J joints, F faces; chunks of whole fr
     chunk_done      (C,) uint8                  1 once chunk c (frames c K .. c K + K - 1) is in
     sequences/      source, fps, gender, betas (S, B), start, count, status, error
     attributes      skinkit: version, arguments, body models (file name, SHA-256)
+
+A store of characters (``--clips``) has ``vertices/<key>`` (N, V_p, 3) and ``faces/<key>``
+(F_p, 3) for each mesh primitive instead of ``vertices`` and ``faces``, ``joints`` the world
+position of every node, a ``clip`` column instead of gender and betas, and the attributes
+``primitives`` (the keys) and ``characters`` (file name, SHA-256).
 """
 from __future__ import annotations
 
