@@ -11,6 +11,11 @@ Layout (N frames, S sequences, V vertices, J joints, F faces; chunks of whole fr
     chunk_done      (C,) uint8                  1 once chunk c (frames c K .. c K + K - 1) is in
     sequences/      source, fps, gender, betas (S, B), start, count, status, error
     attributes      skinkit: version, arguments, body models (file name, SHA-256)
+
+A store of characters (``--clips``) has ``vertices/<key>`` (N, V_p, 3) and ``faces/<key>``
+(F_p, 3) for each mesh primitive instead of ``vertices`` and ``faces``, ``joints`` the world
+position of every node, a ``clip`` column instead of gender and betas, and the attributes
+``primitives`` (the keys) and ``characters`` (file name, SHA-256).
 """
 from __future__ import annotations
 
@@ -55,37 +60,40 @@ def sha256(path: PathLike) -> str:
     return h.hexdigest()
 
 
-def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int,
-           dtype: str, compression: str, attributes: Dict[str, Any]) -> None:
-    """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
-    group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
-    sibling folder first and renamed into place, so that ``out`` is never half made."""
+FrameArrays = Dict[str, Tuple[Tuple[int, ...], Tuple[str, ...]]]
+"""The frame arrays a source poses: name -> (shape of one frame, dimension names)."""
+
+
+def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[Any]],
+           columns: Dict[str, NDArray[Any]], dtype: str, compression: str,
+           attributes: Dict[str, Any]) -> None:
+    """Lay the store out at ``out`` (a new folder) for ``plan``: the ``frames`` arrays in
+    ``dtype`` (``vertices``, ``joints``, or ``vertices/<primitive>``, ...), ``frame_sequence``,
+    ``frame_time``, the ``static`` arrays (``faces``), the sequences group (status
+    ``pending``, or ``failed`` with its error; the source's ``columns`` after ``fps``) and the
+    attributes, written in a sibling folder first and renamed into place, so that ``out`` is
+    never half made."""
     zarr = _zarr()
     tmp = Path(f"{out}.creating")
     shutil.rmtree(tmp, ignore_errors=True)
     g = zarr.open_group(str(tmp), mode="w-", zarr_format=3)
     N, K = plan.frames, plan.frames_per_chunk
-    frame_arrays = {"vertices": ((num_vertices, 3), dtype, ("vertex", "xyz")),
-                    "joints": ((num_joints, 3), dtype, ("joint", "xyz")),
-                    "frame_sequence": ((), "int32", ()), "frame_time": ((), "float64", ())}
+    frame_arrays = {name: (tail, dtype, dims) for name, (tail, dims) in frames.items()}
+    frame_arrays.update({"frame_sequence": ((), "int32", ()), "frame_time": ((), "float64", ())})
     for name, (tail, dt, dims) in frame_arrays.items():
         g.create_array(name, shape=(N,) + tail, chunks=(K,) + tail, dtype=dt, fill_value=0,
                        compressors=_compressors(compression),
                        dimension_names=("frame",) + dims)
-    g.create_array("faces", data=np.asarray(faces, np.int32), compressors=_compressors(),
-                   dimension_names=("face", "corner"))
+    for name, a in static.items():
+        g.create_array(name, data=np.asarray(a, np.int32), compressors=_compressors(),
+                       dimension_names=("face", "corner"))
     g.create_array("chunk_done", shape=(plan.chunks,), chunks=(1,), dtype="uint8", fill_value=0,
                    compressors=None, dimension_names=("chunk",))
     seqs = plan.sequences
-    B = max((len(s.betas) for s in seqs), default=0)
-    betas = np.zeros((len(seqs), B))
-    for i, s in enumerate(seqs):
-        betas[i, :len(s.betas)] = s.betas
     columns = {"source": np.array([os.path.basename(s.source) for s in seqs], dtype=str),
                "path": np.array([s.source for s in seqs], dtype=str),
-               "fps": np.array([s.fps for s in seqs], np.float64),
-               "gender": np.array([s.gender for s in seqs], dtype=str),
-               "betas": betas, "start": plan.starts, "count": plan.ends - plan.starts,
+               "fps": np.array([s.fps for s in seqs], np.float64), **columns,
+               "start": plan.starts, "count": plan.ends - plan.starts,
                "status": np.array([STATUS_FAILED if s.error else STATUS_PENDING for s in seqs],
                                   dtype=str),
                "error": np.array([s.error or "" for s in seqs], dtype=str)}
@@ -176,7 +184,7 @@ def finish(out: str, failed_chunks: List[int]) -> None:
     ``failed_chunks`` are not)."""
     g = _zarr().open_group(out, mode="r+")
     done = g["chunk_done"][...].astype(bool)
-    K = g["vertices"].chunks[0]
+    K = g["frame_time"].chunks[0]
     start, count = g["sequences/start"][...], g["sequences/count"][...]
     status = g["sequences/status"][...]
     for i in range(len(status)):
@@ -193,24 +201,36 @@ class BakedStore:
 
     Attributes
     ----------
-    vertices : dask.array (N, V, 3); joints : dask.array (N, J, 3)
-        float32 or float16, chunked as stored (whole frames).
+    vertices : dask.array (N, V, 3), or for characters a dict primitive key -> dask.array
+        (N, V_p, 3); float32 or float16, chunked as stored (whole frames).
+    joints : dask.array (N, J, 3), float32 or float16
     frame_sequence : dask.array (N,) int32; frame_time : dask.array (N,) float64 (seconds)
-    faces : numpy (F, 3) int32
-    sequences : dict of numpy arrays, one row per sequence: source, path, fps, gender,
-        betas (S, B), start, count, status ("done", "failed" or "pending"), error.
-    attributes : dict, the store's ``skinkit`` attributes (version, arguments, body models).
+    faces : numpy (F, 3) int32, or for characters a dict primitive key -> (F_p, 3)
+    sequences : dict of numpy arrays, one row per sequence: source, path, fps, gender and
+        betas (S, B) (motions) or clip (characters), start, count, status ("done", "failed" or
+        "pending"), error.
+    attributes : dict, the store's ``skinkit`` attributes (version, arguments, body models or
+        characters).
     """
     vertices: Any
     joints: Any
     frame_sequence: Any
     frame_time: Any
-    faces: NDArray[Any]
+    faces: Any
     sequences: Dict[str, NDArray[Any]]
     attributes: Dict[str, Any]
 
     def __len__(self) -> int:
-        return int(self.vertices.shape[0])
+        return int(self.frame_time.shape[0])
+
+
+def frame_names(attributes: Dict[str, Any]) -> List[str]:
+    """The frame arrays of a store with these attributes: ``vertices`` (or, for characters,
+    ``vertices/<primitive key>`` of each primitive), ``joints``, ``frame_sequence``,
+    ``frame_time``."""
+    vertices = [f"vertices/{k}" for k in attributes["primitives"]] \
+        if "primitives" in attributes else ["vertices"]
+    return vertices + ["joints", "frame_sequence", "frame_time"]
 
 
 def open_store(store: PathLike) -> BakedStore:
@@ -219,7 +239,7 @@ def open_store(store: PathLike) -> BakedStore:
 
     Parameters
     ----------
-    store : str or os.PathLike, the store's folder.
+    store : str or os.PathLike, the store's folder (of motions or of characters).
 
     Returns
     -------
@@ -238,16 +258,21 @@ def open_store(store: PathLike) -> BakedStore:
     if not isinstance(attrs, dict):
         raise ValueError(f"{store}: not a skinkit bake store (no skinkit attributes)")
     seq = g["sequences"]
-    frames = {k: da.from_zarr(g[k]) for k in ("vertices", "joints", "frame_sequence",
-                                              "frame_time")}
-    return BakedStore(faces=g["faces"][...], attributes=attrs,
+    frames = {k: da.from_zarr(g[k]) for k in frame_names(attrs)}
+    if "primitives" in attrs:      # characters: one vertices and faces array per primitive
+        keys = attrs["primitives"]
+        vertices: Any = {k: frames.pop(f"vertices/{k}") for k in keys}
+        faces: Any = {k: g[f"faces/{k}"][...] for k in keys}
+    else:
+        vertices, faces = frames.pop("vertices"), g["faces"][...]
+    return BakedStore(vertices=vertices, faces=faces, attributes=attrs,
                       sequences={k: seq[k][...] for k, _ in seq.arrays()}, **frames)
 
 
 def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, NDArray[Any]]]:
     """The first frame and the arrays of chunk ``chunk`` of an open store (for readers that
-    go chunk by chunk)."""
-    K = group["vertices"].chunks[0]
+    go chunk by chunk), named as ``frame_names`` names them."""
+    K = group["frame_time"].chunks[0]
     lo = chunk * K
-    return lo, {k: group[k][lo:lo + K] for k in ("vertices", "joints", "frame_sequence",
-                                                  "frame_time")}
+    names = frame_names(dict(group.attrs)["skinkit"])
+    return lo, {k: group[k][lo:lo + K] for k in names}
