@@ -101,7 +101,7 @@ void fail_joint_index(const call_t *c, int status)
 {
     size_t J = (size_t)c->sym[SYM('J')], K = (size_t)c->sym[SYM('K')];
     size_t flat = (size_t)c->ctx.item * K + c->ctx.bad; /* the first pose: item = vertex */
-    int i = 1;                                          /* joints: the skinning operand 1 */
+    int i = input_named(c->k, "joints"); /* an OP_JOINTS input: bind_init checked it */
     PyObject *value = given_at(c, i, flat);
     (void)status;
     if (value)

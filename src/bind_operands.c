@@ -53,6 +53,16 @@ static int symbol_of_inputs(const kernel_t *k, npy_intp sym)
 
 /* Parses the shapes of the descriptors and checks what the calls rely on; a malformed
  * descriptor is an ImportError naming it. */
+/* the index of the input called `name` in k's descriptor, or -1: code that needs one operand
+ * of several kernels (the joint indices of every skinning kernel) finds it by name */
+int input_named(const kernel_t *k, const char *name)
+{
+    for (int i = 0; i < k->nin; i++)
+        if (!strcmp(k->op[i].name, name))
+            return i;
+    return -1;
+}
+
 int bind_init(kernel_t *ks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -83,6 +93,9 @@ int bind_init(kernel_t *ks, size_t n)
             why = "it has no output or no loop";
         if (!why && k->scratch && !k->work)
             why = "its scratch is counted per unit of work, and it has no work symbol";
+        int joints = input_named(k, "joints");
+        if (!why && k->fail == fail_joint_index && (joints < 0 || k->op[joints].kind != OP_JOINTS))
+            why = "its statuses name the joint indices, and it has no index input `joints`";
         if (why) {
             PyErr_Format(PyExc_ImportError, "skinkit._core: kernel %s: %s", k->name, why);
             return -1;

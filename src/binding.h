@@ -118,6 +118,7 @@ struct call {
 
 /* bind_operands.c */
 int bind_init(kernel_t *k, size_t n);
+int input_named(const kernel_t *k, const char *name);
 int parse_threads(PyObject *obj, int *threads);
 PyObject *call_kernel(const kernel_t *k, PyObject *const *args, Py_ssize_t nargs);
 void fmt_shape(char *buf, size_t cap, int nd, const npy_intp *d);
