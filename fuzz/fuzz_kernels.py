@@ -28,6 +28,7 @@ from random_inputs import fuzz_main  # noqa: E402
 
 with atheris.instrument_imports(include=["skinkit"]):
     import skinkit as sk
+    from skinkit._operands import operands
 
 ALLOWED = (TypeError, ValueError, MemoryError)
 FLOAT_DTYPES = [np.float64, np.float32]
@@ -217,53 +218,57 @@ def check_result(res):
             raise AssertionError(f"result is not a float array: {type(r)} {getattr(r, 'dtype', '')}")
 
 
+def parents_arg(g, size):
+    return g.index_array(size["J"], -2, size["J"])
+
+
+def joints_arg(g, size):
+    V, J, K = size["V"], size["J"], size["K"]
+    if g.valid:
+        return g.valid_indices(V, -1, J, 1, k=K)
+    if g.chance(5):
+        return g.index_array(V, -2, J, extra_dims=0)
+    return g.index_array(V, -1, J, extra_dims=1)
+
+
+# The operands of a kernel, their order, roles and shapes come from its descriptor
+# (skinkit._operands); what it does not say is here, by operand name: how to make the integer
+# operands.  The symbols' sizes are drawn per call.
+INDICES = {"parents": parents_arg, "joints": joints_arg}
+NUMPY = ("normalize_weights", "limit_influences")   # NumPy code, no descriptor
+
+
+def kernel_arguments(g, name, size, batch):
+    """Keyword arguments for the kernel ``name`` (an optional input given half the time)."""
+    kw = {}
+    for o in operands(name):
+        if o.role == "out" or o.role == "optional" and not g.chance(2):
+            continue
+        if o.name in INDICES:
+            kw[o.name] = INDICES[o.name](g, size)
+        else:
+            leading = (batch[1:] if g.chance(4) else batch) if o.batched else ()
+            kw[o.name] = g.float_array(o.shape(size), leading)
+    return kw
+
+
 def call_kernel(g, name):
     fn = getattr(sk, name)
     batch = tuple(g.int(0, 3) for _ in range(g.int(0, 2)))
-    J, V, K = g.int(0, 5), g.int(0, 6), g.int(0, 5)
-    if name in ("quat_multiply", "quat_rotate", "slerp"):
-        cores = {"quat_multiply": [(4,), (4,)], "quat_rotate": [(4,), (3,)],
-                 "slerp": [(4,), (4,), ()]}[name]
-        args = [g.float_array(c, batch if not g.chance(4) else batch[1:]) for c in cores]
-    elif name in ("quat_conjugate", "quat_inverse", "quat_normalize", "quat_to_matrix",
-                  "quat_from_rotvec", "quat_from_matrix"):
-        core = {"quat_from_rotvec": (3,), "quat_from_matrix": (3, 3)}.get(name, (4,))
-        args = [g.float_array(core, batch)]
-    elif name == "forward_kinematics":
-        args = [g.index_array(J, -2, J), g.float_array((J, 4), batch),
-                g.float_array((J, 3), batch)]
-        if g.chance(2):
-            args.append(g.float_array((J, 3), batch))
-    elif name == "rigid_forward_kinematics":
-        args = [g.index_array(J, -2, J), g.float_array((J, 3), batch),
-                g.float_array((J, 4), batch)]
-    elif name == "skinning_matrices":
-        args = [g.float_array((J, 4, 4), batch), g.float_array((J, 4, 4), batch)]
-    elif name == "matrix_inverse":
-        args = [g.float_array((J, 4, 4), batch)]
-    elif name in ("linear_blend_skinning", "dual_quaternion_skinning"):
-        if g.valid:
-            joints = g.valid_indices(V, -1, J, 1, k=K)
-        elif g.chance(5):
-            joints = g.index_array(V, -2, J, extra_dims=0)
-        else:
-            joints = g.index_array(V, -1, J, extra_dims=1)
-        args = [g.float_array((V, 3), batch), joints, g.float_array((V, K), ()),
-                g.float_array((J, 4, 4), batch)]
-        if g.chance(2):
-            args.append(g.float_array((V, 3), batch))
-    elif name == "normalize_weights":
-        args = [g.float_array((V, K), ())]
+    size = {"J": g.int(0, 5), "V": g.int(0, 6), "K": g.int(0, 5)}
+    if name == "normalize_weights":
+        kw = {"weights": g.float_array((size["V"], size["K"]), ())}
     elif name == "limit_influences":
-        args = [g.valid_indices(V, -1, J, 1, k=K) if g.valid else
-                g.index_array(V, -1, J, extra_dims=1), g.float_array((V, K), ()), g.int(-1, 6)]
+        kw = {"joints": joints_arg(g, size), "weights": g.float_array((size["V"], size["K"]), ()),
+              "k": g.int(-1, 6)}
     else:
-        raise AssertionError(name)
+        kw = kernel_arguments(g, name, size, batch)
+    args = list(kw.values())
     try:
-        res = fn(*args)
+        res = fn(**kw)
     except ALLOWED:
         return
-    if name in ("normalize_weights", "limit_influences"):   # NumPy code: same dtype as given
+    if name in NUMPY:                                        # same dtype as given
         return
     check_result(res)
     # the same call with out=
@@ -272,7 +277,7 @@ def call_kernel(g, name):
     if (outs is None) or (two and g.chance(5)):
         outs = g.out_for(res[0], args) if two else outs
     try:
-        got = fn(*args, out=outs)
+        got = fn(**kw, out=outs)
     except ALLOWED:
         return
     check_result(got)

@@ -233,8 +233,8 @@ def skinning_matrices(world, inverse_bind):
     return np.matmul(_f64(world), _f64(inverse_bind))
 
 
-def matrix_inverse(world):
-    return np.linalg.inv(_f64(world))
+def matrix_inverse(matrices):
+    return np.linalg.inv(_f64(matrices))
 
 
 # --------------------------------------------------------------------------- skinning
@@ -265,7 +265,7 @@ def _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex):
     return pos if normals is None else (pos, nrm)
 
 
-def linear_blend_skinning(vertices, joints, weights, mats, normals=None):
+def linear_blend_skinning(vertices, joints, weights, skinning_matrices, normals=None):
     """v' = sum_k w_k (M_{j_k} @ [v, 1])[:3], slots with joint -1 skipped; normals by the
     inverse transpose of the blended 3x3, renormalised (zero when the blend is zero)."""
     def one_vertex(v, n, js, ws, m):
@@ -279,7 +279,8 @@ def linear_blend_skinning(vertices, joints, weights, mats, normals=None):
             return pos, np.zeros(3)
         n = np.linalg.inv(blend[:3, :3]).T @ n
         return pos, n / np.linalg.norm(n)
-    return _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex)
+    return _skin_each_vertex(vertices, joints, weights, skinning_matrices, normals,
+                             one_vertex)
 
 
 def normalize_weights(weights):
@@ -499,7 +500,7 @@ def nearest_rotation(a):
     return u @ np.diag([1.0, 1.0, np.sign(np.linalg.det(u @ vt))]) @ vt
 
 
-def dual_quaternion_skinning(vertices, joints, weights, mats, normals=None):
+def dual_quaternion_skinning(vertices, joints, weights, skinning_matrices, normals=None):
     """Kavan, Collins, Zara, O'Sullivan 2008, Algorithm 1, one vertex at a time, with Blender's
     "Preserve Volume" treatment of scale (pivot at the vertex).
 
@@ -532,7 +533,8 @@ def dual_quaternion_skinning(vertices, joints, weights, mats, normals=None):
             return pos, None
         n = quat_rotate(c, np.linalg.inv(S / ws[js != -1].sum()).T @ n)
         return pos, n / np.linalg.norm(n)
-    return _skin_each_vertex(vertices, joints, weights, mats, normals, one_vertex)
+    return _skin_each_vertex(vertices, joints, weights, skinning_matrices, normals,
+                             one_vertex)
 
 
 def igl_dqs(V, W, vQ, vT):

@@ -2,7 +2,11 @@
 dtypes, shapes and broadcasting, memory layouts, ``out=``, NaN propagation.
 
 Each row of ``SPECS`` says how to build valid arguments for one kernel (with any batch shape and
-dtype), what the result's core shape is, and how the NumPy reference computes it.
+dtype), what the result's core shape is, and how the NumPy reference computes it.  The rows are
+made from the descriptor table (``skinkit._core._shapes``, read through skinkit._operands): the
+operands, their order, roles and shapes; what it does not say is keyed by operand name (VALUES,
+INDICES) or kernel name (the reference: reference.py's function of the same name, called with
+the same keywords).
 """
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -13,6 +17,8 @@ import numpy as np
 import pytest
 
 import skinkit as sk
+from skinkit import _core
+from skinkit._operands import SAME_AS, operands
 import helpers
 import reference as ref
 
@@ -62,14 +68,26 @@ def g_affine(rng, shape, integer):
     return helpers.random_affine(rng, shape[:-2])
 
 
+# the knowledge of an operand that its descriptor does not hold, by the operand's NAME: the
+# values of a float operand, the fixed array of an integer one; and the symbols' sizes
+VALUES = {"a": g_quat, "b": g_quat, "q": g_quat, "q0": g_quat, "q1": g_quat,
+          "rotations": g_quat, "m": g_rotmat, "t": g_t, "scales": g_scale, "weights": g_weights,
+          **dict.fromkeys(["v", "rotvec", "translations", "rest_positions", "vertices",
+                           "normals"], g_vec),
+          **dict.fromkeys(["world", "inverse_bind", "matrices", "skinning_matrices"], g_affine)}
+INDICES = {"parents": PARENTS, "joints": JOINTS}
+SIZES = {"J": J, "V": V, "K": K}
+
+
 @dataclass
 class Arg:
     name: str
     gen: Optional[Callable] = None       # None: a fixed index array (parents, joints)
     core: Tuple[int, ...] = ()
     batch: bool = True                   # takes the leading batch dimensions
-    free_last: bool = False              # last size not fixed by the kernel (K of weights)
+    free_last: bool = False              # last size a symbol, bound by another operand (K)
     fixed: Optional[np.ndarray] = None
+    optional: bool = False               # the kernel takes None for it
 
     @property
     def is_float(self):
@@ -78,15 +96,22 @@ class Arg:
 
 @dataclass
 class Spec:
-    name: str
-    args: List[Arg]
+    name: str                             # the kernel, "+x" when its optional input x is given
+    args: List[Arg]                       # in the descriptor's order
     outs: List[Tuple[int, ...]]           # core shapes of the results
-    reference: Callable                   # (kwargs of float64/int arrays) -> tuple of results
-    out_pair: bool = False                # out= is a tuple (one array per result)
+    reference: Callable                   # reference.py's function of the same name
+
+    @property
+    def kernel(self):
+        return self.name.split("+")[0]
 
     @property
     def fn(self):
-        return getattr(sk, self.name.split("+")[0])
+        return getattr(sk, self.kernel)
+
+    @property
+    def out_pair(self):                   # out= is a tuple (one array per result)
+        return len(self.outs) > 1
 
     def make(self, rng, batch=(), dtype=np.float64, integer=False):
         kw = {}
@@ -103,7 +128,7 @@ class Spec:
         return tuple(res) if len(self.outs) > 1 else (res,)
 
     def expected(self, kw):
-        res = self.reference(kw)
+        res = self.reference(**kw)
         return tuple(res) if len(self.outs) > 1 else (res,)
 
     def float_args(self):
@@ -113,66 +138,39 @@ class Spec:
         return [a for a in self.args if a.is_float and a.batch]
 
 
-def _skinning_specs(name, reference):
-    """The skinning kernel ``name`` without normals, then with them (the same arguments plus
-    normals, and a result more); ``reference`` is its twin in reference.py."""
-    def args():
-        return [Arg("vertices", g_vec, (V, 3)), Arg("joints", fixed=JOINTS),
-                Arg("weights", g_weights, (V, K), batch=False, free_last=True),
-                Arg("skinning_matrices", g_affine, (J, 4, 4))]
-
-    def expected(kw):
-        return reference(kw["vertices"], kw["joints"], kw["weights"], kw["skinning_matrices"],
-                         kw.get("normals"))
-
-    return [Spec(name, args(), [(V, 3)], expected),
-            Spec(name + "+normals", args() + [Arg("normals", g_vec, (V, 3))], [(V, 3), (V, 3)],
-                 expected, out_pair=True)]
+def arg_of(o):
+    """The Arg of input operand ``o`` of a descriptor."""
+    if o.name in INDICES:
+        assert INDICES[o.name].shape == o.shape(SIZES), o
+        return Arg(o.name, fixed=INDICES[o.name], core=o.shape(SIZES), batch=o.batched)
+    return Arg(o.name, VALUES[o.name], o.shape(SIZES), o.batched,
+               free_last=bool(o.core) and isinstance(o.core[-1], str),
+               optional=o.role == "optional")
 
 
-QUAT, VEC3 = (4,), (3,)
-SPECS = [
-    Spec("quat_multiply", [Arg("a", g_quat, QUAT), Arg("b", g_quat, QUAT)], [QUAT],
-         lambda kw: ref.quat_multiply(kw["a"], kw["b"])),
-    Spec("quat_conjugate", [Arg("q", g_quat, QUAT)], [QUAT],
-         lambda kw: ref.quat_conjugate(kw["q"])),
-    Spec("quat_inverse", [Arg("q", g_quat, QUAT)], [QUAT], lambda kw: ref.quat_inverse(kw["q"])),
-    Spec("quat_normalize", [Arg("q", g_quat, QUAT)], [QUAT],
-         lambda kw: ref.quat_normalize(kw["q"])),
-    Spec("quat_rotate", [Arg("q", g_quat, QUAT), Arg("v", g_vec, VEC3)], [VEC3],
-         lambda kw: ref.quat_rotate(kw["q"], kw["v"])),
-    Spec("quat_to_matrix", [Arg("q", g_quat, QUAT)], [(3, 3)],
-         lambda kw: ref.quat_to_matrix(kw["q"])),
-    Spec("quat_from_matrix", [Arg("m", g_rotmat, (3, 3))], [QUAT],
-         lambda kw: ref.quat_from_matrix(kw["m"])),
-    Spec("quat_from_rotvec", [Arg("rotvec", g_vec, VEC3)], [QUAT],
-         lambda kw: ref.quat_from_rotvec(kw["rotvec"])),
-    Spec("slerp", [Arg("q0", g_quat, QUAT), Arg("q1", g_quat, QUAT), Arg("t", g_t, ())], [QUAT],
-         lambda kw: ref.slerp(kw["q0"], kw["q1"], kw["t"])),
-    Spec("forward_kinematics",
-         [Arg("parents", fixed=PARENTS), Arg("rotations", g_quat, (J, 4)),
-          Arg("translations", g_vec, (J, 3)), Arg("scales", g_scale, (J, 3))], [(J, 4, 4)],
-         lambda kw: ref.forward_kinematics(kw["parents"], kw["rotations"], kw["translations"],
-                                           kw["scales"])),
-    Spec("rigid_forward_kinematics",
-         [Arg("parents", fixed=PARENTS), Arg("rest_positions", g_vec, (J, 3)),
-          Arg("rotations", g_quat, (J, 4))], [(J, 4), (J, 3)],
-         lambda kw: ref.rigid_forward_kinematics(kw["parents"], kw["rest_positions"],
-                                                 kw["rotations"]), out_pair=True),
-    Spec("skinning_matrices",
-         [Arg("world", g_affine, (J, 4, 4)), Arg("inverse_bind", g_affine, (J, 4, 4))],
-         [(J, 4, 4)], lambda kw: ref.skinning_matrices(kw["world"], kw["inverse_bind"])),
-    Spec("matrix_inverse", [Arg("matrices", g_affine, (J, 4, 4))], [(J, 4, 4)],
-         lambda kw: ref.matrix_inverse(kw["matrices"])),
-    *_skinning_specs("linear_blend_skinning", ref.linear_blend_skinning),
-    *_skinning_specs("dual_quaternion_skinning", ref.dual_quaternion_skinning),
-]
+def specs_of(kernel):
+    """The specs of a kernel, from its descriptor (skinkit._operands): without its optional
+    inputs, then, if it has some, with them (and the results that exist only then)."""
+    ops = operands(kernel)
+    optional = [o.name for o in ops if o.role == "optional"]
+    specs = []
+    for given in [[]] + [optional] * bool(optional):
+        args = [arg_of(o) for o in ops
+                if o.role == "in" or o.role == "optional" and o.name in given]
+        outs = [o.shape(SIZES) for o in ops
+                if o.role == "out" and (o.if_given is None or o.if_given in given)]
+        specs.append(Spec("+".join([kernel] + given), args, outs, getattr(ref, kernel)))
+    return specs
+
+
+KERNELS = [n for n in sk.kernels.__all__ if n in _core._shapes or n in SAME_AS]
+SPECS = [s for kernel in KERNELS for s in specs_of(kernel)]
 IDS = [s.name for s in SPECS]
 
 
 def test_every_public_kernel_is_in_the_table():
-    assert {s.name.split("+")[0] for s in SPECS} | {"normalize_weights", "limit_influences"} \
-        == set(sk.kernels.__all__)
+    """The public kernels of the table, and the NumPy functions that have no descriptor."""
+    assert set(sk.kernels.__all__) - set(KERNELS) == {"normalize_weights", "limit_influences"}
 
 
 def specs_where(keep):

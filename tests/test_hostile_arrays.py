@@ -27,7 +27,7 @@ def spec_arg_params(select):
 
 
 def required_args(spec):
-    return [a for a in spec.args if a.name not in ("scales", "normals")]
+    return [a for a in spec.args if not a.optional]
 
 
 # --------------------------------------------------------------------------- missing arguments
