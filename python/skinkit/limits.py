@@ -38,6 +38,12 @@ MAX_DURATION = 1e6
 # tests (tests/test_hostile_readers.py) load 600,001.  Past 2^20 (1,048,576) a file is hostile:
 # its skeleton alone would take hundreds of MB, and each posed frame 128 MB of world matrices.
 MAX_NODES = 1 << 20
+# A baked store (skinkit.dataset): each chunk is one Dask task when baking and one entry of the
+# dask array's chunks when reading.  The 10^8-frame SMPL-X bake of docs/guide/dataset.rst has
+# 390,625 chunks of 256 frames; 2^22 (4.2 M) still allows it at 24 frames a chunk, and Dask's
+# scheduler, at about 1 kB a task, would need gigabytes beyond.  A chunk of one array, read and
+# written whole, may take at most MAX_ARRAY_BYTES.
+MAX_CHUNKS = 1 << 22
 
 
 def memory_bytes() -> int:
