@@ -17,30 +17,14 @@ import numpy as np
 
 import skinkit
 from skinkit.body_export import body_clip, body_model_to_model
+from skinkit.body_synthetic import humanoid_smplh_arrays
 from skinkit.humanoid import humanoid_model
 from skinkit.joint_names import SMPLH_JOINT_NAMES
 
 # %%
-# A SMPL+H-style body: the synthetic arrays with SMPL+H's joint tree, and a joint regressor
-# that puts the joints where the humanoid's are (fingers fanned out from the wrists)
-arrays = skinkit.synthetic_body_arrays("SMPL+H", seed=1, num_vertices=600)
-smpl_body = skinkit.body_synthetic.SMPL_PARENTS[:22]
-hand = [p for w in (20, 21) for f in range(5) for p in (w, None, None)]
-parents = list(smpl_body) + [p if p is not None else 22 + i - 1 for i, p in enumerate(hand)]
-human = humanoid_model("smpl", "T")
-world = human.world_matrices()[0, :, :3, 3]
-joints = np.zeros((52, 3))
-joints[:22] = world[[human.skeleton.names.index(n) for n in SMPLH_JOINT_NAMES[:22]]]
-for i in range(22, 52):
-    side = 1.0 if i < 37 else -1.0
-    finger, k = divmod((i - 22) % 15, 3)
-    joints[i] = joints[parents[i]] + [side * 0.03, 0.0, 0.02 * (finger - 2)]
-arrays["kintree_table"][0] = [2**32 - 1] + parents[1:]
-arrays["J_regressor"] = np.eye(52, 600)
-arrays["v_template"][:52] = joints
-arrays["v_template"][52:] = joints[np.arange(52, 600) % 52] + \
-    np.random.default_rng(0).normal(scale=0.03, size=(548, 3))
-body = skinkit.BodyModel(arrays)
+# A SMPL+H-style body: the synthetic arrays with SMPL+H's joint tree and the joints where the
+# humanoid's are, fingers fanned out from the wrists (skinkit.body_synthetic)
+body = skinkit.BodyModel(humanoid_smplh_arrays(seed=1))
 source = body_model_to_model(body)
 
 # %%

@@ -3,11 +3,14 @@ of AMASS's SMPL+H release files."""
 import numpy as np
 
 
-def write_motion(path, T, fps=30.0, seed=0, gender="male", joints=52):
+def write_motion(path, T, fps=30.0, seed=0, gender="male", joints=52, rest_frames=0):
     """An AMASS SMPL+H-layout file: poses (T, 3 J), trans (T, 3), betas (16,), gender,
-    mocap_framerate, dmpls (T, 8)."""
+    mocap_framerate, dmpls (T, 8); the first ``rest_frames`` frames at the rest pose (zero
+    poses and trans)."""
     rng = np.random.default_rng(seed)
-    np.savez(path, poses=rng.normal(0, 0.3, (T, 3 * joints)), trans=rng.normal(0, 0.5, (T, 3)),
+    live = np.arange(T)[:, None] >= rest_frames
+    np.savez(path, poses=live * rng.normal(0, 0.3, (T, 3 * joints)),
+             trans=live * rng.normal(0, 0.5, (T, 3)),
              betas=rng.normal(0, 1, 16), gender=np.array(gender), mocap_framerate=np.array(fps),
              dmpls=np.zeros((T, 8)))
     return path

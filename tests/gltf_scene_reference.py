@@ -5,7 +5,8 @@ world matrix, for every mesh primitive instance of a scene.
 
 At a key time of every channel (or before the first or after the last key of each) every
 sampler returns a key value, so no interpolation is needed: ``scene_times`` picks such times and
-``key_value`` refuses any other.
+``key_value`` refuses any other.  Between keys (``key_times_and_midpoints``) a channel is
+interpolated by ``reference.sample_channel`` (glTF 2.0 Appendix C; rotations normalized).
 """
 import base64
 import json
@@ -111,6 +112,23 @@ def key_value(doc, sampler, t):
     return row
 
 
+def channel_value(doc, sampler, t, path):
+    """The channel's value at time t: the key value at a key time (or outside the keys), else
+    interpolated (``reference.sample_channel``); a rotation normalized either way, as
+    Blender and ozz-animation (and skinkit) use it; three.js uses a key as stored: SimpleSkin's
+    keys have |q| = 1.00023, which moves its vertices by 4.5e-4 of the model's size
+    (docs/conventions.rst)."""
+    rotation = path == "rotation"
+    times = doc.accessor(sampler["input"])[:, 0]
+    if t <= times[0] or t >= times[-1] or t in times:
+        value = key_value(doc, sampler, t)
+        return ref.quat_normalize(value) if rotation else value
+    values = doc.accessor(sampler["output"])
+    rows = len(times) * (3 if sampler.get("interpolation") == "CUBICSPLINE" else 1)
+    return ref.sample_channel(times, values.reshape(rows, -1),
+                              sampler.get("interpolation", "LINEAR"), t, rotation)
+
+
 def scene_times(doc, animation):
     """Times at which every channel of ``animations[animation]`` is at a key: the key times all
     channels share, and one time before and one after every key."""
@@ -120,6 +138,16 @@ def scene_times(doc, animation):
     first = min(min(s) for s in sets)
     last = max(max(s) for s in sets)
     return [first - 0.25] + sorted(set.intersection(*sets)) + [last + 0.25]
+
+
+def key_times_and_midpoints(doc, animation):
+    """Every key time of every channel of ``animations[animation]``, the midpoint between each
+    two neighbouring ones, and one time before the first and one after the last."""
+    anim = doc.json["animations"][animation]
+    keys = sorted({float(t) for c in anim["channels"]
+                   for t in doc.accessor(anim["samplers"][c["sampler"]]["input"])[:, 0]})
+    mids = [(a + b) / 2 for a, b in zip(keys, keys[1:])]
+    return [keys[0] - 0.25] + sorted(keys + mids) + [keys[-1] + 0.25]
 
 
 def _scene_nodes(doc, scene):
@@ -160,12 +188,7 @@ def evaluate(doc, animation, t, scene=None):
         anim = gl["animations"][animation]
         for c in anim["channels"]:
             target = c["target"]
-            value = key_value(doc, anim["samplers"][c["sampler"]], t)
-            if target["path"] == "rotation":
-                # a rotation key normalized before use, as Blender and ozz-animation (and
-                # skinkit) do; three.js uses it as stored: SimpleSkin's keys have |q| = 1.00023,
-                # which moves its vertices by 4.5e-4 of the model's size (docs/conventions.rst)
-                value = ref.quat_normalize(value)
+            value = channel_value(doc, anim["samplers"][c["sampler"]], t, target["path"])
             if target["path"] == "weights":
                 weights[target["node"]] = value
             else:

@@ -338,3 +338,125 @@ def test_a_bake_larger_than_the_free_disk_is_refused_before_posing(inputs, clust
     assert list(sk.dataset.open(tmp_path / "s.zarr").sequences["status"]) == ["pending"] * 3
     monkeypatch.setattr(shutil, "disk_usage", lambda p: real(p)._replace(free=sum(FRAMES) * frame))
     assert baked(inputs, tmp_path / "s.zarr", cluster).baked == sum(FRAMES)   # room: it goes on
+
+
+# ---- glTF/FBX characters with clips: the second input kind ----------------------------------
+
+FOX = Path(__file__).resolve().parent / "data" / "gltf" / "Fox.glb"
+CLIPS = {"Walk": 23, "Run": 36}              # frames at 30 fps, both ends of the clip included
+
+
+@pytest.fixture(scope="module")
+def characters(tmp_path_factory):
+    """Two copies of the Fox (one layout), and the store of their clips Walk and Run."""
+    d = tmp_path_factory.mktemp("characters")
+    for name in ("a.glb", "b.glb"):
+        shutil.copyfile(FOX, d / name)
+    return d
+
+
+@pytest.fixture(scope="module")
+def fox_store(characters, cluster):
+    out = characters / "fox.zarr"
+    s = sk.dataset.bake([str(characters / "a.glb"), str(characters / "b.glb")], str(out),
+                        clips="Walk,Run", frames_per_chunk=K,
+                        scheduler=cluster.scheduler_address)
+    assert s.ok and s.frames == s.baked == 2 * sum(CLIPS.values()) and s.sequences == 4
+    return out
+
+
+def test_characters_bake_equals_model_pose_frame_by_frame(characters, fox_store):
+    d = sk.dataset.open(fox_store)
+    model = sk.load_model(FOX)
+    (prim,) = model.primitives
+    assert list(d.vertices) == [prim.key] == d.attributes["primitives"]
+    assert np.array_equal(d.faces[prim.key], prim.faces)
+    q = d.sequences
+    assert list(q["source"]) == ["a.glb", "a.glb", "b.glb", "b.glb"]
+    assert list(q["clip"]) == ["Walk", "Run"] * 2 and list(q["status"]) == ["done"] * 4
+    assert list(q["count"]) == list(CLIPS.values()) * 2 and list(q["fps"]) == [30.0] * 4
+    assert "gender" not in q and "betas" not in q
+    verts, joints = d.vertices[prim.key].compute(), d.joints.compute()
+    assert verts.dtype == np.float32 and joints.shape == (len(d), model.skeleton.count, 3)
+    seq, t = d.frame_sequence.compute(), d.frame_time.compute()
+    scale = np.abs(prim.positions).max()
+    for i, (start, clip) in enumerate(zip(q["start"], q["clip"])):
+        times = sk.frame_times(model.clip(clip), 30.0)
+        rows = slice(int(start), int(start) + len(times))
+        assert (seq[rows] == i).all() and np.array_equal(t[rows], times)
+        posed = model.pose(clip, times)                   # float64
+        world = model.world_matrices(clip, times)
+        for k in range(len(times)):                       # frame by frame
+            np.testing.assert_allclose(verts[rows][k], posed[prim.key][k], rtol=0,
+                                       atol=1e-5 * scale)
+            np.testing.assert_allclose(joints[rows][k], world[k, :, :3, 3], rtol=0,
+                                       atol=1e-5 * scale)
+    assert [c["file"] for c in d.attributes["characters"]] == ["a.glb", "b.glb"]
+    assert d.attributes["arguments"]["clips"] == ["Walk", "Run"]
+
+
+def test_a_character_chunk_whose_mark_is_deleted_is_rebaked_alone(characters, fox_store,
+                                                                    cluster, tmp_path):
+    out = tmp_path / "s.zarr"
+    shutil.copytree(fox_store, out)
+    (out / "chunk_done" / "c" / "2").unlink()
+    (out / "vertices" / "1_0" / "c" / "2" / "0" / "0").unlink()
+    s = sk.dataset.bake([str(characters / "a.glb"), str(characters / "b.glb")], str(out),
+                        clips="Walk,Run", frames_per_chunk=K,
+                        scheduler=cluster.scheduler_address)
+    assert s.ok and s.baked == K
+    assert_same_store(out, fox_store)
+
+
+def test_a_corrupt_character_is_marked_failed_and_the_others_written(characters, fox_store,
+                                                                     cluster, tmp_path):
+    (tmp_path / "a.glb").write_bytes((characters / "a.glb").read_bytes())
+    (tmp_path / "ab.glb").write_bytes((characters / "a.glb").read_bytes()[:5000])  # cut short
+    (tmp_path / "b.glb").write_bytes((characters / "b.glb").read_bytes())
+    out = tmp_path / "s.zarr"
+    p = cli("bake", tmp_path, "--clips", "Walk,Run", "--frames-per-chunk", K,
+            "--scheduler", cluster.scheduler_address, "--out", out)
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 1, err
+    assert "1 failed" in err and "ab.glb" in err and "Traceback" not in err
+    d, ref = sk.dataset.open(out), sk.dataset.open(fox_store)
+    assert list(d.sequences["source"]) == ["a.glb", "a.glb", "ab.glb", "b.glb", "b.glb"]
+    assert list(d.sequences["clip"]) == ["Walk", "Run", "Walk,Run", "Walk", "Run"]
+    assert list(d.sequences["status"]) == ["done", "done", "failed", "done", "done"]
+    assert "ab.glb" in d.sequences["error"][2]
+    assert np.array_equal(d.vertices["1_0"].compute(), ref.vertices["1_0"].compute())
+    assert np.array_equal(d.joints.compute(), ref.joints.compute())
+
+
+def test_characters_of_different_layouts_are_refused(characters, cluster, tmp_path):
+    rigged = Path(__file__).resolve().parent / "data" / "gltf" / "RiggedSimple.glb"
+    with pytest.raises(ValueError, match=r"RiggedSimple.glb: its primitives 2_0: 160 vertices"
+                                         r".*a.glb's .*1_0: 1728 vertices.*same primitives"):
+        sk.dataset.bake([str(characters / "a.glb"), str(rigged)], str(tmp_path / "s.zarr"),
+                        clips="all", scheduler=cluster.scheduler_address)
+    assert not (tmp_path / "s.zarr").exists()
+    with pytest.raises(ValueError, match="clips are for glTF/FBX characters"):
+        sk.dataset.bake([str(rigged)], str(tmp_path / "s.zarr"), clips="all", body="x.npz")
+    # an unnamed clip is asked for, and named in the store, by its index
+    s = sk.dataset.bake([str(rigged)], str(tmp_path / "r.zarr"), clips="all", fps=12.0,
+                        scheduler=cluster.scheduler_address)
+    q = sk.dataset.open(tmp_path / "r.zarr").sequences
+    assert s.ok and list(q["clip"]) == ["0"] and list(q["count"]) == [26]   # 2.083 s at 12 fps
+
+
+def test_the_cli_refuses_a_character_without_clips(characters, tmp_path):
+    p = cli("bake", characters / "a.glb", "--out", tmp_path / "s.zarr")
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 2
+    assert "a.glb is a glTF/FBX character: give the clips to bake, --clips" in err
+    assert not (tmp_path / "s.zarr").exists()
+
+
+def test_baked_dataset_reads_character_frames(fox_store):
+    optional_import("torch", TORCH_HOW)
+    from skinkit.torch import BakedDataset
+    ds, d = BakedDataset(fox_store), sk.dataset.open(fox_store)
+    item = ds[K + 3]
+    assert sorted(item) == ["frame_sequence", "frame_time", "joints", "vertices/1_0"]
+    assert np.array_equal(item["vertices/1_0"].numpy(), d.vertices["1_0"][K + 3].compute())
+    assert np.array_equal(ds.faces["1_0"].numpy(), d.faces["1_0"])

@@ -1,13 +1,19 @@
 """``skinkit retarget`` and ``skinkit pose --animated`` (skinkit/cli_retarget.py), run as a user
 would (subprocess through tests/cli_run.py when it offers one, else main())."""
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import skinkit
+from amass_files import write_motion, write_motion_smplx
+from cli_run import run
+from skinkit.body_export import body_clip, body_model_to_model
+from skinkit.body_synthetic import humanoid_smplh_arrays
 from skinkit.cli import main
 from skinkit.humanoid import humanoid_model
+from skinkit.retarget import joint_mapping
 
 DATA = Path(__file__).parent / "data"
 
@@ -45,13 +51,103 @@ def test_retarget_to_bvh_and_errors(tmp_path, character, capsys):
     src = DATA / "bvh" / "cmu_01_03_first300.bvh"
     assert main(["retarget", str(src), str(character), "--out", str(out), "--quiet",
                  "--root-scale", "legs"]) == 0
-    assert skinkit.load_bvh(out).frame_count > 1
+    assert skinkit.load_bvh(out).frame_count == skinkit.load_bvh(src).frame_count
     assert main(["retarget", str(DATA / "gltf" / "Fox.glb"), str(character), "--out",
                  str(tmp_path / "x.glb")]) == 1
     assert "no joint-name preset matches" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["retarget", str(src), str(character), "--out", str(tmp_path / "x.npz")])
     assert not (tmp_path / "x.glb").exists()
+
+
+@pytest.fixture
+def body_dir(tmp_path):
+    """DIR/smplh/male/model.npz (AMASS's layout): a SMPL+H body with a person's joints."""
+    path = tmp_path / "models" / "smplh" / "male" / "model.npz"
+    path.parent.mkdir(parents=True)
+    np.savez(path, **humanoid_smplh_arrays(num_vertices=120))
+    return tmp_path / "models"
+
+
+def rotations(world):
+    return world[..., :3, :3]
+
+
+def test_retarget_amass_motion_onto_a_gltf_character(tmp_path, character, body_dir, capsys):
+    T, fps = 40, 50.0
+    motion = write_motion(tmp_path / "walk_poses.npz", T, fps=fps, rest_frames=1)   # male
+    out = tmp_path / "out.glb"
+    code, stdout, err = run(["retarget", motion, character, "--body-dir", body_dir, "--out",
+                             out], capsys)
+    assert code == 0, err
+    assert "walk_poses.npz (SMPL+H model.npz)" in stdout and "22 mapped joints" in stdout
+    back, target = skinkit.load_gltf(out), skinkit.load_gltf(character)
+    assert back.skeleton.names == target.skeleton.names
+    [clip] = back.clips
+    assert clip.name == "walk_poses"
+    assert clip.duration == pytest.approx((T - 1) / fps, abs=1e-6)
+    assert {len(ch.times) for ch in clip.channels} == {T}
+    # the source as the library builds it: the body shaped by the motion's betas, the motion
+    body = skinkit.load_body_model(body_dir / "smplh" / "male" / "model.npz")
+    mo = skinkit.load_amass(motion)
+    betas = mo.betas[:body.num_betas]
+    source = body_model_to_model(body, betas)
+    walk = body_clip(body, mo.poses, mo.transl, betas, fps=fps)
+    t = np.array([0, 7, 19, T - 1]) / fps
+    # every mapped target joint's world rotation changes from its (aligned) rest, frame 0 where
+    # the source is at rest, as its source joint's changes from its own rest
+    m = joint_mapping(source, target)
+    mapped = np.flatnonzero(m >= 0)
+    assert len(mapped) == 22
+    ws, rest = rotations(source.world_matrices(walk, t)), rotations(source.world_matrices()[0])
+    np.testing.assert_allclose(ws[0], rest, atol=1e-12)
+    wt = rotations(back.world_matrices(0, t))
+    change_t = wt[:, mapped] @ np.swapaxes(wt[0, mapped], -1, -2)
+    change_s = ws[:, m[mapped]] @ np.swapaxes(rest[m[mapped]], -1, -2)
+    np.testing.assert_allclose(change_t, change_s, atol=1e-5)        # the file holds float32
+    # and the whole pose (root motion too) is the library's
+    np.testing.assert_allclose(back.world_matrices(0, t),
+                               target.world_matrices(skinkit.retarget(source, target, walk), t),
+                               atol=1e-5)
+    # --body MODEL gives the same file as --body-dir picking it
+    again = tmp_path / "again.glb"
+    assert run(["retarget", motion, character, "--body", body_dir / "smplh" / "male" /
+                "model.npz", "--out", again, "--quiet"], capsys)[0] == 0
+    np.testing.assert_array_equal(skinkit.load_gltf(again).world_matrices(0, t),
+                                  back.world_matrices(0, t))
+    # as a BVH: one frame per motion frame, at the motion's rate, nothing clamped
+    code, _, err = run(["retarget", motion, character, "--body-dir", body_dir, "--out",
+                        tmp_path / "out.bvh", "--quiet"], capsys)
+    assert code == 0 and err == ""
+    bvh = skinkit.load_bvh(tmp_path / "out.bvh")
+    assert bvh.frame_count == T and bvh.frame_time == pytest.approx(1 / fps, rel=1e-6)
+
+
+@pytest.mark.parametrize("case, argv, code, match", [
+    ("no body model", lambda m, d, c: [m, c], 2,
+     r"SOURCE \S+ is an AMASS motion, which has no skeleton of its own: give its body model "
+     r"with --body MODEL or --body-dir DIR"),
+    ("body for a bvh", lambda m, d, c: [DATA / "bvh" / "cmu_01_03_first300.bvh", c,
+                                        "--body-dir", d], 2, "is not one"),
+    ("no model of the gender", lambda m, d, c: [m.with_name("f.npz"), c, "--body-dir", d], 1,
+     "no female smplh model in"),
+    ("wrong kind", lambda m, d, c: [m.with_name("x.npz"), c, "--body",
+                                    d / "smplh" / "male" / "model.npz"], 1,
+     r"a smplx motion \(55 joints\) cannot pose the SMPL\+H model"),
+    ("body model as SOURCE", lambda m, d, c: [d / "smplh" / "male" / "model.npz", c], 1,
+     "not an AMASS motion .no poses or root_orient array."),
+])
+def test_retarget_amass_errors(tmp_path, character, body_dir, capsys, case, argv, code, match):
+    motion = write_motion(tmp_path / "m.npz", 5)
+    write_motion(tmp_path / "f.npz", 5, gender="female")
+    write_motion_smplx(tmp_path / "x.npz", 5)
+    out = tmp_path / "out.glb"
+    got, stdout, err = run(["retarget", *argv(motion, body_dir, character), "--out", out],
+                           capsys)
+    assert got == code and re.search(match, " ".join(err.split())), err
+    assert "Traceback" not in err and not out.exists()
+    if code == 1:
+        assert err.startswith("skinkit: error: ") and err.count("\n") == 1
 
 
 def test_pose_animated_writes_the_clip(tmp_path):

@@ -1,13 +1,15 @@
 """Hostile Zarr stores (issue 17): copies of one tiny baked store, each broken in one way (its
 folder, its zarr.json, an array's presence, dtype, shape or chunks, sizes past skinkit.limits,
 the sequences table, links and special files), opened by ``skinkit.dataset.open``, by
-``skinkit.torch.BakedDataset`` and by a bake resuming onto it.  Each must be one StoreError (a
-ValueError) naming the store and what is wrong, raised before anything is read or started (the
-resumed bake: before its cluster)."""
+``skinkit.torch.BakedDataset`` and by a bake resuming onto it; and a store of characters (its
+arrays per mesh primitive, its attribute ``primitives`` naming them).  Each must be one
+StoreError (a ValueError) naming the store and what is wrong, raised before anything is read or
+started (the resumed bake: before its cluster)."""
 import json
 import os
 import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -60,6 +62,18 @@ def edit(store, array, **fields):
 def arguments(store, **changes):
     meta = json.loads((store / "zarr.json").read_text())
     meta["attributes"]["skinkit"]["arguments"].update(changes)
+    (store / "zarr.json").write_text(json.dumps(meta))
+
+
+def attributes(store, **changes):
+    """Change (a value) or remove (None) skinkit attributes of the store."""
+    meta = json.loads((store / "zarr.json").read_text())
+    skinkit = meta["attributes"]["skinkit"]
+    for key, value in changes.items():
+        if value is None:
+            del skinkit[key]
+        else:
+            skinkit[key] = value
     (store / "zarr.json").write_text(json.dumps(meta))
 
 
@@ -217,18 +231,24 @@ def broken(baked, tmp_path):
     return store
 
 
+def assert_one_store_error(broken, corrupt, opening, message):
+    """``corrupt(broken)``, then ``opening()`` raises one StoreError: the store's path, then a
+    message matching ``message``."""
+    corrupt(broken)
+    with pytest.raises(StoreError) as info:
+        opening()
+    text = str(info.value)
+    assert text.startswith(f"{broken}: "), text
+    assert re.search(message, text[len(str(broken)) + 2:]), text
+
+
 @pytest.mark.parametrize("case,corrupt,message", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("opener", [open_store, torch_dataset, resumed_bake],
                          ids=["open", "BakedDataset", "resumed bake"])
 def test_a_broken_store_is_one_store_error(baked, broken, case, corrupt, message, opener):
     if opener is resumed_bake and case == "no such folder":
         pytest.skip("no store: a new bake, not a resumed one")
-    corrupt(broken)
-    with pytest.raises(StoreError) as info:
-        opener(broken, baked)
-    text = str(info.value)
-    assert text.startswith(f"{broken}: "), text
-    assert re.search(message, text[len(str(broken)) + 2:]), text
+    assert_one_store_error(broken, corrupt, lambda: opener(broken, baked), message)
 
 
 @pytest.mark.parametrize("opener", [open_store, torch_dataset], ids=["open", "BakedDataset"])
@@ -271,3 +291,72 @@ def test_a_bake_past_the_chunk_limit_is_refused_before_laying_out(baked, tmp_pat
         sk.dataset.bake([str(motions)], str(tmp_path / "new.zarr"), body=str(body),
                         frames_per_chunk=K, workers=1)
     assert not (tmp_path / "new.zarr").exists()
+
+
+# --- a store of characters: one vertices and faces array per mesh primitive -----------------
+
+RIGGED = Path(__file__).resolve().parent / "data" / "gltf" / "RiggedSimple.glb"
+KEY, VP, NC = "2_0", 160, 10   # its one primitive: key, vertices; frames of its clip at 4 fps
+
+
+def character_bake(store):
+    return sk.dataset.bake([str(RIGGED)], str(store), clips="all", fps=4.0, frames_per_chunk=K,
+                           workers=1)
+
+
+@pytest.fixture(scope="module")
+def character_store(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hostile-characters") / "ref.zarr"
+    s = character_bake(out)
+    assert s.ok and s.frames == NC
+    return out
+
+
+CHARACTER_CASES = [
+    ("no vertices/<key>", lambda s: shutil.rmtree(s / "vertices" / KEY),
+     f"no array vertices/{KEY}"),
+    ("no faces/<key>", lambda s: shutil.rmtree(s / "faces" / KEY), f"no array faces/{KEY}"),
+    ("no clip column", lambda s: shutil.rmtree(s / "sequences" / "clip"),
+     "no array sequences/clip"),
+    ("vertices/<key> int32", lambda s: edit(s, f"vertices/{KEY}", data_type="int32"),
+     f"vertices/{KEY}: dtype int32, expected float32"),
+    ("vertices/<key> of another frame count", lambda s: edit(s, f"vertices/{KEY}",
+                                                             shape=[NC + 1, VP, 3]),
+     rf"joints: shape \({NC}, 5, 3\), expected \(N={NC + 1}, J, 3\)"),
+    ("faces/<key> (F, 4)", lambda s: edit(s, f"faces/{KEY}", shape=[188, 4], chunks=[188, 4]),
+     rf"faces/{KEY}: shape \(188, 4\), expected \(F\[{KEY}\], 3\)"),
+    ("a face past its primitive's vertices", lambda s: write(s, f"faces/{KEY}", (5, 2), VP),
+     rf"faces/{KEY}: an index outside 0..{VP - 1} \(the vertex rows of vertices/{KEY}\)"),
+    ("primitives naming a missing array", lambda s: attributes(s, primitives=[KEY, "7_0"]),
+     "no array vertices/7_0"),
+    ("primitives a path", lambda s: attributes(s, primitives=["../../../etc"]),
+     r"the attribute primitives \['../../../etc'\] is not a list of distinct primitive keys"),
+    ("primitives a string", lambda s: attributes(s, primitives=KEY),
+     f"the attribute primitives '{KEY}' is not a list"),
+    ("primitives twice the key", lambda s: attributes(s, primitives=[KEY, KEY]),
+     "is not a list of distinct primitive keys"),
+    ("no primitives attribute: a store of motions", lambda s: attributes(s, primitives=None),
+     "vertices is a Group, not an array"),
+]
+
+
+def resumed_character_bake(store, baked):
+    return character_bake(store)
+
+
+@pytest.mark.parametrize("case,corrupt,message", CHARACTER_CASES,
+                         ids=[c[0] for c in CHARACTER_CASES])
+@pytest.mark.parametrize("opener", [open_store, torch_dataset, resumed_character_bake],
+                         ids=["open", "BakedDataset", "resumed bake"])
+def test_a_broken_character_store_is_one_store_error(character_store, tmp_path, case, corrupt,
+                                                     message, opener):
+    broken = tmp_path / "s.zarr"
+    shutil.copytree(character_store, broken)
+    assert_one_store_error(broken, corrupt, lambda: opener(broken, None), message)
+
+
+@pytest.mark.parametrize("opener", [open_store, torch_dataset], ids=["open", "BakedDataset"])
+def test_the_untouched_character_copy_opens(character_store, tmp_path, opener):
+    shutil.copytree(character_store, tmp_path / "s.zarr")
+    assert len(opener(tmp_path / "s.zarr", None)) == NC
+    assert list(sk.dataset.open(tmp_path / "s.zarr").vertices) == [KEY]

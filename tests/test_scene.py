@@ -1,8 +1,9 @@
 """The whole glTF scene: every mesh primitive instance (skinned or rigid), morph targets and
 their animated weights, against a plain NumPy evaluation of the glTF definitions at key times
-(tests/gltf_scene_reference.py, no skinkit), on every fixture and on small documents built here
-for the sparse, quantized, instanced and CUBICSPLINE-weights cases; blend_shapes and weights
-sampling against NumPy references; hostile morph-target files."""
+(tests/gltf_scene_reference.py, no skinkit), on every fixture (the Khronos sample models of
+gltf/khronos also midway between keys, where the reference interpolates) and on small documents
+built here for the sparse, quantized, instanced and CUBICSPLINE-weights cases; blend_shapes and
+weights sampling against NumPy references; hostile morph-target files."""
 import json
 import re
 
@@ -14,11 +15,13 @@ import reference as ref
 from cli_run import run
 from conftest import GLTF
 from gltf_doc import Doc, edited, put
-from gltf_scene_reference import Document, evaluate, scene_times
+from gltf_scene_reference import Document, evaluate, key_times_and_midpoints, scene_times
 import skinkit
 from skinkit import Channel, Clip, GltfError, blend_shapes, load_gltf
 
 MODEL_FILES = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
+KHRONOS = GLTF / "khronos"          # unmodified Khronos sample models (gltf/LICENSES.md)
+KHRONOS_FILES = sorted(p.name for p in KHRONOS.iterdir() if p.suffix in (".glb", ".gltf"))
 ROBOT = GLTF / "RobotExpressive.glb"
 TIMES_PER_CLIP = 6
 
@@ -28,13 +31,15 @@ def pick(times, n=TIMES_PER_CLIP):
     return [times[i] for i in sorted(set(np.linspace(0, len(times) - 1, n).round().astype(int)))]
 
 
-def compare_with_reference(path, dtype=np.float64, scene=None):
+def compare_with_reference(path, dtype=np.float64, scene=None,
+                           times_of=lambda doc, a: pick(scene_times(doc, a))):
     """Worst position error / extent and worst normal error of skinkit against the reference,
-    over the rest pose and every clip at key times; asserts every instance is there."""
+    over the rest pose and every clip at ``times_of(doc, animation)`` (by default some of the
+    times all its channels have a key at); asserts every instance is there."""
     doc = Document(path)
     model = load_gltf(path, dtype=dtype, scene=scene)
     worst_p = worst_n = 0.0
-    jobs = [(None, [0.0])] + [(a, pick(scene_times(doc, a)))
+    jobs = [(None, [0.0])] + [(a, times_of(doc, a))
                               for a in range(len(doc.json.get("animations", [])))]
     for animation, times in jobs:
         posed = model.pose(animation, times, normals=True)
@@ -61,6 +66,19 @@ def test_fixture_scene_matches_reference_float32(name):
     worst_p, worst_n = compare_with_reference(GLTF / name, np.float32)
     assert worst_p <= 2e-5, worst_p
     assert worst_n <= 1e-3, worst_n
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(np.float64, 1e-9), (np.float32, 2e-6)],
+                         ids=["float64", "float32"])
+@pytest.mark.parametrize("name", KHRONOS_FILES)
+def test_khronos_sample_matches_reference_between_keys(name, dtype, tolerance):
+    """Khronos sample models as published (embedded buffers): the rest pose and every clip at
+    every key time of every channel and midway between neighbouring ones, where the reference
+    interpolates (slerp of normalized keys: AnimatedTriangle's keys have |q| = 0.99985)."""
+    worst_p, worst_n = compare_with_reference(KHRONOS / name, dtype,
+                                              times_of=key_times_and_midpoints)
+    assert worst_p <= tolerance, worst_p
+    assert worst_n <= 10 * tolerance, worst_n
 
 
 def test_robot_poses_completely_for_every_clip():

@@ -22,6 +22,7 @@ CHILD = textwrap.dedent("""
     import numpy as np
     from skinkit import export
     target, kind, sigint = sys.argv[1], sys.argv[2], sys.argv[3]
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)   # the test's shell may ignore it (nohup)
     if sigint == "default":
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     elif sigint == "raise":

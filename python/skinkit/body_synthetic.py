@@ -146,3 +146,34 @@ def body_like_arrays(seed: int = 0, num_vertices: int = 6890, sigma: float = 0.0
             "kintree_table": np.stack([np.where(parents < 0, 2**32 - 1, parents),
                                        np.arange(len(parents))]).astype(np.int64),
             "f": rng.integers(0, num_vertices, size=(2 * num_vertices, 3)).astype(np.uint32)}
+
+
+def humanoid_smplh_arrays(seed: int = 0, num_vertices: int = 600) -> Dict[str, NDArray[Any]]:
+    """SMPL+H arrays whose skeleton is a person's, for motions to retarget as a person's do
+    (examples, tests): ``synthetic_body_arrays("SMPL+H")`` with SMPL+H's joint tree (SMPL's
+    22 body joints, then five 3-joint fingers per hand, left 22..36, right 37..51), the body
+    joints where ``skinkit.humanoid``'s SMPL T pose has them and the fingers fanned out from
+    the wrists; the joint regressor picks vertices 0..51, placed on the joints, and the other
+    vertices are scattered (3 cm) around the joints.  Keys and layouts as
+    ``synthetic_body_arrays``."""
+    from .humanoid import humanoid_model
+    from .joint_names import SMPLH_JOINT_NAMES
+
+    arrays = synthetic_body_arrays("SMPL+H", seed, num_vertices=num_vertices)
+    parents = list(SMPL_PARENTS[:22])
+    for wrist in (20, 21):
+        for _ in range(5):
+            parents += [wrist, len(parents), len(parents) + 1]
+    human = humanoid_model("smpl", "T")
+    rest = human.world_matrices()[0, :, :3, 3]
+    joints = np.zeros((52, 3))
+    joints[:22] = rest[[human.skeleton.names.index(n) for n in SMPLH_JOINT_NAMES[:22]]]
+    for j in range(22, 52):
+        finger = (j - 22) % 15 // 3
+        joints[j] = joints[parents[j]] + [0.03 if j < 37 else -0.03, 0.0, 0.02 * (finger - 2)]
+    arrays["kintree_table"][0] = np.where(np.array(parents) < 0, 2**32 - 1, parents)
+    arrays["J_regressor"] = np.eye(52, num_vertices)
+    arrays["v_template"][:52] = joints
+    arrays["v_template"][52:] = joints[np.arange(52, num_vertices) % 52] + \
+        np.random.default_rng(seed).normal(scale=0.03, size=(num_vertices - 52, 3))
+    return arrays

@@ -16,14 +16,17 @@ import dataclasses
 import sys
 import time
 import zipfile
-from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import DTypeLike, NDArray
 
 from .body import BodyModel, load_body_model
 from .io.body import KINDS, find_body_model, read_npz
 from .posed import PosedMeshes
+
+if TYPE_CHECKING:
+    from .io.amass import BodyMotion
 
 PARAM_KEYS = ("betas", "pose", "transl", "expression")
 BODY_SUFFIXES = (".pkl", ".npz")
@@ -93,21 +96,33 @@ def _params(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:
 def _motion(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:
     """The model, the arrays of an AMASS --motion (resampled with --fps; its betas cut to the
     model's shape components), the model's path and the motion's frame rate."""
-    from .cli import CliError
     from .io.amass import load_amass
     motion = load_amass(args.motion)
     if args.fps is not None:
         motion = motion.resample(args.fps)
-    path = args.model or find_body_model(args.body_dir, motion.model_type, motion.gender)
-    model = load_body_model(path, dtype=dtype)
-    if model.kind != _MOTION_KINDS[motion.model_type]:
-        raise CliError(f"{args.motion}: a {motion.model_type} motion ({motion.poses.shape[1]} "
-                       f"joints) cannot pose the {model.kind} model {path}")
+    model, path = motion_body_model(motion, args.model, args.body_dir, dtype)
     params = {"pose": motion.poses, "transl": motion.transl,
               "betas": motion.betas[:model.num_betas]}
     if motion.expression is not None and model.num_expression:
         params["expression"] = motion.expression[:, :model.num_expression]
-    return model, params, str(path), motion.fps
+    return model, params, path, motion.fps
+
+
+def motion_body_model(motion: BodyMotion, model: Optional[str], body_dir: Optional[str],
+                      dtype: DTypeLike = np.float64) -> Tuple[BodyModel, str]:
+    """The body model of an AMASS ``motion`` and its path: the file ``model``, else the one of
+    the motion's type and gender in ``body_dir`` (``find_body_model``); a CliError when it is
+    not of the motion's kind (``pose --motion`` and ``retarget`` with an AMASS SOURCE)."""
+    from .cli import CliError
+    if model is None:
+        if body_dir is None:
+            raise CliError(f"{motion.source}: an AMASS motion needs its body model")
+        model = str(find_body_model(body_dir, motion.model_type, motion.gender))
+    body = load_body_model(model, dtype=dtype)
+    if body.kind != _MOTION_KINDS[motion.model_type]:
+        raise CliError(f"{motion.source}: a {motion.model_type} motion ({motion.poses.shape[1]} "
+                       f"joints) cannot pose the {body.kind} model {model}")
+    return body, model
 
 
 def _seconds(blocks: Iterable[PosedMeshes], fps: float) -> Iterator[PosedMeshes]:

@@ -1,9 +1,11 @@
-"""``skinkit.dataset.bake``: motion files through a body model to a Zarr store, on Dask.
+"""``skinkit.dataset.bake``: motion files through a body model (or glTF/FBX characters' clips)
+to a Zarr store, on Dask.
 
-The run: read every motion on the workers (the plan: frame counts, and the malformed files
+The run: read every file on the workers (the plan: frame counts, and the malformed files
 found before anything is laid out), lay the store out, then one task per chunk of whole frames
-not yet written; each task poses its frames (``BodyModel.forward``, one BLAS and one skinkit
-thread) and writes them as whole Zarr chunks, then the chunk's done mark.  A rerun with the
+not yet written; each task poses its frames (``BodyModel.forward`` or ``skinkit.pose.run``, one
+BLAS and one skinkit thread: the input kind is a ``skinkit.dataset.sources.Source``) and writes
+them as whole Zarr chunks, then the chunk's done mark.  A rerun with the
 same arguments submits only the chunks without a mark; Dask reruns the tasks of a worker that
 died.  Every chunk's bytes depend only on the inputs, so a resumed or repaired bake equals an
 uninterrupted one bit for bit.
@@ -17,20 +19,17 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import (TYPE_CHECKING, Any, ContextManager, Dict, Iterator, List, Optional,
-                    Sequence as Seq, Tuple)
+from typing import (Any, ContextManager, Dict, Iterator, List, Optional, Sequence as Seq, Tuple,
+                    Union)
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._optional import require
 from . import store
-from .plan import Piece, Plan, Sequence, motion_files, read_motion, read_sequence
-
-if TYPE_CHECKING:
-    from ..body import BodyModel
-    from ..io.amass import BodyMotion
+from .plan import Piece, Plan, Sequence
+from .sources import Characters, Layout, Motions, Source
 
 
 @dataclass(frozen=True)
@@ -69,43 +68,29 @@ class BakeSummary:
         return out
 
 
-@lru_cache(maxsize=4)
-def _body_model(path: str) -> BodyModel:
-    """A worker's copy of a body model (float32: the computation's precision)."""
-    from ..body import load_body_model
-    return load_body_model(path, dtype=np.float32)
-
-
-@lru_cache(maxsize=2)
-def _motion(path: str, fps: Optional[float]) -> BodyMotion:
-    """A worker's last motions (consecutive chunks of a sequence often land on one worker)."""
-    return read_motion(path, fps)
-
-
-def bake_chunk(chunk: int, jobs: List[Tuple[str, str, Piece]], *, out: str,
-               frames_per_chunk: int, fps: Optional[float], dtype: str) -> int:
-    """Pose and write chunk ``chunk`` (a Dask task): ``jobs`` are (motion file, body model
-    file, piece) in row order.  Returns the frames written (0 if the chunk was done)."""
+def bake_chunk(chunk: int, jobs: List[Tuple[Sequence, str, Piece]], *, source: Source,
+               out: str, frames_per_chunk: int, dtype: str) -> int:
+    """Pose and write chunk ``chunk`` (a Dask task): ``jobs`` are (sequence, model file,
+    piece) in row order, posed by ``source``.  Returns the frames written (0 if the chunk was
+    done)."""
     if store.chunk_done(out, chunk):
         return 0
     threadpoolctl = require("threadpoolctl", "dataset", "skinkit bake")
     rows = sum(p.stop - p.first for _, _, p in jobs)
-    first = _body_model(jobs[0][1])
-    out_arrays = {"vertices": np.empty((rows, first.num_vertices, 3), dtype),
-                  "joints": np.empty((rows, first.num_joints, 3), dtype),
-                  "frame_sequence": np.empty(rows, np.int32),
-                  "frame_time": np.empty(rows, np.float64)}
+    out_arrays: Dict[str, NDArray[Any]] = {}
     with threadpoolctl.threadpool_limits(1):
-        for source, model_path, p in jobs:
-            m, body = _motion(source, fps), _body_model(model_path)
-            sl, dst = slice(p.first, p.stop), slice(p.row, p.row + p.stop - p.first)
-            expression = None if m.expression is None else m.expression[sl]
-            v, j = body.forward(betas=m.betas, pose=m.poses[sl], transl=m.transl[sl],
-                                expression=expression, threads=1)
-            out_arrays["vertices"][dst] = v
-            out_arrays["joints"][dst] = j
+        for seq, model, p in jobs:
+            posed, times = source.pose(seq, model, p)
+            dst = slice(p.row, p.row + p.stop - p.first)
+            for name, a in posed.items():
+                if name not in out_arrays:
+                    out_arrays[name] = np.empty((rows,) + a.shape[1:], dtype)
+                out_arrays[name][dst] = a
+            if "frame_time" not in out_arrays:
+                out_arrays["frame_sequence"] = np.empty(rows, np.int32)
+                out_arrays["frame_time"] = np.empty(rows, np.float64)
             out_arrays["frame_sequence"][dst] = p.sequence
-            out_arrays["frame_time"][dst] = m.times[sl]
+            out_arrays["frame_time"][dst] = times
     store.write_chunk(out, chunk, frames_per_chunk, out_arrays)
     return rows
 
@@ -139,12 +124,8 @@ def _progress(total: int, show: bool) -> ContextManager[Any]:
     return bar
 
 
-def _check_arguments(body: Optional[str], body_dir: Optional[str], fps: Optional[float],
-                     frames_per_chunk: int, dtype: str, compression: str,
-                     workers: Optional[int], scheduler: Optional[str]) -> None:
-    if (body is None) == (body_dir is None):
-        raise ValueError("give exactly one of body (a model file) and body_dir (a folder of "
-                         "models as smplx.create lays them out)")
+def _check_arguments(source: Source, fps: Optional[float], frames_per_chunk: int, dtype: str,
+                     compression: str, workers: Optional[int], scheduler: Optional[str]) -> None:
     if fps is not None and not (math.isfinite(fps) and fps > 0):
         raise ValueError(f"fps must be a positive number, got {fps}")
     if not (isinstance(frames_per_chunk, int) and frames_per_chunk >= 1):
@@ -158,55 +139,29 @@ def _check_arguments(body: Optional[str], body_dir: Optional[str], fps: Optional
         raise ValueError("give workers (a local cluster) or scheduler (an existing one), not both")
     if workers is not None and not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"workers must be a positive integer, got {workers}")
-    if body_dir is not None and not os.path.isdir(body_dir):
-        raise ValueError(f"body_dir {body_dir}: no such folder")
-    if body is not None:
-        _body_model(str(Path(body).resolve()))    # the one model: its errors stop the bake
+    source.check()
 
 
-def _models(plan_seqs: List[Sequence], body: Optional[str], body_dir: Optional[str]
-            ) -> Tuple[List[Sequence], List[str]]:
-    """Each sequence's body model file (``body``, or the one in ``body_dir`` for its type and
-    gender), and the sequences whose model cannot be found or does not fit marked failed."""
-    from ..io.body import find_body_model
-    seqs, paths = [], []
-    for s in plan_seqs:
-        path = ""
-        if s.error is None:
-            try:
-                path = str(Path(body).resolve() if body is not None else
-                           find_body_model(body_dir or "", s.model_type, s.gender))
-                m = _body_model(path)
-                if s.joints != m.num_joints or len(s.betas) > m.num_betas or \
-                        s.expression > m.num_expression:
-                    s = s.failed(f"{s.source}: {s.joints} joints, {len(s.betas)} betas, "
-                                 f"{s.expression} expression coefficients do not fit "
-                                 f"{path} ({m.kind}: {m.num_joints} joints, {m.num_betas} "
-                                 f"betas, {m.num_expression} expression)")
-            except (OSError, ValueError) as exc:
-                s = s.failed(f"{s.source}: body model: {exc}")
-        seqs.append(s)
-        paths.append(path if s.error is None else "")
-    used = sorted(set(p for p in paths if p))
-    sizes = {(_body_model(p).num_vertices, _body_model(p).num_joints) for p in used}
-    if len(sizes) > 1:
-        raise ValueError(f"the body models {', '.join(used)} differ in vertex or joint count; "
-                         "one store holds one mesh topology")
-    return seqs, paths
+def _source(body: Optional[str], body_dir: Optional[str], clips: Union[str, Seq[str], None],
+            fps: Optional[float]) -> Source:
+    """Characters (``clips`` given) or motions (``body`` or ``body_dir``)."""
+    if clips is None:
+        return Motions(fps, body, body_dir)
+    if body is not None or body_dir is not None:
+        raise ValueError("clips are for glTF/FBX characters, body and body_dir for AMASS "
+                         "motions: give one kind")
+    names = clips.split(",") if isinstance(clips, str) else list(clips)
+    return Characters(fps, tuple(n.strip() if isinstance(n, str) else n for n in names))
 
 
-def _lay_out(out: str, plan: Plan, models: List[str], dtype: str, compression: str,
-             attributes: Dict[str, Any]) -> None:
-    """A new store for ``plan``, posed by ``models`` (files; the first gives the faces)."""
-    first = _body_model(models[0]) if models else None
-    attributes["body_models"] = [{"file": os.path.basename(p), "sha256": store.sha256(p)}
-                                 for p in models]
-    store.create(out, plan, np.zeros((0, 3)) if first is None else first.faces,
-                 first.num_vertices if first else 0, first.num_joints if first else 0, dtype,
-                 compression, attributes)
+def _lay_out(out: str, plan: Plan, source: Source, layout: Layout, dtype: str,
+             compression: str, attributes: Dict[str, Any]) -> None:
+    """A new store for ``plan``, with ``layout`` (of the models that pose it)."""
+    store.create(out, plan, layout.frames, layout.static, source.columns(plan.sequences), dtype,
+                 compression, {**attributes, **layout.attributes})
 
 
-def _run(client: Any, out: str, plan: Plan, model_paths: List[str], fps: Optional[float],
+def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Source,
          dtype: str, frame_bytes: int, progress: bool
          ) -> Tuple[int, List[int], List[Tuple[str, str]]]:
     """One task per chunk not yet marked done, once the disk is seen to have room for them
@@ -223,9 +178,9 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], fps: Optiona
                          f"frames of {frame_bytes} bytes before compression) and the disk has "
                          f"{free / 1e9:.2f} GB free")
     files = [s.source for s in plan.sequences]
-    jobs = [[(files[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
+    jobs = [[(plan.sequences[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
             for c in todo]
-    futures = dict(zip(client.map(bake_chunk, todo, jobs, out=out, fps=fps, dtype=dtype,
+    futures = dict(zip(client.map(bake_chunk, todo, jobs, out=out, source=source, dtype=dtype,
                                   frames_per_chunk=plan.frames_per_chunk, pure=False), todo))
     baked, failed_chunks, errors = 0, [], []
     with _progress(todo_frames, progress) as bar:
@@ -246,26 +201,37 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], fps: Optiona
 
 
 def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
-         body_dir: Optional[str] = None, fps: Optional[float] = None,
-         frames_per_chunk: int = 256, dtype: str = "float32", compression: str = "zstd",
-         workers: Optional[int] = None, scheduler: Optional[str] = None,
-         progress: bool = False) -> BakeSummary:
-    """Pose AMASS motions with a body model into a Zarr store, on Dask distributed.
+         body_dir: Optional[str] = None, clips: Union[str, Seq[str], None] = None,
+         fps: Optional[float] = None, frames_per_chunk: int = 256, dtype: str = "float32",
+         compression: str = "zstd", workers: Optional[int] = None,
+         scheduler: Optional[str] = None, progress: bool = False) -> BakeSummary:
+    """Pose AMASS motions with a body model (or glTF/FBX characters' clips) into a Zarr
+    store, on Dask distributed.
 
     Parameters
     ----------
     motions : sequence of str
         Motion files (AMASS .npz, read by ``skinkit.load_amass``), folders or glob patterns;
-        the store's order is theirs (see ``skinkit.dataset.plan.motion_files``).
+        the store's order is theirs (see ``skinkit.dataset.plan.motion_files``).  With
+        ``clips``: glTF/FBX characters (``skinkit.load_model``; folders give their .glb, .gltf
+        and .fbx files).
     out : str
         The store's folder.  If it holds a bake made with the same arguments, that bake is
         resumed: only the chunks not yet written are posed.
     body : str, a body model file for every motion; or
     body_dir : str, a folder of models laid out as ``smplx.create`` expects
-        (``DIR/smplx/SMPLX_FEMALE.npz``, ...), picked by each motion's type and gender.
+        (``DIR/smplx/SMPLX_FEMALE.npz``, ...), picked by each motion's type and gender; or
+    clips : "all", "NAME,NAME" or a sequence of names, for characters
+        The clips of each character to bake, each (file, clip) pair one sequence (the
+        ``clip`` column of ``sequences``): names, or indices for unnamed clips; "all" for every
+        clip of each file.  A file without one of them has that sequence failed.  Every
+        character must have the same primitives (vertex and face counts, faces) and joints:
+        the store holds ``vertices/<primitive key>`` (N, V_p, 3), ``faces/<primitive key>``
+        and ``joints`` (N, J, 3), the world position of every node.
     fps : float, optional
         Resample every motion at ``fps`` (slerp of joint rotations, see ``BodyMotion.resample``);
-        default: each motion's own frame rate.
+        default: each motion's own frame rate.  For characters, the frames are at ``k / fps``
+        up to the clip's duration, both ends included (``skinkit.frame_times``); default 30.
     frames_per_chunk : int
         Frames per Zarr chunk and per task (default 256).
     dtype : "float32" or "float16"
@@ -291,37 +257,36 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
     ------
     ValueError
         A bad argument, a motion argument naming no file, a ``body`` that is not a body model
-        (skinkit.BodyModelError), body models of different sizes, or ``out`` holding something
-        else than this bake (the message says which argument differs).
+        (skinkit.BodyModelError), body models of different sizes, characters of different
+        layouts (the message names the file), or ``out`` holding something else than this bake
+        (the message says which argument differs).
     OSError
         ``body`` cannot be read.
     """
     t0 = time.perf_counter()
-    _check_arguments(body, body_dir, fps, frames_per_chunk, dtype, compression, workers,
-                     scheduler)
+    source = _source(body, body_dir, clips, fps)
+    _check_arguments(source, fps, frames_per_chunk, dtype, compression, workers, scheduler)
     out = str(Path(out).resolve())
-    files = [str(f) for f in motion_files([str(m) for m in motions])]
+    files = source.files([str(m) for m in motions])
     from .. import __version__
-    arguments = {"motions": files, "fps": fps, "frames_per_chunk": frames_per_chunk,
-                 "dtype": dtype, "compression": compression,
-                 "body": None if body is None else str(Path(body).resolve()),
-                 "body_dir": None if body_dir is None else str(Path(body_dir).resolve())}
+    arguments = {"characters" if isinstance(source, Characters) else "motions": files,
+                 "fps": fps, "frames_per_chunk": frames_per_chunk, "dtype": dtype,
+                 "compression": compression, **source.arguments()}
     resumed = store.existing(out, arguments)
     with _client(workers, scheduler) as client:
-        seqs = client.gather(client.map(read_sequence, files, fps=fps, pure=False))
-        seqs, model_paths = _models(seqs, body, body_dir)
+        read = client.gather(client.map(source.read, files, pure=False))
+        seqs, model_paths = source.models([s for file_seqs in read for s in file_seqs])
         plan = Plan(tuple(seqs), frames_per_chunk)
-        used = sorted(set(p for p in model_paths if p))
+        layout = source.layout(sorted(set(p for p in model_paths if p)))
         if resumed is None:
-            _lay_out(out, plan, used, dtype, compression,
+            _lay_out(out, plan, source, layout, dtype, compression,
                      {"version": __version__, "arguments": arguments})
         else:
             store.check_layout(out, plan)
             store.discard_partial_writes(out)
-        frame_bytes = 0 if not used else (    # vertices, joints, frame_sequence, frame_time
-            (_body_model(used[0]).num_vertices + _body_model(used[0]).num_joints) * 3
-            * np.dtype(dtype).itemsize + 12)
-        baked, failed_chunks, errors = _run(client, out, plan, model_paths, fps, dtype,
+        # the frame arrays, frame_sequence and frame_time
+        frame_bytes = layout.frame_values * np.dtype(dtype).itemsize + 12
+        baked, failed_chunks, errors = _run(client, out, plan, model_paths, source, dtype,
                                             frame_bytes, progress)
     store.finish(out, failed_chunks)
     failed = tuple((s.source, s.error) for s in plan.sequences if s.error) + tuple(errors)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence as Seq, Tuple
@@ -19,9 +19,12 @@ if TYPE_CHECKING:
 GLOB_CHARS = "*?["
 # files of an AMASS folder that hold a subject's shape, not a motion: left out of a folder's list
 NOT_MOTIONS = ("shape.npz", "*_stagei.npz")
+# the files of a folder of characters (glTF/FBX: skinkit.load_model tells them by content)
+CHARACTER_SUFFIXES = (".glb", ".gltf", ".fbx")
 
 
-def motion_files(arguments: Seq[str]) -> List[Path]:
+def motion_files(arguments: Seq[str], suffixes: Seq[str] = (".npz",),
+                 exclude: Seq[str] = NOT_MOTIONS, what: str = "motion") -> List[Path]:
     """The motion files named by ``arguments``, in the store's order.
 
     Each argument is a file, a folder (every ``.npz`` below it, except AMASS's per-subject shape
@@ -35,42 +38,56 @@ def motion_files(arguments: Seq[str]) -> List[Path]:
         nothing), or no argument at all.
     """
     if not arguments:
-        raise ValueError("no motion files given")
+        raise ValueError(f"no {what} files given")
     out: Dict[Path, None] = {}   # an ordered set
     for arg in arguments:
         p = Path(arg)
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*.npz")
-                           if f.is_file() and not any(f.match(n) for n in NOT_MOTIONS))
+            found = sorted(f for f in p.rglob("*") if f.is_file()
+                           and f.suffix in suffixes
+                           and not any(f.match(n) for n in exclude))
         elif any(c in arg for c in GLOB_CHARS):
             found = sorted(Path(f) for f in glob.glob(arg, recursive=True) if os.path.isfile(f))
         elif p.is_file():
             found = [p]
         else:
-            raise ValueError(f"motion {arg}: no such file or folder")
+            raise ValueError(f"{what} {arg}: no such file or folder")
         if not found:
-            raise ValueError(f"motion {arg}: no .npz motion file there")
+            raise ValueError(f"{what} {arg}: no {'/'.join(suffixes)} {what} file there")
         out.update((f.resolve(), None) for f in found)
     return list(out)
 
 
+def character_files(arguments: Seq[str]) -> List[Path]:
+    """``motion_files`` for glTF/FBX characters: files, folders (every .glb, .gltf and .fbx
+    below) or glob patterns."""
+    return motion_files(arguments, CHARACTER_SUFFIXES, (), "character")
+
+
 @dataclass(frozen=True)
 class Sequence:
-    """One motion file as the store holds it: ``count`` frames at ``fps`` (after resampling),
-    or ``error`` (then ``count`` is 0) when the file cannot be read."""
+    """One sequence as the store holds it: ``count`` frames at ``fps`` (after resampling), or
+    ``error`` (then ``count`` is 0) when the file cannot be read.
+
+    A motion (AMASS) has a body ``gender``, ``model_type``, ``betas`` and its ``joints`` and
+    ``expression`` widths; a character's clip has ``clip`` (its name, or its index when it has
+    none), ``clip_index`` and ``layout`` (its primitives and node count: what must agree
+    across the store)."""
     source: str
     count: int
     fps: float
-    gender: str
-    model_type: str
-    betas: NDArray[Any]
-    joints: int
-    expression: int
+    gender: str = ""
+    model_type: str = ""
+    betas: NDArray[Any] = field(default_factory=lambda: np.zeros(0))
+    joints: int = 0
+    expression: int = 0
     error: Optional[str] = None
+    clip: Optional[str] = None
+    clip_index: int = -1
+    layout: Tuple[Any, ...] = ()
 
     def failed(self, message: str) -> "Sequence":
-        return Sequence(self.source, 0, self.fps, self.gender, self.model_type, self.betas,
-                        self.joints, self.expression, message)
+        return replace(self, count=0, error=message)
 
 
 def read_motion(path: str, fps: Optional[float]) -> BodyMotion:
@@ -100,11 +117,15 @@ def read_sequence(path: str, fps: Optional[float]) -> Sequence:
     except ImportError:        # the environment (a worker without the reader), not the file
         raise
     except Exception as exc:   # noqa: BLE001 - any failure of one file is that file's status
-        message = str(exc) or type(exc).__name__
-        if path not in message:
-            message = f"{path}: {message}"
-        return Sequence(path, 0, float(fps or 0), "", "", np.zeros(0), 0, 0,
-                        f"{type(exc).__name__}: {message}")
+        return Sequence(path, 0, float(fps or 0), error=error_message(path, exc))
+
+
+def error_message(path: str, exc: Exception) -> str:
+    """``"Type: path: message"`` for a file's failure (the path once)."""
+    message = str(exc) or type(exc).__name__
+    if path not in message:
+        message = f"{path}: {message}"
+    return f"{type(exc).__name__}: {message}"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,11 @@ Layout (N frames, S sequences, V vertices, J joints, F faces; chunks of whole fr
     chunk_done      (C,) uint8                  1 once chunk c (frames c K .. c K + K - 1) is in
     sequences/      source, fps, gender, betas (S, B), start, count, status, error
     attributes      skinkit: version, arguments, body models (file name, SHA-256)
+
+A store of characters (``--clips``) has ``vertices/<key>`` (N, V_p, 3) and ``faces/<key>``
+(F_p, 3) for each mesh primitive instead of ``vertices`` and ``faces``, ``joints`` the world
+position of every node, a ``clip`` column instead of gender and betas, and the attributes
+``primitives`` (the keys) and ``characters`` (file name, SHA-256).
 """
 from __future__ import annotations
 
@@ -36,19 +41,47 @@ if TYPE_CHECKING:
 STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
 DTYPES = ("float32", "float16")
 COMPRESSIONS = ("zstd", "none")
-FRAMES = ("vertices", "joints", "frame_sequence", "frame_time")
-# Every array of a store: its dimensions (a size's letter, or a number) and its dtype ("frame":
-# the bake's dtype argument, "str": text).  Frame arrays are chunked by whole frames, chunk_done
-# one chunk a mark, every other array is one chunk (read whole by open).
-LAYOUT: Dict[str, Tuple[Tuple[Any, ...], str]] = {
-    "vertices": (("N", "V", 3), "frame"), "joints": (("N", "J", 3), "frame"),
-    "frame_sequence": (("N",), "int32"), "frame_time": (("N",), "float64"),
-    "faces": (("F", 3), "int32"), "chunk_done": (("C",), "uint8"),
-    "sequences/source": (("S",), "str"), "sequences/path": (("S",), "str"),
-    "sequences/fps": (("S",), "float64"), "sequences/gender": (("S",), "str"),
-    "sequences/betas": (("S", "B"), "float64"), "sequences/start": (("S",), "int64"),
-    "sequences/count": (("S",), "int64"), "sequences/status": (("S",), "str"),
-    "sequences/error": (("S",), "str")}
+# The arrays every store has besides its kind's own (``Schema``): their dimensions (a size's
+# letter, or a number) and dtype.  Frame arrays (N, ...) are chunked by whole frames,
+# chunk_done one chunk a mark, every other array is one chunk (read whole by open).
+COMMON_FRAMES: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+    "frame_sequence": (("N",), "int32"), "frame_time": (("N",), "float64")}
+COLUMNS_BEFORE: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+    "source": (("S",), "str"), "path": (("S",), "str"), "fps": (("S",), "float64")}
+COLUMNS_AFTER: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+    "start": (("S",), "int64"), "count": (("S",), "int64"), "status": (("S",), "str"),
+    "error": (("S",), "str")}
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The arrays of one kind of store (``skinkit.dataset.sources``: each source gives the
+    schema of its stores, from their attributes) besides the common ones, by dimension letter:
+    ``frames`` name -> one frame's dimensions (in the bake's dtype), ``faces`` name ->
+    (dimensions, the frame array whose vertices its int32 indices address), ``columns`` the
+    sequences table's own columns, name -> (dimensions, dtype; "str": text)."""
+    frames: Dict[str, Tuple[Any, ...]]
+    faces: Dict[str, Tuple[Tuple[Any, ...], str]]
+    columns: Dict[str, Tuple[Tuple[Any, ...], str]]
+
+    def arrays(self) -> Dict[str, Tuple[Tuple[Any, ...], str]]:
+        """Every array of such a store, in the order they are checked: its dimensions and its
+        dtype ("frame": the bake's dtype argument, "str": text)."""
+        out: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+            name: (("N",) + dims, "frame") for name, dims in self.frames.items()}
+        out.update(COMMON_FRAMES)
+        out.update((name, (dims, "int32")) for name, (dims, _) in self.faces.items())
+        out["chunk_done"] = (("C",), "uint8")
+        columns = {**COLUMNS_BEFORE, **self.columns, **COLUMNS_AFTER}
+        out.update((f"sequences/{name}", kind) for name, kind in columns.items())
+        return out
+
+
+def schema(attributes: Dict[str, Any]) -> Schema:
+    """The schema of a store with these ``skinkit`` attributes: its source's (motions, or
+    characters when they list ``primitives``).  ValueError for attributes no bake writes."""
+    from .sources import store_schema   # (sources builds on this module)
+    return store_schema(attributes)
 
 
 class StoreError(ValueError):
@@ -75,18 +108,29 @@ def sha256(path: PathLike) -> str:
     return h.hexdigest()
 
 
-def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joints: int,
-           dtype: str, compression: str, attributes: Dict[str, Any]) -> None:
-    """Lay the store out at ``out`` (a new folder) for ``plan``: every array, the sequences
-    group (status ``pending``, or ``failed`` with its error) and the attributes, written in a
-    sibling folder first and renamed into place, so that ``out`` is never half made."""
+FrameArrays = Dict[str, Tuple[Tuple[int, ...], Tuple[str, ...]]]
+"""The frame arrays a source poses: name -> (shape of one frame, dimension names)."""
+
+
+def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[Any]],
+           columns: Dict[str, NDArray[Any]], dtype: str, compression: str,
+           attributes: Dict[str, Any]) -> None:
+    """Lay the store out at ``out`` (a new folder) for ``plan``: the ``frames`` arrays in
+    ``dtype`` (``vertices``, ``joints``, or ``vertices/<primitive>``, ...), ``frame_sequence``,
+    ``frame_time``, the ``static`` arrays (``faces``), the sequences group (status
+    ``pending``, or ``failed`` with its error; the source's ``columns`` after ``fps``) and the
+    attributes, written in a sibling folder first and renamed into place, so that ``out`` is
+    never half made.  ValueError when a chunk would pass ``skinkit.limits`` (before anything
+    is written); the folder is checked as ``open_store`` checks a store (its source's
+    ``Schema``) before it is renamed."""
     zarr = _zarr()
     N, K = plan.frames, plan.frames_per_chunk
-    frame_arrays = {"vertices": ((num_vertices, 3), dtype, ("vertex", "xyz")),
-                    "joints": ((num_joints, 3), dtype, ("joint", "xyz")),
-                    "frame_sequence": ((), "int32", ()), "frame_time": ((), "float64", ())}
-    too_big = _limits_error(N, K, {name: ((K,) + tail, np.dtype(dt).itemsize)
-                                   for name, (tail, dt, _) in frame_arrays.items()})
+    frame_arrays = {name: (tail, dtype, dims) for name, (tail, dims) in frames.items()}
+    frame_arrays.update({"frame_sequence": ((), "int32", ()), "frame_time": ((), "float64", ())})
+    static = {name: np.asarray(a, np.int32) for name, a in static.items()}
+    too_big = _limits_error(N, K, {**{name: ((K,) + tail, np.dtype(dt).itemsize)
+                                      for name, (tail, dt, _) in frame_arrays.items()},
+                                   **{name: (a.shape, 4) for name, a in static.items()}})
     if too_big is not None:
         raise ValueError(f"--out {out}: {too_big}")
     tmp = Path(f"{out}.creating")
@@ -96,21 +140,16 @@ def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joi
         g.create_array(name, shape=(N,) + tail, chunks=(K,) + tail, dtype=dt, fill_value=0,
                        compressors=_compressors(compression),
                        dimension_names=("frame",) + dims)
-    faces = np.asarray(faces, np.int32)
-    g.create_array("faces", data=faces, chunks=tuple(max(n, 1) for n in faces.shape),
-                   compressors=_compressors(), dimension_names=("face", "corner"))
+    for name, a in static.items():
+        g.create_array(name, data=a, chunks=tuple(max(n, 1) for n in a.shape),
+                       compressors=_compressors(), dimension_names=("face", "corner"))
     g.create_array("chunk_done", shape=(plan.chunks,), chunks=(1,), dtype="uint8", fill_value=0,
                    compressors=None, dimension_names=("chunk",))
     seqs = plan.sequences
-    B = max((len(s.betas) for s in seqs), default=0)
-    betas = np.zeros((len(seqs), B))
-    for i, s in enumerate(seqs):
-        betas[i, :len(s.betas)] = s.betas
     columns = {"source": np.array([os.path.basename(s.source) for s in seqs], dtype=str),
                "path": np.array([s.source for s in seqs], dtype=str),
-               "fps": np.array([s.fps for s in seqs], np.float64),
-               "gender": np.array([s.gender for s in seqs], dtype=str),
-               "betas": betas, "start": plan.starts, "count": plan.ends - plan.starts,
+               "fps": np.array([s.fps for s in seqs], np.float64), **columns,
+               "start": plan.starts, "count": plan.ends - plan.starts,
                "status": np.array([STATUS_FAILED if s.error else STATUS_PENDING for s in seqs],
                                   dtype=str),
                "error": np.array([s.error or "" for s in seqs], dtype=str)}
@@ -123,6 +162,7 @@ def create(out: str, plan: Plan, faces: NDArray[Any], num_vertices: int, num_joi
         if a.size:
             arr[...] = a
     g.attrs["skinkit"] = attributes
+    _checked(str(tmp))   # what open_store will hold it to: its source's schema, the limits
     os.replace(tmp, out)
 
 
@@ -198,7 +238,7 @@ def finish(out: str, failed_chunks: List[int]) -> None:
     ``failed_chunks`` are not)."""
     g = _zarr().open_group(out, mode="r+")
     done = g["chunk_done"][...].astype(bool)
-    K = g["vertices"].chunks[0]
+    K = g["frame_time"].chunks[0]
     start, count = g["sequences/start"][...], g["sequences/count"][...]
     status = g["sequences/status"][...]
     for i in range(len(status)):
@@ -215,24 +255,34 @@ class BakedStore:
 
     Attributes
     ----------
-    vertices : dask.array (N, V, 3); joints : dask.array (N, J, 3)
-        float32 or float16, chunked as stored (whole frames).
+    vertices : dask.array (N, V, 3), or for characters a dict primitive key -> dask.array
+        (N, V_p, 3); float32 or float16, chunked as stored (whole frames).
+    joints : dask.array (N, J, 3), float32 or float16
     frame_sequence : dask.array (N,) int32; frame_time : dask.array (N,) float64 (seconds)
-    faces : numpy (F, 3) int32
-    sequences : dict of numpy arrays, one row per sequence: source, path, fps, gender,
-        betas (S, B), start, count, status ("done", "failed" or "pending"), error.
-    attributes : dict, the store's ``skinkit`` attributes (version, arguments, body models).
+    faces : numpy (F, 3) int32, or for characters a dict primitive key -> (F_p, 3)
+    sequences : dict of numpy arrays, one row per sequence: source, path, fps, gender and
+        betas (S, B) (motions) or clip (characters), start, count, status ("done", "failed" or
+        "pending"), error.
+    attributes : dict, the store's ``skinkit`` attributes (version, arguments, body models or
+        characters).
     """
     vertices: Any
     joints: Any
     frame_sequence: Any
     frame_time: Any
-    faces: NDArray[Any]
+    faces: Any
     sequences: Dict[str, NDArray[Any]]
     attributes: Dict[str, Any]
 
     def __len__(self) -> int:
-        return int(self.vertices.shape[0])
+        return int(self.frame_time.shape[0])
+
+
+def frame_names(attributes: Dict[str, Any]) -> List[str]:
+    """The frame arrays of a store with these attributes (its ``Schema``'s, then the common
+    ones): ``vertices`` (or, for characters, ``vertices/<primitive key>`` of each primitive),
+    ``joints``, ``frame_sequence``, ``frame_time``."""
+    return list(schema(attributes).frames) + list(COMMON_FRAMES)
 
 
 def open_store(store: PathLike) -> BakedStore:
@@ -241,7 +291,7 @@ def open_store(store: PathLike) -> BakedStore:
 
     Parameters
     ----------
-    store : str or os.PathLike, the store's folder.
+    store : str or os.PathLike, the store's folder (of motions or of characters).
 
     Returns
     -------
@@ -259,14 +309,23 @@ def open_store(store: PathLike) -> BakedStore:
         whose ``start`` and ``count`` lay them end to end over the frames.
     """
     da = require("dask.array", "dataset", "skinkit.dataset.open")
-    g, attrs, faces, sequences = _checked(os.fspath(store))
-    return BakedStore(faces=faces, attributes=attrs, sequences=sequences,
-                      **{k: da.from_zarr(g[k]) for k in FRAMES})
+    g, attrs, static, sequences = _checked(os.fspath(store))
+    frames = {k: da.from_zarr(g[k]) for k in frame_names(attrs)}
+    if "primitives" in attrs:      # characters: one vertices and faces array per primitive
+        keys = attrs["primitives"]
+        vertices: Any = {k: frames.pop(f"vertices/{k}") for k in keys}
+        faces: Any = {k: static[f"faces/{k}"] for k in keys}
+    else:
+        vertices, faces = frames.pop("vertices"), static["faces"]
+    return BakedStore(vertices=vertices, faces=faces, attributes=attrs, sequences=sequences,
+                      **frames)
 
 
-def _checked(path: str) -> Tuple[Any, Dict[str, Any], NDArray[Any], Dict[str, NDArray[Any]]]:
-    """The zarr group, skinkit attributes, faces and sequences columns of the store at
-    ``path``, once it is seen to be laid out as ``create`` lays it out (StoreError if not)."""
+def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
+                                 Dict[str, NDArray[Any]]]:
+    """The zarr group, skinkit attributes, faces arrays (by name) and sequences columns of the
+    store at ``path``, once it is seen to be laid out as ``create`` lays it out: as the schema
+    of its source, from its attributes, says (StoreError if not)."""
     if not os.path.isdir(path):
         raise StoreError(f"{path}: {'not a folder' if os.path.exists(path) else 'no such folder'}")
     _only_files_and_folders(path)
@@ -284,17 +343,24 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], NDArray[Any], Dict[str, ND
         raise StoreError(f"{path}: the attributes' arguments frames_per_chunk {K!r:.40} and "
                          f"dtype {dtype!r:.40} are not a bake's (a positive integer; "
                          f"{' or '.join(DTYPES)})")
+    try:
+        kind = schema(attrs)
+    except ValueError as exc:
+        raise StoreError(f"{path}: {exc}") from None
     sizes: Dict[str, int] = {}
+    shapes: Dict[str, Tuple[int, ...]] = {}
     chunks: Dict[str, Tuple[Tuple[int, ...], int]] = {}
-    for name, (dims, kind) in LAYOUT.items():
+    layout, framed = kind.arrays(), set(frame_names(attrs))
+    for name, (dims, dt) in layout.items():
         a = _array(zarr, g, path, name)
-        _check_array(a, path, name, dims, dtype if kind == "frame" else kind, sizes)
-        want = ((K,) + a.shape[1:] if name in FRAMES else (1,) if name == "chunk_done"
+        _check_array(a, path, name, dims, dtype if dt == "frame" else dt, sizes)
+        want = ((K,) + a.shape[1:] if name in framed else (1,) if name == "chunk_done"
                 else tuple(max(n, 1) for n in a.shape))
         if a.chunks != want or a.shards is not None:
             shards = "" if a.shards is None else f" in shards of {a.shards}"
             raise StoreError(f"{path}: {name}: chunks of {a.chunks}{shards}, expected {want}")
         chunks[name] = (a.chunks, np.dtype(a.dtype).itemsize)
+        shapes[name] = a.shape
     N = sizes["N"]
     too_big = _limits_error(N, K, chunks)
     if too_big is not None:
@@ -302,10 +368,14 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], NDArray[Any], Dict[str, ND
     if sizes["C"] != -(-N // K):
         raise StoreError(f"{path}: chunk_done: {sizes['C']} marks, expected {-(-N // K)} "
                          f"(one for each chunk of {K} of the {N} frames)")
-    faces = g["faces"][...]
-    if faces.size and not (faces.min() >= 0 and faces.max() < sizes["V"]):
-        raise StoreError(f"{path}: faces: an index outside 0..{sizes['V'] - 1} (the vertices)")
-    sequences = {k.split("/")[1]: g[k][...] for k in LAYOUT if k.startswith("sequences/")}
+    faces = {}
+    for name, (_, vertices) in kind.faces.items():
+        f, V = g[name][...], shapes[vertices][1]
+        if f.size and not (f.min() >= 0 and f.max() < V):
+            raise StoreError(f"{path}: {name}: an index outside 0..{V - 1} (the vertex rows "
+                             f"of {vertices})")
+        faces[name] = f
+    sequences = {k.split("/")[1]: g[k][...] for k in layout if k.startswith("sequences/")}
     _check_sequences(path, sequences, N)
     return g, attrs, faces, sequences
 
@@ -393,11 +463,11 @@ def _limits_error(frames: int, frames_per_chunk: int,
 
 def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, NDArray[Any]]]:
     """The first frame and the arrays of chunk ``chunk`` of an open store (for readers that
-    go chunk by chunk)."""
-    K = group["vertices"].chunks[0]
+    go chunk by chunk), named as ``frame_names`` names them."""
+    K = group["frame_time"].chunks[0]
     lo = chunk * K
     out = {}
-    for k in FRAMES:
+    for k in frame_names(dict(group.attrs)["skinkit"]):
         try:
             out[k] = group[k][lo:lo + K]
         except Exception as exc:   # noqa: BLE001 - a chunk file that does not decode

@@ -11,13 +11,13 @@ import torch
 from .._types import PathLike
 from . import store as _store
 
-FIELDS = ("vertices", "joints", "frame_sequence", "frame_time")
 
 
 class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
     """The frames of a store written by ``skinkit.dataset.bake``, one item per frame.
 
-    Item ``i`` is a dict of CPU tensors: ``vertices`` (V, 3) and ``joints`` (J, 3) in the
+    Item ``i`` is a dict of CPU tensors: ``vertices`` (V, 3) (for a store of characters
+    ``vertices/<primitive key>`` (V_p, 3) of each primitive) and ``joints`` (J, 3) in the
     store's dtype (float32 or float16), ``frame_sequence`` () int32 and ``frame_time`` ()
     float64 (seconds).  The store is opened lazily in each process (so the Dataset pickles to
     DataLoader workers as its path) and read a chunk at a time: the last chunk read is kept,
@@ -39,7 +39,8 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
     def __init__(self, store: PathLike) -> None:
         self.store = os.fspath(store)
         s = _store.open_store(self.store)
-        self.faces = torch.from_numpy(s.faces)
+        self.faces: Any = ({k: torch.from_numpy(f) for k, f in s.faces.items()}
+                           if isinstance(s.faces, dict) else torch.from_numpy(s.faces))
         self._len = len(s)
         self._group: Any = None   # the store's zarr group, opened in each worker process
         self._chunk: Optional[Tuple[int, Dict[str, NDArray[Any]]]] = None
@@ -58,8 +59,8 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
             raise IndexError(f"frame {index} outside 0..{self._len - 1}")
         if self._group is None:
             self._group = _store._zarr().open_group(self.store, mode="r")
-        K = self._group["vertices"].chunks[0]
+        K = self._group["frame_time"].chunks[0]
         if self._chunk is None or not self._chunk[0] <= i < self._chunk[0] + K:
             self._chunk = _store.frame_arrays(self._group, i // K)
         lo, arrays = self._chunk
-        return {k: torch.from_numpy(np.array(arrays[k][i - lo])) for k in FIELDS}
+        return {k: torch.from_numpy(np.array(a[i - lo])) for k, a in arrays.items()}
