@@ -251,3 +251,13 @@ def test_not_fbx(tmp_path):
         paths.append(p)
     outcomes = run_corpus(paths)
     assert all(r == "FbxError" for r in outcomes.values()), outcomes
+
+
+def test_nodes_beyond_the_limit(monkeypatch):
+    """The node cap (lowered to 2: the fixture has more) refuses the file, naming it."""
+    import skinkit
+    from skinkit import limits
+    monkeypatch.setattr(limits, "MAX_NODES", 2)
+    with pytest.raises(skinkit.FbxError, match=rf"^{re.escape(str(BINARY74))}: \d+ nodes, more "
+                                               r"than the limit of 2 \(skinkit.limits.MAX_NODES"):
+        skinkit.load_fbx(BINARY74)

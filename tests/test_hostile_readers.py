@@ -174,6 +174,44 @@ def test_largest_values_read_stay_finite(dtype):
     assert np.all(np.isfinite(world)) and world.dtype == dtype
 
 
+# --- node counts ------------------------------------------------------------------------------
+
+
+def test_gltf_nodes_beyond_the_limit_are_refused_before_the_skeleton(tmp_path):
+    """2^20 + 1 empty nodes (3 MB of JSON): refused at the count, before the skeleton's
+    arrays."""
+    path = tmp_path / "nodes.gltf"
+    n = limits.MAX_NODES
+    path.write_text(json.dumps({"asset": {"version": "2.0"}, "nodes": [{}] * (n + 1)}))
+    with pytest.raises(GltfError, match=rf"^nodes: {n + 1} nodes, more than the limit of {n} "
+                                        r"\(skinkit.limits.MAX_NODES\)$"):
+        load_gltf(path)
+
+
+def test_bvh_joints_beyond_the_limit_are_refused_at_the_first_one_over(monkeypatch):
+    """BVH declares no count: the joint (or End Site) past the limit is refused on its line.
+    The limit is lowered to 100 (2^20 joints take the parser seconds); 100 load."""
+    monkeypatch.setattr(limits, "MAX_NODES", 100)
+
+    def end_sites(n):   # a root and n - 1 End Sites under it
+        return ("HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 0\n"
+                + "End Site\n{\nOFFSET 0 1 0\n}\n" * (n - 1)
+                + "}\nMOTION\nFrames: 0\nFrame Time: 0.1\n")
+    assert parse_bvh(end_sites(100)).skeleton.count == 100
+    with pytest.raises(BvhError, match=r"^line 402: the End Site of 'R': 101 joints and End "
+                                       r"Sites, more than the limit of 100 "
+                                       r"\(skinkit.limits.MAX_NODES\)$"):
+        parse_bvh(end_sites(101))
+
+
+def test_gltf_nodes_at_the_limit_load(tmp_path, monkeypatch):
+    """As many nodes as the limit (lowered to 100) load."""
+    monkeypatch.setattr(limits, "MAX_NODES", 100)
+    path = tmp_path / "nodes.gltf"
+    path.write_text(json.dumps({"asset": {"version": "2.0"}, "nodes": [{}] * 100}))
+    assert load_gltf(path).skeleton.count == 100
+
+
 # --- glTF sizes -------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from scipy.spatial.transform import Rotation
 import skinkit
 from skinkit.clip import Channel, Clip
 from skinkit.humanoid import humanoid_model
+from skinkit.model import Model, Skeleton
 
 DATA = Path(__file__).parent / "data"
 T = np.linspace(0.0, 1.0, 11)
@@ -167,3 +168,139 @@ def test_retarget_pose_on_arrays_matches_the_clip_and_broadcasts():
     want = b.local_pose(out, T)
     np.testing.assert_allclose(same_rotation(rot[:, 0], want[1]), 1.0, atol=1e-12)
     np.testing.assert_allclose(root_t[:, 0], want[0][:, 0], atol=1e-12)
+
+
+# --- hostile mappings and arguments -----------------------------------------------------------
+
+
+def renamed(model, **names):
+    """``model`` with joints renamed {index as "j<i>": new name}."""
+    new = list(model.skeleton.names)
+    for key, name in names.items():
+        new[int(key[1:])] = name
+    model.skeleton.names = new
+    return model
+
+
+def empty_model(clip):
+    skeleton = Skeleton([], np.zeros(0, np.int32), np.zeros((0, 3)), np.zeros((0, 4)),
+                        np.zeros((0, 3)))
+    return Model(skeleton, [], [], [clip])
+
+
+def two_joints(prefix, child_offset):
+    """A root and one child at ``child_offset`` from it, named <prefix>0 and <prefix>1."""
+    return Model(Skeleton([f"{prefix}0", f"{prefix}1"], np.array([-1, 0], np.int32),
+                          np.array([[0.0, 0, 0], child_offset]), np.tile([0.0, 0, 0, 1], (2, 1)),
+                          np.ones((2, 3))), [], [], [])
+
+
+def other_clip(node):
+    return Clip("other", [Channel(node, "rotation", T, np.tile([0.0, 0, 0, 1], (T.size, 1)))])
+
+
+SMPL_CLIP = random_clip(humanoid_model("smpl", "T"), seed=7)
+HIPS = "mixamorig:Hips"
+# (case, source, target, retarget keywords, error, message): source and target are made per
+# test (None: the SMPL and Mixamo humanoids)
+HOSTILE = [
+    ("a target name not in the target", None, None, dict(mapping={"mixamorig:Hipz": "pelvis"}),
+     ValueError, "target joint 'mixamorig:Hipz', which the target skeleton does not have"),
+    ("a source name not in the source", None, None, dict(mapping={HIPS: "pelvisx"}),
+     ValueError, "source joint 'pelvisx', which the source skeleton does not have"),
+    ("the mapping the wrong way round", None, None, dict(mapping={"pelvis": HIPS}),
+     ValueError, "target joint 'pelvis', which the target skeleton does not have"),
+    ("a name the target has twice", None, lambda: renamed(humanoid_model("mixamo", "T"),
+                                                          j2="mixamorig:Spine"),
+     dict(mapping={"mixamorig:Spine": "spine1"}), ValueError,
+     r"target joint 'mixamorig:Spine', which the target skeleton has 2 times \(\[1, 2\]"),
+    ("an int key", None, None, dict(mapping={0: "pelvis"}), TypeError,
+     r"mapping: target joint names must be str, got 0 \(int\)"),
+    ("a None value", None, None, dict(mapping={HIPS: None}), TypeError,
+     r"mapping: source joint names must be str, got None \(NoneType\)"),
+    ("a bytes key", None, None, dict(mapping={b"mixamorig:Hips": "pelvis"}), TypeError,
+     r"target joint names must be str, got b'mixamorig:Hips' \(bytes\)"),
+    ("an empty mapping", None, None, dict(mapping={}), ValueError,
+     r"no target joint is mapped to a source joint \(mapping is empty\)"),
+    ("a preset's name", None, None, dict(mapping="mixamo"), TypeError,
+     r"mapping must be a dict .* \(presets, smpl, mixamo, motionbuilder, cmu, lafan1, are "
+     r"detected\), got str 'mixamo'"),
+    ("a preset that does not exist", None, None, dict(mapping="blender"), TypeError,
+     "mapping must be a dict .* got str 'blender'"),
+    ("a list of pairs", None, None, dict(mapping=[(HIPS, "pelvis")]), TypeError,
+     "mapping must be a dict .* got list"),
+    ("a target without joints", None, lambda: empty_model(SMPL_CLIP), {}, ValueError,
+     r"the target skeleton: no joint-name preset matches the skeleton \(names such as \[\]\)"),
+    ("a target without joints, mapped", None, lambda: empty_model(SMPL_CLIP),
+     dict(mapping={HIPS: "pelvis"}), ValueError,
+     "target joint 'mixamorig:Hips', which the target skeleton does not have"),
+    ("a source without joints", lambda: empty_model(SMPL_CLIP), None, {}, ValueError,
+     "clip 'random' animates node 21, but the rest pose has 0 nodes"),
+    ("a target of no preset", None, lambda: renamed(humanoid_model("mixamo", "T"),
+                                                    **{f"j{i}": f"bone{i}" for i in range(22)}),
+     {}, ValueError, r"the target skeleton: no joint-name preset matches the skeleton \(names "
+                     r"such as \['bone0'"),
+    ("a clip of another skeleton", None, None, dict(clip=other_clip(40)), ValueError,
+     "clip 'other' animates node 40, but the rest pose has 22 nodes"),
+    ("a clip index out of range", None, None, dict(clip=5), ValueError,
+     "clip index 5 is out of range"),
+    ("a clip name the source has not", None, None, dict(clip="walk"), ValueError,
+     "no clip named 'walk'"),
+    ("root_scale NaN", None, None, dict(root_scale=float("nan")), ValueError,
+     "root_scale must be a finite number, got nan"),
+    ("root_scale infinite", None, None, dict(root_scale=float("inf")), ValueError,
+     "root_scale must be a finite number, got inf"),
+    ("root_scale legs, the knee unmapped", None, None,
+     dict(root_scale="legs", mapping={HIPS: "pelvis", "mixamorig:LeftUpLeg": "left_hip",
+                                      "mixamorig:LeftFoot": "left_ankle"}), ValueError,
+     "root_scale='legs' needs the target's left_hip, left_knee, left_ankle .* mapped"),
+    ("root_scale legs on a target of no preset", lambda: two_joints("s", [0, 1.0, 0]),
+     lambda: two_joints("t", [0, 1.0, 0]), dict(root_scale="legs", mapping={"t0": "s0"}),
+     ValueError, "root_scale='legs' needs the target's left_hip"),
+    ("root_scale hips, the source root at its lowest joint", lambda: two_joints("s", [0, 1.0, 0]),
+     lambda: two_joints("t", [0, 1.0, 0]), dict(mapping={"t0": "s0", "t1": "s1"}), ValueError,
+     r"root_scale='hips': the source's root joint 0 is at the height of its lowest joint"),
+]
+
+
+@pytest.mark.parametrize("case,source,target,kw,error,message", HOSTILE,
+                         ids=[c[0] for c in HOSTILE])
+def test_a_hostile_mapping_or_argument_is_one_clear_error(case, source, target, kw, error,
+                                                          message):
+    src = source() if source else with_clip(humanoid_model("smpl", "T"), SMPL_CLIP)
+    if not src.clips:
+        src.clips = [Clip("two", [Channel(1, "rotation", T, np.tile([0.0, 0, 0, 1],
+                                                                    (T.size, 1)))])]
+    dst = target() if target else humanoid_model("mixamo", "T")
+    with pytest.raises(error, match=message):
+        skinkit.retarget(src, dst, **kw)
+
+
+def test_a_mapped_child_of_an_unmapped_parent_follows_its_source_joint():
+    """LeftLeg mapped, LeftUpLeg (its parent) not: LeftUpLeg keeps its rest local rotation and
+    LeftLeg still turns in world space as the source's knee does."""
+    a = humanoid_model("smpl", "T")
+    b = humanoid_model("mixamo", "T")
+    clip = random_clip(a, seed=8)
+    out = skinkit.retarget(with_clip(a, clip), b, clip,
+                           mapping={HIPS: "pelvis", "mixamorig:LeftLeg": "left_knee"})
+    up, leg = (b.skeleton.names.index(n) for n in ("mixamorig:LeftUpLeg", "mixamorig:LeftLeg"))
+    assert up not in {ch.node for ch in out.channels}
+    knee = a.skeleton.names.index("left_knee")
+    turn_s = world(a, clip)[:, knee, :3, :3] @ np.linalg.inv(a.world_matrices()[0, knee, :3, :3])
+    turn_t = world(b, out)[:, leg, :3, :3] @ np.linalg.inv(b.world_matrices()[0, leg, :3, :3])
+    np.testing.assert_allclose(turn_t, turn_s, atol=1e-12)
+
+
+def test_two_target_joints_on_one_source_joint_turn_as_one_piece():
+    """Spine and Spine1 both follow the source's spine1: Spine1's local rotation stays what it
+    is at the first frame (the two are rigid), while Spine turns."""
+    a = humanoid_model("smpl", "T")
+    b = humanoid_model("mixamo", "T")
+    clip = random_clip(a, seed=9)
+    out = skinkit.retarget(with_clip(a, clip), b, clip, mapping={
+        HIPS: "pelvis", "mixamorig:Spine": "spine1", "mixamorig:Spine1": "spine1"})
+    spine, spine1 = (b.skeleton.names.index(n) for n in ("mixamorig:Spine", "mixamorig:Spine1"))
+    rot = b.local_pose(out, T)[1]
+    np.testing.assert_allclose(same_rotation(rot[:, spine1], rot[:1, spine1]), 1.0, atol=1e-12)
+    assert same_rotation(rot[:, spine], rot[:1, spine]).min() < 0.99

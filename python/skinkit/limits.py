@@ -33,6 +33,17 @@ MAX_FPS = 10000.0
 # The last key time of a clip (seconds): 11.6 days, far beyond any capture; a BVH frame time
 # of 1e9 s or a glTF key at 1e30 s is a hostile file, not a motion.
 MAX_DURATION = 1e6
+# The nodes a file may declare (glTF nodes, BVH joints and End Sites, FBX nodes): character rigs
+# have tens to a few thousand joints, scene files up to about 10^5 nodes, and the linear-loader
+# tests (tests/test_hostile_readers.py) load 600,001.  Past 2^20 (1,048,576) a file is hostile:
+# its skeleton alone would take hundreds of MB, and each posed frame 128 MB of world matrices.
+MAX_NODES = 1 << 20
+# A baked store (skinkit.dataset): each chunk is one Dask task when baking and one entry of the
+# dask array's chunks when reading.  The 10^8-frame SMPL-X bake of docs/guide/dataset.rst has
+# 390,625 chunks of 256 frames; 2^22 (4.2 M) still allows it at 24 frames a chunk, and Dask's
+# scheduler, at about 1 kB a task, would need gigabytes beyond.  A chunk of one array, read and
+# written whole, may take at most MAX_ARRAY_BYTES.
+MAX_CHUNKS = 1 << 22
 
 
 def memory_bytes() -> int:
@@ -75,4 +86,11 @@ def duration_error(seconds: float) -> Optional[str]:
     if not seconds <= MAX_DURATION:  # NaN too
         return (f"the clip lasts {seconds:g} s, more than the limit of {MAX_DURATION:g} s "
                 "(skinkit.limits.MAX_DURATION)")
+    return None
+
+
+def nodes_error(count: int, what: str = "nodes") -> Optional[str]:
+    """The message refusing a file that declares ``count`` nodes (None when it is fine)."""
+    if count > MAX_NODES:
+        return f"{count} {what}, more than the limit of {MAX_NODES} (skinkit.limits.MAX_NODES)"
     return None

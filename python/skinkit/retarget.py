@@ -14,6 +14,8 @@ displacement from its rest, scaled by the ratio of hip heights or leg lengths.
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
@@ -21,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _core, kernels
 from .clip import Channel, Clip
-from .joint_names import canonical_names
+from .joint_names import PRESETS, canonical_names
 from ._kernels import Float, Input
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ _F64 = NDArray[np.float64]
 __all__ = ["retarget", "retarget_pose", "retarget_rotations", "joint_mapping"]
 
 _CHAIN_FIRST = ("spine", "spine1", "spine2", "neck", "head")   # preferred bone of a fork
+_LEG = ("left_hip", "left_knee", "left_ankle")                  # root_scale="legs"
 
 
 def retarget_rotations(parents: Input, source_world: Input, offsets: Input, mapped: Input,
@@ -75,31 +78,70 @@ def joint_mapping(source: Model, target: Model,
     mapping : dict {target joint name: source joint name} or None
         None matches the joints by canonical name (``skinkit.joint_names``: SMPL/SMPL+H/SMPL-X,
         Mixamo ``mixamorig:``, MotionBuilder (HumanIK) and CMU BVH, LaFAN1; detected per
-        skeleton).
+        skeleton).  Several target joints may name one source joint (a target with more spine
+        joints than the source): they turn with it as one rigid piece.  A target joint left
+        out keeps its rest local rotation, its mapped children still follow their source
+        joints.
 
     Raises
     ------
+    TypeError
+        ``mapping`` is not a dict (a preset's name included: presets are detected), or holds a
+        name that is not a str.
     ValueError
-        A name in ``mapping`` that the skeleton does not have, no preset matching a skeleton,
-        or no joint mapped.
+        A name in ``mapping`` that the skeleton does not have, or has more than once; no
+        preset matching a skeleton (the message says which); no joint mapped (an empty
+        ``mapping`` included).
     """
     sn, tn = list(source.skeleton.names), list(target.skeleton.names)
     m = np.full(len(tn), -1, dtype=np.int64)
     if mapping is None:
-        sc, tc = canonical_names(sn), canonical_names(tn)
+        sc, tc = (_canonical(names, side) for names, side in ((sn, "source"), (tn, "target")))
         where = {c: i for i, c in enumerate(sc) if c is not None}
         for j, c in enumerate(tc):
             m[j] = where.get(c, -1) if c is not None else -1
+    elif not isinstance(mapping, Mapping):
+        raise TypeError(f"mapping must be a dict {{target joint name: source joint name}} or "
+                        f"None (presets, {', '.join(PRESETS)}, are detected), got "
+                        f"{type(mapping).__name__} {mapping!r:.40}")
     else:
+        s_index, t_index = _by_name(sn), _by_name(tn)
         for t, s in mapping.items():
-            for name, names, side in ((t, tn, "target"), (s, sn, "source")):
-                if name not in names:
-                    raise ValueError(f"mapping names {side} joint {name!r}, which the {side} "
-                                     f"skeleton does not have (it has {names[:6]}...)")
-            m[tn.index(t)] = sn.index(s)
+            j = _joint(t, t_index, tn, "target")
+            m[j] = _joint(s, s_index, sn, "source")
     if not np.any(m >= 0):
-        raise ValueError("no target joint is mapped to a source joint")
+        raise ValueError("no target joint is mapped to a source joint"
+                         + (" (mapping is empty)" if mapping is not None and not mapping else ""))
     return m
+
+
+def _canonical(names: Sequence[Optional[str]], side: str) -> List[Optional[str]]:
+    try:
+        return canonical_names(names)
+    except ValueError as e:
+        raise ValueError(f"the {side} skeleton: {e}") from None
+
+
+def _by_name(names: Sequence[Optional[str]]) -> Dict[Optional[str], List[int]]:
+    """The joints of each name of a skeleton."""
+    out: Dict[Optional[str], List[int]] = {}
+    for i, n in enumerate(names):
+        out.setdefault(n, []).append(i)
+    return out
+
+
+def _joint(name: object, index: Dict[Optional[str], List[int]], names: Sequence[Optional[str]],
+           side: str) -> int:
+    """The joint a name of ``mapping`` (on its ``side``) names in its skeleton."""
+    if not isinstance(name, str):
+        raise TypeError(f"mapping: {side} joint names must be str, got {name!r:.40} "
+                        f"({type(name).__name__})")
+    found = index.get(name, [])
+    if len(found) != 1:
+        had = "does not have" if not found else f"has {len(found)} times ({found[:4]}...)"
+        raise ValueError(f"mapping names {side} joint {name!r}, which the {side} skeleton "
+                         f"{had} (it has {names[:6]}...)")
+    return found[0]
 
 
 def _rest(model: Model) -> Tuple[_F64, Float, _F64]:
@@ -174,23 +216,36 @@ def _from_vectors(a: _F64, b: _F64) -> _F64:
     return q
 
 
-def _root_scale(root_scale: Union[str, float], source: Model, target: Model,
+def _root_scale(root_scale: Union[str, float], target: Model, root: int,
                 m: NDArray[np.int64], s_pos: _F64, t_pos: _F64) -> float:
+    """The factor of the root's displacement (``root`` is a mapped target joint)."""
     if not isinstance(root_scale, str):
-        return float(root_scale)
-    tc = canonical_names(list(target.skeleton.names))
-    hips = tc.index("hips")
+        scale = float(root_scale)
+        if not math.isfinite(scale):
+            raise ValueError(f"root_scale must be a finite number, got {root_scale!r}")
+        return scale
     if root_scale == "hips":
-        # hip height above the lowest joint of the rest pose
-        ht = t_pos[hips, 1] - np.min(t_pos[:, 1])
-        hs = s_pos[m[hips], 1] - np.min(s_pos[:, 1])
-        return float(ht / hs)
-    if root_scale == "legs":
-        chain = [tc.index(n) for n in ("left_hip", "left_knee", "left_ankle")]
-        lt = sum(np.linalg.norm(t_pos[a] - t_pos[b]) for a, b in zip(chain, chain[1:]))
-        ls = sum(np.linalg.norm(s_pos[m[a]] - s_pos[m[b]]) for a, b in zip(chain, chain[1:]))
-        return float(lt / ls)
-    raise ValueError(f"root_scale must be 'hips', 'legs' or a number, got {root_scale!r}")
+        # the root's height above the lowest joint of the rest pose
+        ht = float(t_pos[root, 1] - np.min(t_pos[:, 1]))
+        hs = float(s_pos[m[root], 1] - np.min(s_pos[:, 1]))
+        what = f"the source's root joint {m[root]} is at the height of its lowest joint"
+    elif root_scale == "legs":
+        try:
+            chain = [canonical_names(list(target.skeleton.names)).index(n) for n in _LEG]
+        except ValueError:
+            chain = []
+        if not chain or min(m[chain]) < 0:
+            raise ValueError(f"root_scale='legs' needs the target's {', '.join(_LEG)} (by "
+                             "preset name) mapped to source joints; give 'hips' or a number")
+        ht = sum(float(np.linalg.norm(t_pos[a] - t_pos[b])) for a, b in zip(chain, chain[1:]))
+        hs = sum(float(np.linalg.norm(s_pos[m[a]] - s_pos[m[b]]))
+                 for a, b in zip(chain, chain[1:]))
+        what = "the source's left leg has length 0"
+    else:
+        raise ValueError(f"root_scale must be 'hips', 'legs' or a number, got {root_scale!r}")
+    if not hs > 0:
+        raise ValueError(f"root_scale={root_scale!r}: {what} in its rest pose; give a number")
+    return ht / hs
 
 
 def retarget(source: Model, target: Model, clip: ClipLike = None,
@@ -210,7 +265,8 @@ def retarget(source: Model, target: Model, clip: ClipLike = None,
         See ``joint_mapping``; None maps by the name presets.
     root_scale : "hips", "legs" or float
         The root's displacement from its rest position is scaled by the ratio (target / source)
-        of the rest hip heights above the lowest joint, of the left leg lengths, or this number.
+        of the root joints' rest heights above their skeleton's lowest joint, of the left leg
+        lengths (preset names: hip, knee, ankle), or this finite number.
     times : array-like (T,) or None
         Seconds at which the clip is sampled; default the union of its key times.
     name : str or None
@@ -225,8 +281,12 @@ def retarget(source: Model, target: Model, clip: ClipLike = None,
 
     Raises
     ------
+    TypeError
+        ``mapping`` is not a dict of names (see ``joint_mapping``).
     ValueError
-        No clip, unmapped skeletons (see ``joint_mapping``), a bad ``root_scale``.
+        No clip, or a clip of another skeleton; unmapped skeletons (see ``joint_mapping``); a
+        ``root_scale`` that is not "hips", "legs" or a finite number, or a ratio the rest
+        poses cannot give (a source root at its lowest joint, legs not mapped).
     """
     c = source.clip(0 if clip is None else clip)
     if times is None:
@@ -294,7 +354,7 @@ def retarget_pose(source: Model, target: Model, rotations: ArrayLike,
         root = int(np.flatnonzero(mapped)[0])
     if m[root] < 0:
         return local, None, None
-    scale = _root_scale(root_scale, source, target, m, s_pos, t_pos)
+    scale = _root_scale(root_scale, target, root, m, s_pos, t_pos)
     pos = t_pos[root] + scale * (world[..., m[root], :3, 3] - s_pos[m[root]])
     p = parents[root]
     if p >= 0:

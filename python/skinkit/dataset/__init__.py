@@ -2,6 +2,6 @@
 (:func:`bake`), read back as dask arrays (:func:`open`) or a torch Dataset
 (``skinkit.torch.BakedDataset``).  See docs/guide/dataset.rst."""
 from .bake import BakeSummary, bake
-from .store import BakedStore, open_store as open  # noqa: A001 - skinkit.dataset.open(store)
+from .store import BakedStore, StoreError, open_store as open  # noqa: A001 - .open(store)
 
-__all__ = ["BakeSummary", "BakedStore", "bake", "open"]
+__all__ = ["BakeSummary", "BakedStore", "StoreError", "bake", "open"]

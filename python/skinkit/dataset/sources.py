@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -75,6 +76,13 @@ class Source:
 
     def layout(self, models: List[str]) -> Layout:
         """The store's own arrays for these models (the first gives the faces)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def schema(attributes: Dict[str, Any]) -> store.Schema:
+        """The arrays ``layout`` and ``columns`` give a store, as a store with these
+        attributes holds them (by dimension letter): what opening it checks it against.
+        ValueError for attributes no bake of this source writes."""
         raise NotImplementedError
 
     def columns(self, seqs: Tuple[Sequence, ...]) -> Dict[str, NDArray[Any]]:
@@ -161,6 +169,12 @@ class Motions(Source):
                       {"body_models": [{"file": os.path.basename(p), "sha256": store.sha256(p)}
                                        for p in models]})
 
+    @staticmethod
+    def schema(attributes: Dict[str, Any]) -> store.Schema:
+        return store.Schema({"vertices": ("V", 3), "joints": ("J", 3)},
+                            {"faces": (("F", 3), "vertices")},
+                            {"gender": (("S",), "str"), "betas": (("S", "B"), "float64")})
+
     def columns(self, seqs: Tuple[Sequence, ...]) -> Dict[str, NDArray[Any]]:
         B = max((len(s.betas) for s in seqs), default=0)
         betas = np.zeros((len(seqs), B))
@@ -203,6 +217,11 @@ def character_layout(model: Model) -> Tuple[Any, ...]:
     return tuple((p.key, len(p.positions), len(faces[p.key]),
                   hashlib.sha256(faces[p.key].tobytes()).hexdigest())
                  for p in model.primitives) + (model.skeleton.count,)
+
+
+# a primitive's key (model.Primitive.key) in a store's attributes, which names its arrays:
+# never a path (/, ..)
+_KEY = re.compile(r"[0-9]+_[0-9]+")
 
 
 def _describe(layout: Tuple[Any, ...]) -> str:
@@ -294,6 +313,19 @@ class Characters(Source):
                        "characters": [{"file": os.path.basename(p), "sha256": store.sha256(p)}
                                       for p in models]})
 
+    @staticmethod
+    def schema(attributes: Dict[str, Any]) -> store.Schema:
+        keys = attributes["primitives"]
+        if not (isinstance(keys, list) and all(isinstance(k, str) and _KEY.fullmatch(k)
+                                               for k in keys) and len(set(keys)) == len(keys)):
+            raise ValueError(f"the attribute primitives {keys!r:.60} is not a list of distinct "
+                             "primitive keys (<node>_<primitive>)")
+        frames: Dict[str, Tuple[Any, ...]] = {f"vertices/{k}": (f"V[{k}]", 3) for k in keys}
+        frames["joints"] = ("J", 3)
+        return store.Schema(frames,
+                            {f"faces/{k}": ((f"F[{k}]", 3), f"vertices/{k}") for k in keys},
+                            {"clip": (("S",), "str")})
+
     def columns(self, seqs: Tuple[Sequence, ...]) -> Dict[str, NDArray[Any]]:
         return {"clip": np.array([s.clip or "" for s in seqs], dtype=str)}
 
@@ -307,3 +339,9 @@ class Characters(Source):
         arrays["joints"] = posed.joints if posed.joints is not None else np.zeros((0, 0, 3))
         return arrays, frame_times(character.clips[seq.clip_index], self.rate, piece.first,
                                    piece.stop)
+
+
+def store_schema(attributes: Dict[str, Any]) -> store.Schema:
+    """The schema of a store with these ``skinkit`` attributes: of characters if they list
+    ``primitives``, of motions otherwise."""
+    return (Characters if "primitives" in attributes else Motions).schema(attributes)

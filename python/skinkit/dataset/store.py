@@ -20,6 +20,7 @@ position of every node, a ``clip`` column instead of gender and betas, and the a
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import shutil
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import limits
 from .._optional import require
 from .._types import PathLike
 
@@ -39,6 +41,52 @@ if TYPE_CHECKING:
 STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
 DTYPES = ("float32", "float16")
 COMPRESSIONS = ("zstd", "none")
+# The arrays every store has besides its kind's own (``Schema``): their dimensions (a size's
+# letter, or a number) and dtype.  Frame arrays (N, ...) are chunked by whole frames,
+# chunk_done one chunk a mark, every other array is one chunk (read whole by open).
+COMMON_FRAMES: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+    "frame_sequence": (("N",), "int32"), "frame_time": (("N",), "float64")}
+COLUMNS_BEFORE: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+    "source": (("S",), "str"), "path": (("S",), "str"), "fps": (("S",), "float64")}
+COLUMNS_AFTER: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+    "start": (("S",), "int64"), "count": (("S",), "int64"), "status": (("S",), "str"),
+    "error": (("S",), "str")}
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The arrays of one kind of store (``skinkit.dataset.sources``: each source gives the
+    schema of its stores, from their attributes) besides the common ones, by dimension letter:
+    ``frames`` name -> one frame's dimensions (in the bake's dtype), ``faces`` name ->
+    (dimensions, the frame array whose vertices its int32 indices address), ``columns`` the
+    sequences table's own columns, name -> (dimensions, dtype; "str": text)."""
+    frames: Dict[str, Tuple[Any, ...]]
+    faces: Dict[str, Tuple[Tuple[Any, ...], str]]
+    columns: Dict[str, Tuple[Tuple[Any, ...], str]]
+
+    def arrays(self) -> Dict[str, Tuple[Tuple[Any, ...], str]]:
+        """Every array of such a store, in the order they are checked: its dimensions and its
+        dtype ("frame": the bake's dtype argument, "str": text)."""
+        out: Dict[str, Tuple[Tuple[Any, ...], str]] = {
+            name: (("N",) + dims, "frame") for name, dims in self.frames.items()}
+        out.update(COMMON_FRAMES)
+        out.update((name, (dims, "int32")) for name, (dims, _) in self.faces.items())
+        out["chunk_done"] = (("C",), "uint8")
+        columns = {**COLUMNS_BEFORE, **self.columns, **COLUMNS_AFTER}
+        out.update((f"sequences/{name}", kind) for name, kind in columns.items())
+        return out
+
+
+def schema(attributes: Dict[str, Any]) -> Schema:
+    """The schema of a store with these ``skinkit`` attributes: its source's (motions, or
+    characters when they list ``primitives``).  ValueError for attributes no bake writes."""
+    from .sources import store_schema   # (sources builds on this module)
+    return store_schema(attributes)
+
+
+class StoreError(ValueError):
+    """A folder that is not a skinkit bake store, or whose layout is not a bake's: the message
+    names the store, the array, what was expected and what was found."""
 
 
 def _zarr() -> ModuleType:
@@ -72,21 +120,29 @@ def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[
     ``frame_time``, the ``static`` arrays (``faces``), the sequences group (status
     ``pending``, or ``failed`` with its error; the source's ``columns`` after ``fps``) and the
     attributes, written in a sibling folder first and renamed into place, so that ``out`` is
-    never half made."""
+    never half made.  ValueError when a chunk would pass ``skinkit.limits`` (before anything
+    is written); the folder is checked as ``open_store`` checks a store (its source's
+    ``Schema``) before it is renamed."""
     zarr = _zarr()
-    tmp = Path(f"{out}.creating")
-    shutil.rmtree(tmp, ignore_errors=True)
-    g = zarr.open_group(str(tmp), mode="w-", zarr_format=3)
     N, K = plan.frames, plan.frames_per_chunk
     frame_arrays = {name: (tail, dtype, dims) for name, (tail, dims) in frames.items()}
     frame_arrays.update({"frame_sequence": ((), "int32", ()), "frame_time": ((), "float64", ())})
+    static = {name: np.asarray(a, np.int32) for name, a in static.items()}
+    too_big = _limits_error(N, K, {**{name: ((K,) + tail, np.dtype(dt).itemsize)
+                                      for name, (tail, dt, _) in frame_arrays.items()},
+                                   **{name: (a.shape, 4) for name, a in static.items()}})
+    if too_big is not None:
+        raise ValueError(f"--out {out}: {too_big}")
+    tmp = Path(f"{out}.creating")
+    shutil.rmtree(tmp, ignore_errors=True)
+    g = zarr.open_group(str(tmp), mode="w-", zarr_format=3)
     for name, (tail, dt, dims) in frame_arrays.items():
         g.create_array(name, shape=(N,) + tail, chunks=(K,) + tail, dtype=dt, fill_value=0,
                        compressors=_compressors(compression),
                        dimension_names=("frame",) + dims)
     for name, a in static.items():
-        g.create_array(name, data=np.asarray(a, np.int32), compressors=_compressors(),
-                       dimension_names=("face", "corner"))
+        g.create_array(name, data=a, chunks=tuple(max(n, 1) for n in a.shape),
+                       compressors=_compressors(), dimension_names=("face", "corner"))
     g.create_array("chunk_done", shape=(plan.chunks,), chunks=(1,), dtype="uint8", fill_value=0,
                    compressors=None, dimension_names=("chunk",))
     seqs = plan.sequences
@@ -106,6 +162,7 @@ def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[
         if a.size:
             arr[...] = a
     g.attrs["skinkit"] = attributes
+    _checked(str(tmp))   # what open_store will hold it to: its source's schema, the limits
     os.replace(tmp, out)
 
 
@@ -115,18 +172,15 @@ def existing(out: str, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
 
     Raises
     ------
+    StoreError
+        ``out`` exists but is not a skinkit bake store (see ``open_store``).
     ValueError
-        ``out`` exists but is not a skinkit bake store, or was made with other arguments (the
-        message names each argument that differs, with both values).
+        The store was made with other arguments (the message names each argument that
+        differs, with both values).
     """
-    if not os.path.exists(out):
+    if not os.path.lexists(out):
         return None
-    try:
-        attrs = dict(_zarr().open_group(out, mode="r").attrs).get("skinkit")
-    except Exception as exc:   # noqa: BLE001 - whatever zarr raises for a foreign folder
-        raise ValueError(f"--out {out}: exists and is not a Zarr store ({exc})") from None
-    if not isinstance(attrs, dict) or "arguments" not in attrs:
-        raise ValueError(f"--out {out}: exists and is not a skinkit bake store")
+    attrs = open_store(out).attributes
     old = attrs["arguments"]
     diff = [f"{k} ({old.get(k)!r} in the store, {arguments.get(k)!r} now)"
             for k in sorted(set(old) | set(arguments)) if old.get(k) != arguments.get(k)]
@@ -225,12 +279,10 @@ class BakedStore:
 
 
 def frame_names(attributes: Dict[str, Any]) -> List[str]:
-    """The frame arrays of a store with these attributes: ``vertices`` (or, for characters,
-    ``vertices/<primitive key>`` of each primitive), ``joints``, ``frame_sequence``,
-    ``frame_time``."""
-    vertices = [f"vertices/{k}" for k in attributes["primitives"]] \
-        if "primitives" in attributes else ["vertices"]
-    return vertices + ["joints", "frame_sequence", "frame_time"]
+    """The frame arrays of a store with these attributes (its ``Schema``'s, then the common
+    ones): ``vertices`` (or, for characters, ``vertices/<primitive key>`` of each primitive),
+    ``joints``, ``frame_sequence``, ``frame_time``."""
+    return list(schema(attributes).frames) + list(COMMON_FRAMES)
 
 
 def open_store(store: PathLike) -> BakedStore:
@@ -248,25 +300,165 @@ def open_store(store: PathLike) -> BakedStore:
 
     Raises
     ------
-    ValueError
-        ``store`` is not a skinkit bake store.
+    StoreError (a ValueError)
+        ``store`` is not a skinkit bake store, or is not laid out as a bake lays it out: it is
+        checked once here, from its metadata, faces and sequences table (the frames are not
+        read): only files and folders (no symbolic link, FIFO or device), every array present
+        with its shape, dtype and chunks, sizes within ``skinkit.limits`` (``MAX_CHUNKS``
+        chunks, ``MAX_ARRAY_BYTES`` a chunk), faces indexing the vertices, and sequences
+        whose ``start`` and ``count`` lay them end to end over the frames.
     """
-    zarr = _zarr()
     da = require("dask.array", "dataset", "skinkit.dataset.open")
-    g = zarr.open_group(str(store), mode="r")
-    attrs = dict(g.attrs).get("skinkit")
-    if not isinstance(attrs, dict):
-        raise ValueError(f"{store}: not a skinkit bake store (no skinkit attributes)")
-    seq = g["sequences"]
+    g, attrs, static, sequences = _checked(os.fspath(store))
     frames = {k: da.from_zarr(g[k]) for k in frame_names(attrs)}
     if "primitives" in attrs:      # characters: one vertices and faces array per primitive
         keys = attrs["primitives"]
         vertices: Any = {k: frames.pop(f"vertices/{k}") for k in keys}
-        faces: Any = {k: g[f"faces/{k}"][...] for k in keys}
+        faces: Any = {k: static[f"faces/{k}"] for k in keys}
     else:
-        vertices, faces = frames.pop("vertices"), g["faces"][...]
-    return BakedStore(vertices=vertices, faces=faces, attributes=attrs,
-                      sequences={k: seq[k][...] for k, _ in seq.arrays()}, **frames)
+        vertices, faces = frames.pop("vertices"), static["faces"]
+    return BakedStore(vertices=vertices, faces=faces, attributes=attrs, sequences=sequences,
+                      **frames)
+
+
+def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
+                                 Dict[str, NDArray[Any]]]:
+    """The zarr group, skinkit attributes, faces arrays (by name) and sequences columns of the
+    store at ``path``, once it is seen to be laid out as ``create`` lays it out: as the schema
+    of its source, from its attributes, says (StoreError if not)."""
+    if not os.path.isdir(path):
+        raise StoreError(f"{path}: {'not a folder' if os.path.exists(path) else 'no such folder'}")
+    _only_files_and_folders(path)
+    zarr = _zarr()
+    try:
+        g = zarr.open_group(path, mode="r", zarr_format=3)
+        attrs = dict(g.attrs).get("skinkit")
+    except Exception as exc:   # noqa: BLE001 - whatever zarr raises for a foreign folder
+        raise StoreError(f"{path}: not a Zarr v3 store ({type(exc).__name__}: {exc})") from None
+    if not isinstance(attrs, dict) or not isinstance(attrs.get("arguments"), dict):
+        raise StoreError(f"{path}: not a skinkit bake store (no skinkit attributes with the "
+                         "bake's arguments)")
+    K, dtype = attrs["arguments"].get("frames_per_chunk"), attrs["arguments"].get("dtype")
+    if type(K) is not int or K < 1 or dtype not in DTYPES:
+        raise StoreError(f"{path}: the attributes' arguments frames_per_chunk {K!r:.40} and "
+                         f"dtype {dtype!r:.40} are not a bake's (a positive integer; "
+                         f"{' or '.join(DTYPES)})")
+    try:
+        kind = schema(attrs)
+    except ValueError as exc:
+        raise StoreError(f"{path}: {exc}") from None
+    sizes: Dict[str, int] = {}
+    shapes: Dict[str, Tuple[int, ...]] = {}
+    chunks: Dict[str, Tuple[Tuple[int, ...], int]] = {}
+    layout, framed = kind.arrays(), set(frame_names(attrs))
+    for name, (dims, dt) in layout.items():
+        a = _array(zarr, g, path, name)
+        _check_array(a, path, name, dims, dtype if dt == "frame" else dt, sizes)
+        want = ((K,) + a.shape[1:] if name in framed else (1,) if name == "chunk_done"
+                else tuple(max(n, 1) for n in a.shape))
+        if a.chunks != want or a.shards is not None:
+            shards = "" if a.shards is None else f" in shards of {a.shards}"
+            raise StoreError(f"{path}: {name}: chunks of {a.chunks}{shards}, expected {want}")
+        chunks[name] = (a.chunks, np.dtype(a.dtype).itemsize)
+        shapes[name] = a.shape
+    N = sizes["N"]
+    too_big = _limits_error(N, K, chunks)
+    if too_big is not None:
+        raise StoreError(f"{path}: {too_big}")
+    if sizes["C"] != -(-N // K):
+        raise StoreError(f"{path}: chunk_done: {sizes['C']} marks, expected {-(-N // K)} "
+                         f"(one for each chunk of {K} of the {N} frames)")
+    faces = {}
+    for name, (_, vertices) in kind.faces.items():
+        f, V = g[name][...], shapes[vertices][1]
+        if f.size and not (f.min() >= 0 and f.max() < V):
+            raise StoreError(f"{path}: {name}: an index outside 0..{V - 1} (the vertex rows "
+                             f"of {vertices})")
+        faces[name] = f
+    sequences = {k.split("/")[1]: g[k][...] for k in layout if k.startswith("sequences/")}
+    _check_sequences(path, sequences, N)
+    return g, attrs, faces, sequences
+
+
+def _only_files_and_folders(path: str) -> None:
+    """StoreError for a symbolic link, FIFO, socket or device anywhere in the store: reading it
+    could leave the folder, or block (a FIFO) or never end (/dev/zero)."""
+    folders = [path]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    folders.append(e.path)
+                elif not e.is_file(follow_symlinks=False):
+                    raise StoreError(f"{path}: {os.path.relpath(e.path, path)} is a symbolic "
+                                     "link, FIFO, socket or device; a store holds only files "
+                                     "and folders")
+
+
+def _array(zarr: ModuleType, g: Any, path: str, name: str) -> Any:
+    """Array ``name`` of group ``g`` (its metadata only)."""
+    try:
+        a = g[name]
+    except KeyError:
+        raise StoreError(f"{path}: no array {name}") from None
+    except Exception as exc:   # noqa: BLE001 - whatever zarr raises for broken metadata
+        raise StoreError(f"{path}: {name}: unreadable metadata ({type(exc).__name__}: "
+                         f"{exc})") from None
+    if not isinstance(a, zarr.Array):
+        raise StoreError(f"{path}: {name} is a {type(a).__name__}, not an array")
+    return a
+
+
+def _check_array(a: Any, path: str, name: str, dims: Tuple[Any, ...], dtype: str,
+                 sizes: Dict[str, int]) -> None:
+    """StoreError unless ``a`` has the dimensions ``dims`` (letters take the size they first
+    had in ``sizes``) and the dtype ``dtype``."""
+    want = tuple(sizes.get(d, n) if isinstance(d, str) else d for d, n in zip(dims, a.shape))
+    if len(a.shape) != len(dims) or a.shape != want:
+        expected = ", ".join(f"{d}={sizes[d]}" if d in sizes else str(d) for d in dims)
+        raise StoreError(f"{path}: {name}: shape {a.shape}, expected ({expected})")
+    sizes.update((d, n) for d, n in zip(dims, a.shape) if isinstance(d, str))
+    found = np.dtype(a.dtype)
+    if (found.kind in "TUO" and dtype == "str") or found.name == dtype:
+        return
+    raise StoreError(f"{path}: {name}: dtype {found}, expected {dtype}")
+
+
+def _check_sequences(path: str, columns: Dict[str, NDArray[Any]], frames: int) -> None:
+    """StoreError unless the sequences lie end to end over the ``frames`` frames (start and
+    count) with a known status."""
+    start, count = columns["start"], columns["count"]
+    ends = np.cumsum(count)    # a sum past int64 wraps to a negative one
+    if (count < 0).any() or (ends < 0).any() or (ends[-1] if len(ends) else 0) != frames:
+        raise StoreError(f"{path}: sequences/count: the counts {count[:4].tolist()}"
+                         f"{'...' if len(count) > 4 else ''} do not add up to the {frames} "
+                         "frames of the frame arrays")
+    bad = np.flatnonzero(start != ends - count)
+    if bad.size:
+        i = int(bad[0])
+        raise StoreError(f"{path}: sequences/start: sequence {i} starts at frame {start[i]}, "
+                         f"expected {ends[i] - count[i]} (after the frames of those before)")
+    statuses = (STATUS_PENDING, STATUS_DONE, STATUS_FAILED)
+    for i, status in enumerate(columns["status"]):
+        if status not in statuses:
+            raise StoreError(f"{path}: sequences/status: sequence {i} is {str(status)!r:.40}, "
+                             f"expected one of {', '.join(statuses)}")
+
+
+def _limits_error(frames: int, frames_per_chunk: int,
+                  chunks: Dict[str, Tuple[Tuple[int, ...], int]]) -> Optional[str]:
+    """Why a store of ``frames`` frames in chunks of ``frames_per_chunk`` whose arrays have
+    ``chunks`` {name: (chunk shape, item size)} passes skinkit.limits (None if it does not)."""
+    n = -(-frames // frames_per_chunk)
+    if n > limits.MAX_CHUNKS:
+        return (f"{frames} frames in chunks of {frames_per_chunk} make {n} chunks, more than "
+                f"the limit of {limits.MAX_CHUNKS} (skinkit.limits.MAX_CHUNKS)")
+    for name, (shape, itemsize) in chunks.items():
+        nbytes = math.prod(shape) * itemsize
+        if nbytes > limits.MAX_ARRAY_BYTES:
+            return (f"{name}: a chunk of {shape} takes {nbytes} bytes, more than the limit of "
+                    f"{limits.MAX_ARRAY_BYTES} (skinkit.limits.MAX_ARRAY_BYTES)")
+    return None
 
 
 def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, NDArray[Any]]]:
@@ -274,5 +466,11 @@ def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, NDArray[Any]]]:
     go chunk by chunk), named as ``frame_names`` names them."""
     K = group["frame_time"].chunks[0]
     lo = chunk * K
-    names = frame_names(dict(group.attrs)["skinkit"])
-    return lo, {k: group[k][lo:lo + K] for k in names}
+    out = {}
+    for k in frame_names(dict(group.attrs)["skinkit"]):
+        try:
+            out[k] = group[k][lo:lo + K]
+        except Exception as exc:   # noqa: BLE001 - a chunk file that does not decode
+            raise StoreError(f"{group.store_path}: {k}: chunk {chunk} cannot be read "
+                             f"({type(exc).__name__}: {exc})") from None
+    return lo, out

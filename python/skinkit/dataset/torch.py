@@ -29,8 +29,9 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
 
     Raises
     ------
-    ValueError
-        ``store`` is not a skinkit bake store.
+    skinkit.dataset.StoreError (a ValueError)
+        ``store`` is not a skinkit bake store (checked as ``skinkit.dataset.open`` does), or a
+        chunk file cannot be read (the message names the array and the chunk).
     IndexError
         An item outside ``0 .. len - 1``.
     """

@@ -38,7 +38,7 @@ from numpy.typing import DTypeLike, NDArray
 from ..clip import Channel, Clip
 from .detect import check_format
 from ..kernels import quat_from_rotvec, quat_multiply
-from ..limits import MAX_FILE_VALUE, duration_error
+from ..limits import MAX_FILE_VALUE, duration_error, nodes_error
 from .._types import PathLike
 from ..model import Model, Skeleton, float_dtype
 
@@ -281,6 +281,9 @@ def _begin_joint(h: _Hierarchy, st: _Statements, line: int, s: str, tokens: List
                                  "of its own")
         label = f"{tokens[0].upper()} {name!r}"
     index = len(h.names)
+    too_many = nodes_error(index + 1, "joints and End Sites")
+    if too_many is not None:
+        raise BvhError(line, f"{label}: {too_many}")
     h.names.append(name)
     h.parents.append(parent)
     h.end_site.append(end)

@@ -113,6 +113,9 @@ def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
 
 def _assemble(scene: Dict[str, Any], dtype: np.dtype[Any], name: str) -> Model:
     nodes = scene["nodes"]
+    too_many = limits.nodes_error(len(nodes["names"]))
+    if too_many is not None:
+        raise ValueError(too_many)
     trs = nodes["trs"].astype(dtype)
     skeleton = Skeleton(nodes["names"], nodes["parents"], trs[:, :3].copy(), trs[:, 3:7].copy(),
                         trs[:, 7:].copy())

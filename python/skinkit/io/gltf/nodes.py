@@ -13,6 +13,7 @@ from .accessors import FLOAT, Accessors
 from .fields import (GltfError, Json, int_field, list_field, name_field, numbers_field, obj,
                         objects)
 from ...kernels import forward_kinematics, quat_from_matrix
+from ...limits import nodes_error
 from ...model import Skeleton, Skin
 
 
@@ -57,6 +58,9 @@ def _check_hierarchy(parents: NDArray[Any]) -> None:
 def read_skeleton(doc: Json, dtype: np.dtype[Any]) -> Skeleton:
     """Every node as one skeleton (glTF 2.0 "Nodes and Hierarchy", "Transformations")."""
     n = len(list_field(doc, "nodes", ""))
+    too_many = nodes_error(n)
+    if too_many is not None:
+        raise GltfError(f"nodes: {too_many}")
     parents = [-1] * n
     names = []
     trs = np.zeros((n, 10))
