@@ -25,7 +25,8 @@ PAGES_WITH_CODE = [p for p in PAGES if blocks(p)]
 
 def test_the_guides_have_python_examples():
     names = {p.relative_to(ROOT / "docs").as_posix() for p in PAGES_WITH_CODE}
-    assert {"guide/notebook.rst", "guide/ml.rst", "guide/dcc.rst"} <= names, names
+    assert {"getting-started.rst", "guide/notebook.rst", "guide/ml.rst",
+            "guide/dcc.rst"} <= names, names
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.relative_to(ROOT).as_posix())
