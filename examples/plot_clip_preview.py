@@ -7,17 +7,12 @@ LINEAR with shortest-path slerp here).  Plotted: the rotation angle of the six j
 relative to their rest rotation, and the translation of the node that moves most, over the Fox's "Run" clip, with the keyframe times of
 one channel marked.
 """
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 
 import skinkit
 
-# the repository: this file's folder's parent (the gallery runs examples in examples/, no __file__)
-ROOT = Path(globals().get("__file__", "plot.py")).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
-model = skinkit.load_gltf(DATA / "gltf" / "Fox.glb")
+model = skinkit.data.character()                  # the sample character: the Khronos Fox
 clip = next(c for c in model.clips if c.name == "Run")
 sk = model.skeleton
 times = np.linspace(0.0, clip.duration, 400)

@@ -4,24 +4,20 @@ A skinned mesh through a walk cycle
 
 One ``Model.pose`` call poses the mesh at four times of the clip (sampling, forward kinematics,
 skinning matrices and linear blend skinning, each one batched call); ``skinkit.plot.plot_mesh``
-draws each pose with the skeleton over it.
+draws each pose with the skeleton over it.  The model is the sample character
+(``skinkit.data``), walking.
 """
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 
 import skinkit
 from skinkit.plot import plot_mesh, plot_skeleton
 
-# the repository: this file's folder's parent (the gallery runs examples in examples/, no __file__)
-ROOT = Path(globals().get("__file__", "plot.py")).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
-model = skinkit.load_gltf(DATA / "gltf" / "CesiumMan.glb")
+model = skinkit.data.character()
 prim = model.primitives[0]
-times = np.linspace(0.0, model.clips[0].duration, 4, endpoint=False)
-positions = model.pose(clip=0, times=times)[prim.key]          # (4, V, 3)
-world = model.world_matrices(clip=0, times=times)              # (4, N, 4, 4)
+times = np.linspace(0.0, model.clip("Walk").duration, 4, endpoint=False)
+positions = model.pose(clip="Walk", times=times)[prim.key]     # (4, V, 3)
+world = model.world_matrices(clip="Walk", times=times)         # (4, N, 4, 4)
 
 fig = plt.figure(figsize=(10, 3.2))
 for i, t in enumerate(times):

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#define GRAIN_SAMPLES 16384 /* channel samples per thread */
+#define GRAIN_SAMPLES 16384 /* channel samples per thread (the grain: see bind_table.c) */
 #define TIME_SHARE 256      /* times per thread from which threads share out the times */
 
 /* the fields of sk_clip, as attributes of the Python table (skinkit.clip.ClipTable) */

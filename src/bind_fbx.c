@@ -146,12 +146,14 @@ static PyObject *read_prim(reader *r, size_t p)
     }
     if (!ok)
         Py_CLEAR(names);
-    return make_dict(16, "node", PyLong_FromLong(pi.node), "mesh", PyLong_FromLong(pi.mesh),
+    return make_dict(18, "node", PyLong_FromLong(pi.node), "mesh", PyLong_FromLong(pi.mesh),
                      "skin", PyLong_FromLong(pi.skin), "positions", pos, "normals", nrm,
                      "uvs", uvs, "faces", faces, "joints", joints, "weights", weights,
                      "morph_positions", morph, "target_channel", tch, "target_weight", tw,
                      "channel_id", cid, "channel_weight", cw, "target_names", names,
-                     "influences", PyLong_FromSize_t(pi.influences));
+                     "influences", PyLong_FromSize_t(pi.influences),
+                     "renormalized", PyLong_FromSize_t(pi.renormalized),
+                     "dropped", PyLong_FromSize_t(pi.dropped));
 }
 
 /* one animation stack: its name and its tracks (target, kind, times (K,), values (K, C)) */

@@ -228,6 +228,17 @@ int sk_fbx_prim_info_get(const sk_fbx *fbx, size_t prim, sk_fbx_prim_info *info,
             return -1;
         }
         info->influences = skin->max_weights_per_vertex;
+        size_t kept = 0;
+        for (size_t v = 0; v < skin->vertices.count; v++) {
+            const ufbx_skin_vertex *sv = &skin->vertices.data[v];
+            double total = 0.0;
+            for (size_t i = 0; i < sv->num_weights; i++)
+                total += skin->weights.data[sv->weight_begin + i].weight;
+            kept += sv->num_weights;
+            info->renormalized += total > 0.0 && fabs(total - 1.0) > SK_FBX_WEIGHT_SUM_TOL;
+        }
+        /* ufbx sizes skin->weights for every cluster weight, then keeps the positive ones */
+        info->dropped = skin->weights.count - kept;
         for (size_t c = 0; c < skin->clusters.count; c++) { /* ufbx skips such indices */
             const ufbx_skin_cluster *cl = skin->clusters.data[c];
             for (size_t i = 0; i < cl->vertices.count; i++)

@@ -24,12 +24,19 @@ typedef struct sk_fbx_info {
     int ascii;           /* 1 for an ASCII file */
 } sk_fbx_info;
 
+#define SK_FBX_WEIGHT_SUM_TOL 1e-5
+
 /* One primitive per node that carries a mesh (in node order). */
 typedef struct sk_fbx_prim_info {
     int32_t node, mesh, skin;  /* skin -1 for a rigid mesh */
     size_t vertices;           /* V: control points */
     size_t triangles;          /* F: after triangulating every face */
     size_t influences;         /* K: most influences on one control point (0 if rigid) */
+    size_t renormalized;       /* control points whose weights sum to more than 0 but not to 1
+                                  (off by over SK_FBX_WEIGHT_SUM_TOL): sk_fbx_prim_fill divides
+                                  them by their sum */
+    size_t dropped;            /* cluster weights left out: zero, negative or NaN (ufbx's
+                                  clean_skin_weights) */
     size_t targets;            /* M: blend shapes (in-between shapes included) */
     size_t channels;           /* C: blend shape channels */
     size_t scratch;            /* uint32 slots sk_fbx_prim_fill needs to triangulate */

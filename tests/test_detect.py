@@ -28,19 +28,32 @@ def test_load_model_picks_by_content(tmp_path, path, loader):
     np.testing.assert_array_equal(model.skeleton.parents, direct.skeleton.parents)
 
 
-@pytest.mark.parametrize("loader, path, looks_like, reader", [
-    (skinkit.load_gltf, FBX_BINARY, "an FBX file", "skinkit.load_fbx"),
-    (skinkit.load_gltf, FBX_ASCII, "an FBX file", "skinkit.load_fbx"),
-    (skinkit.load_gltf, BVH, "a BVH motion file", "skinkit.load_bvh"),
-    (skinkit.load_fbx, GLB, "a binary glTF", "skinkit.load_gltf"),
-    (skinkit.load_fbx, GLTF, "a glTF JSON file", "skinkit.load_gltf"),
-    (skinkit.load_bvh, FBX_BINARY, "an FBX file", "skinkit.load_fbx"),
-])
-def test_other_format_is_named(loader, path, looks_like, reader):
+NPZ = DATA / "body" / "tiny_mano.npz"
+PKL = DATA / "body" / "tiny_mano_chumpy_py2.pkl"
+# each file: what a reader of another format says it looks like, and the function it names
+LOOKS = {GLB: ("a binary glTF (GLB) file", "skinkit.load_gltf"),
+         GLTF: ("a glTF JSON file", "skinkit.load_gltf"),
+         FBX_BINARY: ("an FBX file", "skinkit.load_fbx"),
+         FBX_ASCII: ("an FBX file", "skinkit.load_fbx"),
+         BVH: ("a BVH motion file", "skinkit.load_bvh"),
+         NPZ: ("a NumPy .npz archive", "skinkit.load_body_model"),
+         PKL: ("a Python pickle", "skinkit.load_body_model")}
+# each loader: the files it reads itself (an AMASS motion is an .npz too: its own errors)
+READS = {skinkit.load_gltf: {GLB, GLTF}, skinkit.load_fbx: {FBX_BINARY, FBX_ASCII},
+         skinkit.load_bvh: {BVH}, skinkit.load_body_model: {NPZ, PKL}, skinkit.load_amass: {NPZ}}
+
+
+@pytest.mark.parametrize("loader, path", [(loader, path) for loader, own in READS.items()
+                                          for path in LOOKS if path not in own],
+                         ids=lambda x: getattr(x, "__name__", None) or x.name)
+def test_other_format_is_named(loader, path):
+    """Every loader given a file of another format names the file, what it looks like and the
+    function that reads it, in the loader's own error (a ValueError)."""
+    looks_like, reader = LOOKS[path]
     with pytest.raises(ValueError) as e:
         loader(path)
     message = str(e.value)
-    assert str(path) in message and looks_like in message and reader in message
+    assert str(path) in message and looks_like in message and reader in message, message
 
 
 def test_unknown_content(tmp_path):

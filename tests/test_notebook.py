@@ -1,9 +1,11 @@
-"""The example notebooks run from top to bottom (nbclient, a fresh ipykernel of this Python)."""
+"""The example notebooks run from top to bottom (nbclient, a fresh ipykernel of this Python), in
+an empty folder: what they read comes with the package (``skinkit.data``)."""
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import SKINKIT_PATH
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -26,6 +28,7 @@ def kernel_name(tmp_path, monkeypatch):
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "skinkit tests", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", SKINKIT_PATH)     # the skinkit under test, from any folder
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     return name
 
@@ -51,10 +54,12 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path, kernel_name):
+def test_notebook_runs(path, kernel_name, tmp_path):
     nb = nbformat.read(path, as_version=4)
+    folder = tmp_path / "empty"
+    folder.mkdir()
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name=kernel_name,
-                                     resources={"metadata": {"path": str(EXAMPLES)}})
+                                     resources={"metadata": {"path": str(folder)}})
     client.execute()   # raises CellExecutionError with the cell and traceback on any error
     if path.name == "quickstart.ipynb":
         html = "\n".join(outputs(nb, "text/html"))
@@ -62,5 +67,5 @@ def test_notebook_runs(path, kernel_name):
         assert "<script" in html and "frames[" in html                   # the animation
         assert len(outputs(nb, "image/png")) >= 1                        # the plots
         text = "\n".join(outputs(nb, "stream") + outputs(nb, "text/plain"))
-        assert "CesiumMan.glb" in text and "(4, 3273, 3)" in text
-        assert "cesium_t1.glb" in text and "per loop" in text            # export, %timeit
+        assert "Fox.glb" in text and "(4, 1728, 3)" in text
+        assert "fox_t1.glb" in text and "per loop" in text            # export, %timeit

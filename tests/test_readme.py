@@ -1,13 +1,13 @@
 """Every ```python block of README.md and of the Markdown pages in docs/ runs as written.
 
-The README's blocks run in an empty folder (a new user's first hour: only the installed package
-and its sample content, ``skinkit.data``); the docs pages' from the repository root (where
-relative paths such as tests/data point).  Blocks run in order, one namespace per ``##`` section:
-a block may use what an earlier block of its section defined.  Files that blocks create through
-``tempfile`` land in pytest's tmp_path; matplotlib draws off screen.  Blocks that cannot run here
-are fenced with another language (```python-blender needs Blender's bpy): those must still
-compile, and every fence language must be a known one, so that a typo cannot silently drop a
-block.
+Blocks run in an empty folder (a new user's first hour: only the installed package and its
+sample content, ``skinkit.data``), except the docs sections whose code names the repository's
+test data (tests/data): those run from the repository root.  Blocks run in order, one namespace
+per ``##`` section: a block may use what an earlier block of its section defined.  Files that
+blocks create through ``tempfile`` land in pytest's tmp_path; matplotlib draws off screen.
+Blocks that cannot run here are fenced with another language (```python-blender needs Blender's
+bpy): those must still compile, and every fence language must be a known one, so that a typo
+cannot silently drop a block.
 """
 import re
 import tempfile
@@ -77,7 +77,9 @@ def test_blocks_that_need_other_software_compile(page, line, code):
 @pytest.mark.parametrize("page,section", SECTIONS,
                          ids=lambda x: _name(x) if isinstance(x, Path) else x)
 def test_section_runs(page, section, monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path if page == README else ROOT)
+    code = "".join(c for s, lang, _, c in BLOCKS[page] if s == section and lang == RUN)
+    assert page != README or "tests/data" not in code, "the README runs without the repository"
+    monkeypatch.chdir(ROOT if "tests/data" in code else tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")                     # no display
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))     # what a block writes goes here
     try:

@@ -480,7 +480,8 @@ def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
     ------
     skinkit.BodyModelError (a ValueError)
         A missing key or one of the wrong shape (the message names the key and the expected
-        shape), a pickle that needs anything but arrays, an unknown joint count.
+        shape), a pickle that needs anything but arrays, an unknown joint count; a glTF, FBX
+        or BVH file (the message says what the file looks like and which function reads it).
     OSError
         The file cannot be read.
     """

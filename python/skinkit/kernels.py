@@ -17,10 +17,11 @@ Conventions (all functions)
   not overlap an input; otherwise ValueError (TypeError for a wrong dtype).
 - The GIL is released while a kernel runs.
 - ``threads=`` (every kernel): at most this many threads, None for the default (the environment
-  variable ``SKINKIT_NUM_THREADS`` read at import, else the number of online CPUs).  Threads
-  start only when each gets enough work (about 50 us), are created per call (no pool, so
-  ``fork`` is safe), and split the batch so that results are bitwise identical whatever the
-  thread count.
+  variable ``SKINKIT_NUM_THREADS`` read at import, else the number of online CPUs).  A call
+  uses more threads only when each gets a grain of work (the ``GRAIN_`` constants of
+  ``src/bind_table.c`` say how much), takes them from a persistent pool (see "Threads, SIMD
+  and precision" in docs/performance.md; ``fork`` is safe), and splits the batch so that results
+  are bitwise identical whatever the thread count.
 - NaN and Inf propagate to the result; they never crash.
 """
 from __future__ import annotations

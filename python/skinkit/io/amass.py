@@ -23,6 +23,7 @@ from .._types import PathLike
 from ..limits import MAX_ARRAY_BYTES, MAX_FPS
 from .body.arrays import BodyModelError
 from .body.npz import read_npz, read_npz_text
+from .detect import check_format
 
 GENDERS = ("male", "female", "neutral")
 # each layout's pose arrays in joint order with their widths, and its frame-rate key
@@ -184,11 +185,13 @@ def load_amass(path: PathLike) -> BodyMotion:
     skinkit.BodyModelError (a ValueError)
         Naming the file and the key: a missing key, a wrong shape, a non-finite value, no
         frames, a frame rate not in (0, MAX_FPS], an unknown gender, an object array or a
-        declared size over the limits (see skinkit.io.body.npz).
+        declared size over the limits (see skinkit.io.body.npz); a file of another format
+        (the message says which and the function that reads it).
     OSError
         The file cannot be opened.
     """
     name = os.fspath(path)
+    check_format(path, "amass", BodyModelError)
     text = read_npz_text(path, ("surface_model_type", "gender"))
     rates = read_npz(path, _FPS_KEYS.values())
     model_type = _model_type(text, rates, name)

@@ -28,15 +28,16 @@ _FORMATS = {
     "gltf": Format("gltf", "a glTF JSON file", "skinkit.load_gltf"),
     "fbx": Format("fbx", "an FBX file", "skinkit.load_fbx"),
     "bvh": Format("bvh", "a BVH motion file ('HIERARCHY')", "skinkit.load_bvh"),
-    "npz": Format("npz", "a NumPy .npz archive (zip), e.g. a body model",
-                  "skinkit.load_body_model"),
+    "npz": Format("npz", "a NumPy .npz archive (zip), such as a body model or an AMASS motion",
+                  "skinkit.load_body_model, or skinkit.load_amass for a motion"),
     "pickle": Format("pickle", "a Python pickle, e.g. a body model", "skinkit.load_body_model"),
 }
 # a file of no known signature goes to the reader its suffix names (whose error says what is wrong)
 _BY_SUFFIX = {".gltf": "gltf", ".glb": "glb", ".fbx": "fbx", ".bvh": "bvh", ".npz": "npz",
               ".pkl": "pickle"}
-# the formats one reader accepts
-_READS = {"gltf": ("gltf", "glb"), "fbx": ("fbx",), "bvh": ("bvh",), "body": ("npz", "pickle")}
+# what each reader reads: its formats, and how a message names them
+_READS = {"gltf": (("gltf", "glb"), "glTF"), "fbx": (("fbx",), "FBX"), "bvh": (("bvh",), "BVH"),
+          "body": (("npz", "pickle"), "a body model"), "amass": (("npz",), "an AMASS motion")}
 
 
 def sniff(head: bytes) -> Optional[Format]:
@@ -59,22 +60,25 @@ def sniff(head: bytes) -> Optional[Format]:
     return None
 
 
-def read_head(path: PathLike) -> bytes:
-    """The first bytes of ``path`` (OSError if it cannot be read)."""
+def format_of(path: PathLike) -> Optional[Format]:
+    """The format of ``path`` by its first bytes (``sniff``), or None (OSError if it cannot be
+    read)."""
     with open(path, "rb") as f:
-        return f.read(_HEAD)
+        return sniff(f.read(_HEAD))
 
 
 def check_format(path: PathLike, reader: str,
-                 error: Callable[[str], Exception] = ValueError) -> None:
+                 error: Callable[[str], Exception] = ValueError) -> Optional[Format]:
     """Raise ``error`` when ``path`` looks like a format that ``reader`` ("gltf", "fbx", "bvh",
-    "body") does not read, naming what it looks like and the function that reads it; a file
-    of no known signature is left to the reader."""
-    fmt = sniff(read_head(path))
-    if fmt is not None and fmt.name not in _READS[reader]:
-        raise error(f"{path}: this looks like {fmt.looks_like}, not {reader.upper()}; "
+    "body", "amass") does not read, naming what it looks like and the function that reads it;
+    otherwise return its format (None for a file of no known signature, left to the reader)."""
+    fmt = format_of(path)
+    formats, noun = _READS[reader]
+    if fmt is not None and fmt.name not in formats:
+        raise error(f"{path}: this looks like {fmt.looks_like}, not {noun}; "
                     f"read it with {fmt.reader} (or skinkit.load_model, which picks the reader "
                     "by content)")
+    return fmt
 
 
 def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
@@ -102,7 +106,7 @@ def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
     OSError
         The file cannot be read.
     """
-    fmt = sniff(read_head(path))
+    fmt = format_of(path)
     name = fmt.name if fmt else _BY_SUFFIX.get(Path(path).suffix.lower())
     if name in ("gltf", "glb"):
         from .gltf import load_gltf

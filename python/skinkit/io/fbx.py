@@ -14,6 +14,7 @@ against ``max_bytes`` before any is allocated, and no other file (textures, cach
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -24,6 +25,8 @@ from .. import _core, limits
 from ..clip import Channel, Clip
 from .._types import PathLike
 from ..model import Model, Primitive, Skeleton, Skin, float_dtype
+
+_log = logging.getLogger(__name__)   # a child of "skinkit": what the reader decided
 
 __all__ = ["FbxError", "load_fbx"]
 
@@ -89,6 +92,12 @@ def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
     TypeError, ValueError
         ``dtype`` is not float32 or float64; ``axes`` is not one of ``AXES``; ``max_bytes`` is
         not a positive integer.
+
+    Notes
+    -----
+    The ``skinkit`` logger says (INFO, one line each, naming the file and the mesh node) what
+    the reader did to skin weights: influences dropped (zero, negative or NaN weight), control
+    points whose weights were normalized to sum 1, control points without any weight.
     """
     from .detect import check_format
     dtype = float_dtype(dtype)
@@ -106,12 +115,12 @@ def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
         limit = f" (max_bytes={max_bytes})" if "Memory limit" in str(e) else ""
         raise FbxError(f"{path}: {e}{limit}") from None
     try:
-        return _assemble(scene, dtype, path.stem)
+        return _assemble(scene, dtype, path)
     except ValueError as e:
         raise FbxError(f"{path}: {e}") from None
 
 
-def _assemble(scene: Dict[str, Any], dtype: np.dtype[Any], name: str) -> Model:
+def _assemble(scene: Dict[str, Any], dtype: np.dtype[Any], path: Path) -> Model:
     nodes = scene["nodes"]
     too_many = limits.nodes_error(len(nodes["names"]))
     if too_many is not None:
@@ -125,13 +134,29 @@ def _assemble(scene: Dict[str, Any], dtype: np.dtype[Any], name: str) -> Model:
             raise ValueError(f"skin {i} ({s['name']!r}): a cluster has no bone node")
         skins.append(Skin(s["name"] or None, s["joints"], s["ibm"].astype(dtype)))
     primitives = [_primitive(p, dtype) for p in scene["primitives"]]
-    for prim in primitives:
+    for p, prim in zip(scene["primitives"], primitives):
         if prim.skin is not None and prim.weights is not None and prim.joints is not None:
+            node = skeleton.names[prim.node]
+            _log_weights(path, node, p, len(prim.weights))
             free = np.logical_not(prim.weights.any(axis=1))
             if free.any():
+                _log.info("%s: mesh node %r: %d of %d control points have no skin weight; "
+                          "they follow the node (weight 1), as in ufbx and Blender", path,
+                          node, int(np.count_nonzero(free)), len(free))
                 _attach_unweighted(prim, prim.skin, prim.joints, prim.weights, free, skins)
     clips = [_clip(c, scene["primitives"], dtype) for c in scene["clips"]]
-    return Model(skeleton, skins, primitives, clips, name=name)
+    return Model(skeleton, skins, primitives, clips, name=path.stem)
+
+
+def _log_weights(path: Path, node: Optional[str], p: Dict[str, Any], count: int) -> None:
+    """Say on the "skinkit" logger (INFO) what the C reader did to a mesh's skin weights: the
+    influences ufbx dropped and the control points whose weights it divided by their sum."""
+    if p["dropped"]:
+        _log.info("%s: mesh node %r: %d skin influence(s) dropped (zero, negative or NaN "
+                  "weight)", path, node, p["dropped"])
+    if p["renormalized"]:
+        _log.info("%s: mesh node %r: skin weights of %d of %d control points normalized to sum "
+                  "1", path, node, p["renormalized"], count)
 
 
 def _primitive(p: Dict[str, Any], dtype: np.dtype[Any]) -> Primitive:

@@ -14,6 +14,7 @@ from torch import Tensor
 from .. import body as _body
 from .._types import PathLike
 from ..io import body as _io
+from ..io.detect import format_of
 from ..io.body import pkl as _pkl
 from .body_op import ModelSet, body_forward
 from .rotations import matrix_from_6d, rotvec_from_matrix
@@ -59,9 +60,8 @@ def _read(path: PathLike) -> Dict[str, NDArray[Any]]:
     """The model arrays of a file, and its hand PCA arrays when it has them."""
     arrays = _io.read_body_arrays(path)
     keys = [k for pair in HAND_KEYS.values() for k in pair]
-    with open(path, "rb") as f:
-        npz = f.read(2) == b"PK"
-    if npz:
+    fmt = format_of(path)
+    if fmt is not None and fmt.name == "npz":
         extra = _io.read_npz(path, keys)
     else:
         raw = _pkl.read_pickle(path)

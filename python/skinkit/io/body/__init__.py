@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from ..._types import PathLike
 from ...limits import MAX_ARRAY_BYTES
+from ..detect import check_format
 from .arrays import BodyModelError
 from .layouts import KINDS, REQUIRED, find_body_model
 from .npz import read_npz, read_npz_text
@@ -44,17 +45,18 @@ def read_body_arrays(path: PathLike) -> Dict[str, NDArray[Any]]:
     BodyModelError (a ValueError)
         Naming the file and the key: a missing key, a refused pickle global, a chumpy
         expression, a non-numeric or object array, a declared size over the limits or not
-        matching the data, a malformed sparse matrix.
+        matching the data, a malformed sparse matrix; or a file of another format (glTF, FBX,
+        BVH: the message says which and the function that reads it).
     OSError
         The file cannot be opened.
     """
     name = os.fspath(path)
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    out = read_npz(path, REQUIRED) if magic == b"PK" else _from_pickle(path)
+    fmt = check_format(path, "body", BodyModelError)
+    npz = fmt is not None and fmt.name == "npz"
+    out = read_npz(path, REQUIRED) if npz else _from_pickle(path)
     for key in REQUIRED:
         if key not in out:
-            motion = magic == b"PK" and read_npz(path, ("trans",))
+            motion = npz and read_npz(path, ("trans",))
             hint = "; it looks like an AMASS motion (skinkit.load_amass reads it)" if motion \
                 else ""
             raise BodyModelError(f"{name}: missing key {key!r} (a body model file has "

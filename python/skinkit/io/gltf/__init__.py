@@ -19,6 +19,7 @@ name ``GLB header.<field>`` or ``GLB chunks[i].<field>``.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import struct
 from pathlib import Path
@@ -30,6 +31,7 @@ from numpy.typing import DTypeLike
 from ..detect import check_format
 from .accessors import Accessors
 from .clips import read_clips
+from .draco import DRACO, draco_available
 from .fields import GltfError, Json, list_field
 from .meshes import read_primitives, target_counts
 from .materials import read_materials
@@ -55,6 +57,11 @@ _SUPPORTED_EXTENSION_PREFIXES = ("KHR_mesh_quantization", "KHR_draco_mesh_compre
 # on (checked 2026-11: `meshopt` 0.1 is a first release, `meshoptimizer` 0.2.30a0 an alpha
 # binding without a buffer view decoder).
 _MESHOPT = "EXT_meshopt_compression"
+# Skin weights farther than this from summing to 1 are reported (glTF 2.0 section 3.7.3.3: float
+# weights SHOULD sum to 1 as closely as reasonably possible; normalized integers exactly).
+_WEIGHT_SUM_TOL = 1e-5
+
+_log = logging.getLogger(__name__)   # a child of "skinkit": what the reader decided
 
 
 def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
@@ -97,6 +104,12 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
         The file or one of its buffer files cannot be read.
     TypeError
         ``dtype`` is not float32 or float64.
+
+    Notes
+    -----
+    The ``skinkit`` logger says (INFO, one line each, naming the file) what the reader chose not
+    to do: the optional extensions it ignored, and skin weights it used as stored though they
+    do not sum to 1.
     """
     dtype = float_dtype(dtype)
     path = Path(path)
@@ -112,8 +125,32 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
     skins = read_skins(doc, accessors, dtype)
     primitives = read_primitives(doc, accessors, scene_nodes(doc, skeleton, scene), skins, dtype)
     clips = read_clips(doc, accessors, target_counts(doc), dtype)
-    return Model(skeleton, skins, primitives, clips, name=path.stem,
-                 materials=read_materials(doc, accessors))
+    model = Model(skeleton, skins, primitives, clips, name=path.stem,
+                  materials=read_materials(doc, accessors))
+    _log_decisions(path, doc, model)
+    return model
+
+
+def _log_decisions(path: Path, doc: Json, model: Model) -> None:
+    """Say on the "skinkit" logger (INFO) what the reader chose not to do: the optional
+    extensions it ignored (neither applied nor kept in ``Model.materials`` for writing back)
+    and the skin weights it used as stored though they do not sum to 1."""
+    kept = set(model.materials["extensionsUsed"]) if model.materials else set()
+    applied = {"KHR_mesh_quantization", DRACO} if draco_available() else {"KHR_mesh_quantization"}
+    ignored = [e for e in list_field(doc, "extensionsUsed", "")
+               if isinstance(e, str) and e not in applied and e not in kept]
+    if ignored:
+        _log.info("%s: optional glTF extensions ignored (the model is read without them): %s",
+                  path, ", ".join(ignored))
+    for prim in model.primitives:
+        if prim.weights is None:
+            continue
+        off = np.abs(prim.weights.sum(axis=1, dtype=np.float64) - 1.0)
+        bad = int(np.count_nonzero(off > _WEIGHT_SUM_TOL))
+        if bad:
+            _log.info("%s: meshes[%d].primitives[%d]: skin weights of %d of %d vertices do not "
+                      "sum to 1 (off by up to %.3g); used as stored, not normalized", path,
+                      prim.mesh, prim.index, bad, len(off), float(np.nanmax(off)))
 
 
 def _parse_glb(data: bytes) -> Tuple[Json, Optional[memoryview]]:

@@ -1,4 +1,4 @@
-"""The byte layer of the glTF reader: buffers, buffer views and accessors (glTF 2.0 sections 3.6
+"""The byte layer of the glTF reader: buffers, buffer views and accessors (glTF 2.0 sections 3.6.1
 "Buffers and Buffer Views" and 3.6.2 "Accessors", sparse accessors included).
 
 An :class:`Accessors` object decodes each accessor once (cached) into a ``(count, n)`` NumPy

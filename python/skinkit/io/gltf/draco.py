@@ -9,10 +9,18 @@ of their own (or an uncompressed fallback when the extension is only used, not r
 """
 from __future__ import annotations
 
+import importlib.util
+
 from .accessors import Accessors
 from .fields import GltfError, Json, int_field, list_field, obj
 
 DRACO = "KHR_draco_mesh_compression"
+
+
+def draco_available() -> bool:
+    """Whether DracoPy (the ``[draco]`` extra) is installed: without it a Draco primitive is
+    read from its uncompressed fallback, when the file has one."""
+    return importlib.util.find_spec("DracoPy") is not None
 
 
 def decode_draco(doc: Json, prim: Json, path: str, accessors: Accessors) -> None:

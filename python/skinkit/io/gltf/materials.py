@@ -2,7 +2,7 @@
 ``materials``, ``textures`` and ``samplers`` as they are, the images with their bytes as a uint8
 array (from a buffer view, a data: URI or a file beside the model; an array so that pickling
 sends it out of band), and the extensions they use (glTF 2.0
-sections 3.9 "Materials" and 3.8 "Textures, Images, and Samplers").  skinkit does not draw
+sections 3.9 "Materials" and 3.8 "Texture Data").  skinkit does not draw
 them."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Model assembly from glTF 2.0 nodes: the skeleton (every node), the skins, and the nodes of a
-scene (glTF 2.0 sections 3.5 "Scenes and Nodes" and 3.7.3 "Skins")."""
+scene (glTF 2.0 sections 3.5 "Scenes" and 3.7.3 "Skins")."""
 from __future__ import annotations
 
 import re
