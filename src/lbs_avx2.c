@@ -2,11 +2,13 @@
  * -mavx2 -mfma, called only when cpu.c finds both, for up to SK_AVX2_MAX_JOINTS joints).  The
  * pose's matrices are transposed once into a stack buffer; per vertex the blended columns are
  * two 8-lane accumulators (one FMA pair per influence), applied to (x, y, z, 1) with two
- * permutes, one FMA and one add.  Every vertex but the last of the range loads and stores 4 floats at 3x
- * (the 4th lane belongs to the next vertex of the same range and is rewritten by it).  Normals
- * are computed 8 vertices at a time (transposed to one vertex per lane), the group boundaries
- * counted from the start of the range; a partial group pads its lanes with zeros, so a vertex
- * gets the same bits whichever group it falls in. */
+ * permutes, one FMA and one add.  Every vertex but the last of the range loads and stores 4 floats
+ * at 3x (the 4th lane belongs to the next vertex of the same range and is rewritten by it).  With
+ * normals the vertices go in blocks of 8: their blended columns staged, then transposed to one
+ * vertex per lane, and positions and normals both computed there (flush_normals, lbs_simd.h),
+ * the block boundaries counted from the start of the range; a partial block pads its lanes with
+ * zeros, so a vertex gets the same bits whichever block it falls in, and the same position bits
+ * as without normals. */
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
@@ -26,7 +28,21 @@
     {                                                                                         \
         const __m256i xy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);                         \
         const __m256i z1 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);                         \
-        __m256 st[16];                                                                        \
+        if (on) { /* blocks of 8: blended columns staged, then flush_normals */               \
+            __m256 st[16];                                                                    \
+            for (size_t x0 = 0; x0 < V; x0 += 8) {                                            \
+                size_t cnt = V - x0 < 8 ? V - x0 : 8;                                         \
+                for (size_t l = 0; l < cnt; l++) {                                            \
+                    size_t x = x0 + l;                                                        \
+                    __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();                  \
+                    SK_INFLUENCES(JT, 1, SK_STEP_AVX2)                                        \
+                    st[l] = A;                                                                \
+                    st[8 + l] = B;                                                            \
+                }                                                                             \
+                flush_normals(st, cnt, v + 3 * x0, nv + 3 * x0, op + 3 * x0, on + 3 * x0);    \
+            }                                                                                 \
+            return SK_OK;                                                                     \
+        }                                                                                     \
         for (size_t x = 0; x < V; x++) {                                                      \
             __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();                          \
             SK_INFLUENCES(JT, 1, SK_STEP_AVX2)                                                \
@@ -44,14 +60,6 @@
                 op[3 * x] = q[0]; op[3 * x + 1] = q[1]; op[3 * x + 2] = q[2];                 \
             } else {                                                                          \
                 _mm_storeu_ps(op + 3 * x, s);                                                 \
-            }                                                                                 \
-            if (on) {                                                                         \
-                const float *n = nv + 3 * x;                                                  \
-                size_t l = x % 8;                                                             \
-                st[l] = A;                                                                    \
-                st[8 + l] = _mm256_insertf128_ps(B, _mm_set_ps(0.f, n[2], n[1], n[0]), 1);    \
-                if (l == 7 || last)                                                           \
-                    flush_normals(st, l + 1, on + 3 * (x - l));                               \
             }                                                                                 \
         }                                                                                     \
         return SK_OK;                                                                         \
