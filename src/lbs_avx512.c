@@ -7,8 +7,9 @@
  * permute and one masked store.  A group at the end of the range is padded with zeros (masked
  * loads and stores, no access past the range), and every vertex goes through the same
  * instructions wherever its group starts, so the result does not depend on how a call is split.
- * Normals 16 vertices at a time, one vertex per lane: their blended matrices transposed, their
- * normals deinterleaved with two permutes per component, the results interleaved back (the
+ * With normals the vertices go in blocks of 16, one vertex per lane: their blended matrices
+ * transposed, positions and normals deinterleaved with two permutes per component, positions
+ * (rounded as the groups of 4 round them) and normals computed, the results interleaved back (the
  * cofactor arithmetic is lbs_avx2.c's, SK_NORMALS in lbs_simd.h). */
 #define SK_DOUBLE 0
 #include "real.h"
@@ -28,9 +29,9 @@ static inline __m512 sum_columns4(const __m512 r[4])
 
 SK_TRANSPOSE4_IN_LANES(transpose4_lanes16, __m512, _mm512)
 
-/* r[e] lane l <- r[l] lane e for the rows e of the 3x3 block (lanes 0-2, 4-6, 8-10); the other
- * rows are left undefined */
-static inline void transpose16_3x3(__m512 r[16])
+/* r[e] lane l <- r[l] lane e for the rows e of the 3x4 block (lanes 0-2, 4-6, 8-10, 12-14);
+ * the other rows are left undefined */
+static inline void transpose16_3x4(__m512 r[16])
 {
     __m512 u[16]; /* u[i + m]: element 4k + m of rows i..i+3 in lane k */
     transpose4_lanes16(r, 16, u);
@@ -42,57 +43,88 @@ static inline void transpose16_3x3(__m512 r[16])
         r[m] = _mm512_shuffle_f32x4(p0, p2, _MM_SHUFFLE(2, 0, 2, 0));
         r[4 + m] = _mm512_shuffle_f32x4(p1, p3, _MM_SHUFFLE(2, 0, 2, 0));
         r[8 + m] = _mm512_shuffle_f32x4(p0, p2, _MM_SHUFFLE(3, 1, 3, 1));
+        r[12 + m] = _mm512_shuffle_f32x4(p1, p3, _MM_SHUFFLE(3, 1, 3, 1));
     }
 }
 
 SK_NORMALS(normals16, __m512, _mm512, SK_NONZERO512)
 
-/* The normals of vertices x0 .. x0+cnt-1 (cnt <= 16) from their blended matrices st[0..cnt-1]:
- * transposed to one vertex per lane (spare lanes zero), their normals nv deinterleaved into
- * x, y, z registers, the results interleaved back; masked loads and stores past cnt. */
-static inline __attribute__((always_inline)) void flush_normals16(__m512 *st, size_t cnt,
-                                                                  const float *nv, float *on)
+/* the mask of the first `left` of 16 lanes */
+static inline __mmask16 first16(size_t left)
 {
-    __m512 a[15], o[3], n[3], q[3];
-    for (size_t l = cnt; l < 16; l++)
-        st[l] = _mm512_setzero_ps();
-    transpose16_3x3(st);
-    for (int e = 0; e < 12; e++)
-        a[e] = st[e];
-    for (int i = 0; i < 3; i++) {
-        size_t left = 3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i : 0;
-        __mmask16 m = (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1);
-        n[i] = _mm512_maskz_loadu_ps(m, nv + 16 * i);
-    }
-    /* component c of lane l is float 3 l + c of n[0..2]: from n[0] | n[1] (index < 32), then
-       n[2] (index - 32) for the lanes beyond; and back for the output */
+    return (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1);
+}
+
+/* The xyz triples of cnt <= 16 vertices at src deinterleaved into x[0..2], lane l = vertex l
+ * (spare lanes zero; masked loads, nothing read past the triples): component c of lane l is
+ * float 3 l + c of the three loads, from the first two (index < 32), then the third (index - 32)
+ * for the lanes beyond. */
+static inline __attribute__((always_inline)) void load_xyz16(const float *src, size_t cnt,
+                                                             __m512 x[3])
+{
     static const int32_t de[3][16] = {
         {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33 - 32, 36 - 32, 39 - 32, 42 - 32, 45 - 32},
         {1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 34 - 32, 37 - 32, 40 - 32, 43 - 32, 46 - 32},
         {2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 32 - 32, 35 - 32, 38 - 32, 41 - 32, 44 - 32,
          47 - 32}};
     static const __mmask16 de_hi[3] = {0xF800, 0xF800, 0xFC00};
-    /* output float 16 i + f is component (16 i + f) % 3 of lane (16 i + f) / 3: x from o[0]
-       (index lane), y from o[1] (index 16 + lane), z from o[2] where in_z */
+    __m512 n[3];
+    for (int i = 0; i < 3; i++)
+        n[i] = _mm512_maskz_loadu_ps(first16(3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i
+                                                                     : 0),
+                                     src + 16 * i);
+    for (int c = 0; c < 3; c++) {
+        __m512i d = _mm512_loadu_si512(de[c]);
+        x[c] = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(n[0], d, n[1]), de_hi[c], d,
+                                          n[2]);
+    }
+}
+
+/* load_xyz16's inverse: output float 16 i + f is component (16 i + f) % 3 of lane (16 i + f) / 3:
+ * x from x[0] (index lane), y from x[1] (index 16 + lane), z from x[2] where in_z; masked
+ * stores past cnt */
+static inline __attribute__((always_inline)) void store_xyz16(const __m512 x[3], size_t cnt,
+                                                              float *dst)
+{
     static const int32_t in[3][16] = {
         {0, 16, 0, 1, 17, 1, 2, 18, 2, 3, 19, 3, 4, 20, 4, 5},
         {21, 5, 6, 22, 6, 7, 23, 7, 8, 24, 8, 9, 25, 9, 10, 26},
         {10, 11, 27, 11, 12, 28, 12, 13, 29, 13, 14, 30, 14, 15, 31, 15}};
     static const __mmask16 in_z[3] = {0x4924, 0x2492, 0x9249};
-    for (int c = 0; c < 3; c++) {
-        __m512i d = _mm512_loadu_si512(de[c]);
-        a[12 + c] = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(n[0], d, n[1]), de_hi[c],
-                                               d, n[2]);
-    }
-    normals16(a, o);
     for (int i = 0; i < 3; i++) {
         __m512i d = _mm512_loadu_si512(in[i]);
-        q[i] = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(o[0], d, o[1]), in_z[i], d,
-                                          o[2]);
-        size_t left = 3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i : 0;
-        _mm512_mask_storeu_ps(on + 16 * i, (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1),
-                              q[i]);
+        __m512 q = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(x[0], d, x[1]), in_z[i], d,
+                                              x[2]);
+        _mm512_mask_storeu_ps(dst + 16 * i,
+                              first16(3 * cnt > 16 * (size_t)i ? 3 * cnt - 16 * (size_t)i : 0),
+                              q);
     }
+}
+
+/* The positions and normals of vertices x0 .. x0+cnt-1 (cnt <= 16) from their blended matrices
+ * st[0..cnt-1] (columns in 128-bit lanes): transposed to one vertex per lane (spare lanes
+ * zero), positions v and normals nv deinterleaved, results interleaved back to op and on.  A
+ * position is (c0 x + c1 y) + (c2 z + c3), each product rounded, as sum_columns4 rounds it: a
+ * vertex gets the same bits with and without normals (the file is compiled with
+ * -ffp-contract=off, so that no multiply-add here is fused). */
+static inline __attribute__((always_inline)) void flush_normals16(const __m512 *st, size_t cnt,
+                                                                  const float *v,
+                                                                  const float *nv, float *op,
+                                                                  float *on)
+{
+    __m512 a[16], p[3], n[3], o[3];
+    for (size_t l = 0; l < 16; l++)
+        a[l] = l < cnt ? st[l] : _mm512_setzero_ps();
+    transpose16_3x4(a);
+    load_xyz16(v, cnt, p);
+    load_xyz16(nv, cnt, n);
+    for (int r = 0; r < 3; r++)
+        o[r] = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(E(r, 0), p[0]),
+                                           _mm512_mul_ps(E(r, 1), p[1])),
+                             _mm512_add_ps(_mm512_mul_ps(E(r, 2), p[2]), E(r, 3)));
+    store_xyz16(o, cnt, op);
+    normals16(a, n, o);
+    store_xyz16(o, cnt, on);
 }
 
 /* whether the n joint indices at j are all below J (as unsigned: -1 is not), a register of
@@ -122,8 +154,10 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
 
 #if defined(__clang__)
 #define SK_UNROLL4 _Pragma("unroll 4")
+#define SK_UNROLL16 _Pragma("unroll 16")
 #else
 #define SK_UNROLL4 _Pragma("GCC unroll 4")
+#define SK_UNROLL16 _Pragma("GCC unroll 16")
 #endif
 
 /* Software prefetch this many vertices ahead (3 KiB of positions, 4 KiB of float32 weights):
@@ -146,26 +180,33 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         *out = acc;                                                                           \
         return SK_OK;                                                                         \
     }                                                                                         \
-    /* the vertices x0 .. x0+cnt-1 (cnt <= 4), padded with zeros to a group of 4 */          \
-    static inline __attribute__((always_inline)) int NAME##_group(                            \
-        size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
-        const JT *joints, const float *restrict w, const float *restrict mt,                  \
-        const float *restrict nv, float *restrict op, float *restrict on, __m512 *st,         \
-        size_t *bad)                                                                          \
+    /* the streams' lines of vertex x0 + SK_PREFETCH_AHEAD, if any */                         \
+    static inline __attribute__((always_inline)) void NAME##_prefetch(                        \
+        size_t x0, size_t V, size_t K, const float *v, const JT *joints, const float *w,      \
+        const float *nv)                                                                      \
     {                                                                                         \
-        __mmask16 m3 = (__mmask16)((1u << (3 * cnt)) - 1);                                    \
-        __m512 P = _mm512_mask_blend_ps(0xF000, _mm512_maskz_loadu_ps(m3, v + 3 * x0),        \
-                                        _mm512_set1_ps(1.f)), r[4];                           \
-        if (x0 + SK_PREFETCH_AHEAD < V) { /* the streams' lines some vertices ahead */        \
+        if (x0 + SK_PREFETCH_AHEAD < V) {                                                     \
             size_t xa = x0 + SK_PREFETCH_AHEAD;                                               \
             _mm_prefetch((const char *)(v + 3 * xa), _MM_HINT_T0);                            \
             _mm_prefetch((const char *)(w + K * xa), _MM_HINT_T0);                            \
             _mm_prefetch((const char *)(joints + K * xa), _MM_HINT_T0);                       \
-            if (on)                                                                           \
+            if (nv)                                                                           \
                 _mm_prefetch((const char *)(nv + 3 * xa), _MM_HINT_T0);                       \
         }                                                                                     \
-        int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                          \
-        SK_UNROLL4 for (size_t l = 0; l < 4; l++)                                \
+    }                                                                                         \
+    /* positions only: the vertices x0 .. x0+cnt-1 (cnt <= 4), padded with zeros to a group   \
+       of 4 */                                                                                \
+    static inline __attribute__((always_inline)) int NAME##_group(                            \
+        size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
+        const JT *joints, const float *restrict w, const float *restrict mt,                  \
+        float *restrict op, size_t *bad)                                                      \
+    {                                                                                         \
+        __mmask16 m3 = (__mmask16)((1u << (3 * cnt)) - 1);                                    \
+        __m512 P = _mm512_mask_blend_ps(0xF000, _mm512_maskz_loadu_ps(m3, v + 3 * x0),        \
+                                        _mm512_set1_ps(1.f)), r[4];                           \
+        NAME##_prefetch(x0, V, K, v, joints, w, NULL);                                        \
+        int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                                 \
+        SK_UNROLL4 for (size_t l = 0; l < 4; l++)                                             \
         {                                                                                     \
             size_t x = x0 + l;                                                                \
             __m512 acc;                                                                       \
@@ -179,27 +220,50 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
                                                3 * l + 1, 3 * l + 1, 3 * l + 1, 3 * l + 2,    \
                                                3 * l + 2, 3 * l + 2, 3 * l + 2, 12, 12, 12, 12); \
             r[l] = _mm512_mul_ps(acc, _mm512_permutexvar_ps(spread, P));                      \
-            if (on) {                                                                         \
-                size_t l16 = x % 16;                                                          \
-                st[l16] = acc;                                                                \
-                if (l16 == 15 || x + 1 == V)                                                  \
-                    flush_normals16(st, l16 + 1, nv + 3 * (x - l16), on + 3 * (x - l16));     \
-            }                                                                                 \
         }                                                                                     \
         const __m512i pick = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0,  \
                                                0, 0);                                         \
         _mm512_mask_storeu_ps(op + 3 * x0, m3, _mm512_permutexvar_ps(pick, sum_columns4(r))); \
         return SK_OK;                                                                         \
     }                                                                                         \
-    SK_LBS_BODY(NAME, JT)                                                                     \
+    /* positions and normals: the vertices x0 .. x0+cnt-1 (cnt <= 16), blended into 16       \
+       registers, then flush_normals16 */                                                     \
+    static inline __attribute__((always_inline)) int NAME##_block16(                          \
+        size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
+        const JT *joints, const float *restrict w, const float *restrict mt,                  \
+        const float *restrict nv, float *restrict op, float *restrict on, size_t *bad)        \
     {                                                                                         \
         __m512 st[16];                                                                        \
+        for (size_t g = 0; g < 16; g += 4)                                                    \
+            NAME##_prefetch(x0 + g, V, K, v, joints, w, nv);                                  \
+        int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                                 \
+        SK_UNROLL16 for (size_t l = 0; l < 16; l++)                                           \
+        {                                                                                     \
+            __m512 acc = _mm512_setzero_ps();                                                 \
+            if (l < cnt && (checked ? NAME##_blend(x0 + l, K, J, joints, w, mt, 1, &acc, bad) \
+                                    : NAME##_blend(x0 + l, K, J, joints, w, mt, 0, &acc, bad)))\
+                return SK_ERR_JOINT_INDEX;                                                    \
+            st[l] = acc;                                                                      \
+        }                                                                                     \
+        flush_normals16(st, cnt, v + 3 * x0, nv + 3 * x0, op + 3 * x0, on + 3 * x0);          \
+        return SK_OK;                                                                         \
+    }                                                                                         \
+    SK_LBS_BODY(NAME, JT)                                                                     \
+    {                                                                                         \
         size_t x0 = 0;                                                                        \
+        if (on) {                                                                             \
+            for (; x0 + 16 <= V; x0 += 16)                                                    \
+                if (NAME##_block16(x0, 16, V, K, J, v, joints, w, mt, nv, op, on, bad))       \
+                    return SK_ERR_JOINT_INDEX;                                                \
+            if (x0 < V)                                                                       \
+                return NAME##_block16(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, bad); \
+            return SK_OK;                                                                     \
+        }                                                                                     \
         for (; x0 + 4 <= V; x0 += 4)                                                          \
-            if (NAME##_group(x0, 4, V, K, J, v, joints, w, mt, nv, op, on, st, bad))          \
+            if (NAME##_group(x0, 4, V, K, J, v, joints, w, mt, op, bad))                      \
                 return SK_ERR_JOINT_INDEX;                                                    \
         if (x0 < V)                                                                           \
-            return NAME##_group(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, st, bad);  \
+            return NAME##_group(x0, V - x0, V, K, J, v, joints, w, mt, op, bad);              \
         return SK_OK;                                                                         \
     }                                                                                         \
     SK_LBS_K4(NAME, JT)

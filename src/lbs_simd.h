@@ -2,6 +2,7 @@
  * float32 skinning: the transposed pose matrices and the skinned normals of 8 vertices at once.
  * Included once per file, compiled with that file's target flags (AVX2/FMA at least). */
 #include <immintrin.h>
+#include <string.h>
 #include "lanes8.h"
 #include "lbs_normal.h"
 
@@ -39,21 +40,21 @@ static inline void transpose8(__m256 r[8])
 #define SK_NONZERO512(r, len2) \
     _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
 
-/* NAME(a, o): the skinned normals of a register's lanes at once (as skin_normal, lanes =
+/* NAME(a, n, o): the skinned normals of a register's lanes at once (as skin_normal, lanes =
  * vertices), in the vector type VT with the intrinsics of prefix P (_mm256, _mm512): a[0..11]
- * the columns of the blended 3x3 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused),
- * a[12..14] the normals; result in o[0..2].  NONZERO(r, len2) is r where len2 != 0, else 0;
+ * the columns of the blended 3x4 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused), n[0..2]
+ * the normals' x, y, z; result in o[0..2].  NONZERO(r, len2) is r where len2 != 0, else 0;
  * SK_DIFF##P(p, q, r, s) is p q - r s (the cofactors: SK_COFACTORS3, lbs_normal.h). */
 #define SK_NORMALS(NAME, VT, P, NONZERO)                                                       \
-    static inline void NAME(const VT *a, VT *o)                                               \
+    static inline void NAME(const VT *a, const VT *n, VT *o)                                  \
     {                                                                                         \
         VT c[3][3], v[3];                                                                     \
         SK_COFACTORS3(c, E, SK_DIFF##P)                                                       \
         VT det = P##_fmadd_ps(E(0, 0), c[0][0], P##_fmadd_ps(E(0, 1), c[0][1],                \
                                                              P##_mul_ps(E(0, 2), c[0][2]))); \
         for (int r_ = 0; r_ < 3; r_++)                                                        \
-            v[r_] = P##_fmadd_ps(c[r_][0], a[12], P##_fmadd_ps(c[r_][1], a[13],               \
-                                                               P##_mul_ps(c[r_][2], a[14]))); \
+            v[r_] = P##_fmadd_ps(c[r_][0], n[0], P##_fmadd_ps(c[r_][1], n[1],                 \
+                                                              P##_mul_ps(c[r_][2], n[2])));   \
         VT len2 = P##_fmadd_ps(v[0], v[0], P##_fmadd_ps(v[1], v[1], P##_mul_ps(v[2], v[2]))); \
         VT r = NONZERO(P##_div_ps(P##_set1_ps(1.f), P##_sqrt_ps(len2)), len2);                \
         r = P##_xor_ps(r, P##_and_ps(det, P##_set1_ps(-0.f))); /* times sign(det) */          \
@@ -63,20 +64,86 @@ static inline void transpose8(__m256 r[8])
 #define E(r, c) a[4 * (c) + (r)]
 SK_NORMALS(normals8, __m256, _mm256, SK_NONZERO256)
 
-/* the normals of vertices x0 .. x0+cnt-1 from their staged columns: st[l] = columns 0-1,
- * st[8 + l] = (column 2, normal) of vertex x0 + l.  Always inlined into the kernels, as
- * flush_normals16: GCC would otherwise keep one out-of-line copy (it weighs the cofactor loops
- * before it unrolls them), a call per 8 vertices. */
+/* The xyz triples of 8 vertices at src deinterleaved: x[0..2] = the x, y, z registers, lane l
+ * = vertex l.  Each 128-bit lane deinterleaves 4 vertices, its 12 floats gathered by two blends
+ * and a lane swap. */
+static inline __attribute__((always_inline)) void load_xyz8(const float *src, __m256 x[3])
+{
+    __m256 l0 = _mm256_loadu_ps(src), l1 = _mm256_loadu_ps(src + 8);
+    __m256 l2 = _mm256_loadu_ps(src + 16);
+    /* per lane (vertices 0-3 | 4-7): a = x0 y0 z0 x1, b = y1 z1 x2 y2, c = z2 x3 y3 z3 */
+    __m256 a = _mm256_blend_ps(l0, l1, 0xF0), b = _mm256_permute2f128_ps(l0, l2, 0x21);
+    __m256 c = _mm256_blend_ps(l1, l2, 0xF0);
+    __m256 xy = _mm256_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2)); /* x2 y2 x3 y3 */
+    __m256 yz = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1)); /* y0 z0 y1 z1 */
+    x[0] = _mm256_shuffle_ps(a, xy, _MM_SHUFFLE(2, 0, 3, 0));
+    x[1] = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+    x[2] = _mm256_shuffle_ps(yz, c, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
+/* load_xyz8's inverse: x[0..2] back to cnt <= 8 interleaved triples at dst */
+static inline __attribute__((always_inline)) void store_xyz8_soa(const __m256 x[3],
+                                                                 size_t cnt, float *dst)
+{
+    __m256 lo = _mm256_unpacklo_ps(x[0], x[1]), hi = _mm256_unpackhi_ps(x[0], x[1]);
+    __m256 zx = _mm256_shuffle_ps(x[2], x[0], _MM_SHUFFLE(1, 1, 0, 0)); /* z0 z0 x1 x1 */
+    __m256 yz = _mm256_shuffle_ps(x[1], x[2], _MM_SHUFFLE(1, 1, 1, 1)); /* y1 y1 z1 z1 */
+    __m256 zh = _mm256_shuffle_ps(x[2], hi, _MM_SHUFFLE(3, 2, 3, 2));   /* z2 z3 x3 y3 */
+    __m256 a = _mm256_shuffle_ps(lo, zx, _MM_SHUFFLE(2, 0, 1, 0));      /* x0 y0 z0 x1 */
+    __m256 b = _mm256_shuffle_ps(yz, hi, _MM_SHUFFLE(1, 0, 2, 0));      /* y1 z1 x2 y2 */
+    __m256 c = _mm256_shuffle_ps(zh, zh, _MM_SHUFFLE(1, 3, 2, 0));      /* z2 x3 y3 z3 */
+    __m256 l0 = _mm256_permute2f128_ps(a, b, 0x20), l1 = _mm256_blend_ps(c, a, 0xF0);
+    __m256 l2 = _mm256_permute2f128_ps(b, c, 0x31);
+    if (cnt == 8) {
+        _mm256_storeu_ps(dst, l0);
+        _mm256_storeu_ps(dst + 8, l1);
+        _mm256_storeu_ps(dst + 16, l2);
+        return;
+    }
+    float pad[24];
+    _mm256_storeu_ps(pad, l0);
+    _mm256_storeu_ps(pad + 8, l1);
+    _mm256_storeu_ps(pad + 16, l2);
+    memcpy(dst, pad, 3 * cnt * sizeof *dst);
+}
+
+/* The positions and normals of vertices x0 .. x0+cnt-1 (cnt <= 8) from their blended columns,
+ * st[l] = (c0 | c1) and st[8 + l] = (c2 | c3) of vertex x0 + l: transposed to one vertex per
+ * lane (spare lanes zero), positions v and normals nv deinterleaved, results interleaved back
+ * to op and on.  A position is (c0 x + c2 z) + (c1 y + c3) rounded as the positions-only loop
+ * of lbs_avx2.c rounds it, so a vertex gets the same bits with and without normals.  Always
+ * inlined into the kernels, as flush_normals16: GCC would otherwise keep one out-of-line copy
+ * (it weighs the cofactor loops before it unrolls them), a call per 8 vertices. */
 static inline __attribute__((always_inline)) void flush_normals(__m256 *st, size_t cnt,
+                                                                const float *v,
+                                                                const float *nv, float *op,
                                                                 float *on)
 {
-    __m256 o[3];
-    for (size_t l = cnt; l < 8; l++)
-        st[l] = st[8 + l] = _mm256_setzero_ps();
-    transpose8(st);
-    transpose8(st + 8);
-    normals8(st, o);
-    store_xyz8(o, cnt, on);
+    __m256 a[16], p[3], n[3], o[3];
+    if (cnt < 8) { /* a partial block: spare lanes zero, the inputs padded with zeros */
+        float pad[2][24] = {{0}};
+        memcpy(pad[0], v, 3 * cnt * sizeof *v);
+        memcpy(pad[1], nv, 3 * cnt * sizeof *nv);
+        for (size_t l = cnt; l < 8; l++)
+            st[l] = st[8 + l] = _mm256_setzero_ps();
+        load_xyz8(pad[0], p);
+        load_xyz8(pad[1], n);
+    } else {
+        load_xyz8(v, p);
+        load_xyz8(nv, n);
+    }
+    for (size_t l = 0; l < 8; l++) { /* a local copy: the transposed rows stay in registers */
+        a[l] = st[l];
+        a[8 + l] = st[8 + l];
+    }
+    transpose8(a);
+    transpose8(a + 8);
+    for (int r = 0; r < 3; r++)
+        o[r] = _mm256_add_ps(_mm256_fmadd_ps(E(r, 0), p[0], _mm256_mul_ps(E(r, 2), p[2])),
+                             _mm256_fmadd_ps(E(r, 1), p[1], E(r, 3)));
+    store_xyz8_soa(o, cnt, op);
+    normals8(a, n, o);
+    store_xyz8_soa(o, cnt, on);
 }
 
 /* The influence loop of vertex x in a kernel body (its names: K, J, joints, w, mt, bad): STEP(pw,
