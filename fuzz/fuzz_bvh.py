@@ -9,8 +9,8 @@ The first byte of an input picks how the rest is used:
              deleted, repeated or moved, a block of joints duplicated) are applied to the lines
              of a valid file (fuzz/seed.bvh), which reaches the motion block and the model
              building that raw byte mutations rarely get past.
-Loading must give a BvhModel, or raise skinkit.BvhError whose message starts with
-``line N:``; any other exception, a NumPy RuntimeWarning while loading, a crash, or a hang is a
+Loading must give a BvhModel, or raise skinkit.BvhError whose message starts with the file
+and ``line N:``; any other exception, a NumPy RuntimeWarning while loading, a crash, or a hang is a
 bug.  A model that loads is posed at two times, which must work as well.
 """
 import os
@@ -39,7 +39,7 @@ TOKENS = ["0", "-0", "1", "3", "6", "7", "-1", "1e30", "-1e30", "1e31", "1e308",
           "\u00e9", "\x00", "1 2 3", "+.5e-3", "1.", ".5", "--1", "1e", "0x10"]
 TMP = Path(tempfile.mkdtemp(prefix="skinkit-fuzz-bvh-",
                             dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
-LINE_RE = re.compile(r"^line \d+: ")
+LINE_RE = re.compile(re.escape(f"{TMP / 'm.bvh'}: ") + r"line \d+: ")
 
 
 def structured(fdp) -> bytes:
@@ -79,7 +79,7 @@ def TestOneInput(data: bytes):
             model = skinkit.load_bvh(path, dtype=[np.float64, np.float32][data[0] & 1])
     except BvhError as e:
         if not LINE_RE.match(str(e)):
-            raise AssertionError(f"BvhError without a line number: {e!r}") from None
+            raise AssertionError(f"BvhError without the file and a line number: {e!r}") from None
         return
     if model.clips:
         model.world_matrices(0, [0.0, model.clips[0].duration * 0.37])

@@ -9,9 +9,9 @@ The first byte of an input picks how the rest is used:
   0xa0-0xff  structured: edits decoded from the rest are applied to the JSON (and bytes) of a
              valid model (fuzz/seed_model.py), which is then loaded as .glb or .gltf; this
              reaches deep into the validation that raw byte mutations rarely get past.
-Loading must give a Model, or raise skinkit.GltfError (a ValueError) whose message starts with a
-JSON path; any other exception, a crash, or a hang is a bug.  After a successful load the model
-is posed at two times, which must work as well.
+Loading must give a Model, or raise skinkit.GltfError (a ValueError) whose message starts with the
+file and a JSON path; any other exception, a crash, or a hang is a bug.  After a successful load
+the model is posed at two times, which must work as well.
 """
 import json
 import os
@@ -39,8 +39,8 @@ FOLDER.mkdir()
 (FOLDER / "buf.bin").write_bytes(BASE_BIN)
 (TMP / "outside.bin").write_bytes(BASE_BIN)
 os.symlink(TMP / "outside.bin", FOLDER / "link.bin")
-# a GltfError message starts with a JSON path ($, GLB header..., name[3].key...)
-PATH_RE = re.compile(r"^(\$|GLB |[A-Za-z_][A-Za-z0-9_]*(\[\d+\])?[.:\[ ])")
+# a GltfError message starts with the file, then a JSON path ($, GLB header..., name[3].key...)
+PATH_RE = re.compile(r"(\$|GLB |[A-Za-z_][A-Za-z0-9_]*(\[\d+\])?[.:\[ ])")
 
 INTERESTING_INTS = [0, 1, 2, 3, 4, 5, -1, 7, 8, 12, 16, 28, 255, 256, 5120, 5121, 5122, 5123,
                     5125, 5126, 2**31 - 1, 2**31, 2**32, 2**32 + 1, 2**53, 2**63, -2**31, 10**30]
@@ -158,8 +158,9 @@ def TestOneInput(data: bytes):
     try:
         model = skinkit.load_gltf(path, dtype=[np.float64, np.float32][mode & 1])
     except GltfError as e:
-        if not PATH_RE.match(str(e)):
-            raise AssertionError(f"GltfError without a JSON path: {e!r}") from None
+        file = f"{path}: "
+        if not str(e).startswith(file) or not PATH_RE.match(str(e), len(file)):
+            raise AssertionError(f"GltfError without the file and a JSON path: {e!r}") from None
         return
     finally:
         if (FOLDER / "buf.bin").stat().st_size != len(BASE_BIN) or mode >= 0xA0:

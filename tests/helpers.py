@@ -192,3 +192,9 @@ def check_kernel_with_normals(kernel, reference, args, dtype, shape, scale, norm
     assert_close(pos, epos, scale=scale)
     assert_close(nrm, enrm, scale=normal_scale)
     return pos, nrm
+
+
+def in_file(path, pattern=""):
+    """A ``pytest.raises(match=...)`` pattern for a reader's error: the message starts with the
+    file, then ``pattern`` (a regular expression: the JSON path or ``line N``)."""
+    return "^" + re.escape(str(path)) + ": " + pattern

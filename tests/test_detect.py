@@ -1,5 +1,6 @@
 """skinkit.load_model picks the reader by content, and a reader given another format says what
 the file looks like and which function reads it."""
+import re
 import shutil
 
 import numpy as np
@@ -53,7 +54,47 @@ def test_other_format_is_named(loader, path):
     with pytest.raises(ValueError) as e:
         loader(path)
     message = str(e.value)
-    assert str(path) in message and looks_like in message and reader in message, message
+    assert message.startswith(f"{path}: ") and message.count(str(path)) == 1, message
+    assert looks_like in message and reader in message, message
+
+
+def _npz(path, **arrays):
+    np.savez(path, **arrays)
+    return path
+
+
+# each reader and a malformed file of its own format (issue 23): what it is wrong about after
+# the file's name
+MALFORMED = [
+    ("load_gltf", "bad.gltf", lambda p: p.write_text('{"asset": {"version": "2.0"}, '
+                                                     '"nodes": [{"children": [5]}]}'),
+     skinkit.GltfError, r"nodes\[0\]\.children: "),
+    ("load_gltf", "bad.glb", lambda p: p.write_bytes(b"glTF\x02\x00\x00\x00\x0c\x00"),
+     skinkit.GltfError, r"GLB header"),
+    ("load_bvh", "bad.bvh", lambda p: p.write_text("HIERARCHY\nROOT a\n{\nOFFSET 0 0\n}\n"),
+     skinkit.BvhError, r"line 4: "),
+    ("load_fbx", "bad.fbx", lambda p: p.write_bytes(b"Kaydara FBX Binary  \x00\x1a\x00"),
+     skinkit.FbxError, r""),
+    ("load_body_model", "bad.npz", lambda p: _npz(p, v_template=np.zeros(3)),
+     skinkit.BodyModelError, r""),
+    ("load_amass", "bad.npz", lambda p: _npz(p, poses=np.zeros(3)), skinkit.BodyModelError, r""),
+]
+
+
+@pytest.mark.parametrize("reader, name, write, error, where", MALFORMED,
+                         ids=[f"{c[0]}-{c[1]}" for c in MALFORMED])
+@pytest.mark.parametrize("through", ["reader", "load_model"])
+def test_every_reader_names_the_file(tmp_path, reader, name, write, error, where, through):
+    """The message starts with the file, once, then what the reader found wrong (the JSON path,
+    the line); load_model passes the reader's error on as it is."""
+    if through == "load_model" and reader == "load_amass":
+        pytest.skip("load_model reads an .npz as a body model")
+    path = tmp_path / name
+    write(path)
+    load = getattr(skinkit, reader if through == "reader" else "load_model")
+    with pytest.raises(error, match="^" + re.escape(f"{path}: ") + where) as info:
+        load(path)
+    assert str(info.value).count(str(path)) == 1, str(info.value)
 
 
 def test_unknown_content(tmp_path):

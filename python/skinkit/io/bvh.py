@@ -21,13 +21,14 @@ The conventions are those of three.js's ``BVHLoader`` (and of the format as most
   opposite sign, which the slerp handles); before the first frame and after the last the end
   frame holds.
 
-The file is untrusted: every problem raises :class:`BvhError` whose message starts with the line
-number (``line 57: expected 6 channel values, got 5``).
+The file is untrusted: every problem raises :class:`BvhError` whose message starts with the file
+and the line number (``walk.bvh: line 57: expected 6 channel values, got 5``; ``parse_bvh``,
+which reads text, gives the line number alone).
 """
 from __future__ import annotations
 
+import os
 import re
-from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -57,12 +58,21 @@ _NOT_NUMERIC = re.compile(r"[^0-9eE+\-.\s]")
 class BvhError(ValueError):
     """A file that is not a BVH file skinkit can read.
 
-    The message starts with the line number of the problem (``line 57: ...``); ``line`` holds it.
+    The message starts with the file and the line number of the problem
+    (``walk.bvh: line 57: ...``), or the line number alone from ``parse_bvh`` (``line 57: ...``);
+    ``file`` holds the file (None from ``parse_bvh``), ``line`` the line number and ``detail``
+    what is wrong there.
     """
 
-    def __init__(self, line: int, message: str):
+    def __init__(self, line: int, message: str, file: Optional[PathLike] = None):
         self.line = line
-        super().__init__(f"line {line}: {message}")
+        self.detail = message
+        self.file = None if file is None else os.fspath(file)
+        where = f"line {line}" if file is None else f"{self.file}: line {line}"
+        super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> Tuple[Any, ...]:  # pickles (a worker's error) with its attributes
+        return (type(self), (self.line, self.detail, self.file))
 
 
 @dataclass(repr=False)  # the compact Model repr, not a dump of the motion arrays
@@ -117,14 +127,16 @@ def load_bvh(path: PathLike, dtype: DTypeLike = np.float64) -> BvhModel:
     Raises
     ------
     BvhError
-        A malformed file; the message starts with ``line N:``.
+        A malformed file, or a file of another format; the message starts with
+        ``<path>: line N:``.
     OSError
         The file cannot be read.
     TypeError
         ``dtype`` is not float32 or float64.
     """
     path = Path(path)
-    check_format(path, "bvh", partial(BvhError, 1))
+    # check_format's message starts with the path, as BvhError's will
+    check_format(path, "bvh", lambda m: BvhError(1, m.removeprefix(f"{path}: "), file=path))
     data = path.read_bytes()  # dtype is checked by parse_bvh
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -132,7 +144,10 @@ def load_bvh(path: PathLike, dtype: DTypeLike = np.float64) -> BvhModel:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return parse_bvh(text, dtype=dtype, name=path.stem)
+    try:
+        return parse_bvh(text, dtype=dtype, name=path.stem)
+    except BvhError as e:   # the parser knows lines, not files: name the file once, here
+        raise BvhError(e.line, e.detail, file=path) from None
 
 
 def parse_bvh(text: str, dtype: DTypeLike = np.float64, name: Optional[str] = None) -> BvhModel:

@@ -12,9 +12,10 @@ accessors, normalized and quantized types, with its cache); ``nodes``, ``meshes`
 
 The file is untrusted: every index, offset and count is checked against the bytes that exist before
 anything is allocated from it, and buffer URIs may only be ``data:`` base64 URIs or relative paths
-that stay inside the model's folder.  Every :class:`GltfError` message starts with the JSON path of
-the problem, e.g. ``accessors[3]: ...`` or ``buffers[0].uri: ...``; problems in the GLB container
-name ``GLB header.<field>`` or ``GLB chunks[i].<field>``.
+that stay inside the model's folder.  Every :class:`GltfError` message starts with the file, then
+the JSON path of the problem, e.g. ``fox.glb: accessors[3]: ...`` or ``fox.gltf: buffers[0].uri:
+...``; problems in the GLB container name ``GLB header.<field>`` or ``GLB chunks[i].<field>``.
+The parts of the reader raise with the JSON path; ``load_gltf`` puts the file in front, once.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import logging
 import os
 import struct
 from pathlib import Path
-from typing import List, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -99,7 +100,7 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
         hierarchy, accessor types and counts, morph target counts, key times), requires an
         extension skinkit cannot honour (the message names it), a buffer URI leaves the
         model's folder, or the file is of another format (FBX, BVH...: the message names the
-        function that reads it).
+        function that reads it).  The message starts with ``<path>: <JSON path>:``.
     OSError
         The file or one of its buffer files cannot be read.
     TypeError
@@ -113,8 +114,20 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
     """
     dtype = float_dtype(dtype)
     path = Path(path)
-    check_format(path, "gltf", GltfError)
+    # check_format's message starts with the path, as GltfError's will
+    check_format(path, "gltf", lambda m: GltfError.in_file(path, m.removeprefix(f"{path}: ")))
     data = path.read_bytes()
+    try:
+        model, doc = _read(path, data, dtype, scene)
+    except GltfError as e:  # the parts know JSON paths, not files: name the file once, here
+        raise GltfError.in_file(path, str(e)) from None
+    _log_decisions(path, doc, model)
+    return model
+
+
+def _read(path: Path, data: bytes, dtype: np.dtype[Any],
+          scene: Optional[int]) -> Tuple[Model, Json]:
+    """The model of the bytes ``data`` of ``path``, and its JSON document."""
     if path.suffix.lower() == ".glb" or data[:4] == b"glTF":
         doc, bin_chunk = _parse_glb(data)
     else:
@@ -127,8 +140,7 @@ def load_gltf(path: PathLike, dtype: DTypeLike = np.float64,
     clips = read_clips(doc, accessors, target_counts(doc), dtype)
     model = Model(skeleton, skins, primitives, clips, name=path.stem,
                   materials=read_materials(doc, accessors))
-    _log_decisions(path, doc, model)
-    return model
+    return model, doc
 
 
 def _log_decisions(path: Path, doc: Json, model: Model) -> None:

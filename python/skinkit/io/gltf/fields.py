@@ -1,17 +1,20 @@
 """Checked access to the JSON of a glTF 2.0 document: every error names the JSON path.
 
 Shared by the byte layer (``accessors``) and model assembly (``nodes``,
-``meshes``, ``clips``).  Every :class:`GltfError` message starts with the JSON path of
-the problem, e.g. ``accessors[3]: ...`` or ``nodes[4].children: ...``.
+``meshes``, ``clips``).  Every :class:`GltfError` raised here starts with the JSON path of
+the problem, e.g. ``accessors[3]: ...`` or ``nodes[4].children: ...``; ``load_gltf`` puts
+the file in front (``fox.glb: nodes[4].children: ...``).
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ...limits import MAX_FILE_VALUE
+from ..._types import PathLike
 
 Json = Dict[str, Any]
 """A JSON object of the document (its values are whatever the file holds)."""
@@ -22,8 +25,19 @@ _D = TypeVar("_D")
 class GltfError(ValueError):
     """A file that is not valid glTF 2.0 for what skinkit reads, or that points outside its folder.
 
-    The message starts with the JSON path of the problem (``nodes[4].children: ...``).
+    The message starts with the file, then the JSON path of the problem
+    (``fox.glb: nodes[4].children: ...``); ``file`` holds the file (None for an error raised
+    by the parts of the reader, which know JSON paths, not files).
     """
+
+    file: Optional[str] = None
+
+    @classmethod
+    def in_file(cls, file: PathLike, message: str) -> "GltfError":
+        """The error ``<file>: <message>``, with ``file`` set."""
+        error = cls(f"{os.fspath(file)}: {message}")
+        error.file = os.fspath(file)
+        return error
 
 
 def join(path: str, key: str) -> str:
