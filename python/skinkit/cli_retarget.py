@@ -108,8 +108,8 @@ AMASS_POSES = ("poses", "root_orient")    # the first pose array of each AMASS l
 def _is_amass(path: str) -> bool:
     """SOURCE is an AMASS motion: an .npz (told by its content) with the pose arrays of one of
     the AMASS layouts (``skinkit.io.amass``).  OSError: it cannot be read."""
-    from .io.detect import read_head, sniff
-    fmt = sniff(read_head(path))
+    from .io.detect import format_of
+    fmt = format_of(path)
     if fmt is None or fmt.name != "npz":
         return False
     try:
