@@ -1,6 +1,8 @@
-"""Benchmark group "fit": skinkit.fit_body against smplfitter (PyPI; its NumPy backend) fitting
-pose and shape to the vertices of a body-like SMPL model (skinkit.body_synthetic.body_like_arrays:
-a body's part structure in the weights, which smplfitter's per-part rotations need).
+"""Benchmark group "fit": skinkit.fit_body against smplfitter (PyPI; its NumPy backend, and its
+numba backend when numba is installed, on one thread as fit_body's ``threads=1``) fitting pose and
+shape to the vertices of a body-like SMPL model (skinkit.body_synthetic.body_like_arrays: a body's
+part structure in the weights, which smplfitter's per-part rotations need).  numba compiles on the
+first call: the timings are the best of the repeats, after it.
 
 Targets are the model's own vertices for random poses (0.3 rad per joint), shapes and
 translations, so both can reach zero error.  Each row is one budget (smplfitter's num_iter, or
@@ -23,14 +25,21 @@ import skinkit
 from skinkit.body_synthetic import body_like_arrays
 
 
-def _smplfitter(arrays, folder):
-    """smplfitter's NumPy fitter on the arrays (its SMPL file name, an all-zero kid template:
-    "no kid template")."""
-    from smplfitter.np import BodyFitter, BodyModel
+def _smplfitters(arrays, folder):
+    """{row name: smplfitter's fitter} on the arrays (its SMPL file name, an all-zero kid
+    template: "no kid template"): NumPy, and numba on one thread when numba is installed."""
+    import smplfitter.np
     with open(os.path.join(folder, "basicmodel_neutral_lbs_10_207_0_v1.1.0.pkl"), "wb") as f:
         pickle.dump(arrays, f)
     np.save(os.path.join(folder, "kid_template.npy"), np.zeros_like(arrays["v_template"]))
-    return BodyFitter(BodyModel("smpl", "neutral", model_root=folder))
+    backends = {"smplfitter (NumPy)": smplfitter.np}
+    if not installed("numba"):
+        import numba
+        import smplfitter.nb
+        numba.set_num_threads(1)
+        backends["smplfitter (numba)"] = smplfitter.nb
+    return {name: b.BodyFitter(b.BodyModel("smpl", "neutral", model_root=folder))
+            for name, b in backends.items()}
 
 
 def _rms(model, betas, pose, transl, target):
@@ -75,7 +84,7 @@ def group_fit(ctx):
     print(f"{'fit to vertices':34} {'B':>4} {'budget':>12} {'time':>10} {'RMS max':>10} "
           f"{'RMS median':>10}")
     with tempfile.TemporaryDirectory() as folder:
-        fitter = None if no else _smplfitter(arrays, folder)
+        fitters = {} if no else _smplfitters(arrays, folder)
         for B in ([2] if ctx.quick else [1, 64]):
             betas = rng.normal(size=(B, 10))
             pose = rng.normal(scale=0.3, size=(B, 24, 3))
@@ -89,8 +98,8 @@ def group_fit(ctx):
                 rows.append(("skinkit.fit_body", f"{rounds} GN rounds", t, r.rms))
             if no:
                 rows.append(("smplfitter", f"{no} not installed", np.nan, np.full(B, np.nan)))
-            else:
-                for it in (1, 2, 3, 4, 8):
+            for name, fitter in fitters.items():
+                for it in (1, 2, 4, 5, 6, 8):
                     t, r = _timed(lambda: fitter.fit(target.astype(np.float32), num_iter=it,
                                                      beta_regularizer=0,
                                                      requested_keys=("pose_rotvecs",
@@ -98,7 +107,7 @@ def group_fit(ctx):
                                   repeats)
                     rms = _rms(model, r["shape_betas"], r["pose_rotvecs"].reshape(B, 24, 3),
                                r["trans"], target)
-                    rows.append(("smplfitter (NumPy)", f"num_iter={it}", t, rms))
+                    rows.append((name, f"num_iter={it}", t, rms))
             for name, budget, t, rms in rows:
                 print(f"{name:34} {B:>4} {budget:>12} {t * 1e3:>8.1f}ms {rms.max():>10.2e} "
                       f"{np.median(rms):>10.2e}")

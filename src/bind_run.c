@@ -5,9 +5,11 @@
 
 #ifndef _WIN32
 #include <pthread.h>
+#include <sched.h>
 #endif
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 int default_threads = 1; /* SKINKIT_NUM_THREADS, else the number of online CPUs (_core.c) */
 
@@ -30,11 +32,49 @@ int parse_threads(PyObject *obj, int *threads)
 }
 
 #ifndef _WIN32
-/* A small persistent pool: its workers sleep on a condition variable between calls (no
- * spinning on a shared machine) and are started on first use.  Waking one costs a few
- * microseconds where starting a thread costs tens.  One call uses the pool at a time; a call
- * that finds it busy (kernels called from several Python threads at once) starts its own
- * threads.  A child process after fork() has no workers: the pool there starts empty. */
+/* A small persistent pool, its workers started on first use.  Between calls a worker spins for
+ * SPIN_NS, then sleeps on a condition variable; the caller spins as long for its workers to
+ * finish.  Waking a sleeping thread cost ~50 us a round trip on a 2-vCPU VM (the CPU's halt and
+ * the hypervisor's wake-up), as much as a whole thread's share of a call at the grain
+ * (bind_table.c); a spinning worker takes the next call in well under a microsecond, and
+ * kernels called back to back (a body model's forward pass: 5 calls a few us apart) find it
+ * awake.  The bound keeps an idle pool off a shared machine's CPUs.  One call uses the pool at a
+ * time; a call that finds it busy (kernels called from several Python threads at once) starts
+ * its own threads.  A child process after fork() has no workers: the pool there starts empty. */
+#define SPIN_NS 200000
+
+#if defined(__x86_64__) || defined(__i386__)
+#define RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define RELAX() __asm__ __volatile__("yield")
+#else
+#define RELAX() ((void)0)
+#endif
+
+/* a busy wait's budget: true (after a pause, and every 64 a yield) until SPIN_NS have passed
+ * since the first call */
+typedef struct {
+    long long start;
+    unsigned n;
+} spin_t;
+
+static int spin_more(spin_t *s)
+{
+    if (s->n++ % 64 == 0) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long long ns = (long long)t.tv_sec * 1000000000 + t.tv_nsec;
+        if (s->n == 1)
+            s->start = ns;
+        else if (ns - s->start > SPIN_NS)
+            return 0;
+        else
+            sched_yield(); /* a thread waiting for this CPU (a loaded machine) runs first */
+    }
+    RELAX();
+    return 1;
+}
+
 static struct {
     pthread_mutex_t busy, mu;
     pthread_cond_t wake, done;
@@ -81,8 +121,15 @@ static void *pool_worker(void *arg)
     pthread_mutex_lock(&pool.mu);
     unsigned long seen = pool.start[t];
     for (;;) {
-        while (pool.gen == seen)
-            pthread_cond_wait(&pool.wake, &pool.mu);
+        if (pool.gen == seen) {
+            spin_t spin = {0, 0};
+            pthread_mutex_unlock(&pool.mu);
+            while (__atomic_load_n(&pool.gen, __ATOMIC_ACQUIRE) == seen && spin_more(&spin))
+                ;
+            pthread_mutex_lock(&pool.mu);
+            while (pool.gen == seen)
+                pthread_cond_wait(&pool.wake, &pool.mu);
+        }
         seen = pool.gen;
         if (t >= pool.parts)
             continue;
@@ -91,7 +138,7 @@ static void *pool_worker(void *arg)
         pthread_mutex_unlock(&pool.mu);
         fn(a);
         pthread_mutex_lock(&pool.mu);
-        if (++pool.finished == pool.parts - 1)
+        if (__atomic_add_fetch(&pool.finished, 1, __ATOMIC_RELEASE) == pool.parts - 1)
             pthread_cond_signal(&pool.done);
     }
     return NULL;
@@ -118,12 +165,16 @@ static int pool_run(int parts, void *(*fn)(void *), char *args, size_t size)
     }
     int helpers = pool.nworkers < parts - 1 ? pool.nworkers : parts - 1;
     pool.fn = fn, pool.args = args, pool.size = size;
-    pool.parts = helpers + 1, pool.finished = 0, pool.gen++;
+    pool.parts = helpers + 1, pool.finished = 0;
+    __atomic_add_fetch(&pool.gen, 1, __ATOMIC_RELEASE); /* read unlocked by spinning workers */
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mu);
     for (int t = 0; t < parts; t++) /* this thread: part 0 and any part without a worker */
         if (t == 0 || t > helpers)
             fn(args + (size_t)t * size);
+    spin_t spin = {0, 0};
+    while (__atomic_load_n(&pool.finished, __ATOMIC_ACQUIRE) < helpers && spin_more(&spin))
+        ;
     pthread_mutex_lock(&pool.mu);
     while (pool.finished < helpers)
         pthread_cond_wait(&pool.done, &pool.mu);

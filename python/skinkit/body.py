@@ -245,9 +245,12 @@ class BodyModel(Summarized):
         if E:
             c[:, S + 1 + P:] = flat["expression"]
         rows = slice(lo, lo + S + 1 + P + E)
+        # in the rest pose the pose features are 0: the corrective rows (most of the basis) are
+        # left out of the products
+        used = slice(None) if "pose" in flat else np.r_[0:S + 1, S + 1 + P:S + 1 + P + E]
         with blas_threads(threads):
-            v_posed = np.matmul(c, self._basis[rows]).reshape(N, V, 3)
-            x = np.matmul(c, self._joint_basis[rows]).reshape(N, J, 3)
+            v_posed = np.matmul(c[:, used], self._basis[rows][used]).reshape(N, V, 3)
+            x = np.matmul(c[:, used], self._joint_basis[rows][used]).reshape(N, J, 3)
         Q, t = rigid_forward_kinematics(self.parents, x, q, threads=threads)
         A = quat_to_matrix(Q, threads=threads)
         transl = flat.get("transl")

@@ -110,11 +110,11 @@ class _Problem:
         return f, np.concatenate([g[0], gp.reshape(len(x), -1), g[2]], 1), self.rms(v, j)
 
 
-def _procrustes_pose(pr: _Problem, betas: Float) -> Tuple[Float, Float]:
-    """Local rotations (B, J, 3) and translation (B, 3) with the shape ``betas`` fixed: each
-    joint's world rotation is the weighted Kabsch fit, about the weighted centroids, of the rest
-    vertices it skins (weights: its skinning weights) and of its children's rest offsets to the
-    targets; a joint with neither keeps its parent's rotation."""
+def _procrustes_pose(pr: _Problem, betas: Float) -> Float:
+    """Local rotations (B, J, 3) with the shape ``betas`` fixed: each joint's world rotation is
+    the weighted Kabsch fit, about the weighted centroids, of the rest vertices it skins
+    (weights: its skinning weights) and of its children's rest offsets to the targets; a joint
+    with neither keeps its parent's rotation."""
     m, tv, tj = pr.m, pr.tv, pr.tj
     B, J = len(betas), m.num_joints
     rest, x = m.forward(betas)                                  # (B, V, 3), (B, J, 3)
@@ -138,12 +138,16 @@ def _procrustes_pose(pr: _Problem, betas: Float) -> Tuple[Float, Float]:
     local = G.copy()
     nz = parents >= 0
     local[:, nz] = np.swapaxes(G[:, parents[nz]], -1, -2) @ G[:, nz]
-    pose = _rotvec(local)
-    # the translation: the posed model's offset from the targets, on average
-    v, j = m.forward(betas, pose)
+    return _rotvec(local)
+
+
+def _mean_offset(pr: _Problem, betas: Float, pose: Float) -> Float:
+    """The translation (B, 3) that moves the posed model onto the targets on average."""
+    v, j = pr.m.forward(betas, pose)
     rv, rj = pr.residuals(v, j)
     r = np.concatenate([a for a in (rv, rj) if a is not None], 1)
-    return pose, -r.mean(1)
+    offset: Float = -r.mean(1)
+    return offset
 
 
 def _least_squares_shape(pr: _Problem, pose: Float, lam: float) -> Tuple[Float, Float]:
@@ -198,17 +202,18 @@ def _gauss_newton(pr: _Problem, betas: Float, pose: Float, transl: Float, idx: N
     lj = lj.astype(np.int64)
     E = np.concatenate([np.zeros((1, S)), np.eye(S)])
     for done in range(rounds + 1):
-        N = B * (S + 1)
-        flat = {"betas": (betas[:, None] + E).reshape(N, S),
-                "pose": np.repeat(pose, S + 1, axis=0), "transl": np.repeat(transl, S + 1, 0)}
+        cols = 1 if done == rounds else S + 1        # the last round only measures the error
+        N = B * cols
+        flat = {"betas": (betas[:, None] + E[:cols]).reshape(N, S),
+                "pose": np.repeat(pose, cols, axis=0), "transl": np.repeat(transl, cols, 0)}
         flat = {k: np.ascontiguousarray(a, m.dtype) for k, a in flat.items()}
         v, jt, sv = m._forward(flat, N, pr.threads)
-        v, jt = v.reshape(B, S + 1, -1, 3), jt.reshape(B, S + 1, J, 3)
+        v, jt = v.reshape(B, cols, -1, 3), jt.reshape(B, cols, J, 3)
         rms = pr.rms(v[:, 0], jt[:, 0])
         if (rms <= tol).all() or done == rounds:
             break
-        G = sv["G"].reshape(B, S + 1, J, 4, 4)[:, 0]
-        vp = sv["v_posed"].reshape(B, S + 1, -1, 3)[:, 0, idx]
+        G = sv["G"].reshape(B, cols, J, 4, 4)[:, 0]
+        vp = sv["v_posed"].reshape(B, cols, -1, 3)[:, 0, idx]
         c = jt[:, 0]
         Qs, rs, bs = [], [], []
         if pr.tv is not None:
@@ -371,14 +376,16 @@ def fit_body(model: BodyModel, target_joints: Optional[ArrayLike] = None,
     pose: Float = np.zeros((B, J, 3))
     transl: Float = np.zeros((B, 3))
     for _ in range(init_iterations):
-        pose, transl = _procrustes_pose(pr, betas)
-        if S:
+        pose = _procrustes_pose(pr, betas)
+        if S:   # the shape solve gives the translation too
             betas, transl = _least_squares_shape(pr, pose, shape_regularizer)
+        else:
+            transl = _mean_offset(pr, betas, pose)
     idx = np.unique(np.linspace(0, V - 1, min(V, vertex_subset)).astype(np.int64))
     betas, pose, transl, rms, rounds = _gauss_newton(pr, betas, pose, transl, idx, gn_rounds,
                                                      tol)
     x = np.concatenate([betas, pose.reshape(B, -1), transl], 1)
-    if (rms > tol).any():
+    if (rms > tol).any() and max_iter > 0:
         x, rms, it = _lbfgs(pr, x, max_iter, tol)
     else:
         it = 0
