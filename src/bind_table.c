@@ -34,13 +34,15 @@
 #define STR(x) STR_(x) /* a size from skinkit.h in a shape string */
 #define OUTPUT(name, shape) {name, shape, OP_REAL, OP_OUT, 0}
 /* The grain: a call uses another thread only when each thread gets at least this much work,
- * sized so that a thread's share takes about 100 us or more, where waking a pooled worker costs
- * a few us (bind_run.c).  Measured on one thread, float32, AVX-512: 32768 quat_multiply ~110 us
- * (the cheapest), 32768 vertices of 4-influence LBS ~90 us, 16384 FK joints (64 a pose)
- * ~180 us, 16384 inverses ~500 us; GRAIN_SAMPLES of clip sampling (bind_clip.c) ~250 us.
+ * sized so that a thread's share takes longer than waking a sleeping pool worker (~25 us on a
+ * 2-vCPU VM; a spinning one takes the call at once: bind_run.c), so that two threads are not
+ * slower than one even for a call made after the pool went to sleep.  Measured on one thread,
+ * float32, AVX-512: 32768 quat_multiply ~110 us (the cheapest), 32768 vertices of
+ * 4-influence LBS ~80 us, 8192 FK joints (24 or 64 a pose) ~40 us, 16384 inverses ~500 us;
+ * GRAIN_SAMPLES of clip sampling (bind_clip.c) ~50 us.
  * Docs and docstrings refer here instead of restating the figure. */
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread */
-#define GRAIN_JOINTS 16384   /* joints (FK, matrices) per thread */
+#define GRAIN_JOINTS 8192    /* joints (FK, matrices) per thread */
 #define GRAIN_MATRICES 16384 /* 4x4 inverses per thread */
 #define GRAIN_VERTICES 32768 /* skinned vertices per thread */
 
