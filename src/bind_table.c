@@ -39,7 +39,7 @@
  * slower than one even for a call made after the pool went to sleep.  Measured on one thread,
  * float32, AVX-512: 32768 quat_multiply ~110 us (the cheapest), 32768 vertices of
  * 4-influence LBS ~80 us, 8192 FK joints (24 or 64 a pose) ~40 us, 16384 inverses ~500 us;
- * GRAIN_SAMPLES of clip sampling (bind_clip.c) ~50 us.
+ * GRAIN_SAMPLES channel samples of clip sampling (bind_clip.c) ~25 us (float32 LINEAR).
  * Docs and docstrings refer here instead of restating the figure. */
 #define GRAIN_ELEMENTS 32768 /* quaternions per thread */
 #define GRAIN_JOINTS 8192    /* joints (FK, matrices) per thread */
