@@ -312,3 +312,33 @@ PyObject *py_prepare_clip(PyObject *self, PyObject *table)
 done:
     return release(hold, NFIELDS + 1, res);
 }
+
+/* fill_rows(out, row): out (1-d) as copies of row side by side; returns None */
+PyObject *py_fill_rows(PyObject *self, PyObject *args)
+{
+    PyObject *out, *row;
+    if (!PyArg_UnpackTuple(args, "fill_rows", 2, 2, &out, &row))
+        return NULL;
+    int type = PyArray_Check(out) && PyArray_TYPE((PyArrayObject *)out) == NPY_FLOAT
+                   ? NPY_FLOAT : NPY_DOUBLE;
+    if (check_array(out, "", "out", type, 1) < 0 || check_array(row, "", "row", type, 0) < 0)
+        return NULL;
+    size_t n = (size_t)PyArray_DIM((PyArrayObject *)out, 0);
+    size_t len = (size_t)PyArray_DIM((PyArrayObject *)row, 0);
+    if (len ? n % len : n) {
+        PyErr_Format(PyExc_ValueError, "fill_rows: out has %zu values, not a multiple of the "
+                     "row's %zu", n, len);
+        return NULL;
+    }
+    void *o = PyArray_DATA((PyArrayObject *)out);
+    const void *r = PyArray_DATA((PyArrayObject *)row);
+    if (len) {
+        Py_BEGIN_ALLOW_THREADS
+        if (type == NPY_DOUBLE)
+            sk_fill_rows_d(n / len, r, len, o);
+        else
+            sk_fill_rows_f(n / len, r, len, o);
+        Py_END_ALLOW_THREADS
+    }
+    Py_RETURN_NONE;
+}

@@ -1,16 +1,17 @@
 /* sample_avx2.c -- clip sampling with AVX2/FMA (compiled with -mavx2 -mfma -ffp-contract=off,
- * called by sample.c only when cpu.c finds both): the lane groups of sample_lanes.h, float and
- * double, and the float32 slerp of a LINEAR rotation channel that joins no group at 8 sample
- * times at once.  Per 8 times: the key interval of each (the scalar cursor, sample_keys.h), then
- * the keys and slerp constants (sk_prepare_clip) transposed into lanes; one sine/cosine pair of
- * 8 lanes (polynomials of degree 9 and 10 on [0, pi/4], the co-functions beyond: within an ulp
- * or two of the correctly rounded value); the quaternions transposed back into their rows.  A
- * time before the first key or from the last key on takes that key's value (a lane of its own,
- * as every lane), and a partial group pads its lanes with the first key: a sample gets the same
- * bits in whatever group of 8 it falls, so results do not depend on how a call is split.
- * (3-vectors lerped the same way took more instructions than sample.c's scalar loop: 85M
- * against 56M for 64 channels at 10,000 times; the per-lane interval search, not the
- * arithmetic, is the cost.  Side by side in lane groups they take the lanes.) */
+ * called by sample.c only when cpu.c finds both): the lane groups of sample_lanes.h (float: one
+ * register of 8 lanes, double: two of 4), the streaming fill of sk_fill_rows, and the float32
+ * slerp of a LINEAR rotation channel that joins no group at 8 sample times at once.  Per 8 times:
+ * the key interval of each (the scalar cursor, sample_keys.h), then the keys and slerp constants
+ * (sk_prepare_clip) transposed into lanes; one sine/cosine pair of 8 lanes (polynomials of degree
+ * 9 and 10 on [0, pi/4], the co-functions beyond: within an ulp or two of the correctly rounded
+ * value); the quaternions transposed back into their rows.  A time before the first key or from
+ * the last key on takes that key's value (a lane of its own, as every lane), and a partial group
+ * pads its lanes with the first key: a sample gets the same bits in whatever group of 8 it falls,
+ * so results do not depend on how a call is split. (3-vectors lerped the same way took more
+ * instructions than sample.c's scalar loop: 85M against 56M for 64 channels at 10,000 times; the
+ * per-lane interval search, not the arithmetic, is the cost.  Side by side in lane groups they
+ * take the lanes.) */
 #include <immintrin.h>
 
 #define SK_DOUBLE 0
@@ -93,22 +94,28 @@ void sk_sample_slerp_avx2(const float *vals, const float *sl, const sk_block_key
     }
 }
 
-/* --- the float lane groups: 8 lanes --- */
-#define W 8
+/* --- the float lane groups: 8 lanes, one register --- */
+#define SK_LANES 8
+#define NAME sk_sample_lanes_avx2_f
+#define ROWS_NAME sk_sample_rows_avx2_f
+#define VW 8
 #define VT __m256
+#define MT __m256
 #define V(op) _mm256_##op##_ps
 #define MADD(a, b, c) _mm256_fmadd_ps(a, b, c) /* as sk_sample_slerp_avx2 */
 #define NMADD(a, b, c) _mm256_fnmadd_ps(a, b, c)
+#define CMPLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
+#define BLEND(a, b, m) _mm256_blendv_ps(a, b, m)
 #define SINCOS sincos8
 #define STORE_ROWS store_lanes8
 
 /* STORE_ROWS of sample_lanes.h */
-static inline void store_lanes8(__m256 r[4], int nc, float *const p[8], int packed)
+static inline void store_lanes8(__m256 r[4], int nc, float *const p[8], float *row, int packed)
 {
     transpose4_lanes8(r, 4, r);
     for (int l = 0; l < 8; l++) {
         __m128 q = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
-        float *d = packed ? p[0] + l * nc : p[l];
+        float *d = packed ? row + l * nc : p[l];
         if (nc == 4 || (packed && l < 7)) {
             _mm_storeu_ps(d, q);
         } else {
@@ -118,25 +125,44 @@ static inline void store_lanes8(__m256 r[4], int nc, float *const p[8], int pack
     }
 }
 #include "sample_lanes.h"
-#undef W
+
+void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out)
+{
+    for (size_t i = 0; i < nrows; i++)
+        stream_row_f(row, out + i * len, len);
+    _mm_sfence();
+}
+#undef SK_LANES
+#undef NAME
+#undef ROWS_NAME
+#undef VW
 #undef VT
+#undef MT
 #undef V
 #undef MADD
 #undef NMADD
+#undef CMPLT
+#undef BLEND
 #undef SINCOS
 #undef STORE_ROWS
 
-/* --- the double lane groups: 4 lanes --- */
+/* --- the double lane groups: 8 lanes, two registers of 4 --- */
 #undef SK_DOUBLE
 #define SK_DOUBLE 1
 #include "real.h"
 #include "qmath.h"
 #include "sample_keys.h"
-#define W 4
+#define SK_LANES 8
+#define NAME sk_sample_lanes_avx2_d
+#define ROWS_NAME sk_sample_rows_avx2_d
+#define VW 4
 #define VT __m256d
+#define MT __m256d
 #define V(op) _mm256_##op##_pd
 #define MADD(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define NMADD(a, b, c) _mm256_fnmadd_pd(a, b, c)
+#define CMPLT(a, b) _mm256_cmp_pd(a, b, _CMP_LT_OQ)
+#define BLEND(a, b, m) _mm256_blendv_pd(a, b, m)
 #define SINCOS sincos4
 #define STORE_ROWS store_lanes4
 
@@ -156,14 +182,15 @@ static inline void sincos4(__m256d x, __m256d *s, __m256d *c)
 }
 
 /* STORE_ROWS of sample_lanes.h */
-static inline void store_lanes4(__m256d r[4], int nc, double *const p[4], int packed)
+static inline void store_lanes4(__m256d r[4], int nc, double *const p[4], double *row,
+                                int packed)
 {
     __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
     __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
     __m256d q[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                     _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
     for (int l = 0; l < 4; l++) {
-        double *d = packed ? p[0] + l * nc : p[l];
+        double *d = packed ? row + l * nc : p[l];
         if (nc == 4 || (packed && l < 3)) {
             _mm256_storeu_pd(d, q[l]);
         } else {
@@ -173,3 +200,10 @@ static inline void store_lanes4(__m256d r[4], int nc, double *const p[4], int pa
     }
 }
 #include "sample_lanes.h"
+
+void sk_fill_rows_avx2_d(size_t nrows, const double *row, size_t len, double *out)
+{
+    for (size_t i = 0; i < nrows; i++)
+        stream_row_d(row, out + i * len, len);
+    _mm_sfence();
+}

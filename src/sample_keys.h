@@ -2,6 +2,7 @@
  * loop (sample.c) and its AVX2 slerp (sample_avx2.c).  Included after real.h. */
 
 #define SK_TIME_BLOCK 256 /* sample times taken together (sample.c) */
+#define SK_ROW_GROUPS 8   /* lane groups sampled row by row together at most (sample.c) */
 
 /* first index in [1, K-1] whose key time exceeds t (K >= 2); stays in range for any input */
 static inline size_t FN(upper_key)(const T *kt, size_t K, T t)

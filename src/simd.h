@@ -31,16 +31,31 @@ int sk_lbs_vjp_avx2(const sk_skin_vjp_job_f *job);
 struct sk_block_keys_f;
 void sk_sample_slerp_avx2(const float *vals, const float *sl, const struct sk_block_keys_f *bk,
                           float *o, ptrdiff_t os);
-/* sample_avx2.c: the times of a block bk of a lane group (sample.c; 8 float lanes, 4 double),
-   from its keys side by side (lanes, kind 8 components a key: rotations, 3: 3-vectors); lane
-   l's sample i to o[l] + i * os[l], the lanes whose o[l] is NULL left out */
+/* sample_avx2.c: the times of a block bk of a lane group of 8 channels (sample.c), from its keys
+   side by side (lanes, kind 8 components a key: rotations, 3: 3-vectors); lane l's sample i to
+   o[l] + i * os[l], the lanes whose o[l] is NULL left out */
 struct sk_block_keys_d;
 void sk_sample_lanes_avx2_f(int kind, const float *lanes, const struct sk_block_keys_f *bk,
                             float *const o[8], const ptrdiff_t os[8]);
 void sk_sample_lanes_avx2_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
-                            double *const o[4], const ptrdiff_t os[4]);
+                            double *const o[8], const ptrdiff_t os[8]);
+/* sample_avx2.c: the times of a block bk of n <= SK_ROW_GROUPS lane groups of one kind (keys
+   lanes[g]) whose rows lie side by side, every lane in use (sample.c): group 0's row i at dst +
+   i * os, each next group's after it; written with streaming stores */
+void sk_sample_rows_avx2_f(int kind, size_t n, const float *const lanes[],
+                           const struct sk_block_keys_f *bk, float *dst, ptrdiff_t os);
+void sk_sample_rows_avx2_d(int kind, size_t n, const double *const lanes[],
+                           const struct sk_block_keys_d *bk, double *dst, ptrdiff_t os);
+/* sample_avx2.c: sk_fill_rows with streaming stores */
+void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out);
+void sk_fill_rows_avx2_d(size_t nrows, const double *row, size_t len, double *out);
 #endif
 #if defined(SK_HAVE_AVX512)
 int sk_lbs_pose_avx512(const sk_skin_job_f *job);
+/* sample_avx512.c: sk_sample_lanes_avx2_d with the 8 lanes in one register, the same bits */
+void sk_sample_lanes_avx512_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
+                              double *const o[8], const ptrdiff_t os[8]);
+void sk_sample_rows_avx512_d(int kind, size_t n, const double *const lanes[],
+                             const struct sk_block_keys_d *bk, double *dst, ptrdiff_t os);
 #endif
 #endif

@@ -389,6 +389,10 @@ void sk_sample_clip_f(const sk_clip_f *clip, size_t c0, size_t c1, const int64_t
 void sk_sample_clip_d(const sk_clip_d *clip, size_t c0, size_t c1, const int64_t *out_offset,
                       const int64_t *out_stride, size_t i0, size_t i1, const double *times,
                       double *SK_RESTRICT out);
+/* out[i * len + k] = row[k] for i < nrows, k < len (the rest pose under a clip's samples); a
+   large out is written with streaming stores, as the samples are (sample.c) */
+void sk_fill_rows_f(size_t nrows, const float *row, size_t len, float *SK_RESTRICT out);
+void sk_fill_rows_d(size_t nrows, const double *row, size_t len, double *SK_RESTRICT out);
 
 /* SIMD: float32 skinning uses an AVX-512 or an AVX2/FMA variant on x86-64 CPUs that have it.
    sk_simd() tells which code runs (an sk_simd_level); sk_set_simd(level) caps it: the best

@@ -1,5 +1,5 @@
 """Lane groups (src/sample.c, sample_lanes.h): runs of LINEAR rotation or 3-vector channels that
-share key times, sampled 8 (float32) or 4 (float64) channels side by side with AVX2.  Checked
+share key times, sampled 8 channels side by side (AVX2; float64 also AVX-512).  Checked
 against the glTF 2.0 Appendix C reference, against the scalar path (a table without its
 prepared buffer: no groups, no AVX2), and for the same bits whatever the threads and the split
 of the times or of the channels."""
@@ -18,8 +18,8 @@ KT_B = np.array([0.0, 0.7, 1.9, 2.5])
 
 def _channels(rng):
     """Per path, runs of LINEAR channels sharing KT_A (17, 9, 8, 2 long, broken by STEP and
-    CUBICSPLINE channels and channels on other key times) and lone ones: in float32 groups of
-    8, 8 and a lone one, 8 and 1, 8, a padded 2; in float64 groups of 4 and leftovers.  79
+    CUBICSPLINE channels and channels on other key times) and lone ones: groups of 8, 8 and a
+    lone one, 8 and 1, 8, a padded 2.  79
     channels: translations 0-23, rotations 24-61 (groups from 24 on), scales 62-78."""
     layout = {"rotation": [("LINEAR", KT_A, 17), ("STEP", KT_A, 1), ("LINEAR", KT_A, 9),
                            ("CUBICSPLINE", KT_A, 1), ("LINEAR", KT_B, 1), ("LINEAR", KT_A, 2)],
@@ -105,3 +105,40 @@ def test_lane_groups_give_the_same_bits_for_any_threads_and_split(dtype):
         parts = [_sample(table, times[:cut], nodes), _sample(table, times[cut:], nodes)]
         for k, a in enumerate(one):
             np.testing.assert_array_equal(a, np.concatenate([parts[0][k], parts[1][k]]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_large_calls_stream_the_same_bits(dtype):
+    """A call that writes 4 MiB or more (SK_STREAM_BYTES, src/sample.c) samples the lane groups
+    whose rows lie side by side row by row and writes them with streaming stores, and
+    Clip.sample fills such a rest pose with fill_rows: the bits of calls of 1,000 times (no
+    streaming), into outputs at any alignment, with 1 or 2 threads."""
+    rng = helpers.rng_for("lanes-stream")
+    J = 64
+    chans = [Channel(j, path, KT_A, key_values(rng, path, "LINEAR", KT_A))
+             for path in ("translation", "rotation") for j in range(J)]
+    clip = Clip("stream", chans, dtype)
+    times = np.sort(rng.uniform(-0.5, 3.5, 6000)).astype(dtype)
+    rest = (rng.normal(size=(J, 3)), helpers.random_quats(rng, (J,)), rng.normal(size=(J, 3)))
+    small = [clip.sample(times[i:i + 1000], rest, threads=1) for i in range(0, times.size, 1000)]
+    want = [np.concatenate([s[k] for s in small]) for k in range(3)]
+    np.testing.assert_array_equal(want[2], np.broadcast_to(rest[2].astype(dtype), want[2].shape))
+    for skip in (0, 1, 3):                                   # outputs off 64-byte lines
+        buf = np.zeros(skip + times.size * J * 10, dtype)
+        out, at = [], skip
+        for k in (3, 4, 3):
+            out.append(buf[at:at + times.size * J * k].reshape(times.size, J, k))
+            at += times.size * J * k
+        for threads in (1, 2):
+            got = clip.sample(times, rest, threads=threads, out=tuple(out))
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+    assert not buf[:skip].any()
+
+
+def test_fill_rows_checks_its_arrays():
+    _core.fill_rows(np.zeros(0), np.zeros(0))
+    with pytest.raises(ValueError, match="multiple"):
+        _core.fill_rows(np.zeros(7), np.zeros(3))
+    with pytest.raises(TypeError):
+        _core.fill_rows(np.zeros(6, np.float32), np.zeros(3))
