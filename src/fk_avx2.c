@@ -8,13 +8,15 @@
  * 8-poses-side-by-side kernel kept 32 strided streams in flight and fell to a third of its speed
  * once the batch left the L2 cache).  The joints after the last block of 8 take the same
  * arithmetic on single floats (fk_lanes.h), so every joint of every pose gets the same bits
- * whatever the batch, range or thread.
+ * whatever the batch, range or thread.  A large range (STREAM_BYTES) composes each pose in a
+ * stack scratch and copies it out with streaming stores, prefetching the inputs of a pose ahead.
  * Rigid: 8 poses side by side, one per lane: a joint's inputs of 8 poses are gathered and
  * transposed into structure-of-arrays form, one instruction advances the same joint of all 8,
  * and the results are transposed back; the parents' results stay in an SoA scratch on the
  * stack; the poses after the groups of 8 take the one-pose copy of the same arithmetic. */
 #include <immintrin.h>
 #include <math.h>
+#include <string.h>
 
 #define SK_DOUBLE 0
 #include "real.h"
@@ -111,12 +113,22 @@ static inline void deinterleave3(const float *p, __m256 o[3])
     o[2] = _mm256_shuffle_ps(yz, c, _MM_SHUFFLE(3, 0, 3, 1));
 }
 
-/* loc = T R S of every joint of one pose, laid out as LOC */
+/* loc = T R S of every joint of one pose, laid out as LOC; pq non-NULL: prefetch pq, pt, ps */
 static void pose_locals(size_t J, const float *rot, const float *trans, const float *scale,
-                        float *loc)
+                        float *loc, const float *pq, const float *pt, const float *ps)
 {
     size_t j = 0;
     for (; j + 8 <= J; j += 8) {
+        if (pq) { /* the same joints of a pose ahead (pq, pt, ps), spread over the pose */
+            _mm_prefetch((const char *)(pq + 4 * j), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pq + 4 * j + 16), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pt + 3 * j), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pt + 3 * j + 12), _MM_HINT_T0);
+            if (ps) {
+                _mm_prefetch((const char *)(ps + 3 * j), _MM_HINT_T0);
+                _mm_prefetch((const char *)(ps + 3 * j + 12), _MM_HINT_T0);
+            }
+        }
         __m256 q[4], t[3], s[3], l[12];
         for (int m = 0; m < 4; m++)
             q[m] = _mm256_set_m128(_mm_loadu_ps(rot + 4 * (j + 4 + m)),
@@ -170,12 +182,30 @@ static void pose_compose(size_t J, const int32_t *plan, const float *loc, float 
     }
 }
 
+/* A range whose matrices take at least this many bytes is written with streaming stores: they
+ * write each line without reading it first (104 bytes a joint move instead of 168) but leave
+ * nothing in the cache and go to memory even when the batch would fit.  Measured with one thread
+ * on a 2-vCPU Sapphire Rapids VM, the same batch run again and again: ordinary stores were faster
+ * up to 42 MB of matrices (J=24 B=28,672: 194 M joints/s against 180 streaming; J=64 B=10,240:
+ * 175 against 166; at 16 MB 256 against 172), streaming stores from 48 MB on (J=24 B=32,768: 184
+ * against 160; J=64 B=12,288: 166 against 121).  The threshold depends on the cache left to a
+ * thread; it is compared with one thread's range. */
+#define STREAM_BYTES ((size_t)48 << 20)
+/* streaming: the pose whose inputs are prefetched (_MM_HINT_T0, a few lines every 8 joints) is
+ * this many after the one computed: J=24 B=65,536 +13%, J=64 +9%; 1, 2 or 4 alike; a whole pose
+ * at once helped J=24 only, _MM_HINT_NTA halved the rate */
+#define AHEAD 2
+
 void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, const int32_t *order,
                                 const float *rot, ptrdiff_t sr, const float *trans, ptrdiff_t st,
                                 const float *scale, ptrdiff_t ss, float *world, ptrdiff_t sw)
 {
     float loc[96 * ((SK_FK_SIMD_MAX_JOINTS + 7) / 8)];
+    float pw[16 + 16 * SK_FK_SIMD_MAX_JOINTS]; /* streaming: 16 floats, then the pose's worlds */
     int32_t plan[3 * SK_FK_SIMD_MAX_JOINTS];
+    int stream = sw == (ptrdiff_t)(16 * J) && (uintptr_t)world % 4 == 0 &&
+                 n * J * 64 >= STREAM_BYTES;
+    size_t d = (size_t)((uintptr_t)world % 64 / 4); /* floats of a pose's first line before it */
     for (size_t k = 0; k < J; k++) {
         size_t j = (size_t)order[k];
         plan[3 * k] = (int32_t)LOC(j, 0);
@@ -183,9 +213,35 @@ void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, cons
         plan[3 * k + 2] = parents[j] < 0 ? -1 : 16 * parents[j];
     }
     for (size_t i = 0; i < n; i++) {
-        pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc);
-        pose_compose(J, plan, loc, at_out(world, sw, i));
+        if (!stream) {
+            pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc, NULL, NULL,
+                        NULL);
+            pose_compose(J, plan, loc, at_out(world, sw, i));
+            continue;
+        }
+        /* the pose's worlds go to w; the output lines are written whole: a pose's last d floats
+         * wait in w[-d .. 0) for the next pose's first 16 - d, and only the range's first and
+         * last part lines (which a neighbouring range may share) take ordinary stores */
+        size_t ia = i + AHEAD < n ? i + AHEAD : i;
+        float *o = at_out(world, sw, i), *w = pw + 16;
+        ptrdiff_t b = -(ptrdiff_t)d, e = (ptrdiff_t)(16 * J - d);
+        pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc, at(rot, sr, ia),
+                    at(trans, st, ia), at(scale, ss, ia));
+        pose_compose(J, plan, loc, w);
+        if (i == 0) {
+            b = (ptrdiff_t)((16 - d) % 16);
+            memcpy(o, w, (size_t)b * sizeof *o);
+        }
+        for (; b < e; b += 16) {
+            _mm256_stream_ps(o + b, _mm256_loadu_ps(w + b));
+            _mm256_stream_ps(o + b + 8, _mm256_loadu_ps(w + b + 8));
+        }
+        memcpy(w - d, w + e, d * sizeof *w);
+        if (i + 1 == n)
+            memcpy(o + e, w - d, d * sizeof *o);
     }
+    if (stream)
+        _mm_sfence(); /* the streaming stores are seen before whatever follows the call */
 }
 
 /* libigl's recursion for joints in `order`; w is the SoA scratch (Q then t: 7 rows per joint) */
