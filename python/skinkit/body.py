@@ -224,9 +224,11 @@ class BodyModel(Summarized):
 
     # ------------------------------------------------------------------ forward
 
-    def _forward(self, flat: Dict[str, NDArray[Any]], N: int, threads: Optional[int]
+    def _forward(self, flat: Dict[str, NDArray[Any]], N: int, threads: Optional[int],
+                 blas: Optional[int] = None
                  ) -> Tuple[NDArray[Any], NDArray[Any], Dict[str, Any]]:
-        """Steps 1-5 on flat (N, ...) inputs; returns the outputs and what the VJP reuses."""
+        """Steps 1-5 on flat (N, ...) inputs; returns the outputs and what the VJP reuses.
+        ``blas``: the BLAS products' threads (None: ``threads``)."""
         J, V, dt = self.num_joints, self.num_vertices, self.dtype
         S = flat["betas"].shape[1] if "betas" in flat else 0
         E = flat["expression"].shape[1] if "expression" in flat else 0
@@ -248,7 +250,7 @@ class BodyModel(Summarized):
         # in the rest pose the pose features are 0: the corrective rows (most of the basis) are
         # left out of the products
         used = slice(None) if "pose" in flat else np.r_[0:S + 1, S + 1 + P:S + 1 + P + E]
-        with blas_threads(threads):
+        with blas_threads(threads if blas is None else blas):
             v_posed = np.matmul(c[:, used], self._basis[rows][used]).reshape(N, V, 3)
             x = np.matmul(c[:, used], self._joint_basis[rows][used]).reshape(N, J, 3)
         Q, t = rigid_forward_kinematics(self.parents, x, q, threads=threads)
@@ -404,7 +406,9 @@ class BodyModel(Summarized):
         return (verts.reshape(batch + (V, 3)), joints.reshape(batch + (J, 3))), vjp
 
     def _backward(self, s: Dict[str, Any], gv: NDArray[Any], gj: NDArray[Any], N: int,
-                  threads: Optional[int]) -> Dict[str, Optional[NDArray[Any]]]:
+                  threads: Optional[int], blas: Optional[int] = None
+                  ) -> Dict[str, Optional[NDArray[Any]]]:
+        """The cotangents of the inputs from those of the outputs; ``blas`` as ``_forward``."""
         J, dt, P = self.num_joints, self.dtype, self._P
         S = s["S"]
         lj, lw = self._influences
@@ -423,7 +427,7 @@ class BodyModel(Summarized):
         g_x += g_x2
         rows = s["rows"]
         # (basis g^T)^T rather than g basis^T: OpenBLAS runs this orientation 10-20% faster
-        with blas_threads(threads):
+        with blas_threads(threads if blas is None else blas):
             g_c = np.matmul(self._basis[rows], g_vp.reshape(N, -1).T).T
             g_c += np.matmul(g_x.reshape(N, -1), self._joint_basis[rows].T)
         g_R = np.zeros((N, J, 3, 3), dt)

@@ -69,6 +69,11 @@ def model_set(model: Union[BodyModel, ModelSet]) -> ModelSet:
 
 
 _SAVED = ("q", "x", "Q", "G", "v_posed")   # the forward's intermediates the VJP reuses
+# NumPy's BLAS products run on one thread in the ops: beside torch's own intra-op threads (which
+# spin after each parallel region), OpenBLAS's pool spinning too made the forward+backward of a
+# 64-pose batch on 2 threads take 20 or 44 ms (SMPL) and 50-81 ms (SMPL-X) from call to call,
+# against 24 and 67 ms on 1 thread; with one BLAS thread 2 threads took 21-23 and 62-66 ms
+_BLAS = 1
 
 
 @custom_op("skinkit::body_forward", mutates_args=())
@@ -77,7 +82,7 @@ def _body(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Te
               Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
     m = _SETS[model].get(pose.dtype)
     flat = {k: np_(t) for k, t in zip(CORES, (betas, pose, transl, expression)) if t is not None}
-    verts, joints, saved = m._forward(flat, pose.shape[0], threads)
+    verts, joints, saved = m._forward(flat, pose.shape[0], threads, _BLAS)
     q, x, Q, G, v_posed = (tensor(saved[k]) for k in _SAVED)
     return tensor(verts), tensor(joints), q, x, Q, G, v_posed
 
@@ -105,7 +110,7 @@ def _body_vjp(model: int, betas: Optional[Tensor], pose: Tensor, transl: bool,
     gv, gj = (np.ascontiguousarray(np_(g), m.dtype) for g in (g_vertices, g_joints))
     # transl's cotangent, the only one None (when transl is not given), as zeros
     g = {k: np.zeros((N, 3), m.dtype) if a is None else a
-         for k, a in m._backward(saved, gv, gj, N, threads).items()}
+         for k, a in m._backward(saved, gv, gj, N, threads, _BLAS).items()}
     return tensor(g["betas"]), tensor(g["pose"]), tensor(g["transl"]), tensor(g["expression"])
 
 
@@ -163,7 +168,8 @@ def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = No
         orientation, or None for the rest pose.
     transl : Tensor (..., 3) or None.
     expression : Tensor (..., E), E <= model.num_expression, or None.
-    threads : int or None, the kernels' ``threads=``.
+    threads : int or None, the kernels' ``threads=`` (the BLAS products beside them run on one
+        thread: torch's own intra-op threads are the parallel runtime here).
 
     Returns
     -------
