@@ -140,6 +140,27 @@ def test_forward_kinematics_same_bits_wherever_a_joint_is_stored(dtype):
     assert np.array_equal(got, world[:, perm])
 
 
+@pytest.mark.parametrize("offset", [0, 4, 16, 36])
+def test_forward_kinematics_large_batch_same_bits_as_small_calls(offset):
+    """A float32 call whose range holds tens of MB of matrices is written with streaming stores
+    (fk_avx2.c, whole output lines, a pose's last part line carried to the next): every pose gets
+    the bits of calls of 64 poses, for outputs starting anywhere in a cache line, on 1 and 2
+    threads, and nothing outside the output is written."""
+    rng = helpers.rng_for("fk stream", offset)
+    n, B = 23, 74_000      # 109 MB of matrices: over fk_avx2.c's STREAM_BYTES on each of 2 threads
+    parents = helpers.random_tree(rng, n, depth=6)
+    r, t, s = pose(rng, (B,), n, np.float32)
+    small = np.concatenate([sk.forward_kinematics(parents, r[i:i + 64], t[i:i + 64], s[i:i + 64],
+                                                  threads=1) for i in range(0, B, 64)])
+    for threads in (1, 2):
+        raw = np.full(B * n * 64 + 128, 0xAB, np.uint8)
+        start = (-raw.ctypes.data) % 64 + offset
+        out = raw[start:start + B * n * 64].view(np.float32).reshape(B, n, 4, 4)
+        sk.forward_kinematics(parents, r, t, s, out=out, threads=threads)
+        assert np.array_equal(out, small)
+        assert (raw[:start] == 0xAB).all() and (raw[start + B * n * 64:] == 0xAB).all()
+
+
 @pytest.mark.parametrize("n", [0, 1])
 def test_forward_kinematics_tiny_skeletons(n):
     rng = helpers.rng_for("tiny", n)
