@@ -18,6 +18,7 @@ transposed BLAS product.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
@@ -33,6 +34,8 @@ from .kernels import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to
                       rigid_forward_kinematics)
 from .model import float_dtype
 
+# a @ b of two 2-D arrays, for the basis products of a forward pass and its VJP
+Products = Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]]
 if TYPE_CHECKING:
     from .posed import PosedMeshes
 
@@ -225,10 +228,11 @@ class BodyModel(Summarized):
     # ------------------------------------------------------------------ forward
 
     def _forward(self, flat: Dict[str, NDArray[Any]], N: int, threads: Optional[int],
-                 blas: Optional[int] = None
+                 products: Optional[Products] = None
                  ) -> Tuple[NDArray[Any], NDArray[Any], Dict[str, Any]]:
         """Steps 1-5 on flat (N, ...) inputs; returns the outputs and what the VJP reuses.
-        ``blas``: the BLAS products' threads (None: ``threads``)."""
+        ``products(a, b)``: a @ b for the basis products (None: NumPy's, its BLAS on at most
+        ``threads`` threads)."""
         J, V, dt = self.num_joints, self.num_vertices, self.dtype
         S = flat["betas"].shape[1] if "betas" in flat else 0
         E = flat["expression"].shape[1] if "expression" in flat else 0
@@ -250,9 +254,9 @@ class BodyModel(Summarized):
         # in the rest pose the pose features are 0: the corrective rows (most of the basis) are
         # left out of the products
         used = slice(None) if "pose" in flat else np.r_[0:S + 1, S + 1 + P:S + 1 + P + E]
-        with blas_threads(threads if blas is None else blas):
-            v_posed = np.matmul(c[:, used], self._basis[rows][used]).reshape(N, V, 3)
-            x = np.matmul(c[:, used], self._joint_basis[rows][used]).reshape(N, J, 3)
+        with _bounded(threads, products) as mm:
+            v_posed = mm(c[:, used], self._basis[rows][used]).reshape(N, V, 3)
+            x = mm(c[:, used], self._joint_basis[rows][used]).reshape(N, J, 3)
         Q, t = rigid_forward_kinematics(self.parents, x, q, threads=threads)
         A = quat_to_matrix(Q, threads=threads)
         transl = flat.get("transl")
@@ -406,9 +410,10 @@ class BodyModel(Summarized):
         return (verts.reshape(batch + (V, 3)), joints.reshape(batch + (J, 3))), vjp
 
     def _backward(self, s: Dict[str, Any], gv: NDArray[Any], gj: NDArray[Any], N: int,
-                  threads: Optional[int], blas: Optional[int] = None
+                  threads: Optional[int], products: Optional[Products] = None
                   ) -> Dict[str, Optional[NDArray[Any]]]:
-        """The cotangents of the inputs from those of the outputs; ``blas`` as ``_forward``."""
+        """The cotangents of the inputs from those of the outputs; ``products`` as
+        ``_forward``'s."""
         J, dt, P = self.num_joints, self.dtype, self._P
         S = s["S"]
         lj, lw = self._influences
@@ -427,9 +432,9 @@ class BodyModel(Summarized):
         g_x += g_x2
         rows = s["rows"]
         # (basis g^T)^T rather than g basis^T: OpenBLAS runs this orientation 10-20% faster
-        with blas_threads(threads if blas is None else blas):
-            g_c = np.matmul(self._basis[rows], g_vp.reshape(N, -1).T).T
-            g_c += np.matmul(g_x.reshape(N, -1), self._joint_basis[rows].T)
+        with _bounded(threads, products) as mm:
+            g_c = mm(self._basis[rows], g_vp.reshape(N, -1).T).T
+            g_c += mm(g_x.reshape(N, -1), self._joint_basis[rows].T)
         g_R = np.zeros((N, J, 3, 3), dt)
         g_R[:, 1:] = g_c[:, S + 1:S + 1 + P].reshape(N, J - 1, 3, 3)
         g_q += gradients.quat_to_matrix_vjp(s["q"], g_R, threads=threads)
@@ -439,6 +444,16 @@ class BodyModel(Summarized):
         return {"betas": g_c[:, :S][:, ::-1],
                 "pose": gradients.quat_from_rotvec_vjp(s["pose"], g_q, threads=threads),
                 "transl": g_tr, "expression": g_c[:, S + 1 + P:]}
+
+
+@contextlib.contextmanager
+def _bounded(threads: Optional[int], products: Optional[Products]) -> Iterator[Products]:
+    """``products``, or NumPy's matmul with its BLAS on at most ``threads`` threads."""
+    if products is not None:
+        yield products
+    else:
+        with blas_threads(threads):
+            yield np.matmul
 
 
 def _unbroadcast(g: NDArray[Any], shape: Tuple[int, ...]) -> NDArray[Any]:

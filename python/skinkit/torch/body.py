@@ -193,8 +193,8 @@ class BodyModel(torch.nn.Module):
             hand poses are (B, num_pca_comps) PCA coefficients.
         expression : Tensor (B, E), E <= num_expression (SMPL-X).
         transl : Tensor (B, 3), added to vertices and joints.
-        threads : int or None, the kernels' ``threads=`` (the BLAS products beside them run on one
-            thread: torch's own intra-op threads are the parallel runtime here).
+        threads : int or None, the kernels' ``threads=`` (the basis products beside them run on
+            torch's BLAS and intra-op threads, ``torch.get_num_threads()``).
         **unused
             smplx's other keywords (``return_verts``, ``return_full_pose``...) are accepted and
             have no effect: everything is returned.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 import weakref
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
@@ -69,11 +70,17 @@ def model_set(model: Union[BodyModel, ModelSet]) -> ModelSet:
 
 
 _SAVED = ("q", "x", "Q", "G", "v_posed")   # the forward's intermediates the VJP reuses
-# NumPy's BLAS products run on one thread in the ops: beside torch's own intra-op threads (which
-# spin after each parallel region), OpenBLAS's pool spinning too made the forward+backward of a
-# 64-pose batch on 2 threads take 20 or 44 ms (SMPL) and 50-81 ms (SMPL-X) from call to call,
-# against 24 and 67 ms on 1 thread; with one BLAS thread 2 threads took 21-23 and 62-66 ms
-_BLAS = 1
+
+
+def _products(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
+    """a @ b by torch.matmul: the ops' basis products on torch's BLAS and intra-op threads, the
+    one parallel runtime of a torch program.  With NumPy's BLAS, OpenBLAS's pool spinning beside
+    torch's threads made the forward+backward of 64 poses on 2 threads take 20 or 44 ms (SMPL)
+    from call to call, against 24 ms on 1; with it on one thread, 2 threads gained nothing
+    where the products are most of the time (SMPL-X)."""
+    with warnings.catch_warnings():   # the model's basis is read-only: torch only reads it here
+        warnings.filterwarnings("ignore", "The given NumPy array is not writable")
+        return torch.matmul(torch.from_numpy(a), torch.from_numpy(b)).numpy()
 
 
 @custom_op("skinkit::body_forward", mutates_args=())
@@ -82,7 +89,7 @@ def _body(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Te
               Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
     m = _SETS[model].get(pose.dtype)
     flat = {k: np_(t) for k, t in zip(CORES, (betas, pose, transl, expression)) if t is not None}
-    verts, joints, saved = m._forward(flat, pose.shape[0], threads, _BLAS)
+    verts, joints, saved = m._forward(flat, pose.shape[0], threads, _products)
     q, x, Q, G, v_posed = (tensor(saved[k]) for k in _SAVED)
     return tensor(verts), tensor(joints), q, x, Q, G, v_posed
 
@@ -110,7 +117,7 @@ def _body_vjp(model: int, betas: Optional[Tensor], pose: Tensor, transl: bool,
     gv, gj = (np.ascontiguousarray(np_(g), m.dtype) for g in (g_vertices, g_joints))
     # transl's cotangent, the only one None (when transl is not given), as zeros
     g = {k: np.zeros((N, 3), m.dtype) if a is None else a
-         for k, a in m._backward(saved, gv, gj, N, threads, _BLAS).items()}
+         for k, a in m._backward(saved, gv, gj, N, threads, _products).items()}
     return tensor(g["betas"]), tensor(g["pose"]), tensor(g["transl"]), tensor(g["expression"])
 
 
@@ -168,8 +175,8 @@ def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = No
         orientation, or None for the rest pose.
     transl : Tensor (..., 3) or None.
     expression : Tensor (..., E), E <= model.num_expression, or None.
-    threads : int or None, the kernels' ``threads=`` (the BLAS products beside them run on one
-        thread: torch's own intra-op threads are the parallel runtime here).
+    threads : int or None, the kernels' ``threads=`` (the basis products beside them run on
+        torch's BLAS and intra-op threads, ``torch.get_num_threads()``).
 
     Returns
     -------
