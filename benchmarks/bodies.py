@@ -27,6 +27,13 @@ from harness import Case, Target
 
 import skinkit
 
+# seconds of sleep between two contenders: OpenBLAS's threads spin for 2**28 cycles (its
+# THREAD_TIMEOUT, ~0.1 s) after a product of NumPy's, and torch's OpenMP threads a while after a
+# parallel region; with 0.02 s the torch module on 2 threads after skinkit's NumPy row took
+# 18.5 ms a SMPL forward at B = 64, with 0.2 s 4.3-4.8 ms (6.3 on 1 thread)
+GAP = 0.2
+
+
 def smplx_module(kind, arrays, tmpdir):
     """smplx's own module for the arrays (float32, 10 betas, 10 expression coefficients, no
     hand PCA, no hand mean), as ML code builds it."""
@@ -173,7 +180,7 @@ def _forward_case(ctx, kind, model, peers, params, B, thr):
             return v.numpy(), j.numpy()
         entries["body-models " + kind] = bm_forward
     entries["pose-corrective GEMM (bound)"] = (lambda: feat @ posedirs, None)
-    bench(ctx, case, entries, tol=tol_for(np.float32, 4), gap=0.02)
+    bench(ctx, case, entries, tol=tol_for(np.float32, 4), gap=GAP)
     gemm = case.time("pose-corrective GEMM (bound)")
     if B == (2 if ctx.quick else 64):
         case.targets.append(Target("x faster than smplx", "smplx " + kind,
@@ -235,7 +242,7 @@ def _backward_case(ctx, kind, model, peers, params, B, thr):
             b, p, t = (x.grad.numpy() for x in leaves[:3])
             return (b, p, t) + ((leaves[3].grad.numpy(),) if len(leaves) > 3 else ())
         entries["torch autograd through body-models"] = bm_fb
-    bench(ctx, case, entries, compare=relative_diff, tol=1e-3, gap=0.02)
+    bench(ctx, case, entries, compare=relative_diff, tol=1e-3, gap=GAP)
     if B == (2 if ctx.quick else 64):
         case.targets.append(Target("x faster than torch autograd", "torch autograd through smplx",
                                    case.ratio("torch autograd through smplx"), ">=", 5, "x"))
