@@ -306,7 +306,7 @@ class Clip(Summarized):
             # the rest pose only where no channel writes (a full copy was 7% of a sampling call);
             # fill_rows writes a large one with streaming stores, as the sampler its samples
             if rest_only.size == n:
-                _core.fill_rows(o.reshape(-1), np.require(r, o.dtype, "CA").reshape(-1))
+                _core.fill_rows(o.reshape(-1), np.require(r, o.dtype, ["C", "A"]).reshape(-1))
             elif rest_only.size:
                 o[..., rest_only, :] = r[rest_only]
         _core.sample_channels(self._table, out_offset, out_stride, t,
