@@ -80,7 +80,8 @@ def _products(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
     where the products are most of the time (SMPL-X)."""
     with warnings.catch_warnings():   # the model's basis is read-only: torch only reads it here
         warnings.filterwarnings("ignore", "The given NumPy array is not writable")
-        return torch.matmul(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+        out: NDArray[Any] = torch.matmul(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+    return out
 
 
 @custom_op("skinkit::body_forward", mutates_args=())
