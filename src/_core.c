@@ -106,6 +106,11 @@ static PyMethodDef methods[] = {
      "prepare_clip(table) -> prepared\n\n"
      "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
      "rotation keys and the keys of its lane groups side by side."},
+    {"clip_player", py_clip_player, METH_VARARGS,
+     "clip_player(table, out_offset, out_stride, out, threads, duration) -> ClipPlayer\n\n"
+     "A clip table bound to out (a tuple of one array per path) for one time a call: its "
+     "sample(time) is sample_channels at that time, times wrapped into [0, duration) when "
+     "duration > 0."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "

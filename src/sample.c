@@ -312,10 +312,12 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
     if (lanes)
         FN(next_lanes)(clip, &lg0);
 #if defined(SK_HAVE_AVX2)
+    /* (a call of fewer than SK_TIME_BLOCK times, such as a playback's one time a frame, is
+       left to ordinary stores without counting its bytes) */
     size_t bytes = 0;
-    for (size_t c = c0; c < c1; c++)
+    for (size_t c = c0; lanes && i1 - i0 >= SK_TIME_BLOCK && c < c1; c++)
         bytes += (size_t)clip->ncomp[c] * sizeof(T);
-    int stream = lanes && (i1 - i0) * bytes >= SK_STREAM_BYTES;
+    int stream = (i1 - i0) * bytes >= SK_STREAM_BYTES;
     FN(sk_rows) w;
     w.n = 0;
 #endif
@@ -336,7 +338,7 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                 int grouped = lg.n && lg.first <= c;
                 /* a lane group is sampled whole at its first channel in [c0, c1) */
                 if (grouped && c != (lg.first > c0 ? lg.first : c0))
-                    continue;
+                    continue; /* a group begun in the channel group before */
                 if (bk.kt != kt || bk.K != K || bk.b != b) {
 #if defined(SK_HAVE_AVX2)
                     FN(flush_rows)(&w, &bk);
@@ -349,6 +351,7 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                     if (!stream ||
                         !FN(add_rows)(clip, &lg, c0, c1, out_offset, out_stride, &bk, out, &w))
                         FN(sample_lanes)(clip, &lg, c0, c1, out_offset, out_stride, &bk, out);
+                    c = lg.first + lg.n - 1; /* the group's other channels are done */
                     continue;
                 }
                 FN(flush_rows)(&w, &bk);

@@ -27,6 +27,13 @@ def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArr
 def prepare_clip(table: Any, /) -> NDArray[np.floating[Any]]: ...
 def fill_rows(out: NDArray[np.floating[Any]], row: NDArray[np.floating[Any]], /) -> None: ...
 
+class ClipPlayer:
+    def sample(self, time: float, /) -> None: ...
+
+def clip_player(table: Any, out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
+                out: Tuple[NDArray[np.floating[Any]], ...], threads: Optional[int],
+                duration: float, /) -> ClipPlayer: ...
+
 # -- FBX (src/fbx_read.c over the vendored ufbx; skinkit.io.fbx assembles the Model)
 
 def fbx_read(path: Union[str, "PathLike[str]"], file_axes: bool, max_memory: int,

@@ -377,11 +377,13 @@ class Clip(Summarized):
 class Playback:
     """A clip sampled one time a call into a pose of its own (``Clip.playback`` makes it).
 
-    A playback loop sampling once a frame pays ``Clip.sample``'s checks of its arguments on
-    every call (16 us for 64 joints, against 3 us for the C sampler); a Playback checks the rest
-    pose once, writes it once where no channel writes (those nodes keep it from call to call)
-    and keeps the output layout, so a call is the C sampler's.  Its key search needs no cursor
-    kept between calls: the channels that share a key-time array share one binary search.
+    A playback loop sampling once a frame would pay ``Clip.sample``'s checks of its arguments
+    on every call, most of a call for a skeleton of 64 joints.  A Playback checks the rest pose,
+    the clip's table and its own output once (``_core.clip_player``, which keeps copies of the
+    table's offsets), writes the rest pose once where no channel writes (those nodes keep it
+    from call to call), and then each call is the C sampler's at one time.  Its key search
+    needs no cursor kept between calls: the channels that share a key-time array share one
+    binary search.
 
     Parameters
     ----------
@@ -401,11 +403,13 @@ class Playback:
 
     def __init__(self, clip: Clip, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
                  loop: bool = False, threads: Optional[int] = None):
-        self._clip, self._loop, self._threads = clip, loop, threads
+        self._dtype = clip.dtype
         pose = clip.sample(0.0, rest)                  # checks rest, writes it
-        _, self._offset, self._stride = clip._layout(pose[0].shape[0])
-        self._out = tuple(o.reshape(-1) for o in pose)
-        self._t = np.zeros(1, clip.dtype)
+        _, offset, stride = clip._layout(pose[0].shape[0])
+        duration = clip.duration if loop else 0.0
+        self._play = _core.clip_player(clip._table, offset, stride,
+                                       tuple(o.reshape(-1) for o in pose), threads,
+                                       duration).sample
         views = [o.view() for o in pose]
         for v in views:
             v.flags.writeable = False
@@ -432,15 +436,15 @@ class Playback:
         ValueError
             If time is not one finite number.
         """
-        if isinstance(time, float) and np.isfinite(time):
-            self._t[0] = time
-        else:
-            t = as_times(time, self._clip.dtype)
+        if type(time) not in _FLOATS:          # one conversion rule: as_times's
+            t = as_times(time, self._dtype)
             if t.size != 1:
                 raise ValueError(f"time must be one number, got {t.size}")
-            self._t[:] = t
-        if self._loop and self._clip.duration > 0:
-            np.mod(self._t, np.asarray(self._clip.duration, self._t.dtype), out=self._t)
-        _core.sample_channels(self._clip._table, self._offset, self._stride, self._t, self._out,
-                              self._threads)
+            time = t[0]
+        self._play(time)
         return self._pose
+
+
+# the times Playback hands to the C sampler as they are: converting them to float64 is exact,
+# and the sampler rounds that to the clip's dtype as as_times would
+_FLOATS = frozenset((float, np.float64, np.float32, np.float16))
