@@ -222,7 +222,7 @@ static int read_outs(PyObject *out, PyObject *table, clip_call_t *cc, int *type,
 }
 
 /* Reads and checks one call: the table, the output offsets and strides, the times (NULL: one
- * time, at cc->times set by the caller) and out.  hold gets the references (NFIELDS + 2). */
+ * time: the outputs are checked for one) and out.  hold gets the references (NFIELDS + 2). */
 static int read_call(PyObject *table, PyObject *oo, PyObject *os, PyObject *times, PyObject *out,
                      clip_call_t *cc, PyObject **hold)
 {
@@ -311,21 +311,22 @@ PyObject *py_sample_channels(PyObject *self, PyObject *args)
 }
 
 /* A ClipPlayer samples a clip at one time a call into outputs bound to it once
- * (skinkit.clip.Playback): the table and the outputs are checked when it is made, and the
- * integer fields that say where samples are written are copied, so that nothing done to the
- * arrays afterwards moves a write outside its output. */
+ * (skinkit.clip.Playback), from a plan of its channels (sk_play_plan: the lane groups found
+ * once, each keeping its key interval between calls).  The table and the outputs are checked
+ * when it is made, and the integer fields that say where samples are written are copied, so
+ * that nothing done to the arrays afterwards moves a write outside its output. */
 typedef struct {
     PyObject_HEAD
-    clip_call_t cc;                  /* ntimes 1, times at t */
+    clip_call_t cc;                  /* ntimes 1 */
     PyObject *hold[NFIELDS + 2];     /* the table's arrays, its path */
     PyObject *out;                   /* the output arrays */
     void *fields;                    /* the copied integer fields */
+    sk_play_item *items;             /* the plan of each run of channels, one after the other */
+    size_t *run_end;                 /* run r: items [run_end[r - 1] or 0, run_end[r]) */
+    int *run_out;                    /* and its output array */
+    size_t nruns, nitems;
     int nthreads;
     double duration;                 /* > 0: times wrapped into [0, duration) */
-    union {
-        float f;
-        double d;
-    } t;
 } player_t;
 
 static void player_dealloc(PyObject *obj)
@@ -334,6 +335,9 @@ static void player_dealloc(PyObject *obj)
     release(p->hold, NFIELDS + 2, NULL);
     Py_XDECREF(p->out);
     PyMem_Free(p->fields);
+    PyMem_Free(p->items);
+    PyMem_Free(p->run_end);
+    PyMem_Free(p->run_out);
     Py_TYPE(obj)->tp_free(obj);
 }
 
@@ -351,6 +355,33 @@ static double wrap_d(double t, double d)
     return m ? (m < 0 ? m + d : m) : 0.0;
 }
 
+/* one thread's share of a player's call: items [i0, i1) at time t */
+typedef struct {
+    const player_t *p;
+    size_t i0, i1;
+    double t;
+} play_part_t;
+
+static void *play_part(void *arg)
+{
+    const play_part_t *pt = arg;
+    const player_t *p = pt->p;
+    const clip_call_t *cc = &p->cc;
+    for (size_t r = 0, b = 0; r < p->nruns; b = p->run_end[r++]) {
+        size_t i0 = b > pt->i0 ? b : pt->i0, i1 = p->run_end[r] < pt->i1 ? p->run_end[r] : pt->i1;
+        if (i0 >= i1)
+            continue;
+        void *out = cc->out[p->run_out[r]];
+        if (cc->dbl)
+            sk_play_sample_d(&cc->d, p->items + i0, i1 - i0, cc->out_offset, cc->out_stride,
+                             pt->t, out);
+        else
+            sk_play_sample_f(&cc->f, p->items + i0, i1 - i0, cc->out_offset, cc->out_stride,
+                             (float)pt->t, out);
+    }
+    return NULL;
+}
+
 /* ClipPlayer.sample(time): samples the clip at time (a Python float or a NumPy real scalar)
  * into the bound outputs; returns None */
 static PyObject *player_sample(PyObject *obj, PyObject *time)
@@ -359,21 +390,35 @@ static PyObject *player_sample(PyObject *obj, PyObject *time)
     double x = PyFloat_AsDouble(time);
     if (x == -1.0 && PyErr_Occurred())
         return NULL;
-    int finite;
+    double t;
     if (p->cc.dbl) {
-        p->t.d = p->duration > 0 ? wrap_d(x, p->duration) : x;
-        finite = isfinite(x);
+        t = p->duration > 0 ? wrap_d(x, p->duration) : x;
     } else {
         float xf = (float)x;
-        p->t.f = p->duration > 0 ? wrap_f(xf, (float)p->duration) : xf;
-        finite = isfinite(xf);
+        x = xf;
+        t = p->duration > 0 ? wrap_f(xf, (float)p->duration) : xf;
     }
-    if (!finite) {
+    if (!isfinite(x)) {
         PyErr_Format(PyExc_ValueError, "times must be finite (in the clip's dtype), got %R",
                      time);
         return NULL;
     }
-    run_sampling(&p->cc, p->nthreads);
+    /* the items shared out among the threads, each thread's share whole lane groups */
+    play_part_t part[MAX_THREADS];
+    size_t nc = p->cc.d.nchannels, n = p->nitems;
+    int parts = thread_count(p->nthreads, (npy_intp)nc, GRAIN_SAMPLES);
+    for (int i = 0; i < parts; i++) {
+        play_part_t pt = {p, n * (size_t)i / (size_t)parts, n * (size_t)(i + 1) / (size_t)parts,
+                          t};
+        part[i] = pt;
+    }
+    if (parts == 1 && nc < GIL_SAMPLES) {
+        play_part(part);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        parallel(parts, play_part, (char *)part, sizeof part[0]);
+        Py_END_ALLOW_THREADS
+    }
     Py_RETURN_NONE;
 }
 
@@ -401,6 +446,40 @@ static void *own(const void *src, size_t bytes, char **at)
     return copy;
 }
 
+/* the copies of a checked call's integer fields, and its plan: 0, or -1 with an exception */
+static int plan(player_t *p)
+{
+    clip_call_t *cc = &p->cc;
+    size_t nc = cc->d.nchannels, i64 = sizeof(int64_t), i32 = sizeof(int32_t);
+    char *at = p->fields = PyMem_Malloc(nc * (6 * i64 + 3 * i32) + 1);
+    p->items = PyMem_Malloc(nc * sizeof(sk_play_item) + 1);
+    p->run_end = PyMem_Malloc(nc * sizeof(size_t) + 1);
+    p->run_out = PyMem_Malloc(nc * sizeof(int) + 1);
+    if (!at || !p->items || !p->run_end || !p->run_out) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    cc->out_offset = own(cc->out_offset, nc * i64, &at);
+    cc->out_stride = own(cc->out_stride, nc * i64, &at);
+    if (cc->nout > 1)
+        cc->path = own(cc->path, nc * i64, &at);
+    cc->f.key_offset = cc->d.key_offset = own(cc->d.key_offset, nc * i64, &at);
+    cc->f.nkeys = cc->d.nkeys = own(cc->d.nkeys, nc * i64, &at);
+    cc->f.value_offset = cc->d.value_offset = own(cc->d.value_offset, nc * i64, &at);
+    cc->f.ncomp = cc->d.ncomp = own(cc->d.ncomp, nc * i32, &at);
+    cc->f.interp = cc->d.interp = own(cc->d.interp, nc * i32, &at);
+    cc->f.rotation = cc->d.rotation = own(cc->d.rotation, nc * i32, &at);
+    for (size_t c = 0, e; c < nc; c = e) {
+        e = cc->nout > 1 ? run_end(cc, c, nc) : nc;
+        sk_play_item *items = p->items + p->nitems;
+        p->nitems += cc->dbl ? sk_play_plan_d(&cc->d, c, e, cc->out_offset, items)
+                             : sk_play_plan_f(&cc->f, c, e, cc->out_offset, items);
+        p->run_out[p->nruns] = cc->nout > 1 ? (int)cc->path[c] : 0;
+        p->run_end[p->nruns++] = p->nitems;
+    }
+    return 0;
+}
+
 /* clip_player(table, out_offset, out_stride, out, threads, duration) -> ClipPlayer */
 PyObject *py_clip_player(PyObject *self, PyObject *args)
 {
@@ -421,28 +500,10 @@ PyObject *py_clip_player(PyObject *self, PyObject *args)
     p->duration = duration;
     p->out = out;
     Py_INCREF(out);
-    p->cc.times = &p->t;
-    if (read_call(table, oo, os, NULL, out, &p->cc, p->hold) < 0) {
+    if (read_call(table, oo, os, NULL, out, &p->cc, p->hold) < 0 || plan(p) < 0) {
         Py_DECREF(p);
         return NULL;
     }
-    size_t nc = p->cc.d.nchannels, i64 = sizeof(int64_t), i32 = sizeof(int32_t);
-    char *at = p->fields = PyMem_Malloc(nc * (6 * i64 + 3 * i32) + 1);
-    if (!at) {
-        Py_DECREF(p);
-        return PyErr_NoMemory();
-    }
-    clip_call_t *cc = &p->cc;
-    cc->out_offset = own(cc->out_offset, nc * i64, &at);
-    cc->out_stride = own(cc->out_stride, nc * i64, &at);
-    if (cc->nout > 1)
-        cc->path = own(cc->path, nc * i64, &at);
-    cc->f.key_offset = cc->d.key_offset = own(cc->d.key_offset, nc * i64, &at);
-    cc->f.nkeys = cc->d.nkeys = own(cc->d.nkeys, nc * i64, &at);
-    cc->f.value_offset = cc->d.value_offset = own(cc->d.value_offset, nc * i64, &at);
-    cc->f.ncomp = cc->d.ncomp = own(cc->d.ncomp, nc * i32, &at);
-    cc->f.interp = cc->d.interp = own(cc->d.interp, nc * i32, &at);
-    cc->f.rotation = cc->d.rotation = own(cc->d.rotation, nc * i32, &at);
     return (PyObject *)p;
 }
 

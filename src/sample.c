@@ -296,18 +296,48 @@ static int FN(add_rows)(const FN(sk_clip) *clip, const FN(sk_lanes) *g, size_t c
 }
 #endif
 
+/* channel c alone at the times of block bk (its key times') */
+static void FN(sample_channel)(const FN(sk_clip) *clip, size_t c, const FN(sk_block_keys) *bk,
+                               const int64_t *out_offset, const int64_t *out_stride, T *out)
+{
+    const T *kt = clip->key_times + clip->key_offset[c], *vals = clip->values + clip->value_offset[c];
+    const T *sl = clip->prepared ? clip->prepared + clip->value_offset[c] : NULL;
+    int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
+    T *o = out + out_offset[c];
+    ptrdiff_t os = (ptrdiff_t)out_stride[c];
+    /* the usual kinds get their own copies: slerped rotations, lerped 3-vectors */
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (mode == SK_LINEAR && rot && sl && sk_simd() >= SK_SIMD_AVX2)
+        sk_sample_slerp_avx2(vals, sl, bk, o, os);
+    else
+#endif
+    if (mode == SK_LINEAR && rot && sl)
+        FN(sample_run)(kt, vals, sl, SK_LINEAR, 4, 1, bk, o, os);
+    else if (mode == SK_LINEAR && nc == 3 && !rot)
+        FN(sample_run)(kt, vals, NULL, SK_LINEAR, 3, 0, bk, o, os);
+    else
+        FN(sample_run)(kt, vals, sl, mode, nc, rot, bk, o, os);
+}
+
+/* the lane groups' own loop where the build and the CPU have AVX2 */
+static int FN(use_lanes)(const FN(sk_clip) *clip)
+{
+#if defined(SK_HAVE_AVX2)
+    return clip->prepared && sk_simd() >= SK_SIMD_AVX2;
+#else
+    (void)clip;
+    return 0;
+#endif
+}
+
 void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                         const int64_t *out_offset, const int64_t *out_stride, size_t i0,
                         size_t i1, const T *times, T *restrict out)
 {
-    const T *key_times = clip->key_times, *values = clip->values;
+    const T *key_times = clip->key_times;
     FN(sk_block_keys) bk;
     bk.K = bk.b = bk.e = bk.k = 0;
-    /* the lane groups' own loop where the build and the CPU have AVX2 */
-    int lanes = 0;
-#if defined(SK_HAVE_AVX2)
-    lanes = clip->prepared && sk_simd() >= SK_SIMD_AVX2;
-#endif
+    int lanes = FN(use_lanes)(clip);
     FN(sk_lanes) lg0 = {0, 0, clip->nvalues};
     if (lanes)
         FN(next_lanes)(clip, &lg0);
@@ -356,28 +386,78 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                 }
                 FN(flush_rows)(&w, &bk);
 #endif
-                const T *vals = values + clip->value_offset[c];
-                const T *sl = clip->prepared ? clip->prepared + clip->value_offset[c] : NULL;
-                int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
-                T *o = out + out_offset[c];
-                ptrdiff_t os = (ptrdiff_t)out_stride[c];
-                /* the usual kinds get their own copies: slerped rotations, lerped 3-vectors */
-#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-                if (mode == SK_LINEAR && rot && sl && sk_simd() >= SK_SIMD_AVX2)
-                    sk_sample_slerp_avx2(vals, sl, &bk, o, os);
-                else
-#endif
-                if (mode == SK_LINEAR && rot && sl)
-                    FN(sample_run)(kt, vals, sl, SK_LINEAR, 4, 1, &bk, o, os);
-                else if (mode == SK_LINEAR && nc == 3 && !rot)
-                    FN(sample_run)(kt, vals, NULL, SK_LINEAR, 3, 0, &bk, o, os);
-                else
-                    FN(sample_run)(kt, vals, sl, mode, nc, rot, &bk, o, os);
+                FN(sample_channel)(clip, c, &bk, out_offset, out_stride, out);
             }
 #if defined(SK_HAVE_AVX2)
             FN(flush_rows)(&w, &bk);
 #endif
         }
+    }
+}
+
+size_t FN(sk_play_plan)(const FN(sk_clip) *clip, size_t c0, size_t c1,
+                        const int64_t *out_offset, sk_play_item *items)
+{
+    size_t n = 0;
+    FN(sk_lanes) g = {0, 0, clip->nvalues};
+    if (clip->prepared)
+        FN(next_lanes)(clip, &g);
+    for (size_t c = c0; c < c1; c++, n++) {
+        while (g.n && g.first + g.n <= c)
+            FN(next_lanes)(clip, &g);
+        sk_play_item it;
+        memset(&it, 0, sizeof it);
+        it.first = it.lo = c, it.n = 1, it.hi = c + 1;
+        if (g.n && g.first <= c) { /* a lane group, from c on */
+            it.first = g.first, it.n = g.n, it.at = g.at;
+            it.hi = g.first + g.n < c1 ? g.first + g.n : c1;
+            int nc = FN(lane_kind)(clip, g.first) == 8 ? 4 : 3;
+            it.packed = 1;
+            for (size_t l = 0; l < SK_LANES; l++) {
+                size_t cl = g.first + l;
+                it.lane_offset[l] = cl >= c && cl < it.hi ? out_offset[cl] : -1;
+                it.packed = it.packed && cl >= c && cl < it.hi &&
+                            out_offset[cl] == out_offset[g.first] + (int64_t)l * nc;
+            }
+            c = it.hi - 1;
+        }
+        if (items)
+            items[n] = it;
+    }
+    return n;
+}
+
+void FN(sk_play_sample)(const FN(sk_clip) *clip, sk_play_item *items, size_t nitems,
+                        const int64_t *out_offset, const int64_t *out_stride, T time,
+                        T *restrict out)
+{
+    FN(sk_block_keys) bk;
+    bk.kt = NULL, bk.K = 0;
+#if defined(SK_HAVE_AVX2)
+    int lanes = FN(use_lanes)(clip);
+#endif
+    for (size_t i = 0; i < nitems; i++) {
+        sk_play_item *it = items + i;
+        const T *kt = clip->key_times + clip->key_offset[it->first];
+        size_t K = (size_t)clip->nkeys[it->first];
+        if (bk.kt != kt || bk.K != K) /* the items that share key times share the search */
+            FN(block_keys)(&bk, kt, K, it->key, &time, 0, 1);
+        it->key = bk.k;
+#if defined(SK_HAVE_AVX2)
+        if (it->n > 1 && lanes) {
+            int kind = FN(lane_kind)(clip, it->first);
+            const T *keys = clip->prepared + it->at;
+#if SK_DOUBLE && defined(SK_HAVE_AVX512)
+            if (sk_simd() >= SK_SIMD_AVX512)
+                sk_sample_lanes_once_avx512_d(kind, it->packed, keys, &bk, out, it->lane_offset);
+            else
+#endif
+                FN(sk_sample_lanes_once_avx2)(kind, it->packed, keys, &bk, out, it->lane_offset);
+            continue;
+        }
+#endif
+        for (size_t c = it->lo; c < it->hi; c++)
+            FN(sample_channel)(clip, c, &bk, out_offset, out_stride, out);
     }
 }
 

@@ -97,6 +97,7 @@ void sk_sample_slerp_avx2(const float *vals, const float *sl, const sk_block_key
 /* --- the float lane groups: 8 lanes, one register --- */
 #define SK_LANES 8
 #define NAME sk_sample_lanes_avx2_f
+#define ONCE_NAME sk_sample_lanes_once_avx2_f
 #define ROWS_NAME sk_sample_rows_avx2_f
 #define VW 8
 #define VT __m256
@@ -134,6 +135,7 @@ void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out)
 }
 #undef SK_LANES
 #undef NAME
+#undef ONCE_NAME
 #undef ROWS_NAME
 #undef VW
 #undef VT
@@ -154,6 +156,7 @@ void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out)
 #include "sample_keys.h"
 #define SK_LANES 8
 #define NAME sk_sample_lanes_avx2_d
+#define ONCE_NAME sk_sample_lanes_once_avx2_d
 #define ROWS_NAME sk_sample_rows_avx2_d
 #define VW 4
 #define VT __m256d

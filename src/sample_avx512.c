@@ -69,6 +69,7 @@ static inline void store_lanes8d(__m512d r[4], int nc, double *const p[8], doubl
 
 #define SK_LANES 8
 #define NAME sk_sample_lanes_avx512_d
+#define ONCE_NAME sk_sample_lanes_once_avx512_d
 #define ROWS_NAME sk_sample_rows_avx512_d
 #define VW 8
 #define VT __m512d

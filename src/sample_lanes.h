@@ -7,8 +7,8 @@
  * back into each channel's row.  The operations per lane are those of the one-channel paths, in
  * the same order: the float lanes give the bits of the AVX2 per-time slerp (sk_sample_slerp_avx2)
  * and both precisions those of sample.c's lerp; the double slerp is sample.c's with FMAs (within
- * an ulp of it), the same bits with 4 or 8 lanes a register.  The includer defines SK_LANES, NAME
- * and ROWS_NAME (the functions' names), VW, VT (the register), MT (a comparison's result), V(op)
+ * an ulp of it), the same bits with 4 or 8 lanes a register.  The includer defines SK_LANES, NAME,
+ * ONCE_NAME and ROWS_NAME (the functions' names), VW, VT (the register), MT (a comparison's result), V(op)
  * (the intrinsic of op), MADD(a, b, c) and NMADD(a, b, c) (c + a b and c - a b), CMPLT(a, b),
  * BLEND(a, b, m) (b where m, else a), SINCOS(x, &s, &c) and STORE_ROWS(r, nc, p, row, packed)
  * (lane l's nc components of the 4 registers r to p[l], or with packed to row + l nc: the lanes
@@ -66,6 +66,23 @@ static inline __attribute__((always_inline)) void FN(lanes_run)(int kind, int pa
     }
 }
 
+/* lanes_run with kind and packed made constants */
+static inline __attribute__((always_inline)) void FN(lanes_runs)(int kind, int packed,
+                                                               const T *lanes,
+                                                               const FN(sk_block_keys) *bk,
+                                                               T *p[SK_LANES],
+                                                               const ptrdiff_t os[SK_LANES])
+{
+    if (kind == 8 && packed)
+        FN(lanes_run)(8, 1, lanes, bk, p, os);
+    else if (kind == 8)
+        FN(lanes_run)(8, 0, lanes, bk, p, os);
+    else if (packed)
+        FN(lanes_run)(3, 1, lanes, bk, p, os);
+    else
+        FN(lanes_run)(3, 0, lanes, bk, p, os);
+}
+
 void NAME(int kind, const T *lanes, const FN(sk_block_keys) *bk, T *const o[SK_LANES],
           const ptrdiff_t os[SK_LANES])
 {
@@ -77,14 +94,20 @@ void NAME(int kind, const T *lanes, const FN(sk_block_keys) *bk, T *const o[SK_L
         step[l] = o[l] ? os[l] : 0;
         packed = packed && o[l] && o[l] - o[0] == l * nc && os[l] == os[0];
     }
-    if (kind == 8 && packed)
-        FN(lanes_run)(8, 1, lanes, bk, p, step);
-    else if (kind == 8)
-        FN(lanes_run)(8, 0, lanes, bk, p, step);
-    else if (packed)
-        FN(lanes_run)(3, 1, lanes, bk, p, step);
-    else
-        FN(lanes_run)(3, 0, lanes, bk, p, step);
+    FN(lanes_runs)(kind, packed, lanes, bk, p, step);
+}
+
+/* NAME at the one time of bk (a playback plan's item, sample.c), lane l's sample to out +
+ * off[l] (left out where off[l] < 0), packed as NAME finds it: the plan works out once what
+ * NAME works out each call */
+void ONCE_NAME(int kind, int packed, const T *lanes, const FN(sk_block_keys) *bk, T *out,
+               const int64_t off[SK_LANES])
+{
+    static const ptrdiff_t none[SK_LANES];
+    T sink[4], *p[SK_LANES];
+    for (int l = 0; l < SK_LANES; l++)
+        p[l] = off[l] >= 0 ? out + off[l] : sink;
+    FN(lanes_runs)(kind, packed, lanes, bk, p, none);
 }
 
 /* src[0 .. n) to dst: the whole 64-byte lines with streaming stores, which write a line without

@@ -39,6 +39,14 @@ void sk_sample_lanes_avx2_f(int kind, const float *lanes, const struct sk_block_
                             float *const o[8], const ptrdiff_t os[8]);
 void sk_sample_lanes_avx2_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
                             double *const o[8], const ptrdiff_t os[8]);
+/* sample_avx2.c: the lane group at the one time of bk, lane l's sample to out + off[l] (left out
+   where off[l] < 0); packed: every lane in, off[l] = off[0] + l * (components) */
+void sk_sample_lanes_once_avx2_f(int kind, int packed, const float *lanes,
+                                 const struct sk_block_keys_f *bk, float *out,
+                                 const int64_t off[8]);
+void sk_sample_lanes_once_avx2_d(int kind, int packed, const double *lanes,
+                                 const struct sk_block_keys_d *bk, double *out,
+                                 const int64_t off[8]);
 /* sample_avx2.c: the times of a block bk of n <= SK_ROW_GROUPS lane groups of one kind (keys
    lanes[g]) whose rows lie side by side, every lane in use (sample.c): group 0's row i at dst +
    i * os, each next group's after it; written with streaming stores */
@@ -55,6 +63,9 @@ int sk_lbs_pose_avx512(const sk_skin_job_f *job);
 /* sample_avx512.c: sk_sample_lanes_avx2_d with the 8 lanes in one register, the same bits */
 void sk_sample_lanes_avx512_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
                               double *const o[8], const ptrdiff_t os[8]);
+void sk_sample_lanes_once_avx512_d(int kind, int packed, const double *lanes,
+                                   const struct sk_block_keys_d *bk, double *out,
+                                   const int64_t off[8]);
 void sk_sample_rows_avx512_d(int kind, size_t n, const double *const lanes[],
                              const struct sk_block_keys_d *bk, double *dst, ptrdiff_t os);
 #endif

@@ -389,6 +389,31 @@ void sk_sample_clip_f(const sk_clip_f *clip, size_t c0, size_t c1, const int64_t
 void sk_sample_clip_d(const sk_clip_d *clip, size_t c0, size_t c1, const int64_t *out_offset,
                       const int64_t *out_stride, size_t i0, size_t i1, const double *times,
                       double *SK_RESTRICT out);
+/* One time a call (a playback loop, ozz-animation's SamplingJob with its Context): channels
+   c0 <= c < c1 of a checked, prepared clip planned once, for their outputs at out_offset, into
+   items, each a lane group or one channel, which keep their key interval from one call to the
+   next.  sk_play_plan writes the items (none with items NULL) and returns their number, at most
+   c1 - c0; sk_play_sample samples them at one time, the bits of sk_sample_clip at that time, and
+   updates their intervals (the items of a plan are sampled by one thread at a time). */
+typedef struct {
+    size_t first, n, at; /* a lane group: channels [first, first + n), keys at prepared + at;
+                            or channel first alone (n = 1) */
+    size_t lo, hi;       /* the channels sampled: [lo, hi) */
+    size_t key;          /* the key interval of the last time, where the next search starts */
+    int64_t lane_offset[8]; /* a lane group's lane l: out_offset of its channel, -1 if not
+                               sampled */
+    int packed;          /* a lane group's 8 lanes all sampled, their outputs side by side */
+} sk_play_item;
+size_t sk_play_plan_f(const sk_clip_f *clip, size_t c0, size_t c1, const int64_t *out_offset,
+                      sk_play_item *items);
+size_t sk_play_plan_d(const sk_clip_d *clip, size_t c0, size_t c1, const int64_t *out_offset,
+                      sk_play_item *items);
+void sk_play_sample_f(const sk_clip_f *clip, sk_play_item *items, size_t nitems,
+                      const int64_t *out_offset, const int64_t *out_stride, float time,
+                      float *SK_RESTRICT out);
+void sk_play_sample_d(const sk_clip_d *clip, sk_play_item *items, size_t nitems,
+                      const int64_t *out_offset, const int64_t *out_stride, double time,
+                      double *SK_RESTRICT out);
 /* out[i * len + k] = row[k] for i < nrows, k < len (the rest pose under a clip's samples); a
    large out is written with streaming stores, as the samples are (sample.c) */
 void sk_fill_rows_f(size_t nrows, const float *row, size_t len, float *SK_RESTRICT out);

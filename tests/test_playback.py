@@ -85,14 +85,31 @@ def test_playback_keeps_its_checked_table(dtype):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_playback_of_many_channels(threads):
-    """A clip of more channels than a call samples holding the GIL: the bits of Clip.sample,
-    on one thread and two."""
+    """A clip of more channels than a call samples holding the GIL, and (33,000 channels) than
+    one thread samples alone: the bits of Clip.sample, on one thread and two."""
     rng = helpers.rng_for("playback-many")
-    n, kt = 1500, np.linspace(0, 1, 5)
-    clip = Clip("many", [Channel(i, "translation", kt, rng.normal(size=(5, 3)))
-                         for i in range(n)], np.float32)
-    rest = (np.zeros((n, 3)), np.tile([0, 0, 0, 1.0], (n, 1)), np.ones((n, 3)))
-    play = clip.playback(rest, threads=threads)
-    for t in (0.33, 0.9, 0.01):
-        for g, e in zip(play.sample(t), clip.sample(t, rest, threads=1)):
+    kt = np.linspace(0, 1, 5)
+    for n in (1500, 33_000):
+        clip = Clip("many", [Channel(i, "translation", kt, v)
+                             for i, v in enumerate(rng.normal(size=(n, 5, 3)))], np.float32)
+        rest = (np.zeros((n, 3)), np.tile([0, 0, 0, 1.0], (n, 1)), np.ones((n, 3)))
+        play = clip.playback(rest, threads=threads)
+        for t in (0.33, 0.9, 0.01, 0.5):
+            for g, e in zip(play.sample(t), clip.sample(t, rest, threads=1)):
+                np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_playback_of_a_lane_group_across_two_outputs(dtype):
+    """Translations then scales on the same key times (no rotation between them): the sampler
+    groups the last translations with the first scales, and each output gets its own lanes."""
+    rng = helpers.rng_for("playback-across")
+    kt = np.linspace(0, 2, 7)
+    chans = [Channel(i, path, kt, rng.uniform(0.5, 2, size=(7, 3)))
+             for path, n in (("translation", 5), ("scale", 6)) for i in range(n)]
+    clip = Clip("across", chans, dtype)
+    rest = (rng.normal(size=(6, 3)), helpers.random_quats(rng, (6,)), np.ones((6, 3)))
+    play = clip.playback(rest)
+    for t in (0.0, 0.45, 1.99, 2.5, 1.0, -0.1):
+        for g, e in zip(play.sample(t), clip.sample(t, rest)):
             np.testing.assert_array_equal(g, e)
