@@ -380,10 +380,11 @@ class Playback:
     A playback loop sampling once a frame would pay ``Clip.sample``'s checks of its arguments
     on every call, most of a call for a skeleton of 64 joints.  A Playback checks the rest pose,
     the clip's table and its own output once (``_core.clip_player``, which keeps copies of the
-    table's offsets), writes the rest pose once where no channel writes (those nodes keep it
-    from call to call), and then each call is the C sampler's at one time.  Its key search
-    needs no cursor kept between calls: the channels that share a key-time array share one
-    binary search.
+    table's offsets) and writes the rest pose once where no channel writes (those nodes keep it
+    from call to call).  The C sampler plans the clip once, as ozz-animation's SamplingJob
+    Context does (``sk_play_plan`` in src/skinkit.h): its lane groups and where they write, each
+    keeping its key interval from one call to the next, so a frame after the last one finds its
+    interval without a search.
 
     Parameters
     ----------
