@@ -395,6 +395,10 @@ void FN(sk_sample_clip)(const FN(sk_clip) *clip, size_t c0, size_t c1,
     }
 }
 
+/* (sk_play_item's lane_offset holds one lane group: a compile error if SK_LANES outgrows it) */
+typedef char FN(sk_play_lanes)[sizeof(((sk_play_item *)0)->lane_offset) ==
+                               SK_LANES * sizeof(int64_t) ? 1 : -1];
+
 size_t FN(sk_play_plan)(const FN(sk_clip) *clip, size_t c0, size_t c1,
                         const int64_t *out_offset, sk_play_item *items)
 {
