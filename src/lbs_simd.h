@@ -147,11 +147,11 @@ static inline __attribute__((always_inline)) void flush_normals(__m256 *st, size
 }
 
 /* The influence loop of vertex x in a kernel body (its names: K, J, joints, w, mt, bad): STEP(pw,
- * pm) adds weight *pw times the transposed matrix pm (16 floats) to the variant's accumulators,
- * for every influence whose joint index is in range; when CHECK, an index outside 0..J-1 is
- * skipped (-1 of a signed JT: no influence; any, with bad NULL: checked on an earlier pose) or
- * is the error, *bad = x * K + k.  (The test written out here, not in a function: the AVX2
- * kernel was 5% slower with it in one.) */
+ * pm) adds weight *pw times the joint's matrix pm (16 floats, as the variant lays them out)
+ * to the variant's accumulators, for every influence whose joint index is in range; when CHECK,
+ * an index outside 0..J-1 is skipped (-1 of a signed JT: no influence; any, with bad NULL:
+ * checked on an earlier pose) or is the error, *bad = x * K + k.  (The test written out here,
+ * not in a function: the AVX2 kernel was 5% slower with it in one.) */
 #define SK_INFLUENCES(JT, CHECK, STEP)                                                         \
     for (size_t k = 0; k < K; k++) {                                                          \
         size_t j = (size_t)joints[x * K + k];                                                 \
@@ -165,8 +165,9 @@ static inline __attribute__((always_inline)) void flush_normals(__m256 *st, size
     }
 
 /* The head of a variant's kernel body for index type JT, NAME##_body (SK_LBS_K4): the V
- * packed vertices v of one pose, their K joints and weights w, the transposed matrices mt,
- * normals nv (or NULL), outputs op and on (or NULL), *bad as in sk_linear_blend_skinning. */
+ * packed vertices v of one pose, their K joints and weights w, the matrices mt (transposed;
+ * rows for lbs_avx512.c's positions without normals), normals nv (or NULL), outputs op and on
+ * (or NULL), *bad as in sk_linear_blend_skinning. */
 #define SK_LBS_BODY(NAME, JT)                                                                  \
     static inline __attribute__((always_inline)) int NAME##_body(                             \
         size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
