@@ -40,26 +40,31 @@ static inline void transpose8(__m256 r[8])
 #define SK_NONZERO512(r, len2) \
     _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(len2, _mm512_setzero_ps(), _CMP_NEQ_UQ), r)
 
-/* NAME(a, n, o): the skinned normals of a register's lanes at once (as skin_normal, lanes =
- * vertices), in the vector type VT with the intrinsics of prefix P (_mm256, _mm512): a[0..11]
- * the columns of the blended 3x4 (a[4c + r] = element (r, c); a[3], a[7], a[11] unused), n[0..2]
- * the normals' x, y, z; result in o[0..2].  NONZERO(r, len2) is r where len2 != 0, else 0;
- * SK_DIFF##P(p, q, r, s) is p q - r s (the cofactors: SK_COFACTORS3, lbs_normal.h). */
+/* The skinned normals of a register's lanes at once (as skin_normal, lanes = vertices), in the
+ * vector type VT with the intrinsics of prefix P (_mm256, _mm512), in two steps:
+ * NAME##_raw(a, n, u): a[0..11] the columns of the blended 3x4 (a[4c + r] = element (r, c);
+ * a[3], a[7], a[11] unused), n[0..2] the normals' x, y, z; u[0..2] = cofactor(A) n, u[3] =
+ * det(A), u[4] = |u[0..2]|^2.  NAME##_unit(u, o): o[0..2] = u[0..2] sign(det) / sqrt(u[4]), or 0
+ * where u[4] is 0.  NONZERO(r, len2) is r where len2 != 0, else 0; SK_DIFF##P(p, q, r, s) is
+ * p q - r s (the cofactors: SK_COFACTORS3, lbs_normal.h). */
 #define SK_NORMALS(NAME, VT, P, NONZERO)                                                       \
-    static inline void NAME(const VT *a, const VT *n, VT *o)                                  \
+    static inline void NAME##_raw(const VT *a, const VT *n, VT *u)                            \
     {                                                                                         \
-        VT c[3][3], v[3];                                                                     \
+        VT c[3][3];                                                                           \
         SK_COFACTORS3(c, E, SK_DIFF##P)                                                       \
-        VT det = P##_fmadd_ps(E(0, 0), c[0][0], P##_fmadd_ps(E(0, 1), c[0][1],                \
-                                                             P##_mul_ps(E(0, 2), c[0][2]))); \
+        u[3] = P##_fmadd_ps(E(0, 0), c[0][0], P##_fmadd_ps(E(0, 1), c[0][1],                 \
+                                                            P##_mul_ps(E(0, 2), c[0][2])));  \
         for (int r_ = 0; r_ < 3; r_++)                                                        \
-            v[r_] = P##_fmadd_ps(c[r_][0], n[0], P##_fmadd_ps(c[r_][1], n[1],                 \
+            u[r_] = P##_fmadd_ps(c[r_][0], n[0], P##_fmadd_ps(c[r_][1], n[1],                 \
                                                               P##_mul_ps(c[r_][2], n[2])));   \
-        VT len2 = P##_fmadd_ps(v[0], v[0], P##_fmadd_ps(v[1], v[1], P##_mul_ps(v[2], v[2]))); \
-        VT r = NONZERO(P##_div_ps(P##_set1_ps(1.f), P##_sqrt_ps(len2)), len2);                \
-        r = P##_xor_ps(r, P##_and_ps(det, P##_set1_ps(-0.f))); /* times sign(det) */          \
+        u[4] = P##_fmadd_ps(u[0], u[0], P##_fmadd_ps(u[1], u[1], P##_mul_ps(u[2], u[2])));    \
+    }                                                                                         \
+    static inline void NAME##_unit(const VT *u, VT *o)                                        \
+    {                                                                                         \
+        VT r = NONZERO(P##_div_ps(P##_set1_ps(1.f), P##_sqrt_ps(u[4])), u[4]);                \
+        r = P##_xor_ps(r, P##_and_ps(u[3], P##_set1_ps(-0.f))); /* times sign(det) */         \
         for (int r_ = 0; r_ < 3; r_++)                                                        \
-            o[r_] = P##_mul_ps(v[r_], r);                                                     \
+            o[r_] = P##_mul_ps(u[r_], r);                                                     \
     }
 #define E(r, c) a[4 * (c) + (r)]
 SK_NORMALS(normals8, __m256, _mm256, SK_NONZERO256)
@@ -142,16 +147,18 @@ static inline __attribute__((always_inline)) void flush_normals(__m256 *st, size
         o[r] = _mm256_add_ps(_mm256_fmadd_ps(E(r, 0), p[0], _mm256_mul_ps(E(r, 2), p[2])),
                              _mm256_fmadd_ps(E(r, 1), p[1], E(r, 3)));
     store_xyz8_soa(o, cnt, op);
-    normals8(a, n, o);
+    __m256 u[5];
+    normals8_raw(a, n, u);
+    normals8_unit(u, o);
     store_xyz8_soa(o, cnt, on);
 }
 
 /* The influence loop of vertex x in a kernel body (its names: K, J, joints, w, mt, bad): STEP(pw,
- * pm) adds weight *pw times the transposed matrix pm (16 floats) to the variant's accumulators,
- * for every influence whose joint index is in range; when CHECK, an index outside 0..J-1 is
- * skipped (-1 of a signed JT: no influence; any, with bad NULL: checked on an earlier pose) or
- * is the error, *bad = x * K + k.  (The test written out here, not in a function: the AVX2
- * kernel was 5% slower with it in one.) */
+ * pm) adds weight *pw times the joint's matrix pm (16 floats, as the variant lays them out)
+ * to the variant's accumulators, for every influence whose joint index is in range; when CHECK,
+ * an index outside 0..J-1 is skipped (-1 of a signed JT: no influence; any, with bad NULL:
+ * checked on an earlier pose) or is the error, *bad = x * K + k.  (The test written out here,
+ * not in a function: the AVX2 kernel was 5% slower with it in one.) */
 #define SK_INFLUENCES(JT, CHECK, STEP)                                                         \
     for (size_t k = 0; k < K; k++) {                                                          \
         size_t j = (size_t)joints[x * K + k];                                                 \
@@ -165,8 +172,9 @@ static inline __attribute__((always_inline)) void flush_normals(__m256 *st, size
     }
 
 /* The head of a variant's kernel body for index type JT, NAME##_body (SK_LBS_K4): the V
- * packed vertices v of one pose, their K joints and weights w, the transposed matrices mt,
- * normals nv (or NULL), outputs op and on (or NULL), *bad as in sk_linear_blend_skinning. */
+ * packed vertices v of one pose, their K joints and weights w, the matrices mt (transposed;
+ * rows for lbs_avx512.c's positions without normals), normals nv (or NULL), outputs op and on
+ * (or NULL), *bad as in sk_linear_blend_skinning. */
 #define SK_LBS_BODY(NAME, JT)                                                                  \
     static inline __attribute__((always_inline)) int NAME##_body(                             \
         size_t V, size_t K, size_t J, const float *restrict v, const JT *joints,              \
