@@ -300,7 +300,8 @@ static int FN(add_rows)(const FN(sk_clip) *clip, const FN(sk_lanes) *g, size_t c
 static void FN(sample_channel)(const FN(sk_clip) *clip, size_t c, const FN(sk_block_keys) *bk,
                                const int64_t *out_offset, const int64_t *out_stride, T *out)
 {
-    const T *kt = clip->key_times + clip->key_offset[c], *vals = clip->values + clip->value_offset[c];
+    const T *kt = clip->key_times + clip->key_offset[c];
+    const T *vals = clip->values + clip->value_offset[c];
     const T *sl = clip->prepared ? clip->prepared + clip->value_offset[c] : NULL;
     int nc = clip->ncomp[c], mode = clip->interp[c], rot = clip->rotation[c];
     T *o = out + out_offset[c];

@@ -8,12 +8,12 @@
  * the same order: the float lanes give the bits of the AVX2 per-time slerp (sk_sample_slerp_avx2)
  * and both precisions those of sample.c's lerp; the double slerp is sample.c's with FMAs (within
  * an ulp of it), the same bits with 4 or 8 lanes a register.  The includer defines SK_LANES, NAME,
- * ONCE_NAME and ROWS_NAME (the functions' names), VW, VT (the register), MT (a comparison's result), V(op)
- * (the intrinsic of op), MADD(a, b, c) and NMADD(a, b, c) (c + a b and c - a b), CMPLT(a, b),
- * BLEND(a, b, m) (b where m, else a), SINCOS(x, &s, &c) and STORE_ROWS(r, nc, p, row, packed)
- * (lane l's nc components of the 4 registers r to p[l], or with packed to row + l nc: the lanes
- * side by side in one row, where a 3-vector lane but the last may store 4 values, the next lane
- * overwriting the 4th). */
+ * ONCE_NAME and ROWS_NAME (the functions' names), VW, VT (the register), MT (a comparison's
+ * result), V(op) (the intrinsic of op), MADD(a, b, c) and NMADD(a, b, c) (c + a b and c - a b),
+ * CMPLT(a, b), BLEND(a, b, m) (b where m, else a), SINCOS(x, &s, &c) and STORE_ROWS(r, nc, p,
+ * row, packed) (lane l's nc components of the 4 registers r to p[l], or with packed to row + l
+ * nc: the lanes side by side in one row, where a 3-vector lane but the last may store 4 values,
+ * the next lane overwriting the 4th). */
 #define NV (SK_LANES / VW)
 
 /* the samples of the lanes h VW .. h VW + VW - 1 at parameter t of keys ka, kb into r[0 .. nc) */
