@@ -384,7 +384,8 @@ class Playback:
     from call to call).  The C sampler plans the clip once, as ozz-animation's SamplingJob
     Context does (``sk_play_plan`` in src/skinkit.h): its lane groups and where they write, each
     keeping its key interval from one call to the next, so a frame after the last one finds its
-    interval without a search.
+    interval without a search.  A Playback is for one thread at a time: its pose and its key
+    intervals are its own (make one per thread).
 
     Parameters
     ----------
