@@ -169,14 +169,15 @@ def main(argv=None):
                     repeats=args.repeats or (3 if args.quick else 7),
                     min_time=args.min_time or (0.002 if args.quick else 0.05),
                     threads=threads, strict=not args.quick,
-                    triad_bytes=(8 << 20) if args.quick else (256 << 20),
+                    llc_bytes=cases.last_level_cache(),
                     emit=print_case, ozz_src=args.ozz_src, ozz_build=args.ozz_build)
 
     simd = getattr(skinkit._core, "simd", None)
     meta = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "git": git_commit(), "versions": versions(), "cpu": cpu_model(),
-        "cpus": os.cpu_count(), "platform": platform.platform(),
+        "cpus": os.cpu_count(), "largest_cache_bytes": ctx.llc_bytes,
+        "platform": platform.platform(),
         "skinkit_threads_argument": accepts_threads(kernels.linear_blend_skinning),
         "skinkit_simd": simd() if callable(simd) else None,
         "SKINKIT_NUM_THREADS": os.environ.get("SKINKIT_NUM_THREADS"),
@@ -188,7 +189,8 @@ def main(argv=None):
     print(f"skinkit {v['skinkit']} ({meta['git']}, SIMD {meta['skinkit_simd']}, threads= "
           f"{'yes' if meta['skinkit_threads_argument'] else 'no'}), NumPy {v['numpy']}, SciPy "
           f"{v['scipy']}, torch {v['torch']}, smplx {v['smplx']}, Python {v['python']}")
-    print(f"{meta['cpu']}, {meta['cpus']} CPUs, load {meta['loadavg_start'][0]:.2f}; "
+    print(f"{meta['cpu']}, {meta['cpus']} CPUs, largest cache {ctx.llc_bytes / 2**20:g} MiB, "
+          f"load {meta['loadavg_start'][0]:.2f}; "
           f"median of {ctx.repeats} interleaved rounds, >= {ctx.min_time * 1e3:g} ms per sample"
           + ("; --quick: tiny sizes, targets not judged" if args.quick else ""))
     print(fmt_row([c for c, _ in COLS]))
