@@ -1,6 +1,6 @@
 /* _core.c -- the module skinkit._core: one Python function per kernel descriptor
- * (bind_table.c), clip sampling (bind_clip.c), and the build information.  See binding.h for
- * how the binding is laid out. */
+ * (bind_table.c), clip sampling and the type ClipPlayer (bind_clip.c), and the build
+ * information.  See binding.h for how the binding is laid out. */
 #define SK_IMPORT_ARRAY
 #include "binding.h"
 
@@ -106,11 +106,6 @@ static PyMethodDef methods[] = {
      "prepare_clip(table) -> prepared\n\n"
      "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
      "rotation keys and the keys of its lane groups side by side."},
-    {"clip_player", py_clip_player, METH_VARARGS,
-     "clip_player(table, out_offset, out_stride, out, threads, duration) -> ClipPlayer\n\n"
-     "A clip table bound to out (a tuple of one array per path) for one time a call: its "
-     "sample(time) is sample_channels at that time, times wrapped into [0, duration) when "
-     "duration > 0."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "
@@ -211,7 +206,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (!from_dlpack)
         PyErr_Clear();
     PyObject *m = PyModule_Create(&moduledef);
-    if (m && add_kernels(m) < 0)
+    if (m && (add_kernels(m) < 0 || add_clip_player(m) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -310,16 +310,19 @@ PyObject *py_sample_channels(PyObject *self, PyObject *args)
     return release(hold, NFIELDS + 2, Py_None);
 }
 
-/* A ClipPlayer samples a clip at one time a call into outputs bound to it once
- * (skinkit.clip.Playback), from a plan of its channels (sk_play_plan: the lane groups found
- * once, each keeping its key interval between calls).  The table and the outputs are checked
- * when it is made, and the integer fields that say where samples are written are copied, so
- * that nothing done to the arrays afterwards moves a write outside its output. */
+/* A ClipPlayer samples a clip at one time a call into outputs bound to it once, from a plan of
+ * its channels (sk_play_plan: the lane groups found once, each keeping its key interval between
+ * calls), and returns the pose it was made with; skinkit.clip.Playback is its subclass.  The
+ * table and the outputs are checked when it is made, and the integer fields that say where
+ * samples are written are copied, so that nothing done to the arrays afterwards moves a write
+ * outside its output. */
 typedef struct {
     PyObject_HEAD
     clip_call_t cc;                  /* ntimes 1 */
     PyObject *hold[NFIELDS + 2];     /* the table's arrays, its path */
     PyObject *out;                   /* the output arrays */
+    PyObject *pose;                  /* what sample returns; NULL until the player is made */
+    PyObject *convert;               /* converts a time of another type than FAST_TIME's */
     void *fields;                    /* the copied integer fields */
     sk_play_item *items;             /* the plan of each run of channels, one after the other */
     size_t *run_end;                 /* run r: items [run_end[r - 1] or 0, run_end[r]) */
@@ -332,13 +335,26 @@ typedef struct {
 static void player_dealloc(PyObject *obj)
 {
     player_t *p = (player_t *)obj;
+    PyObject_GC_UnTrack(obj);
     release(p->hold, NFIELDS + 2, NULL);
     Py_XDECREF(p->out);
+    Py_XDECREF(p->pose);
+    Py_XDECREF(p->convert);
     PyMem_Free(p->fields);
     PyMem_Free(p->items);
     PyMem_Free(p->run_end);
     PyMem_Free(p->run_out);
     Py_TYPE(obj)->tp_free(obj);
+}
+
+/* the objects a caller gave that may refer back to the player (a cycle through convert) */
+static int player_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+    player_t *p = (player_t *)obj;
+    Py_VISIT(p->out);
+    Py_VISIT(p->pose);
+    Py_VISIT(p->convert);
+    return 0;
 }
 
 /* t mod d for d > 0, as NumPy's remainder computes it (npy_divmod: the result takes the sign
@@ -382,27 +398,47 @@ static void *play_part(void *arg)
     return NULL;
 }
 
-/* ClipPlayer.sample(time): samples the clip at time (a Python float or a NumPy real scalar)
- * into the bound outputs; returns None */
-static PyObject *player_sample(PyObject *obj, PyObject *time)
+/* the times sample reads as they are: a Python float and NumPy's float64, float32 and float16
+ * convert to a double exactly, which the sampler rounds to the clip's type as as_times would */
+#define FAST_TIME(type) ((type) == &PyFloat_Type || (type) == &PyDoubleArrType_Type || \
+                         (type) == &PyFloatArrType_Type || (type) == &PyHalfArrType_Type)
+
+/* ClipPlayer.sample(time), time positional or by name as a Python method's: samples the clip
+ * at time into the bound outputs; returns the pose */
+static PyObject *player_sample(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *names)
 {
     player_t *p = (player_t *)obj;
-    double x = PyFloat_AsDouble(time);
-    if (x == -1.0 && PyErr_Occurred())
+    PyObject *time, *converted = NULL;
+    Py_ssize_t nnames = names ? PyTuple_GET_SIZE(names) : 0;
+    if (nargs + nnames != 1 ||
+        (nnames && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(names, 0), "time"))) {
+        PyErr_SetString(PyExc_TypeError, "sample() takes one argument: time");
         return NULL;
-    double t;
-    if (p->cc.dbl) {
+    }
+    time = args[0]; /* the one positional argument, or the value of the one named */
+    if (!p->pose) {
+        PyErr_SetString(PyExc_RuntimeError, "ClipPlayer.sample: the player is not made (its "
+                        "ClipPlayer.__new__ has not returned it)");
+        return NULL;
+    }
+    if (!FAST_TIME(Py_TYPE(time)) && !(time = converted = PyObject_CallOneArg(p->convert, time)))
+        return NULL;
+    double x = PyFloat_AsDouble(time), t = 0;
+    int ok = !(x == -1.0 && PyErr_Occurred());
+    if (ok && p->cc.dbl) {
         t = p->duration > 0 ? wrap_d(x, p->duration) : x;
-    } else {
+    } else if (ok) {
         float xf = (float)x;
         x = xf;
         t = p->duration > 0 ? wrap_f(xf, (float)p->duration) : xf;
     }
-    if (!isfinite(x)) {
+    if (ok && !(ok = isfinite(x)))
         PyErr_Format(PyExc_ValueError, "times must be finite (in the clip's dtype), got %R",
                      time);
+    Py_XDECREF(converted);
+    if (!ok)
         return NULL;
-    }
     /* the items shared out among the threads, each thread's share whole lane groups */
     play_part_t part[MAX_THREADS];
     size_t nc = p->cc.d.nchannels, n = p->nitems;
@@ -419,24 +455,9 @@ static PyObject *player_sample(PyObject *obj, PyObject *time)
         parallel(parts, play_part, (char *)part, sizeof part[0]);
         Py_END_ALLOW_THREADS
     }
-    Py_RETURN_NONE;
+    Py_INCREF(p->pose);
+    return p->pose;
 }
-
-static PyMethodDef player_methods[] = {
-    {"sample", player_sample, METH_O,
-     "sample(time)\n\nSamples the clip at time (seconds; wrapped when the player loops) into "
-     "its outputs."},
-    {NULL, NULL, 0, NULL}};
-
-static PyTypeObject player_type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "skinkit._core.ClipPlayer",
-    .tp_basicsize = sizeof(player_t),
-    .tp_dealloc = player_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A clip table bound to its outputs, sampled at one time a call (clip_player).",
-    .tp_methods = player_methods,
-};
 
 /* a copy of bytes from src at *at, which moves past it */
 static void *own(const void *src, size_t bytes, char **at)
@@ -480,22 +501,27 @@ static int plan(player_t *p)
     return 0;
 }
 
-/* clip_player(table, out_offset, out_stride, out, threads, duration) -> ClipPlayer */
-PyObject *py_clip_player(PyObject *self, PyObject *args)
+/* ClipPlayer(table, out_offset, out_stride, out, threads, duration, pose, convert), also a
+ * subclass's: every argument positional.  pose and convert are set last: reading the table's
+ * attributes runs Python code, which could find the player (gc.get_objects) and call sample. */
+static PyObject *player_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *table, *oo, *os, *out, *threads;
+    static char *names[] = {"", "", "", "", "", "", "", "", NULL};
+    PyObject *table, *oo, *os, *out, *threads, *pose, *convert;
     double duration;
     int nthreads;
-    if (!PyArg_ParseTuple(args, "OOOOOd:clip_player", &table, &oo, &os, &out, &threads,
-                          &duration) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOdOO:ClipPlayer", names, &table, &oo, &os,
+                                     &out, &threads, &duration, &pose, &convert) ||
         parse_threads(threads, &nthreads) < 0)
         return NULL;
-    if (PyType_Ready(&player_type) < 0)
+    if (!PyCallable_Check(convert)) {
+        PyErr_Format(PyExc_TypeError, "ClipPlayer: convert must be callable, got %.100s",
+                     Py_TYPE(convert)->tp_name);
         return NULL;
-    player_t *p = PyObject_New(player_t, &player_type);
+    }
+    player_t *p = (player_t *)type->tp_alloc(type, 0); /* zeroed */
     if (!p)
         return NULL;
-    memset(&p->cc, 0, sizeof *p - offsetof(player_t, cc));
     p->nthreads = nthreads;
     p->duration = duration;
     p->out = out;
@@ -504,7 +530,69 @@ PyObject *py_clip_player(PyObject *self, PyObject *args)
         Py_DECREF(p);
         return NULL;
     }
+    Py_INCREF(convert);
+    p->convert = convert;
+    Py_INCREF(pose);
+    p->pose = pose;
     return (PyObject *)p;
+}
+
+/* a player is bound to outputs and key intervals of its own: no pickle, no copy */
+static PyObject *player_reduce(PyObject *obj, PyObject *unused)
+{
+    PyErr_Format(PyExc_TypeError, "cannot pickle or copy a %.100s (its outputs and key "
+                 "intervals are its own): make another", Py_TYPE(obj)->tp_name);
+    return NULL;
+}
+
+static PyMethodDef player_methods[] = {
+    {"__reduce__", player_reduce, METH_NOARGS, NULL},
+    {"sample", (PyCFunction)(void (*)(void))player_sample, METH_FASTCALL | METH_KEYWORDS,
+     "sample($self, /, time)\n--\n\n"
+     "The clip at ``time``, the very bits of ``Clip.sample(time, rest, loop)``.\n\n"
+     "Parameters\n"
+     "----------\n"
+     "time : float\n"
+     "    Seconds: one real number (a float or a NumPy float goes straight to the C sampler;\n"
+     "    an integer, a 0-d or one-element array... is converted as ``Clip.sample`` does).\n\n"
+     "Returns\n"
+     "-------\n"
+     "TRS\n"
+     "    Read-only translations (N, 3), rotations (N, 4), scales (N, 3) in the clip's dtype:\n"
+     "    the same arrays on every call, which the next call overwrites (copy to keep one).\n\n"
+     "Raises\n"
+     "------\n"
+     "TypeError\n"
+     "    If time is not a real number.\n"
+     "ValueError\n"
+     "    If time is not one finite number."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject player_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "skinkit._core.ClipPlayer",
+    .tp_basicsize = sizeof(player_t),
+    .tp_dealloc = player_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "ClipPlayer(table, out_offset, out_stride, out, threads, duration, pose, convert)"
+              "\n\n"
+              "A clip table bound to out (a tuple of one array per path) for one time a call: "
+              "its sample(time) is sample_channels at that time (wrapped into [0, duration) "
+              "when duration > 0), and returns pose.  A time that is not a float, or a NumPy "
+              "float64, float32 or float16, is convert(time) first.  skinkit.clip.Playback is "
+              "its subclass.",
+    .tp_traverse = player_traverse,
+    .tp_methods = player_methods,
+    .tp_new = player_new,
+    .tp_free = PyObject_GC_Del,
+};
+
+/* adds the type ClipPlayer to the module: 0, or -1 with an exception */
+int add_clip_player(PyObject *m)
+{
+    if (PyType_Ready(&player_type) < 0)
+        return -1;
+    return PyModule_AddObjectRef(m, "ClipPlayer", (PyObject *)&player_type);
 }
 
 /* prepare_clip(table) -> prepared: the table's prepared buffer (sk_prepare_clip), an array of

@@ -144,7 +144,7 @@ extern const size_t n_kernels;
 PyObject *py_sample_channels(PyObject *self, PyObject *args);
 PyObject *py_prepare_clip(PyObject *self, PyObject *table);
 PyObject *py_fill_rows(PyObject *self, PyObject *args);
-PyObject *py_clip_player(PyObject *self, PyObject *args);
+int add_clip_player(PyObject *m);
 
 /* ---------------------------------------------------------------- FBX (bind_fbx.c) */
 

@@ -1,8 +1,15 @@
 """Clip.playback: one time a call (a playback loop) gives the bits of Clip.sample."""
+import copy
+import gc
+import inspect
+import pickle
+import weakref
+
 import numpy as np
 import pytest
 
-from skinkit import Channel, Clip
+from skinkit import Channel, Clip, _core
+from skinkit.clip import Playback
 import helpers
 from test_sample import _mixed_clip
 from test_sample_lanes import KT_A, _channels
@@ -51,6 +58,10 @@ def test_playback_gives_the_bits_of_sample(dtype, loop):
     (np.inf, ValueError, "times must be finite"),
     ("1.0", TypeError, "times must be real numbers"),
     (1j, TypeError, "times must be real numbers"),
+    (None, TypeError, "times must be real numbers"),
+    (True, TypeError, "times must be real numbers"),
+    (10**400, TypeError, "times must be real numbers"),
+    (np.array([]), ValueError, "time must be one number, got 0"),
     ([0.1, 0.2], ValueError, "time must be one number, got 2"),
 ])
 def test_playback_refuses_bad_times(time, error, words):
@@ -113,3 +124,197 @@ def test_playback_of_a_lane_group_across_two_outputs(dtype):
     for t in (0.0, 0.45, 1.99, 2.5, 1.0, -0.1):
         for g, e in zip(play.sample(t), clip.sample(t, rest)):
             np.testing.assert_array_equal(g, e)
+
+
+class _Seconds(float):
+    """A float of another type: converted by as_times's rule, as any type but float's."""
+
+
+# every kind of time Playback.sample takes: a float and NumPy's float64, float32 and float16 go
+# straight to C; the others through as_times (as Clip.sample converts them)
+TIMES = [float, np.float64, np.float32, np.float16, _Seconds, int, np.int32, np.longdouble,
+         np.array, lambda t: np.array([t]), lambda t: np.array([[t]], np.float32),
+         lambda t: [t]]
+
+
+@pytest.mark.parametrize("loop", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kind", range(len(TIMES)))
+def test_playback_takes_a_time_of_every_type(kind, dtype, loop):
+    """Each kind of time samples the very bits Clip.sample gives for it, in the same arrays."""
+    make = TIMES[kind]
+    for clip, rest in _clips(dtype):
+        play = clip.playback(rest, loop=loop)
+        first = play.sample(0.0)
+        for t in (0.3, 1.7, 2, -0.45, 3.1, 12.9, 1 / 3):
+            time = make(t)
+            got = play.sample(time)
+            assert got is first
+            for g, e in zip(got, clip.sample(time, rest, loop=loop)):
+                np.testing.assert_array_equal(g, e.reshape(g.shape))
+
+
+def _player_args(clip, rest):
+    """What Playback gives _core.ClipPlayer, but pose and convert."""
+    pose = clip.sample(0.0, rest)
+    _, offset, stride = clip._layout(pose[0].shape[0])
+    return pose, (clip._table, offset, stride, tuple(o.reshape(-1) for o in pose), None, 0.0)
+
+
+def _read_only_pose(clip, rest):
+    """A rest pose sampled, then read-only (what a player cannot write into)."""
+    pose = clip.sample(0.0, rest)
+    for p in pose:
+        p.flags.writeable = False
+    return pose
+
+
+def test_playback_sample_is_the_c_method():
+    """Playback subclasses _core.ClipPlayer and has no sample of its own: the call goes straight
+    to C, whose docstring is the documentation; the constructor is Playback's."""
+    (clip, rest), _ = _clips(np.float32)
+    play = Playback(clip, rest, True, threads=1)
+    assert isinstance(play, _core.ClipPlayer)
+    assert "sample" not in vars(Playback) and "sample" not in vars(play)
+    assert Playback.sample is vars(_core.ClipPlayer)["sample"]
+    for words in ("Parameters", "Returns", "TRS", "Raises", "TypeError", "ValueError"):
+        assert words in Playback.sample.__doc__
+    assert list(inspect.signature(Playback).parameters) == ["clip", "rest", "loop", "threads"]
+    assert str(inspect.signature(play.sample)) == "(time)"
+    for g, e in zip(play.sample(time=3.3), clip.sample(3.3, rest, loop=True)):
+        np.testing.assert_array_equal(g, e)
+    for args, kwargs in [((), {}), ((0.1, 0.2), {}), ((0.1,), {"time": 0.2}), ((), {"t": 0.1}),
+                         ((), {"time": 0.1, "t": 0.1})]:
+        with pytest.raises(TypeError, match="takes one argument: time"):
+            play.sample(*args, **kwargs)
+
+
+def test_a_player_made_otherwise_refuses():
+    """Made without its arguments, with wrong ones, or not made at all: an exception, never a
+    crash; the converter's errors and results are checked as a time's."""
+    (clip, rest), _ = _clips(np.float64)
+    pose, args = _player_args(clip, rest)
+    with pytest.raises(TypeError):
+        _core.ClipPlayer.__new__(_core.ClipPlayer)
+    with pytest.raises(TypeError):
+        _core.ClipPlayer()
+    with pytest.raises(TypeError):
+        Playback.__new__(Playback)
+    with pytest.raises(TypeError, match="not safe"):
+        object.__new__(Playback)
+    with pytest.raises(TypeError, match="is not a subtype"):
+        _core.ClipPlayer.__new__(int, *args, pose, float)
+    with pytest.raises(TypeError, match="positional arguments"):
+        _core.ClipPlayer(*args, pose=pose, convert=float)
+    with pytest.raises(TypeError, match="arguments"):
+        _core.ClipPlayer(*args, pose, float, threads=1)
+    with pytest.raises(TypeError, match="convert must be callable"):
+        _core.ClipPlayer(*args, pose, None)
+    with pytest.raises(AttributeError):
+        _core.ClipPlayer(None, *args[1:], pose, float)
+    with pytest.raises(TypeError, match="writeable"):
+        _core.ClipPlayer(*args[:3], tuple(p.reshape(-1) for p in _read_only_pose(clip, rest)),
+                         None, 0.0, pose, float)
+    with pytest.raises(ValueError, match="threads"):
+        _core.ClipPlayer(*args[:4], 0, 0.0, pose, float)
+    with pytest.raises(TypeError, match="descriptor"):
+        Playback.sample(object(), 0.3)
+
+    class Unmade(Playback):
+        def __new__(cls):
+            return object.__new__(cls)
+
+    with pytest.raises(TypeError, match="not safe"):
+        Unmade()
+
+    def convert(time):
+        if time == "raise":
+            raise KeyError(time)
+        return time
+
+    player = _core.ClipPlayer(*args, pose, convert)
+    assert player.sample(0.25) is pose
+    assert player.sample(np.float32(0.25)) is pose
+    with pytest.raises(KeyError):
+        player.sample("raise")
+    with pytest.raises(TypeError):
+        player.sample([0.25])                   # converted to itself: not a number
+    with pytest.raises(ValueError, match="times must be finite"):
+        player.sample(np.longdouble("inf"))
+    assert player.sample(1) is pose             # converted to itself: a number
+    for g, e in zip(pose, clip.sample(1.0, rest)):
+        np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_a_player_found_while_it_is_made_refuses(fail):
+    """Reading the table's attributes runs Python code, which can find the player being made
+    (gc.get_objects): its sample refuses until the player is made, and for ever if making it
+    failed; the one made samples."""
+    (clip, rest), _ = _clips(np.float32)
+    pose, args = _player_args(clip, rest)
+
+    class Snooped(_core.ClipPlayer):
+        pass
+
+    class Table:
+        def __init__(self):
+            self.found = []
+
+        def __getattr__(self, name):
+            if name == "values":
+                self.found += [o for o in gc.get_objects() if type(o) is Snooped]
+                for o in self.found:
+                    with pytest.raises(RuntimeError, match="not made"):
+                        o.sample(0.3)
+            if fail and name == "rotation":
+                raise AttributeError(name)
+            return getattr(clip._table, name)
+
+    table = Table()
+    if fail:
+        with pytest.raises(AttributeError, match="rotation"):
+            Snooped(table, *args[1:], pose, float)
+        (found,) = table.found
+        with pytest.raises(RuntimeError, match="not made"):
+            found.sample(0.3)
+    else:
+        player = Snooped(table, *args[1:], pose, float)
+        assert table.found == [player]
+        assert player.sample(0.3) is pose
+        for g, e in zip(pose, clip.sample(0.3, rest)):
+            np.testing.assert_array_equal(g, e)
+
+
+def test_playback_is_not_pickled_or_copied():
+    (clip, rest), _ = _clips(np.float32)
+    play = clip.playback(rest)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        with pytest.raises(TypeError, match="cannot pickle or copy a Playback"):
+            pickle.dumps(play, protocol)
+    for f in (copy.copy, copy.deepcopy):
+        with pytest.raises(TypeError, match="cannot pickle or copy a Playback"):
+            f(play)
+
+
+def test_a_cycle_through_the_converter_is_collected():
+    """The player shows the collector what it holds: a converter that refers back to it does
+    not keep it alive."""
+    (clip, rest), _ = _clips(np.float32)
+    pose, args = _player_args(clip, rest)
+
+    class Player(_core.ClipPlayer):
+        pass
+
+    class Convert:
+        def __call__(self, time):
+            return float(time)
+
+    convert = Convert()
+    player = Player(*args, pose, convert)
+    convert.player = player
+    assert player.sample(1) is pose
+    gone = weakref.ref(player)
+    del player, convert
+    gc.collect()
+    assert gone() is None

@@ -1,7 +1,9 @@
 """Typing: mypy passes on the package; the stubs of the C extension (python/skinkit/_core.pyi)
-cover every function of ``skinkit._core`` with its parameters; py.typed and the stubs are
-installed with the package, so that a user's mypy sees them."""
+cover every function and type of ``skinkit._core`` with its parameters (a type: its constructor
+and methods); py.typed and the stubs are installed with the package, so that a user's mypy
+sees them."""
 import ast
+import inspect
 import re
 import textwrap
 from pathlib import Path
@@ -29,20 +31,40 @@ def test_mypy_passes_on_the_package(request, monkeypatch):
     assert "Success" in out
 
 
+def _params(a, skip=0):
+    """[(parameter, has_default)] of a stub's arguments, the first skip left out (cls, self)."""
+    params = a.posonlyargs + a.args
+    first_default = len(params) - len(a.defaults)
+    return [(p.arg, i >= first_default) for i, p in enumerate(params)][skip:]
+
+
 def _stub_functions():
-    """name -> [(parameter, has_default)] of every function in _core.pyi (first overload)."""
+    """name -> [(parameter, has_default)] of every function in _core.pyi (first overload), and
+    of every class: its ``__new__``'s parameters after cls (its constructor's)."""
     funcs = {}
     for node in ast.parse(STUB.read_text()).body:
         if isinstance(node, ast.FunctionDef) and node.name not in funcs:
-            a = node.args
-            params = a.posonlyargs + a.args
-            first_default = len(params) - len(a.defaults)
-            funcs[node.name] = [(p.arg, i >= first_default) for i, p in enumerate(params)]
+            funcs[node.name] = _params(node.args)
+        elif isinstance(node, ast.ClassDef):
+            new = [f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__new__"]
+            funcs[node.name] = _params(new[0].args, 1) if new else []
     return funcs
 
 
+def _stub_methods():
+    """"Class.method" -> [(parameter, has_default)] after self, of every public method of a
+    class in _core.pyi."""
+    return {f"{node.name}.{f.name}": _params(f.args, 1)
+            for node in ast.parse(STUB.read_text()).body if isinstance(node, ast.ClassDef)
+            for f in node.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")}
+
+
 def _doc_signature(fn):
-    """[(parameter, has_default)] from the binding's docstring, "name(a, b, out=None)..."."""
+    """[(parameter, has_default)] from the binding's signature: its ``__text_signature__`` (a
+    public method's, "($self, /, a)"), else its docstring's "name(a, b, out=None)..."."""
+    if getattr(fn, "__text_signature__", None):
+        return [(p.name, p.default is not p.empty)
+                for p in inspect.signature(fn).parameters.values() if p.name != "self"]
     m = re.match(rf"{fn.__name__}\(([^)]*)\)", fn.__doc__ or "")
     assert m, f"{fn.__name__}'s docstring does not start with its signature: {fn.__doc__!r}"
     params = [p.strip() for p in m.group(1).split(",") if p.strip()]
@@ -62,6 +84,22 @@ def test_the_stub_names_every_function_of_the_extension():
 def test_stub_parameters_match_the_binding(name):
     stub = _stub_functions()[name]
     assert stub == _doc_signature(getattr(_core, name)), name
+
+
+def _c_methods():
+    """"Class.method" of every public method of the extension's types (ClipPlayer)."""
+    return {f"{n}.{m}" for n in FUNCTIONS if isinstance(getattr(_core, n), type)
+            for m in vars(getattr(_core, n)) if not m.startswith("_")}
+
+
+def test_the_stub_names_every_method_of_the_extension():
+    assert _c_methods() == set(_stub_methods()) != set()
+
+
+@pytest.mark.parametrize("name", sorted(_c_methods()))
+def test_stub_method_parameters_match_the_binding(name):
+    cls, method = name.split(".")
+    assert _stub_methods()[name] == _doc_signature(getattr(getattr(_core, cls), method)), name
 
 
 def test_py_typed_and_stub_are_installed():

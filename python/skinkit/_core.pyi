@@ -7,7 +7,8 @@ converts (arrays, sequences, ``__array__``, the buffer protocol) and objects wit
 arrays of float32 or float64 (see ``skinkit.kernels`` for the conventions).
 """
 from os import PathLike
-from typing import Any, Dict, Literal, Optional, Tuple, Union, overload
+from typing import (Any, Callable, Dict, Literal, Optional, Tuple, Type, TypeVar, Union,
+                    overload)
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,12 +28,14 @@ def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArr
 def prepare_clip(table: Any, /) -> NDArray[np.floating[Any]]: ...
 def fill_rows(out: NDArray[np.floating[Any]], row: NDArray[np.floating[Any]], /) -> None: ...
 
-class ClipPlayer:
-    def sample(self, time: float, /) -> None: ...
+_Player = TypeVar("_Player", bound="ClipPlayer")
 
-def clip_player(table: Any, out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
-                out: Tuple[NDArray[np.floating[Any]], ...], threads: Optional[int],
-                duration: float, /) -> ClipPlayer: ...
+class ClipPlayer:   # subclassed by skinkit.clip.Playback
+    def __new__(cls: Type[_Player], table: Any, out_offset: NDArray[np.int64],
+                out_stride: NDArray[np.int64], out: Tuple[NDArray[np.floating[Any]], ...],
+                threads: Optional[int], duration: float, pose: Any,
+                convert: Callable[[Any], Any], /) -> _Player: ...
+    def sample(self, time: float) -> Any: ...
 
 # -- FBX (src/fbx_read.c over the vendored ufbx; skinkit.io.fbx assembles the Model)
 

@@ -11,10 +11,11 @@ Before the first key a channel holds its first value, after the last key its las
 """
 from __future__ import annotations
 
+import functools
 import operator
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
@@ -374,18 +375,20 @@ class Clip(Summarized):
                 for node, o, m in zip(table.node, offset, ncomp)}
 
 
-class Playback:
+class Playback(_core.ClipPlayer):
     """A clip sampled one time a call into a pose of its own (``Clip.playback`` makes it).
 
     A playback loop sampling once a frame would pay ``Clip.sample``'s checks of its arguments
     on every call, most of a call for a skeleton of 64 joints.  A Playback checks the rest pose,
-    the clip's table and its own output once (``_core.clip_player``, which keeps copies of the
-    table's offsets) and writes the rest pose once where no channel writes (those nodes keep it
-    from call to call).  The C sampler plans the clip once, as ozz-animation's SamplingJob
-    Context does (``sk_play_plan`` in src/skinkit.h): its lane groups and where they write, each
-    keeping its key interval from one call to the next, so a frame after the last one finds its
-    interval without a search.  A Playback is for one thread at a time: its pose and its key
-    intervals are its own (make one per thread).
+    the clip's table and its own output once (its C base ``_core.ClipPlayer``, which keeps
+    copies of the table's offsets) and writes the rest pose once where no channel writes (those
+    nodes keep it from call to call).  The C sampler plans the clip once, as ozz-animation's
+    SamplingJob Context does (``sk_play_plan`` in src/skinkit.h): its lane groups and where they
+    write, each keeping its key interval from one call to the next, so a frame after the last
+    one finds its interval without a search.  ``sample`` is the C method itself: a float time
+    goes from the call straight to the sampler.  A Playback is for one thread at a time: its
+    pose and its key intervals are its own (make one per thread); it cannot be pickled or
+    copied (make another).
 
     Parameters
     ----------
@@ -403,50 +406,28 @@ class Playback:
         For the rest pose, as ``Clip.sample``.
     """
 
-    def __init__(self, clip: Clip, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
-                 loop: bool = False, threads: Optional[int] = None):
-        self._dtype = clip.dtype
+    def __new__(cls, clip: Clip, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
+                loop: bool = False, threads: Optional[int] = None) -> "Playback":
         pose = clip.sample(0.0, rest)                  # checks rest, writes it
         _, offset, stride = clip._layout(pose[0].shape[0])
-        duration = clip.duration if loop else 0.0
-        self._play = _core.clip_player(clip._table, offset, stride,
-                                       tuple(o.reshape(-1) for o in pose), threads,
-                                       duration).sample
         views = [o.view() for o in pose]
         for v in views:
             v.flags.writeable = False
-        self._pose = TRS(*views)
+        return super().__new__(cls, clip._table, offset, stride,
+                               tuple(o.reshape(-1) for o in pose), threads,
+                               clip.duration if loop else 0.0, TRS(*views),
+                               functools.partial(_one_time, dtype=clip.dtype))
 
-    def sample(self, time: float) -> TRS:
-        """The clip at ``time``, the very bits of ``Clip.sample(time, rest, loop)``.
-
-        Parameters
-        ----------
-        time : float
-            Seconds.
-
-        Returns
-        -------
-        TRS
-            Read-only translations (N, 3), rotations (N, 4), scales (N, 3) in the clip's dtype:
-            the same arrays on every call, which the next call overwrites (copy to keep one).
-
-        Raises
-        ------
-        TypeError
-            If time is not a real number.
-        ValueError
-            If time is not one finite number.
-        """
-        if type(time) not in _FLOATS:          # one conversion rule: as_times's
-            t = as_times(time, self._dtype)
-            if t.size != 1:
-                raise ValueError(f"time must be one number, got {t.size}")
-            time = t[0]
-        self._play(time)
-        return self._pose
+    if TYPE_CHECKING:   # the C method (its docstring is the documentation), typed for Playback
+        def sample(self, time: float) -> TRS: ...
 
 
-# the times Playback hands to the C sampler as they are: converting them to float64 is exact,
-# and the sampler rounds that to the clip's dtype as as_times would
-_FLOATS = frozenset((float, np.float64, np.float32, np.float16))
+def _one_time(time: Any, dtype: np.dtype[Any]) -> Any:
+    """``time`` as one number of ``dtype`` by ``as_times``'s rule: what ``Playback.sample``
+    samples at for a time that is not a float or a NumPy float64, float32 or float16 (those the
+    C sampler reads as they are: converting them to float64 is exact, and the sampler rounds
+    that to the clip's dtype as ``as_times`` would)."""
+    t = as_times(time, dtype)
+    if t.size != 1:
+        raise ValueError(f"time must be one number, got {t.size}")
+    return t[0]
