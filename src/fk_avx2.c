@@ -155,13 +155,17 @@ static void pose_locals(size_t J, const float *rot, const float *trans, const fl
 
 /* world rows of one pose in `order`: o = m l row by row as fk.c, rows 0 and 1 in one register and
  * row 2 in another (its upper half, from the parent's last row, gives way to 0 0 0 1);
- * plan[3k ..]: joint order[k]'s LOC(j, 0), 16 j and its parent's 16 p (-1: a root) */
-static void pose_compose(size_t J, const int32_t *plan, const float *loc, float *world)
+ * plan[3k ..]: joint order[k]'s LOC(j, 0), 16 j and its parent's 16 p (-1: a root); ahead
+ * non-NULL: the worlds of a pose ahead, whose lines are prefetched, one a joint */
+static void pose_compose(size_t J, const int32_t *plan, const float *loc, float *world,
+                         const float *ahead)
 {
     const __m256 last_row = _mm256_setr_ps(0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 1.f);
     for (size_t k = 0; k < J; k++) {
         const float *lj = loc + plan[3 * k];
         float *o = world + plan[3 * k + 1];
+        if (ahead)
+            _mm_prefetch((const char *)(ahead + 16 * k), _MM_HINT_T0);
         __m256 l0 = _mm256_broadcast_ps((const __m128 *)lj);
         __m256 l1 = _mm256_broadcast_ps((const __m128 *)(lj + 32));
         __m256 l2 = _mm256_broadcast_ps((const __m128 *)(lj + 64));
@@ -191,10 +195,18 @@ static void pose_compose(size_t J, const int32_t *plan, const float *loc, float 
  * against 160; J=64 B=12,288: 166 against 121).  The threshold depends on the cache left to a
  * thread; it is compared with one thread's range. */
 #define STREAM_BYTES ((size_t)48 << 20)
-/* streaming: the pose whose inputs are prefetched (_MM_HINT_T0, a few lines every 8 joints) is
- * this many after the one computed: J=24 B=65,536 +13%, J=64 +9%; 1, 2 or 4 alike; a whole pose
- * at once helped J=24 only, _MM_HINT_NTA halved the rate */
+/* the pose whose inputs are prefetched (_MM_HINT_T0, a few lines every 8 joints) is this many
+ * after the one computed.  Streaming: J=24 B=65,536 +13%, J=64 +9%; 1, 2 or 4 alike; a whole pose
+ * at once helped J=24 only, _MM_HINT_NTA halved the rate.  Ordinary stores (PREFETCH_BYTES on):
+ * that pose's output lines are prefetched too, a line a joint.  The two builds interleaved in
+ * one process, four skeletons of 64 joints at B=1,024 and 4,096: 265-277 M joints/s with the
+ * prefetches; without, 257-275 in some processes and 233-251 in others (where the pose's
+ * scratch and its output fall in a process); J=24 B=4,096 +2-5%.  1 to 8 poses ahead alike,
+ * prefetchw no better than _MM_HINT_T0 */
 #define AHEAD 2
+/* Ordinary stores prefetch only for a range whose matrices take at least this many bytes (this
+ * machine's L2 cache): in the cache the prefetches cost J=24 and 64 B=256 2-8% */
+#define PREFETCH_BYTES ((size_t)2 << 20)
 
 void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, const int32_t *order,
                                 const float *rot, ptrdiff_t sr, const float *trans, ptrdiff_t st,
@@ -205,6 +217,7 @@ void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, cons
     int32_t plan[3 * SK_FK_SIMD_MAX_JOINTS];
     int stream = sw == (ptrdiff_t)(16 * J) && (uintptr_t)world % 4 == 0 &&
                  n * J * 64 >= STREAM_BYTES;
+    int prefetch = n * J * 64 >= PREFETCH_BYTES;
     size_t d = (size_t)((uintptr_t)world % 64 / 4); /* floats of a pose's first line before it */
     for (size_t k = 0; k < J; k++) {
         size_t j = (size_t)order[k];
@@ -213,21 +226,27 @@ void sk_forward_kinematics_avx2(size_t n, size_t J, const int32_t *parents, cons
         plan[3 * k + 2] = parents[j] < 0 ? -1 : 16 * parents[j];
     }
     for (size_t i = 0; i < n; i++) {
-        if (!stream) {
+        size_t ia = i + AHEAD < n ? i + AHEAD : i;
+        if (!stream && !prefetch) {
             pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc, NULL, NULL,
                         NULL);
-            pose_compose(J, plan, loc, at_out(world, sw, i));
+            pose_compose(J, plan, loc, at_out(world, sw, i), NULL);
+            continue;
+        }
+        if (!stream) {
+            pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc,
+                        at(rot, sr, ia), at(trans, st, ia), at(scale, ss, ia));
+            pose_compose(J, plan, loc, at_out(world, sw, i), at_out(world, sw, ia));
             continue;
         }
         /* the pose's worlds go to w; the output lines are written whole: a pose's last d floats
          * wait in w[-d .. 0) for the next pose's first 16 - d, and only the range's first and
          * last part lines (which a neighbouring range may share) take ordinary stores */
-        size_t ia = i + AHEAD < n ? i + AHEAD : i;
         float *o = at_out(world, sw, i), *w = pw + 16;
         ptrdiff_t b = -(ptrdiff_t)d, e = (ptrdiff_t)(16 * J - d);
         pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc, at(rot, sr, ia),
                     at(trans, st, ia), at(scale, ss, ia));
-        pose_compose(J, plan, loc, w);
+        pose_compose(J, plan, loc, w, NULL);
         if (i == 0) {
             b = (ptrdiff_t)((16 - d) % 16);
             memcpy(o, w, (size_t)b * sizeof *o);

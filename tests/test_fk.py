@@ -140,14 +140,16 @@ def test_forward_kinematics_same_bits_wherever_a_joint_is_stored(dtype):
     assert np.array_equal(got, world[:, perm])
 
 
-@pytest.mark.parametrize("offset", [0, 4, 16, 36])
-def test_forward_kinematics_large_batch_same_bits_as_small_calls(offset):
-    """A float32 call whose range holds tens of MB of matrices is written with streaming stores
-    (fk_avx2.c, whole output lines, a pose's last part line carried to the next): every pose gets
-    the bits of calls of 64 poses, for outputs starting anywhere in a cache line, on 1 and 2
-    threads, and nothing outside the output is written."""
+@pytest.mark.parametrize("B, offset", [(74_000, 0), (74_000, 4), (74_000, 16), (74_000, 36),
+                                       (3_000, 0), (3_000, 36)])
+def test_forward_kinematics_large_batch_same_bits_as_small_calls(B, offset):
+    """A float32 call whose range holds tens of MB of matrices (B=74,000: 109 MB, over fk_avx2.c's
+    STREAM_BYTES on each of 2 threads) is written with streaming stores (whole output lines, a
+    pose's last part line carried to the next); a few MB (B=3,000: 4.4 MB, over PREFETCH_BYTES)
+    prefetches a pose ahead.  Every pose gets the bits of calls of 64 poses, for outputs starting
+    anywhere in a cache line, on 1 and 2 threads, and nothing outside the output is written."""
     rng = helpers.rng_for("fk stream", offset)
-    n, B = 23, 74_000      # 109 MB of matrices: over fk_avx2.c's STREAM_BYTES on each of 2 threads
+    n = 23
     parents = helpers.random_tree(rng, n, depth=6)
     r, t, s = pose(rng, (B,), n, np.float32)
     small = np.concatenate([sk.forward_kinematics(parents, r[i:i + 64], t[i:i + 64], s[i:i + 64],
