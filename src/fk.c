@@ -1,5 +1,5 @@
-/* fk.c -- forward kinematics over a joint forest given in any order.  float32 batches run 8
- * poses side by side (fk_avx2.c) when the CPU has AVX2/FMA (cpu.c). */
+/* fk.c -- forward kinematics over a joint forest given in any order.  float32 batches run the
+ * AVX2/FMA or AVX-512 kernels (fk_avx2.c, fk_avx512.c) when the CPU has them (cpu.c). */
 #include "simd.h"
 #include "real.h"
 #include "qmath.h"
@@ -54,7 +54,22 @@ void FN(sk_forward_kinematics)(size_t n, size_t J, const int32_t *parents, const
                                const T *scale, ptrdiff_t ss, T *restrict world, ptrdiff_t sw)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    if (sk_simd() && J <= SK_FK_SIMD_MAX_JOINTS) {
+    int level = sk_simd();
+    if (level && J <= SK_FK_SIMD_MAX_JOINTS) {
+#if defined(SK_HAVE_AVX512)
+        /* the AVX-512 kernel for a range of less than 8 MB of matrices (fk_avx512.c): both
+           kernels prefetch from 2 MB on (fk_trs.h).  One thread, the two builds interleaved in
+           one process: J=24 (SMPL) B=4,096 (6.3 MB) 267-269 M joints/s against 249-258
+           (+4-7% in 8 processes, +6% in the last 2), B=256 and 1,024 +7-10%, J=64 B=256
+           +20-30%, J=64 B=1,024 (4.2 MB) 0-2% slower.  J=64 B=4,096 (16.8 MB) ran 1-4%
+           slower with it, and at 48 MB and more (streaming, J=64 B=65,536) it was 16% faster
+           in 4 processes of 6 and 6% slower in the others: the AVX2 kernel there. */
+        if (level >= SK_SIMD_AVX512 && n * J * 64 < SK_FK_AVX512_BELOW) {
+            sk_forward_kinematics_avx512(n, J, parents, order, rot, sr, trans, st, scale, ss,
+                                         world, sw);
+            return;
+        }
+#endif
         sk_forward_kinematics_avx2(n, J, parents, order, rot, sr, trans, st, scale, ss, world, sw);
         return;
     }

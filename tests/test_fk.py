@@ -1,10 +1,14 @@
 """forward_kinematics, rigid_forward_kinematics, skinning_matrices, matrix_inverse."""
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import skinkit as sk
+from skinkit import _core
 import helpers
 import reference as ref
 
@@ -113,10 +117,11 @@ def test_forward_kinematics_deep_chain():
     assert np.all(np.isfinite(Q)) and np.all(np.isfinite(tr))
 
 
-@pytest.mark.parametrize("n", [7, 8, 13, 64, 128, 129])
+@pytest.mark.parametrize("n", [7, 8, 13, 17, 64, 128, 129])
 def test_forward_kinematics_joint_counts(n):
-    """float32 poses make their local matrices 8 joints at a time and the rest one by one, up to
-    128 joints (fk_avx2.c; beyond, the portable code): every count agrees with the reference."""
+    """float32 poses make their local matrices 8 joints at a time and the rest one by one
+    (fk_avx2.c), or 16 at a time with the last block's lanes masked (fk_avx512.c), up to 128
+    joints (beyond, the portable code): every count agrees with the reference."""
     rng = helpers.rng_for("counts", n)
     parents = helpers.random_tree(rng, n, depth=min(n, 10))
     r, t, s = pose(rng, (3,), n, np.float32)
@@ -138,6 +143,30 @@ def test_forward_kinematics_same_bits_wherever_a_joint_is_stored(dtype):
     moved = np.array([-1 if parents[p] < 0 else inv[parents[p]] for p in perm])
     got = sk.forward_kinematics(moved, r[:, perm], t[:, perm], s[:, perm])
     assert np.array_equal(got, world[:, perm])
+
+
+SAME_BITS = """
+import sys, numpy as np, skinkit as sk
+d = np.load(sys.argv[1])
+np.save(sys.argv[2], sk.forward_kinematics(d["parents"], d["r"], d["t"], d["s"], threads=1))
+"""
+
+
+@pytest.mark.skipif(_core.simd() != "avx512", reason="the default path is not AVX-512")
+@pytest.mark.parametrize("n", [5, 16, 24, 37, 128])
+def test_forward_kinematics_avx512_same_bits_as_avx2(tmp_path, n):
+    """float32 poses at the AVX-512 level (fk_avx512.c: 16 joints' local matrices at once, a
+    joint's 4x4 in one register) get the AVX2 level's bits (fk.c picks one of them by the size
+    of a thread's range), roots and partial blocks of 8 and 16 joints included."""
+    rng = helpers.rng_for("fk avx512", n)
+    parents = helpers.random_tree(rng, n, depth=min(n, 8))
+    r, t, s = pose(rng, (60,), n, np.float32)         # under simd.h's 8 MB: the AVX-512 kernel
+    np.savez(tmp_path / "in.npz", parents=parents, r=r, t=t, s=s)
+    subprocess.run([sys.executable, "-c", SAME_BITS, str(tmp_path / "in.npz"),
+                    str(tmp_path / "out.npy")], env=dict(os.environ, SKINKIT_SIMD="avx2"),
+                   check=True)
+    got = sk.forward_kinematics(parents, r, t, s, threads=1)
+    assert np.array_equal(got.view(np.uint32), np.load(tmp_path / "out.npy").view(np.uint32))
 
 
 @pytest.mark.parametrize("B, offset", [(74_000, 0), (74_000, 4), (74_000, 16), (74_000, 36),
