@@ -65,7 +65,7 @@ void sk_forward_kinematics_avx512(size_t n, size_t J, const int32_t *parents,
                                   const int32_t *order, const float *rot, ptrdiff_t sr,
                                   const float *trans, ptrdiff_t st, const float *scale,
                                   ptrdiff_t ss, float *world, ptrdiff_t sw);
-#define SK_FK_AVX512_BELOW ((size_t)8 << 20) /* J=24 B=4,096 +6%, J=64 B=4,096 1-4% slower */
+#define SK_FK_AVX512_BELOW ((size_t)8 << 20) /* the measurements: fk.c */
 int sk_lbs_pose_avx512(const sk_skin_job_f *job);
 /* sample_avx512.c: sk_sample_lanes_avx2_d with the 8 lanes in one register, the same bits */
 void sk_sample_lanes_avx512_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
