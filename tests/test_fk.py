@@ -172,7 +172,7 @@ def test_forward_kinematics_avx512_same_bits_as_avx2(tmp_path, n):
 @pytest.mark.parametrize("B, offset", [(74_000, 0), (74_000, 4), (74_000, 16), (74_000, 36),
                                        (3_000, 0), (3_000, 36)])
 def test_forward_kinematics_large_batch_same_bits_as_small_calls(B, offset):
-    """A float32 call whose range holds tens of MB of matrices (B=74,000: 109 MB, over fk_avx2.c's
+    """A float32 call whose range holds tens of MB of matrices (B=74,000: 109 MB, over fk_trs.h's
     STREAM_BYTES on each of 2 threads) is written with streaming stores (whole output lines, a
     pose's last part line carried to the next); a few MB (B=3,000: 4.4 MB, over PREFETCH_BYTES)
     prefetches a pose ahead.  Every pose gets the bits of calls of 64 poses, for outputs starting
