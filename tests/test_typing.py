@@ -60,12 +60,14 @@ def _stub_methods():
 
 
 def _doc_signature(fn):
-    """[(parameter, has_default)] from the binding's signature: its ``__text_signature__`` (a
-    public method's, "($self, /, a)"), else its docstring's "name(a, b, out=None)..."."""
-    if getattr(fn, "__text_signature__", None):
+    """[(parameter, has_default)] from the binding's docstring, "name(a, b, out=None)...", else
+    from its ``__text_signature__`` (a public method's, "($self, /, a)", which Python takes out
+    of the docstring; not first: Python 3.13 gives a one-argument function "($module, object,
+    /)" of its own)."""
+    m = re.match(rf"{fn.__name__}\(([^)]*)\)", fn.__doc__ or "")
+    if not m and getattr(fn, "__text_signature__", None):
         return [(p.name, p.default is not p.empty)
                 for p in inspect.signature(fn).parameters.values() if p.name != "self"]
-    m = re.match(rf"{fn.__name__}\(([^)]*)\)", fn.__doc__ or "")
     assert m, f"{fn.__name__}'s docstring does not start with its signature: {fn.__doc__!r}"
     params = [p.strip() for p in m.group(1).split(",") if p.strip()]
     return [(p.split("=")[0].strip(), "=" in p) for p in params]
