@@ -173,11 +173,6 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
 #define SK_UNROLL16 _Pragma("GCC unroll 16")
 #endif
 
-/* Software prefetch this many vertices ahead (3 KiB of positions, 4 KiB of float32 weights):
- * with the 1M-vertex working set contended in L3 by other processes, the median call was 10-55%
- * faster with it (interleaved runs), and no slower in L2. */
-#define SK_PREFETCH_AHEAD 256
-
 /* acc += *pw times the 16 floats at pm.  The matrix is loaded into a register on its own (the
  * empty asm keeps GCC from folding the load into the FMA), so that the weight's broadcast folds
  * into the FMA instead (vfmadd231ps {1to16}): a matrix load indexed by the joint is one fused uop
@@ -202,18 +197,22 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         *out = acc;                                                                           \
         return SK_OK;                                                                         \
     }                                                                                         \
-    /* the streams' lines of vertex x0 + SK_PREFETCH_AHEAD, if any */                         \
+    /* the streams' lines of vertex x0 + SK_PREFETCH_AHEAD, if any, the outputs' too (their   \
+       stores then find their lines in the cache); nv and on NULL without normals */          \
     static inline __attribute__((always_inline)) void NAME##_prefetch(                        \
         size_t x0, size_t V, size_t K, const float *v, const JT *joints, const float *w,      \
-        const float *nv)                                                                      \
+        const float *nv, const float *op, const float *on)                                    \
     {                                                                                         \
         if (x0 + SK_PREFETCH_AHEAD < V) {                                                     \
             size_t xa = x0 + SK_PREFETCH_AHEAD;                                               \
             _mm_prefetch((const char *)(v + 3 * xa), _MM_HINT_T0);                            \
             _mm_prefetch((const char *)(w + K * xa), _MM_HINT_T0);                            \
             _mm_prefetch((const char *)(joints + K * xa), _MM_HINT_T0);                       \
-            if (nv)                                                                           \
+            _mm_prefetch((const char *)(op + 3 * xa), _MM_HINT_T0);                           \
+            if (nv) {                                                                         \
                 _mm_prefetch((const char *)(nv + 3 * xa), _MM_HINT_T0);                       \
+                _mm_prefetch((const char *)(on + 3 * xa), _MM_HINT_T0);                       \
+            }                                                                                 \
         }                                                                                     \
     }                                                                                         \
     /* positions only: the vertices x0 .. x0+cnt-1 (cnt <= 4), padded with zeros to a group   \
@@ -225,7 +224,7 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         float *restrict op, size_t *bad)                                                      \
     {                                                                                         \
         __m512 r[4];                                                                          \
-        NAME##_prefetch(x0, V, K, v, joints, w, NULL);                                        \
+        NAME##_prefetch(x0, V, K, v, joints, w, NULL, op, NULL);                              \
         int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                                 \
         SK_UNROLL4 for (size_t l = 0; l < 4; l++)                                             \
         {                                                                                     \
@@ -249,15 +248,16 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
                               _mm512_permutexvar_ps(pick, sum_rows4(r)));                     \
         return SK_OK;                                                                         \
     }                                                                                         \
-    /* positions and normals: the blended matrices of vertices x0 .. x0+cnt-1 (cnt <= 16)    \
-       into st[0..cnt-1] */                                                                   \
+    /* positions and normals: the blended matrices of vertices x0 .. x0+cnt-1 (cnt <= 16)     \
+       into st[0..cnt-1]; op and on, the outputs, for the prefetches */                       \
     static inline __attribute__((always_inline)) int NAME##_block16(                          \
         size_t x0, size_t cnt, size_t V, size_t K, size_t J, const float *restrict v,         \
         const JT *joints, const float *restrict w, const float *restrict mt,                  \
-        const float *restrict nv, __m512 st[16], size_t *bad)                                 \
+        const float *restrict nv, const float *op, const float *on, __m512 st[16],            \
+        size_t *bad)                                                                          \
     {                                                                                         \
         for (size_t g = 0; g < 16; g += 4)                                                    \
-            NAME##_prefetch(x0 + g, V, K, v, joints, w, nv);                                  \
+            NAME##_prefetch(x0 + g, V, K, v, joints, w, nv, op, on);                          \
         int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                                 \
         SK_UNROLL16 for (size_t l = 0; l < 16; l++)                                           \
         {                                                                                     \
@@ -279,7 +279,8 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
                uint16) */                                                                     \
             __m512 st[16], u[5];                                                              \
             for (; x0 + 16 <= V; x0 += 16) {                                                  \
-                int err = NAME##_block16(x0, 16, V, K, J, v, joints, w, mt, nv, st, bad);     \
+                int err = NAME##_block16(x0, 16, V, K, J, v, joints, w, mt, nv, op, on, st,   \
+                                         bad);                                                \
                 if (x0)                                                                       \
                     normals16(u, 16, on + 3 * (x0 - 16));                                     \
                 if (err)                                                                      \
@@ -289,7 +290,8 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
             if (x0)                                                                           \
                 normals16(u, 16, on + 3 * (x0 - 16));                                         \
             if (x0 < V) {                                                                     \
-                if (NAME##_block16(x0, V - x0, V, K, J, v, joints, w, mt, nv, st, bad))       \
+                if (NAME##_block16(x0, V - x0, V, K, J, v, joints, w, mt, nv, op, on, st,     \
+                                   bad))                                                      \
                     return SK_ERR_JOINT_INDEX;                                                \
                 positions16(st, V - x0, v + 3 * x0, nv + 3 * x0, op + 3 * x0, u);             \
                 normals16(u, V - x0, on + 3 * x0);                                            \

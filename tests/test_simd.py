@@ -36,11 +36,12 @@ LEVELS = ["baseline", "avx2", "avx512"]
 
 
 @pytest.mark.parametrize("cap", LEVELS[:-1])
-@pytest.mark.parametrize("V", [1001, 3])
+@pytest.mark.parametrize("V", [1001, 3, 140_000])
 @pytest.mark.parametrize("K, jdtype", [(5, np.int32), (4, np.uint16), (4, np.uint8)])
 def test_capped_path_matches_default(tmp_path, cap, V, K, jdtype):
     """Every path below the default one gives the same results up to FMA rounding (V = 3: a
-    partial first group of 4 or 8 vertices; K = 4 has its own unrolled code)."""
+    partial first group of 4 or 8 vertices; K = 4 has its own unrolled code; V = 140,000: the
+    AVX2 kernel's prefetching, SK_PREFETCH_MIN in lbs_avx2.c)."""
     d = _case(np.random.default_rng(5 + V + K), V=V, K=K, jdtype=jdtype)
     np.savez(tmp_path / "in.npz", **d)
     env = dict(os.environ, SKINKIT_SIMD=cap)
