@@ -107,9 +107,10 @@ static PyMethodDef methods[] = {
      "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
      "rotation keys and the keys of its lane groups side by side."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
-     "fill_rows(out, row)\n\n"
+     "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "
-     "a multiple of row's): the rest pose under a clip's samples."},
+     "a multiple of row's), its rows shared out among up to `threads` threads: the rest pose "
+     "under a clip's samples."},
     {"fbx_read", py_fbx_read, METH_VARARGS,
      "fbx_read(path, file_axes, max_memory, max_bytes) -> dict\n\n"
      "An FBX scene read by ufbx as NumPy arrays (skinkit.io.fbx assembles the Model); ufbx may "

@@ -10,6 +10,7 @@
 
 #define GRAIN_SAMPLES 16384 /* channel samples per thread (the grain: see bind_table.c) */
 #define TIME_SHARE 256      /* times per thread from which threads share out the times */
+#define GRAIN_FILL 262144   /* rest-pose values per thread (fill_rows) */
 
 /* the fields of sk_clip, as attributes of the Python table (skinkit.clip.ClipTable) */
 enum { KEY_TIMES, VALUES, KEY_OFFSET, NKEYS, VALUE_OFFSET, NCOMP, INTERP, ROTATION, NFIELDS };
@@ -622,11 +623,35 @@ done:
     return release(hold, NFIELDS + 1, res);
 }
 
-/* fill_rows(out, row): out (1-d) as copies of row side by side; returns None */
+/* one thread's share of a fill: rows [r0, r1) of out */
+typedef struct {
+    int dbl, stream;
+    size_t r0, r1, len;
+    const void *row;
+    void *out;
+} fill_part_t;
+
+static void *fill_part(void *arg)
+{
+    const fill_part_t *p = arg;
+    if (p->dbl)
+        sk_fill_rows_d(p->r1 - p->r0, p->row, p->len, (double *)p->out + p->r0 * p->len,
+                       p->stream);
+    else
+        sk_fill_rows_f(p->r1 - p->r0, p->row, p->len, (float *)p->out + p->r0 * p->len,
+                       p->stream);
+    return NULL;
+}
+
+/* fill_rows(out, row, threads=None): out (1-d) as copies of row side by side, its rows shared
+ * out among the threads (GRAIN_FILL values each), with streaming stores when the whole out
+ * has SK_STREAM_BYTES or more; returns None */
 PyObject *py_fill_rows(PyObject *self, PyObject *args)
 {
-    PyObject *out, *row;
-    if (!PyArg_UnpackTuple(args, "fill_rows", 2, 2, &out, &row))
+    PyObject *out, *row, *threads = Py_None;
+    int nthreads;
+    if (!PyArg_UnpackTuple(args, "fill_rows", 2, 3, &out, &row, &threads) ||
+        parse_threads(threads, &nthreads) < 0)
         return NULL;
     int type = PyArray_Check(out) && PyArray_TYPE((PyArrayObject *)out) == NPY_FLOAT
                    ? NPY_FLOAT : NPY_DOUBLE;
@@ -642,11 +667,16 @@ PyObject *py_fill_rows(PyObject *self, PyObject *args)
     void *o = PyArray_DATA((PyArrayObject *)out);
     const void *r = PyArray_DATA((PyArrayObject *)row);
     if (len) {
+        fill_part_t part[MAX_THREADS];
+        size_t nrows = n / len, p = (size_t)thread_count(nthreads, (npy_intp)n, GRAIN_FILL);
+        int stream = n * (size_t)PyArray_ITEMSIZE((PyArrayObject *)out) >= SK_STREAM_BYTES;
+        for (size_t t = 0; t < p; t++) {
+            fill_part_t pt = {type == NPY_DOUBLE, stream, nrows * t / p, nrows * (t + 1) / p,
+                              len, r, o};
+            part[t] = pt;
+        }
         Py_BEGIN_ALLOW_THREADS
-        if (type == NPY_DOUBLE)
-            sk_fill_rows_d(n / len, r, len, o);
-        else
-            sk_fill_rows_f(n / len, r, len, o);
+        parallel((int)p, fill_part, (char *)part, sizeof part[0]);
         Py_END_ALLOW_THREADS
     }
     Py_RETURN_NONE;

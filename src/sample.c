@@ -241,8 +241,7 @@ static void FN(sample_lanes)(const FN(sk_clip) *clip, const FN(sk_lanes) *g, siz
  * times of 64 joints are 51 MB of float64 TRS a call, which ordinary stores wrote in 5.2 ms on
  * a Sapphire Rapids VM and streaming ones in about 2.5 ms.  Smaller outputs are left to
  * ordinary stores, which keep them in the caches for what reads them next.  The values are
- * those of sample_lanes. */
-#define SK_STREAM_BYTES ((size_t)4 << 20)
+ * those of sample_lanes.  (SK_STREAM_BYTES: skinkit.h.) */
 
 /* the lane groups waiting to be sampled row by row: n of one kind, their keys, the output of
  * the first one's first channel and the stride */
@@ -466,10 +465,10 @@ void FN(sk_play_sample)(const FN(sk_clip) *clip, sk_play_item *items, size_t nit
     }
 }
 
-void FN(sk_fill_rows)(size_t nrows, const T *row, size_t len, T *restrict out)
+void FN(sk_fill_rows)(size_t nrows, const T *row, size_t len, T *restrict out, int stream)
 {
 #if defined(SK_HAVE_AVX2)
-    if (nrows * len * sizeof(T) >= SK_STREAM_BYTES && sk_simd() >= SK_SIMD_AVX2) {
+    if (stream && sk_simd() >= SK_SIMD_AVX2) {
         FN(sk_fill_rows_avx2)(nrows, row, len, out);
         return;
     }

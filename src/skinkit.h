@@ -414,10 +414,18 @@ void sk_play_sample_f(const sk_clip_f *clip, sk_play_item *items, size_t nitems,
 void sk_play_sample_d(const sk_clip_d *clip, sk_play_item *items, size_t nitems,
                       const int64_t *out_offset, const int64_t *out_stride, double time,
                       double *SK_RESTRICT out);
-/* out[i * len + k] = row[k] for i < nrows, k < len (the rest pose under a clip's samples); a
-   large out is written with streaming stores, as the samples are (sample.c) */
-void sk_fill_rows_f(size_t nrows, const float *row, size_t len, float *SK_RESTRICT out);
-void sk_fill_rows_d(size_t nrows, const double *row, size_t len, double *SK_RESTRICT out);
+/* An output of at least this many bytes is written with streaming stores (sk_sample_clip, and
+   the callers of sk_fill_rows): stores that do not read a line first, for outputs too large
+   to be read from the caches next (sample.c gives the measurement). */
+#define SK_STREAM_BYTES ((size_t)4 << 20)
+
+/* out[i * len + k] = row[k] for i < nrows, k < len (the rest pose under a clip's samples),
+   with streaming stores if `stream` (a part of an output of SK_STREAM_BYTES or more, as the
+   samples above it are written) */
+void sk_fill_rows_f(size_t nrows, const float *row, size_t len, float *SK_RESTRICT out,
+                    int stream);
+void sk_fill_rows_d(size_t nrows, const double *row, size_t len, double *SK_RESTRICT out,
+                    int stream);
 
 /* SIMD: float32 skinning uses an AVX-512 or an AVX2/FMA variant on x86-64 CPUs that have it.
    sk_simd() tells which code runs (an sk_simd_level); sk_set_simd(level) caps it: the best

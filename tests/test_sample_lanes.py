@@ -136,7 +136,25 @@ def test_large_calls_stream_the_same_bits(dtype):
     assert not buf[:skip].any()
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows", [3, 5000, 30_000])
+def test_fill_rows_gives_the_same_bits_on_any_threads(dtype, rows):
+    """fill_rows shares the rows out among the threads (GRAIN_FILL values each, bind_clip.c):
+    30,000 rows of 192 values are 2 shares, written with streaming stores (SK_STREAM_BYTES,
+    skinkit.h); 5,000 rows are one share, 3 rows far less.  Every row is the row, whatever the
+    split, and nothing past out is written."""
+    row = helpers.rng_for("fill-rows").normal(size=192).astype(dtype)
+    for threads in (1, 2, None):
+        buf = np.zeros(rows * row.size + 1, dtype)
+        _core.fill_rows(buf[:-1], row, threads)
+        np.testing.assert_array_equal(buf[:-1].reshape(rows, row.size),
+                                      np.broadcast_to(row, (rows, row.size)))
+        assert buf[-1] == 0
+
+
 def test_fill_rows_checks_its_arrays():
+    with pytest.raises(ValueError, match="threads"):
+        _core.fill_rows(np.zeros(6), np.zeros(3), 0)
     _core.fill_rows(np.zeros(0), np.zeros(0))
     with pytest.raises(ValueError, match="multiple"):
         _core.fill_rows(np.zeros(7), np.zeros(3))

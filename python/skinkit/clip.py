@@ -305,9 +305,11 @@ class Clip(Summarized):
         rest_nodes, out_offset, out_stride = self._layout(n)
         for o, r, rest_only in zip(res, (rest_t, rest_r, rest_s), rest_nodes):
             # the rest pose only where no channel writes (a full copy was 7% of a sampling call);
-            # fill_rows writes a large one with streaming stores, as the sampler its samples
+            # fill_rows writes a large one with streaming stores, as the sampler its samples,
+            # on the call's threads (on one, a 2-thread call's scaling fell from 2 to 1.6)
             if rest_only.size == n:
-                _core.fill_rows(o.reshape(-1), np.require(r, o.dtype, ["C", "A"]).reshape(-1))
+                _core.fill_rows(o.reshape(-1), np.require(r, o.dtype, ["C", "A"]).reshape(-1),
+                                threads)
             elif rest_only.size:
                 o[..., rest_only, :] = r[rest_only]
         _core.sample_channels(self._table, out_offset, out_stride, t,
