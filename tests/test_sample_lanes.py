@@ -109,7 +109,7 @@ def test_lane_groups_give_the_same_bits_for_any_threads_and_split(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_large_calls_stream_the_same_bits(dtype):
-    """A call that writes 4 MiB or more (SK_STREAM_BYTES, src/sample.c) samples the lane groups
+    """A call that writes 4 MiB or more (SK_STREAM_BYTES, skinkit.h) samples the lane groups
     whose rows lie side by side row by row and writes them with streaming stores, and
     Clip.sample fills such a rest pose with fill_rows: the bits of calls of 1,000 times (no
     streaming), into outputs at any alignment, with 1 or 2 threads."""
