@@ -16,9 +16,9 @@
 #include "lbs_simd.h"
 
 /* The AVX2 kernel prefetches (SK_PREFETCH_AHEAD, lbs_simd.h) from this many vertices up, a
- * block of 8 at a time.  At 1M vertices (J=64, K=4, uint16) it took 5% less time for positions
- * and 15-24% less with normals, at 42M vertices (out of cache) 23-25% less, at 131K 1-2% less;
- * at 20K-65K vertices it took 4-5% more with normals, so it is left out there. */
+ * block of 8 at a time.  At 1M vertices (J=64, K=4, uint16) it took 5-8% less time for
+ * positions and 6-19% less with normals, at 42M vertices (out of cache) 18-20% less, at 131K
+ * 1-2% less; at 20K-65K vertices it took 4-5% more with normals, so it is left out there. */
 #define SK_PREFETCH_MIN 131072
 
 /* Per vertex: the blended matrix as columns, A = (c0 | c1) and B = (c2 | c3), one FMA pair per

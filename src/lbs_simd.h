@@ -24,8 +24,8 @@ static inline void transpose_mats(size_t J, const float *m, float *mt)
  * float32 weights).  The AVX-512 kernel, measured in interleaved runs: with the 1M-vertex
  * working set contended in L3 by other processes, the median call was 10-55% faster with the
  * inputs prefetched, and no slower in L2.  Prefetching the outputs' lines too, so that their
- * stores find them in the cache, took 3-8% less time for the 1M-vertex pose's positions (J=64,
- * K=4, uint16), 8-11% less with normals (20% at 131K-262K vertices), 3-5% less at 42M vertices
+ * stores find them in the cache, took 2-8% less time for the 1M-vertex pose's positions (J=64,
+ * K=4, uint16), 7-9% less with normals (16-17% at 131K-262K vertices), 3-5% less at 42M vertices
  * (out of cache).  512 vertices ahead was 3-7% slower. */
 #define SK_PREFETCH_AHEAD 256
 

@@ -306,7 +306,7 @@ class Clip(Summarized):
         for o, r, rest_only in zip(res, (rest_t, rest_r, rest_s), rest_nodes):
             # the rest pose only where no channel writes (a full copy was 7% of a sampling call);
             # fill_rows writes a large one with streaming stores, as the sampler its samples,
-            # on the call's threads (on one, a 2-thread call's scaling fell from 2 to 1.6)
+            # on the call's threads (on one, it held 2-thread calls to 1.5-1.7 x 1 thread)
             if rest_only.size == n:
                 _core.fill_rows(o.reshape(-1), np.require(r, o.dtype, ["C", "A"]).reshape(-1),
                                 threads)
