@@ -59,6 +59,8 @@ void FK_TRS(size_t n, size_t J, const int32_t *parents, const int32_t *order, co
     }
     for (size_t i = 0; i < n; i++) {
         size_t ia = i + AHEAD < n ? i + AHEAD : i;
+        /* (the branch without prefetches written out: one branch passing NULLs took 1.5-4%
+           more time in the cache) */
         if (!stream && !prefetch) {
             pose_locals(J, at(rot, sr, i), at(trans, st, i), at(scale, ss, i), loc, NULL, NULL,
                         NULL);
@@ -94,4 +96,3 @@ void FK_TRS(size_t n, size_t J, const int32_t *parents, const int32_t *order, co
     if (stream)
         _mm_sfence(); /* the streaming stores are seen before whatever follows the call */
 }
-

@@ -70,17 +70,9 @@ SK_IN_RANGE8(in_range_i32, int32_t, _mm256_set1_epi32, _mm256_max_epu32, _mm256_
         for (size_t x0 = 0; x0 < V; x0 += 8) { /* blocks of 8, their indices checked at once */\
             size_t cnt = V - x0 < 8 ? V - x0 : 8;                                             \
             int checked = !IN_RANGE(joints + x0 * K, cnt * K, J);                             \
-            if (V >= SK_PREFETCH_MIN && x0 + SK_PREFETCH_AHEAD + 8 <= V) {                    \
-                size_t xa = x0 + SK_PREFETCH_AHEAD;                                           \
-                prefetch_lines(v + 3 * xa, 24 * sizeof *v);                                   \
-                prefetch_lines(w + K * xa, 8 * K * sizeof *w);                                \
-                prefetch_lines(joints + K * xa, 8 * K * sizeof *joints);                      \
-                prefetch_lines(op + 3 * xa, 24 * sizeof *op);                                 \
-                if (on) {                                                                     \
-                    prefetch_lines(nv + 3 * xa, 24 * sizeof *nv);                             \
-                    prefetch_lines(on + 3 * xa, 24 * sizeof *on);                             \
-                }                                                                             \
-            }                                                                                 \
+            if (V >= SK_PREFETCH_MIN && x0 + SK_PREFETCH_AHEAD + 8 <= V)                      \
+                prefetch_vertices(x0 + SK_PREFETCH_AHEAD, 8, K, v, joints, sizeof *joints, w, \
+                                  on ? nv : NULL, op, on);                                    \
             if (on) { /* blended columns staged, then flush_normals */                        \
                 for (size_t x = x0; x < x0 + cnt; x++) {                                      \
                     SK_BLEND_AVX2(JT)                                                         \

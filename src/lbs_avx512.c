@@ -197,23 +197,15 @@ SK_IN_RANGE(in_range_i32, int32_t, 16, __mmask16, _mm512_maskz_loadu_epi32,
         *out = acc;                                                                           \
         return SK_OK;                                                                         \
     }                                                                                         \
-    /* the streams' lines of vertex x0 + SK_PREFETCH_AHEAD, if any, the outputs' too (their   \
-       stores then find their lines in the cache); nv and on NULL without normals */          \
+    /* the streams' lines of the group of 4 vertices SK_PREFETCH_AHEAD after x0, if any (one  \
+       line a stream with K = 4); nv and on NULL without normals */                           \
     static inline __attribute__((always_inline)) void NAME##_prefetch(                        \
         size_t x0, size_t V, size_t K, const float *v, const JT *joints, const float *w,      \
         const float *nv, const float *op, const float *on)                                    \
     {                                                                                         \
-        if (x0 + SK_PREFETCH_AHEAD < V) {                                                     \
-            size_t xa = x0 + SK_PREFETCH_AHEAD;                                               \
-            _mm_prefetch((const char *)(v + 3 * xa), _MM_HINT_T0);                            \
-            _mm_prefetch((const char *)(w + K * xa), _MM_HINT_T0);                            \
-            _mm_prefetch((const char *)(joints + K * xa), _MM_HINT_T0);                       \
-            _mm_prefetch((const char *)(op + 3 * xa), _MM_HINT_T0);                           \
-            if (nv) {                                                                         \
-                _mm_prefetch((const char *)(nv + 3 * xa), _MM_HINT_T0);                       \
-                _mm_prefetch((const char *)(on + 3 * xa), _MM_HINT_T0);                       \
-            }                                                                                 \
-        }                                                                                     \
+        if (x0 + SK_PREFETCH_AHEAD + 4 <= V)                                                  \
+            prefetch_vertices(x0 + SK_PREFETCH_AHEAD, 4, K, v, joints, sizeof *joints, w, nv, \
+                              op, on);                                                        \
     }                                                                                         \
     /* positions only: the vertices x0 .. x0+cnt-1 (cnt <= 4), padded with zeros to a group   \
        of 4, from the matrices mr as rows; `last` when the group ends the range: its last     \

@@ -36,6 +36,24 @@ static inline __attribute__((always_inline)) void prefetch_lines(const void *p, 
         _mm_prefetch((const char *)p + b, _MM_HINT_T0);
 }
 
+/* The lines of the vertices xa .. xa+cnt-1 in every stream of a pose: positions v, K joint
+ * indices of jsize bytes and K weights w a vertex, the positions out op, and with normals (nv
+ * and on non-NULL) the normals in and out: the outputs' lines too, so that their stores find
+ * them in the cache */
+static inline __attribute__((always_inline)) void prefetch_vertices(
+    size_t xa, size_t cnt, size_t K, const float *v, const void *joints, size_t jsize,
+    const float *w, const float *nv, const float *op, const float *on)
+{
+    prefetch_lines(v + 3 * xa, 3 * cnt * sizeof *v);
+    prefetch_lines(w + K * xa, K * cnt * sizeof *w);
+    prefetch_lines((const char *)joints + K * xa * jsize, K * cnt * jsize);
+    prefetch_lines(op + 3 * xa, 3 * cnt * sizeof *op);
+    if (nv) {
+        prefetch_lines(nv + 3 * xa, 3 * cnt * sizeof *nv);
+        prefetch_lines(on + 3 * xa, 3 * cnt * sizeof *on);
+    }
+}
+
 /* r[e] lane l <- r[l] lane e */
 static inline void transpose8(__m256 r[8])
 {
