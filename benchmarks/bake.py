@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import amass_files  # noqa: E402  AMASS-layout motion files
 import skinkit  # noqa: E402
-from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
+from skinkit.body.synthetic import synthetic_body_arrays  # noqa: E402
 
 
 def du(path) -> int:

@@ -516,7 +516,7 @@ def make_clip_data(J=64, nkeys=100, seed=2):
 
 
 def group_sample(ctx: Ctx):
-    from skinkit.clip import Channel, Clip
+    from skinkit.model.clip import Channel, Clip
     J, nkeys = 64, 100
     key_times, trans, rots = make_clip_data(J, nkeys)
     chans = []

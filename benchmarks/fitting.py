@@ -1,6 +1,6 @@
 """Benchmark group "fit": skinkit.fit_body against smplfitter (PyPI; its NumPy backend, and its
 numba backend when numba is installed, on one thread as fit_body's ``threads=1``) fitting pose and
-shape to the vertices of a body-like SMPL model (skinkit.body_synthetic.body_like_arrays: a body's
+shape to the vertices of a body-like SMPL model (skinkit.body.synthetic.body_like_arrays: a body's
 part structure in the weights, which smplfitter's per-part rotations need).  numba compiles on the
 first call: the timings are the best of the repeats, after it.
 
@@ -22,7 +22,7 @@ from cases import installed
 from harness import Case, Impl
 
 import skinkit
-from skinkit.body_synthetic import body_like_arrays
+from skinkit.body.synthetic import body_like_arrays
 
 
 def _smplfitters(arrays, folder):

@@ -237,7 +237,7 @@ def group_ozz(ctx: Ctx):
 
 
 def _sampling(ctx: Ctx, oz, one):
-    from skinkit.clip import Channel, Clip
+    from skinkit.model.clip import Channel, Clip
     J, nkeys = 64, 100
     T = 100 if ctx.quick else 10_000
     key_times, trans, rots = cases.make_clip_data(J, nkeys)

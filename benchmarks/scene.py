@@ -22,9 +22,9 @@ import numpy as np
 
 import skinkit
 from skinkit import kernels
-from skinkit.export import write_atomic
-from skinkit.pose import morph_weights, skinning_matrices
-from skinkit.stages import _morph, _rigid, _skin
+from skinkit.io.mesh_files import write_atomic
+from skinkit.model.pose import morph_weights, skinning_matrices
+from skinkit.model.stages import _morph, _rigid, _skin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOT = os.path.join(HERE, "..", "tests", "data", "gltf", "RobotExpressive.glb")

@@ -22,9 +22,9 @@ import numpy as np
 from scene import median_seconds   # benchmarks/scene.py, beside this script
 
 import skinkit
-from skinkit.export import write_atomic
-from skinkit.pose import layout
-from skinkit.writers import NpzOutput
+from skinkit.io.mesh_files import write_atomic
+from skinkit.model.pose import layout
+from skinkit.cli.outputs import NpzOutput
 
 ROBOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "gltf",
                      "RobotExpressive.glb")

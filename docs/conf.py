@@ -43,7 +43,7 @@ html_title = f"skinkit {release}"
 
 autosummary_generate = True
 # signatures name classes as their modules import them: a bare BodyModel matches
-# skinkit.BodyModel (= skinkit.body.BodyModel) and skinkit.torch.BodyModel; Sphinx links the first
+# skinkit.BodyModel (= skinkit.body.body_model.BodyModel) and skinkit.torch.BodyModel; Sphinx links the first
 # and would warn that it had a choice ("ref.python")
 suppress_warnings = ["ref.python"]
 autodoc_default_options = {"members": True, "inherited-members": False}
@@ -65,7 +65,7 @@ sphinx_gallery_conf = {
 }
 
 
-MODULES = ("skinkit.plot", "skinkit.export", "skinkit.data", "skinkit.blender", "skinkit.dataset",
+MODULES = ("skinkit.apps.plot", "skinkit.io.mesh_files", "skinkit.data", "skinkit.apps.blender", "skinkit.dataset",
            "skinkit.torch.ops", "skinkit.torch.body_op", "skinkit.torch.body",
            "skinkit.torch.rotations")
 """The modules whose functions api.rst lists apart (not in ``skinkit.__all__``)."""

@@ -3,7 +3,7 @@ A skinned mesh through a walk cycle
 ===================================
 
 One ``Model.pose`` call poses the mesh at four times of the clip (sampling, forward kinematics,
-skinning matrices and linear blend skinning, each one batched call); ``skinkit.plot.plot_mesh``
+skinning matrices and linear blend skinning, each one batched call); ``skinkit.apps.plot.plot_mesh``
 draws each pose with the skeleton over it.  The model is the sample character
 (``skinkit.data``), walking.
 """
@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import skinkit
-from skinkit.plot import plot_mesh, plot_skeleton
+from skinkit.apps.plot import plot_mesh, plot_skeleton
 
 model = skinkit.data.character()
 prim = model.primitives[0]

@@ -16,14 +16,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import skinkit
-from skinkit.body_export import body_clip, body_model_to_model
-from skinkit.body_synthetic import humanoid_smplh_arrays
-from skinkit.humanoid import humanoid_model
-from skinkit.joint_names import SMPLH_JOINT_NAMES
+from skinkit.body.export import body_clip, body_model_to_model
+from skinkit.body.synthetic import humanoid_smplh_arrays
+from skinkit.model.humanoid import humanoid_model
+from skinkit.model.joint_names import SMPLH_JOINT_NAMES
 
 # %%
 # A SMPL+H-style body: the synthetic arrays with SMPL+H's joint tree and the joints where the
-# humanoid's are, fingers fanned out from the wrists (skinkit.body_synthetic)
+# humanoid's are, fingers fanned out from the wrists (skinkit.body.synthetic)
 body = skinkit.BodyModel(humanoid_smplh_arrays(seed=1))
 source = body_model_to_model(body)
 

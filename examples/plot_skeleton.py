@@ -2,14 +2,14 @@
 A skeleton at rest and posed
 ============================
 
-``skinkit.plot.plot_skeleton`` draws a skin's joints and bones on 3D axes: here the skeleton
+``skinkit.apps.plot.plot_skeleton`` draws a skin's joints and bones on 3D axes: here the skeleton
 of the sample character (``skinkit.data``: the Khronos Fox) in its rest pose and 0.3 s into its
 walk (``Model.world_matrices``: one ``forward_kinematics`` call for the whole hierarchy).
 """
 import matplotlib.pyplot as plt
 
 import skinkit
-from skinkit.plot import plot_skeleton
+from skinkit.apps.plot import plot_skeleton
 
 model = skinkit.data.character()
 

@@ -25,7 +25,7 @@ import numpy as np
 
 with atheris.instrument_imports(include=["skinkit"]):
     import skinkit
-    from skinkit.io.bvh import BvhError
+    from skinkit.io.bvh.read import BvhError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from random_inputs import fuzz_main  # noqa: E402

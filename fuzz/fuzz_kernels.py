@@ -28,7 +28,7 @@ from random_inputs import fuzz_main  # noqa: E402
 
 with atheris.instrument_imports(include=["skinkit"]):
     import skinkit as sk
-    from skinkit._operands import operands
+    from skinkit.kernels.operands import operands
 
 ALLOWED = (TypeError, ValueError, MemoryError)
 FLOAT_DTYPES = [np.float64, np.float32]
@@ -232,7 +232,7 @@ def joints_arg(g, size):
 
 
 # The operands of a kernel, their order, roles and shapes come from its descriptor
-# (skinkit._operands); what it does not say is here, by operand name: how to make the integer
+# (skinkit.kernels.operands); what it does not say is here, by operand name: how to make the integer
 # operands.  The symbols' sizes are drawn per call.
 INDICES = {"parents": parents_arg, "joints": joints_arg}
 NUMPY = ("normalize_weights", "limit_influences")   # NumPy code, no descriptor

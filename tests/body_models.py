@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skinkit.body_synthetic import SIZES, synthetic_body_arrays
+from skinkit.body.synthetic import SIZES, synthetic_body_arrays
 
 __all__ = ["SIZES", "make_arrays", "random_params"]
 

@@ -1,5 +1,5 @@
 """Shared by the CLI tests: run ``skinkit`` in-process."""
-from skinkit.cli import main
+from skinkit.cli.main import main
 
 
 def assert_usage_error(argv, capsys):

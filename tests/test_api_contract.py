@@ -3,7 +3,7 @@ dtypes, shapes and broadcasting, memory layouts, ``out=``, NaN propagation.
 
 Each row of ``SPECS`` says how to build valid arguments for one kernel (with any batch shape and
 dtype), what the result's core shape is, and how the NumPy reference computes it.  The rows are
-made from the descriptor table (``skinkit._core._shapes``, read through skinkit._operands): the
+made from the descriptor table (``skinkit._core._shapes``, read through skinkit.kernels.operands): the
 operands, their order, roles and shapes; what it does not say is keyed by operand name (VALUES,
 INDICES) or kernel name (the reference: reference.py's function of the same name, called with
 the same keywords).
@@ -18,7 +18,7 @@ import pytest
 
 import skinkit as sk
 from skinkit import _core
-from skinkit._operands import SAME_AS, operands
+from skinkit.kernels.operands import SAME_AS, operands
 import helpers
 import reference as ref
 
@@ -149,7 +149,7 @@ def arg_of(o):
 
 
 def specs_of(kernel):
-    """The specs of a kernel, from its descriptor (skinkit._operands): without its optional
+    """The specs of a kernel, from its descriptor (skinkit.kernels.operands): without its optional
     inputs, then, if it has some, with them (and the results that exist only then)."""
     ops = operands(kernel)
     optional = [o.name for o in ops if o.role == "optional"]

@@ -25,7 +25,7 @@ from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 from amass_files import write_motion, write_motion_smplx  # noqa: E402
 
 import skinkit as sk  # noqa: E402
-from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
+from skinkit.body.synthetic import synthetic_body_arrays  # noqa: E402
 
 pytestmark = pytest.mark.integration          # Dask clusters and child processes
 

@@ -10,7 +10,7 @@ import pytest
 
 import skinkit as sk
 from skinkit import _core
-from skinkit._operands import SAME_AS
+from skinkit.kernels.operands import SAME_AS
 
 STUB = Path(__file__).resolve().parents[1] / "python" / "skinkit" / "_core.pyi"
 # a name starting with _ is an internal step of a Python function with other arguments (DQS
@@ -36,7 +36,7 @@ def test_every_kernel_has_a_python_function_and_a_stub():
 @pytest.mark.parametrize("name", KERNELS + sorted(SAME_AS))
 def test_python_signature_follows_the_descriptor(name):
     """The generated wrappers, and the Python functions that take a descriptor's operands
-    (skinkit._operands.SAME_AS: dual_quaternion_skinning, written by hand)."""
+    (skinkit.kernels.operands.SAME_AS: dual_quaternion_skinning, written by hand)."""
     inputs = [(n, role) for n, _, role in _core._shapes[SAME_AS.get(name, name)] if role != "out"]
     params = inspect.signature(getattr(sk, name)).parameters
     assert list(params) == [n for n, _ in inputs] + ["out", "threads"]

@@ -1,4 +1,4 @@
-"""Blender: skinkit.blender (the bridge that poses a Blender armature's meshes from bpy data)
+"""Blender: skinkit.apps.blender (the bridge that poses a Blender armature's meshes from bpy data)
 against Blender's own shape keys and Armature modifier, and skinkit's glTF pose against the same
 Blender scene.
 
@@ -44,7 +44,7 @@ def blender_job(job, scene):
     the pose at the last frame), fps, action name; with "dqs" also blender_dqs_<mesh> (T, V, 3),
     the Armature modifier with "Preserve Volume" on."""
     import bpy
-    import skinkit.blender as blender_pose
+    import skinkit.apps.blender as blender_pose
 
     frames = [float(f) for f in job["frames"]]
     arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
@@ -77,9 +77,9 @@ def blender_job(job, scene):
 def shape_key_job(arm, mesh, frames, scene):
     """Shape keys on top of the glTF importer's (morph targets, their weights animated): one
     masked by a vertex group, one relative to it, one muted; Blender's evaluated mesh and
-    skinkit.blender's at ``frames`` and now; then the keys made absolute, which must be refused
+    skinkit.apps.blender's at ``frames`` and now; then the keys made absolute, which must be refused
     (the message is saved)."""
-    import skinkit.blender as bridge
+    import skinkit.apps.blender as bridge
 
     key = mesh.data.shape_keys
     rng = np.random.default_rng(7)
@@ -201,7 +201,7 @@ def test_example_matches_blender_armature_modifier(blender_results, model):
 
 def test_shape_keys_match_blender(blender_results):
     """Relative shape keys (the glTF importer's animated morph targets, a key masked by a vertex
-    group, one relative to it, a muted one) then the Armature modifier: skinkit.blender against
+    group, one relative to it, a muted one) then the Armature modifier: skinkit.apps.blender against
     Blender's evaluated mesh at frames and at the current values; absolute keys refused."""
     (model,) = SHAPE_KEYS
     r = blender_results[model]

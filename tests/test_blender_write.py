@@ -31,7 +31,7 @@ from scipy.spatial.transform import Rotation  # noqa: E402
 import skinkit  # noqa: E402
 from blender_mesh import run_in_blender  # noqa: E402
 from conftest import GLTF  # noqa: E402
-from skinkit.humanoid import humanoid_model  # noqa: E402
+from skinkit.model.humanoid import humanoid_model  # noqa: E402
 from test_blender import bpy_python  # noqa: E402
 
 pytestmark = pytest.mark.integration

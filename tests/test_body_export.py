@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit.body_export import body_clip, body_model_to_model
-from skinkit.joint_names import SMPLH_JOINT_NAMES
+from skinkit.body.export import body_clip, body_model_to_model
+from skinkit.model.joint_names import SMPLH_JOINT_NAMES
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """The BVH loader: the three fixture files against facts read from their text here (independently of
-skinkit.io.bvh), the CMU file against three.js 0.187.0, channel orders against SciPy, a 180-degree
+skinkit.io.bvh.read), the CMU file against three.js 0.187.0, channel orders against SciPy, a 180-degree
 wrap, hostile files that must raise BvhError naming the line, the README example and the CLI."""
 import itertools
 import json
@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 import helpers
 import skinkit
 from skinkit import BvhError, load_bvh
-from skinkit.io.bvh import BvhModel, parse_bvh
+from skinkit.io.bvh.read import BvhModel, parse_bvh
 from cli_run import run
 from conftest import BVH, DATA
 

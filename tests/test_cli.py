@@ -9,9 +9,9 @@ import pytest
 import skinkit
 from skinkit import GltfError, kernels
 from cli_run import assert_usage_error, run
-from skinkit.cli import main
-from skinkit.default_model import default_model
-from skinkit.pose import frame_times, local_pose, pose, world_matrices
+from skinkit.cli.main import main
+from skinkit.model.default_model import default_model
+from skinkit.model.pose import frame_times, local_pose, pose, world_matrices
 
 
 
@@ -388,7 +388,7 @@ def test_write_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, caps
                                                                   exc):
     """The disk fills (or the user presses Ctrl-C) while the .npz is being written: the old
     output is intact and the partial temporary file is removed."""
-    from skinkit.npz_stream import NpzStream
+    from skinkit.io.npz_stream import NpzStream
     real = NpzStream.write
 
     def write(self, name, block):
@@ -417,8 +417,8 @@ def test_streamed_npz_members_are_np_savez_bytes(tmp_path, monkeypatch):
     passes zipfile's CRC check and its size is npz_size's."""
     import zipfile
 
-    import skinkit.npz_stream as npz_stream
-    from skinkit.npz_stream import NpzStream, npz_size
+    import skinkit.io.npz_stream as npz_stream
+    from skinkit.io.npz_stream import NpzStream, npz_size
 
     rng = np.random.default_rng(3)
     arrays = {"times": rng.random(50), "positions_0_0": rng.random((50, 9, 3)).astype(np.float32),
@@ -443,7 +443,7 @@ def test_streamed_npz_members_are_np_savez_bytes(tmp_path, monkeypatch):
 
 
 def test_streamed_npz_refuses_blocks_that_do_not_fit(tmp_path):
-    from skinkit.npz_stream import NpzStream
+    from skinkit.io.npz_stream import NpzStream
 
     with open(tmp_path / "o.npz", "wb") as f:
         stream = NpzStream(f, {"a": ((4, 3), np.dtype(np.float64))})
@@ -601,11 +601,11 @@ def test_hostile_arguments_give_one_line(tmp_path, capsys, monkeypatch, argv):
 def test_posing_error_names_the_model(tmp_path, capsys, monkeypatch):
     """A stage refusing the model's data mid-way (a kernel's ValueError names no file) is one
     line that names the model file."""
-    import skinkit.stages
+    import skinkit.model.stages
 
     def bad(*args, **kwargs):
         raise ValueError("joints[17, 2] = 9 is not a joint of the skin (0..3)")
-    monkeypatch.setattr(skinkit.stages, "skin", bad)
+    monkeypatch.setattr(skinkit.model.stages, "skin", bad)
     code, _, err = run(["pose", CESIUM_PATH, "--out", tmp_path / "o.npz"], capsys)
     assert code == 1
     assert_one_line_error(err)

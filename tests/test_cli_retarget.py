@@ -9,11 +9,11 @@ import pytest
 import skinkit
 from amass_files import write_motion, write_motion_smplx
 from cli_run import run
-from skinkit.body_export import body_clip, body_model_to_model
-from skinkit.body_synthetic import humanoid_smplh_arrays
-from skinkit.cli import main
-from skinkit.humanoid import humanoid_model
-from skinkit.retarget import joint_mapping
+from skinkit.body.export import body_clip, body_model_to_model
+from skinkit.body.synthetic import humanoid_smplh_arrays
+from skinkit.cli.main import main
+from skinkit.model.humanoid import humanoid_model
+from skinkit.motion.retarget import joint_mapping
 
 DATA = Path(__file__).parent / "data"
 

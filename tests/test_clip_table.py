@@ -1,4 +1,4 @@
-"""The packed clip table (skinkit.clip.ClipTable, sk_clip in src/skinkit.h): every corruption of
+"""The packed clip table (skinkit.model.clip.ClipTable, sk_clip in src/skinkit.h): every corruption of
 its ranges is refused by sk_check_clip / sk_check_clip_output before sampling, and every message
 says in words which field or channel is wrong (no NumPy type numbers)."""
 import numpy as np

@@ -21,7 +21,7 @@ import zarr  # noqa: E402
 from amass_files import write_motion  # noqa: E402
 
 import skinkit as sk  # noqa: E402
-from skinkit.body_synthetic import synthetic_body_arrays  # noqa: E402
+from skinkit.body.synthetic import synthetic_body_arrays  # noqa: E402
 from skinkit.dataset import StoreError  # noqa: E402
 
 K, V, J = 4, 24, 52          # frames a chunk, vertices, joints

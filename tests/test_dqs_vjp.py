@@ -14,7 +14,7 @@ from conftest import TORCH_HOW, optional_import
 import helpers
 import skinkit as sk
 from skinkit import _core
-from skinkit.gradients import dual_quaternion_skinning_vjp as vjp
+from skinkit.kernels.gradients import dual_quaternion_skinning_vjp as vjp
 from test_dqs import rigid, sheared
 
 J, V, K = 6, 14, 3

@@ -1,4 +1,4 @@
-"""Mesh export (skinkit.export, ``skinkit pose --out DIR/ | FILE.glb``) and the progress bar of
+"""Mesh export (skinkit.io.mesh_files, ``skinkit pose --out DIR/ | FILE.glb``) and the progress bar of
 multi-frame ``skinkit pose``."""
 import json
 import os
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit import export
+from skinkit.io import mesh_files as export
 from cli_run import assert_usage_error, run
-from skinkit.pose import BLOCK_FRAMES
-from skinkit.default_model import default_model
+from skinkit.model.pose import BLOCK_FRAMES
+from skinkit.model.default_model import default_model
 from conftest import DATA
 
 trimesh = pytest.importorskip("trimesh")
@@ -66,7 +66,7 @@ def glb_attribute(doc, binary, mesh_name, attribute):
     return np.frombuffer(binary, dtype="<f4", count=3 * acc["count"], offset=start).reshape(-1, 3)
 
 
-# --- skinkit.export ----------------------------------------------------------------------------
+# --- skinkit.io.mesh_files ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", ["ply", "obj"])
 def test_write_frames_api(tmp_path, fmt):
@@ -263,7 +263,7 @@ def test_cli_glb_equals_pose(tmp_path, capsys, args, time):
 def test_write_glb_api(tmp_path):
     model = default_model(np.float32)
     posed = model.pose("bend", 0.5)
-    skinkit.export.write_glb(tmp_path / "m.glb", posed, {"0_0": model.primitives[0].faces},
+    skinkit.io.mesh_files.write_glb(tmp_path / "m.glb", posed, {"0_0": model.primitives[0].faces},
                              names={"0_0": "cylinder"})
     doc, binary = parse_glb(tmp_path / "m.glb")
     assert [n["name"] for n in doc["nodes"]] == ["cylinder"]

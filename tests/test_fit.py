@@ -5,7 +5,7 @@ import pytest
 
 import helpers
 import skinkit as sk
-from skinkit.body_synthetic import body_like_arrays
+from skinkit.body.synthetic import body_like_arrays
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""skinkit.gradients.forward_kinematics_vjp (the VJP of FK with scale, src/fk_vjp.c) against
+"""skinkit.kernels.gradients.forward_kinematics_vjp (the VJP of FK with scale, src/fk_vjp.c) against
 central finite differences of skinkit.forward_kinematics and against torch autograd of a plain
 torch transcription of ``M_i = M_p T(t_i) R(q_i) S(s_i)``; its batch, dtype and thread rules and
 its errors."""
@@ -8,7 +8,7 @@ from conftest import TORCH_HOW, optional_import
 
 import helpers
 import skinkit as sk
-from skinkit.gradients import forward_kinematics_vjp
+from skinkit.kernels.gradients import forward_kinematics_vjp
 
 TREE = np.array([2, -1, 1, 2, 3, 1, -1, 6], dtype=np.int32)   # two roots, listed out of order
 J = len(TREE)

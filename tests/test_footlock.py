@@ -4,8 +4,8 @@ their lengths."""
 import numpy as np
 
 import skinkit
-from skinkit.footlock import foot_contacts, foot_drift, lock_feet
-from skinkit.humanoid import humanoid_model
+from skinkit.motion.footlock import foot_contacts, foot_drift, lock_feet
+from skinkit.model.humanoid import humanoid_model
 
 
 def sliding_walk(model, T=61, fps=30):

@@ -10,7 +10,7 @@ import pytest
 from gltf_doc import Doc
 from helpers import in_file
 from skinkit import limits
-from skinkit.io.bvh import BvhError, parse_bvh
+from skinkit.io.bvh.read import BvhError, parse_bvh
 from skinkit.io.gltf import GltfError, load_gltf
 
 # a NumPy RuntimeWarning (overflow or invalid value in a cast of file values) is a failure here

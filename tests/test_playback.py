@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skinkit import Channel, Clip, _core
-from skinkit.clip import Playback
+from skinkit.model.clip import Playback
 import helpers
 from test_sample import _mixed_clip
 from test_sample_lanes import KT_A, _channels

@@ -1,4 +1,4 @@
-"""skinkit.plot (matplotlib, Agg backend): skeletons, meshes and clip animations."""
+"""skinkit.apps.plot (matplotlib, Agg backend): skeletons, meshes and clip animations."""
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.animation import FuncAnimation  # noqa: E402
 
 import skinkit  # noqa: E402
-from skinkit import plot  # noqa: E402
-from skinkit.default_model import default_model  # noqa: E402
+from skinkit.apps import plot  # noqa: E402
+from skinkit.model.default_model import default_model  # noqa: E402
 from conftest import DATA
 
 CESIUM = DATA / "gltf" / "CesiumMan.glb"
@@ -26,7 +26,7 @@ def close_figures():
 
 
 def view(p):
-    """glTF Y-up -> matplotlib Z-up, as skinkit.plot shows points: (x, -z, y)."""
+    """glTF Y-up -> matplotlib Z-up, as skinkit.apps.plot shows points: (x, -z, y)."""
     p = np.asarray(p)
     return np.stack([p[..., 0], -p[..., 2], p[..., 1]], axis=-1)
 
@@ -37,7 +37,7 @@ def joints_drawn(ax):
 
 
 def test_import_skinkit_needs_no_optional_library():
-    code = ("import sys, skinkit, skinkit.plot, skinkit.export, skinkit.cli\n"
+    code = ("import sys, skinkit, skinkit.apps.plot, skinkit.io.mesh_files, skinkit.cli.main\n"
             "bad = [m for m in ('matplotlib', 'trimesh', 'tqdm') if m in sys.modules]\n"
             "assert not bad, bad\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

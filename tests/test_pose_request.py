@@ -1,4 +1,4 @@
-"""The pose request (skinkit.request), the stages' TRS, and posing block by block
+"""The pose request (skinkit.model.request), the stages' TRS, and posing block by block
 (Model.pose_blocks, BodyModel.pose_blocks): the same bytes as one pose() call, memory that does
 not grow with the clip."""
 import dataclasses
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit import TRS, PoseRequest, blend_poses, default_model
-from skinkit.pose import BLOCK_FRAMES, frame_times, layout, pose, pose_blocks
+from skinkit import TRS, PoseRequest, blend_poses
+from skinkit.model import default_model
+from skinkit.model.pose import BLOCK_FRAMES, frame_times, layout, pose, pose_blocks
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "gltf")
 
@@ -113,11 +114,11 @@ def test_trs_named_tuple_everywhere():
     local = m.local_pose("bend", [0.25, 0.5])
     assert isinstance(local, TRS) and local._fields == ("translations", "rotations", "scales")
     assert local.rotations.shape == (2, 5, 4) and local.translations.shape == (2, 5, 3)
-    sampled = m.clips[0].sample([0.25, 0.5], skinkit.stages.rest_pose(m))
+    sampled = m.clips[0].sample([0.25, 0.5], skinkit.model.stages.rest_pose(m))
     assert isinstance(sampled, TRS)
     # blending reads a TRS by name: the same as the positional (rotations, translations, scales)
     layers = TRS(*(np.stack([a, a[::-1]], axis=1) for a in local))
-    rest = skinkit.stages.rest_pose(m)
+    rest = skinkit.model.stages.rest_pose(m)
     w = np.array([[0.3, 0.7], [0.9, 0.1]])
     by_name = blend_poses(layers.rotations, layers.translations, layers.scales, w, rest=rest)
     by_position = blend_poses(layers.rotations, layers.translations, layers.scales, w,

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from conftest import GLTF, THREEJS
-from skinkit.cli import main
+from skinkit.cli.main import main
 from skinkit.io.gltf import load_gltf
-from skinkit.pose import pose, world_matrices
+from skinkit.model.pose import pose, world_matrices
 
 INDEX = json.loads((THREEJS / "index.json").read_text())
 MODELS = INDEX["models"]

@@ -6,7 +6,7 @@ import pytest
 
 import skinkit
 from skinkit import Channel, Clip, Model, Primitive, Skeleton, Skin, SkinnedPrimitive
-from skinkit.default_model import default_model
+from skinkit.model.default_model import default_model
 from conftest import BVH, GLTF
 
 

@@ -7,9 +7,9 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import skinkit
-from skinkit.clip import Channel, Clip
-from skinkit.humanoid import humanoid_model
-from skinkit.model import Model, Skeleton
+from skinkit.model.clip import Channel, Clip
+from skinkit.model.humanoid import humanoid_model
+from skinkit.model.model import Model, Skeleton
 
 DATA = Path(__file__).parent / "data"
 T = np.linspace(0.0, 1.0, 11)

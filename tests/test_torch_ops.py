@@ -13,7 +13,8 @@ torch = optional_import("torch", TORCH_HOW)
 import helpers  # noqa: E402
 import skinkit as sk  # noqa: E402
 import skinkit.torch as skt  # noqa: E402
-from skinkit import dqs_vjp, gradients  # noqa: E402
+from skinkit.kernels import dqs_vjp  # noqa: E402
+from skinkit.kernels import gradients  # noqa: E402
 
 PARENTS = torch.tensor([2, -1, 1, 2, 3, 1, -1, 6])    # two roots, listed out of order
 J, V, K = 8, 9, 3

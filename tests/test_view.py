@@ -14,7 +14,7 @@ from conftest import missing, optional_import
 pytestmark = pytest.mark.integration
 
 optional_import("viser", 'pip install ".[view]"', extra="view")
-from skinkit.viewer import view, view_body  # noqa: E402
+from skinkit.apps.viewer import view, view_body  # noqa: E402
 
 SIZE = (640, 480)
 BANNER = (slice(0, 140), slice(0, 290))     # viser's "Software WebGL rendering" notice
@@ -126,6 +126,6 @@ def test_a_body_model_loads_and_draws(tmp_path):
 
 def test_bad_arguments_name_themselves():
     with pytest.raises(ValueError, match="fps"):
-        view(skinkit.default_model(), clip=0, fps=0)
+        view(skinkit.model.default_model(), clip=0, fps=0)
     with pytest.raises(ValueError, match="clip"):
-        view(skinkit.default_model(), clip="no such clip")
+        view(skinkit.model.default_model(), clip="no such clip")

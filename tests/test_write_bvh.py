@@ -8,7 +8,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import skinkit
-from skinkit.humanoid import humanoid_model
+from skinkit.model.humanoid import humanoid_model
 
 DATA = Path(__file__).parent / "data"
 
@@ -76,7 +76,7 @@ def test_scaled_joint_is_refused(tmp_path):
 
 @pytest.mark.parametrize("order", ["ZXY", "ZYX", "XYZ", "XZY", "YXZ", "YZX"])
 def test_euler_angles_rebuild_the_rotation_even_at_gimbal_lock(order):
-    from skinkit.io.bvh_write import _euler
+    from skinkit.io.bvh.write import _euler
 
     rng = np.random.default_rng(0)
     ang = rng.uniform(-3, 3, size=(300, 3))

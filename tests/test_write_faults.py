@@ -13,14 +13,14 @@ import threading
 import pytest
 
 from conftest import SKINKIT_PATH
-from skinkit import export
+from skinkit.io import mesh_files as export
 
 
 # the child writes part of its output, says so, then waits to be killed
 CHILD = textwrap.dedent("""
     import signal, sys, time
     import numpy as np
-    from skinkit import export
+    from skinkit.io import mesh_files as export
     target, kind, sigint = sys.argv[1], sys.argv[2], sys.argv[3]
     signal.signal(signal.SIGHUP, signal.SIG_DFL)   # the test's shell may ignore it (nohup)
     if sigint == "default":

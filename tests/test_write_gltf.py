@@ -10,7 +10,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import skinkit
-from skinkit.humanoid import humanoid_model
+from skinkit.model.humanoid import humanoid_model
 
 DATA = Path(__file__).parent / "data" / "gltf"
 FIXTURES = sorted(p.name for p in DATA.glob("*.gl*"))
@@ -93,7 +93,7 @@ def test_layout_follows_the_specification(tmp_path):
 
 def test_bad_suffix_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"must end in \.glb or \.gltf, got .*x\.obj"):
-        skinkit.write_gltf(skinkit.default_model(), tmp_path / "x.obj")
+        skinkit.write_gltf(skinkit.model.default_model(), tmp_path / "x.obj")
     assert not list(tmp_path.iterdir())
 
 

@@ -7,33 +7,33 @@ body models with analytic gradients, and the ``skinkit`` command.
 import logging as _logging
 
 from . import data
-from .blending import additive_pose, blend_poses, pose_delta
-from .body import BodyModel, BodyModelError, load_body_model
-from .body_synthetic import synthetic_body_arrays, synthetic_body_model
+from .kernels.blending import additive_pose, blend_poses, pose_delta
+from .body.body_model import BodyModel, BodyModelError, load_body_model
+from .body.synthetic import synthetic_body_arrays, synthetic_body_model
 from .io.amass import BodyMotion, load_amass
-from .io.bvh import BvhError, load_bvh
-from .io.bvh_write import write_bvh
-from .clip import TRS, Channel, Clip
+from .io.bvh.read import BvhError, load_bvh
+from .io.bvh.write import write_bvh
+from .model.clip import TRS, Channel, Clip
 from . import dataset
-from .default_model import default_model
+from .model.default_model import default_model
 from .io.detect import load_model
 from .io.fbx import FbxError, load_fbx
-from .fit import FitResult, fit_body
+from .body.fit import FitResult, fit_body
 from .io.gltf import GltfError, load_gltf
 from .io.gltf.write import write_gltf
-from .ik import ik_aim, ik_ccd, ik_fabrik, ik_two_bone
-from .gradients import *  # noqa: F401,F403
-from .gradients import __all__ as _vjp_names
-from .kernels import *  # noqa: F401,F403
-from .kernels import __all__ as _kernel_names
-from .kernels import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
-from .model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
-from .morph import blend_shapes
-from .footlock import foot_contacts, foot_drift, lock_feet
-from .retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
-from .pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
-from .request import PoseRequest
-from .viewer import view, view_body
+from .kernels.ik import ik_aim, ik_ccd, ik_fabrik, ik_two_bone
+from .kernels.gradients import *  # noqa: F401,F403
+from .kernels.gradients import __all__ as _vjp_names
+from .kernels.wrappers import *  # noqa: F401,F403
+from .kernels.wrappers import __all__ as _kernel_names
+from .kernels.wrappers import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
+from .model.model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
+from .kernels.morph import blend_shapes
+from .motion.footlock import foot_contacts, foot_drift, lock_feet
+from .motion.retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
+from .model.pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
+from .model.request import PoseRequest
+from .apps.viewer import view, view_body
 
 # what the loaders and the posing decided goes to the "skinkit" logger: quiet unless the
 # application configures logging (the skinkit command prints its warnings)

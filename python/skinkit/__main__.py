@@ -1,7 +1,7 @@
-"""``python -m skinkit``: the ``skinkit`` command (see ``skinkit.cli``)."""
+"""``python -m skinkit``: the ``skinkit`` command (see ``skinkit.cli.main``)."""
 import sys
 
-from .cli import main
+from .cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

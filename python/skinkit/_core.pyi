@@ -19,7 +19,7 @@ from ._kernels import Float, Input, Out
 # "out"), ...); skinkit.kernels and tests/test_binding_table.py read it
 _shapes: Dict[str, Tuple[Tuple[str, str, str], ...]]
 
-# -- clip sampling: a clip table (skinkit.clip.ClipTable) sampled into ``out``; returns None
+# -- clip sampling: a clip table (skinkit.model.clip.ClipTable) sampled into ``out``; returns None
 
 def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArray[np.int64],
                     times: NDArray[np.floating[Any]],
@@ -31,7 +31,7 @@ def fill_rows(out: NDArray[np.floating[Any]], row: NDArray[np.floating[Any]],
 
 _Player = TypeVar("_Player", bound="ClipPlayer")
 
-class ClipPlayer:   # subclassed by skinkit.clip.Playback
+class ClipPlayer:   # subclassed by skinkit.model.clip.Playback
     def __new__(cls: Type[_Player], table: Any, out_offset: NDArray[np.int64],
                 out_stride: NDArray[np.int64], out: Tuple[NDArray[np.floating[Any]], ...],
                 threads: Optional[int], duration: float, pose: Any,

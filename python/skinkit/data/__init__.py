@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 if TYPE_CHECKING:
-    from ..body import BodyModel
-    from ..io.bvh import BvhModel
-    from ..model import Model
+    from ..body.body_model import BodyModel
+    from ..io.bvh.read import BvhModel
+    from ..model.model import Model
 
 __all__ = ["FILES", "body_model", "character", "mocap", "path"]
 
@@ -53,7 +53,7 @@ def character(dtype: DTypeLike = np.float64) -> Model:
 def mocap(dtype: DTypeLike = np.float64) -> BvhModel:
     """The sample motion, ``load_bvh`` of ``cmu_01_03_first300.bvh``: 31 joints, 300 frames at
     120 fps, in the file's units (inches) and axes (+Y up)."""
-    from ..io.bvh import load_bvh
+    from ..io.bvh.read import load_bvh
 
     return load_bvh(path("cmu_01_03_first300.bvh"), dtype=dtype)
 
@@ -62,6 +62,6 @@ def body_model(kind: str = "SMPL", dtype: DTypeLike = np.float64,
                num_vertices: int = 800) -> BodyModel:
     """A small synthetic body model of the SMPL family (``kind``: "SMPL", "SMPL+H", "SMPL-X" or
     "MANO"), :func:`skinkit.synthetic_body_model` with ``num_vertices`` vertices, seed 0."""
-    from ..body_synthetic import synthetic_body_model
+    from ..body.synthetic import synthetic_body_model
 
     return synthetic_body_model(kind, seed=0, dtype=dtype, num_vertices=num_vertices)

@@ -3,7 +3,7 @@ to a Zarr store, on Dask.
 
 The run: read every file on the workers (the plan: frame counts, and the malformed files
 found before anything is laid out), lay the store out, then one task per chunk of whole frames
-not yet written; each task poses its frames (``BodyModel.forward`` or ``skinkit.pose.run``, one
+not yet written; each task poses its frames (``BodyModel.forward`` or ``skinkit.model.pose.run``, one
 BLAS and one skinkit thread: the input kind is a ``skinkit.dataset.sources.Source``) and writes
 them as whole Zarr chunks, then the chunk's done mark.  A rerun with the
 same arguments submits only the chunks without a mark; Dask reruns the tasks of a worker that
@@ -26,7 +26,7 @@ from typing import (Any, ContextManager, Dict, Iterator, List, Optional, Sequenc
 import numpy as np
 from numpy.typing import NDArray
 
-from .._optional import require
+from ..kernels._optional import require
 from . import store
 from .plan import Piece, Plan, Sequence
 from .sources import Characters, Layout, Motions, Source

@@ -2,7 +2,7 @@
 
 ``Motions``: AMASS motion files posed by body models (``BodyModel.forward``); ``Characters``:
 glTF/FBX characters, each clip asked for a sequence, posed by skinkit's own posing
-(``Model.request``, ``skinkit.pose.run``: the stages of ``Model.pose_blocks``).  ``bake`` plans,
+(``Model.request``, ``skinkit.model.pose.run``: the stages of ``Model.pose_blocks``).  ``bake`` plans,
 lays the store out, schedules chunks, resumes and marks failures the same way for both; a
 source says which files its arguments name, reads one file into its sequences (on a worker),
 gives each sequence the model that poses it (refusing models that cannot share one store),
@@ -26,9 +26,9 @@ from .plan import (Piece, Sequence, character_files, error_message, motion_files
                    read_sequence)
 
 if TYPE_CHECKING:
-    from ..body import BodyModel
+    from ..body.body_model import BodyModel
     from ..io.amass import BodyMotion
-    from ..model import Model
+    from ..model.model import Model
 
 Posed = Tuple[Dict[str, NDArray[Any]], NDArray[Any]]
 """A piece posed: frame arrays (name -> (frames, ...)), and the frames' times (seconds)."""
@@ -97,7 +97,7 @@ class Source:
 @lru_cache(maxsize=4)
 def _body_model(path: str) -> BodyModel:
     """A worker's copy of a body model (float32: the computation's precision)."""
-    from ..body import load_body_model
+    from ..body.body_model import load_body_model
     return load_body_model(path, dtype=np.float32)
 
 
@@ -196,7 +196,7 @@ def _character(path: str) -> Model:
     """A worker's copy of a character (float32: the computation's precision), checked to be
     a posable model with mesh primitives."""
     from ..io.detect import load_model
-    from ..model import Model
+    from ..model.model import Model
     model = load_model(path, dtype=np.float32)
     if not isinstance(model, Model) or not model.primitives:
         raise ValueError(f"{path}: not a character with mesh primitives (a glTF or FBX scene "
@@ -233,12 +233,12 @@ def _describe(layout: Tuple[Any, ...]) -> str:
 class Characters(Source):
     """glTF/FBX characters, each of ``clips`` (names or indices; ``("all",)``: every clip of
     each file) a sequence of frames at ``fps`` (default ``DEFAULT_FPS``, 30) covering the
-    clip, posed by ``skinkit.pose.run`` with linear blend skinning."""
+    clip, posed by ``skinkit.model.pose.run`` with linear blend skinning."""
     clips: Tuple[str, ...] = ("all",)
 
     @property
     def rate(self) -> float:
-        from ..request import DEFAULT_FPS
+        from ..model.request import DEFAULT_FPS
         return DEFAULT_FPS if self.fps is None else float(self.fps)
 
     def files(self, arguments: List[str]) -> List[str]:
@@ -255,7 +255,7 @@ class Characters(Source):
             raise ValueError("clips: 'all' stands alone (every clip of each character)")
 
     def read(self, path: str) -> List[Sequence]:
-        from ..request import frame_count
+        from ..model.request import frame_count
         label = ",".join(self.clips)
         try:
             model = _character(path)
@@ -286,7 +286,7 @@ class Characters(Source):
     @staticmethod
     def _clip_index(model: Model, name: str) -> int:
         """The clip named ``name``, else (digits) the clip at that index of an unnamed clip."""
-        from ..request import resolve_clip
+        from ..model.request import resolve_clip
         names = [c.name for c in model.clips]
         clip = resolve_clip(model, name if name in names or not name.isdigit() else int(name))
         return next(i for i, c in enumerate(model.clips) if c is clip)   # (ValueError above)
@@ -330,8 +330,8 @@ class Characters(Source):
         return {"clip": np.array([s.clip or "" for s in seqs], dtype=str)}
 
     def pose(self, seq: Sequence, model: str, piece: Piece) -> Posed:
-        from ..pose import run
-        from ..request import frame_times
+        from ..model.pose import run
+        from ..model.request import frame_times
         character = _character(model)
         request = character.request(seq.clip_index, fps=self.rate, joints=True)
         posed = run(character, request, piece.first, piece.stop)

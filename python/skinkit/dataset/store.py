@@ -32,8 +32,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import limits
-from .._optional import require
-from .._types import PathLike
+from ..kernels._optional import require
+from ..kernels._types import PathLike
 
 if TYPE_CHECKING:
     from .plan import Plan

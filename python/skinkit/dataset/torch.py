@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 import torch
 
-from .._types import PathLike
+from ..kernels._types import PathLike
 from . import store as _store
 
 

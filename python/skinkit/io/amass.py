@@ -18,8 +18,8 @@ from typing import Any, Dict, Optional, SupportsFloat, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels import quat_from_rotvec, slerp
-from .._types import PathLike
+from ..kernels.wrappers import quat_from_rotvec, slerp
+from ..kernels._types import PathLike
 from ..limits import MAX_ARRAY_BYTES, MAX_FPS
 from .body.arrays import BodyModelError
 from .body.npz import read_npz, read_npz_text

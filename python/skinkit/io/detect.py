@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Union
 
-from .._types import PathLike
+from ..kernels._types import PathLike
 
 if TYPE_CHECKING:
-    from ..body import BodyModel
-    from ..model import Model
+    from ..body.body_model import BodyModel
+    from ..model.model import Model
 
 _HEAD = 4096   # ASCII FBX headers and JSON openings sit well inside this
 
@@ -115,10 +115,10 @@ def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
         from .fbx import load_fbx
         return load_fbx(path, **kwargs)
     if name == "bvh":
-        from .bvh import load_bvh
+        from .bvh.read import load_bvh
         return load_bvh(path, **kwargs)
     if name in ("npz", "pickle"):
-        from ..body import load_body_model
+        from ..body.body_model import load_body_model
         return load_body_model(path, **kwargs)
     raise ValueError(f"{path}: not a format skinkit reads (glTF/GLB, FBX, BVH, body-model .npz "
                      "or .pkl), judging by its first bytes and its suffix")

@@ -1,4 +1,4 @@
-"""FBX loader: binary (6.x, 7.x) and ASCII ``.fbx`` files to a :class:`~skinkit.model.Model`.
+"""FBX loader: binary (6.x, 7.x) and ASCII ``.fbx`` files to a :class:`~skinkit.model.model.Model`.
 
 The file is parsed by ufbx (vendored C library, ``skinkit._core.ufbx_version()``), through
 ``src/fbx_read.c``, which hands over flat arrays; this module assembles the model from them.
@@ -22,9 +22,9 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from .. import _core, limits
-from ..clip import Channel, Clip
-from .._types import PathLike
-from ..model import Model, Primitive, Skeleton, Skin, float_dtype
+from ..model.clip import Channel, Clip
+from ..kernels._types import PathLike
+from ..model.model import Model, Primitive, Skeleton, Skin, float_dtype
 
 _log = logging.getLogger(__name__)   # a child of "skinkit": what the reader decided
 

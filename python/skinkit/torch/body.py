@@ -11,8 +11,8 @@ import torch
 from numpy.typing import ArrayLike, NDArray
 from torch import Tensor
 
-from .. import body as _body
-from .._types import PathLike
+from ..body import body_model as _body
+from ..kernels._types import PathLike
 from ..io import body as _io
 from ..io.detect import format_of
 from ..io.body import pkl as _pkl

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from torch import Tensor
 from torch.library import custom_op
 
-from ..body import CORES, BodyModel
+from ..body.body_model import CORES, BodyModel
 from . import _vmap
 from ._function import differentiable
 from ._convert import check_cpu, np_, result_dtype, tensor

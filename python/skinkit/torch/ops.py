@@ -17,7 +17,10 @@ import torch
 from torch import Tensor
 from torch.library import custom_op
 
-from .. import dqs_vjp, gradients, kernels, morph
+from ..kernels import dqs_vjp
+from ..kernels import gradients
+from ..kernels import wrappers as kernels
+from ..kernels import morph
 from . import _vmap
 from ._function import differentiable
 from ._convert import as_float, check_cpu, cotangent, np_, result_dtype, tensor
@@ -482,7 +485,7 @@ def dual_quaternion_skinning(vertices: Tensor, joints: Tensor, weights: Tensor,
                              skinning_matrices: Tensor) -> Tensor:
     """``skinkit.dual_quaternion_skinning`` (Kavan et al. 2008) as a torch operator,
     differentiable in vertices, weights and skinning_matrices
-    (``skinkit.gradients.dual_quaternion_skinning_vjp``, which says where the derivative does
+    (``skinkit.kernels.gradients.dual_quaternion_skinning_vjp``, which says where the derivative does
     not exist): shapes, arguments and errors as ``linear_blend_skinning``."""
     check_cpu("dual_quaternion_skinning", joints=joints)
     v, w, m = _floats("dual_quaternion_skinning", vertices=vertices, weights=weights,

@@ -25,7 +25,7 @@
 
 The pickles are written opcode by opcode by py2pickle.py as Python 2.7 / NumPy 1.16 / chumpy
 0.70 / SciPy 1.2 wrote them (compare tiny_mano_chumpy_py2.pkl, a genuine one).  The arrays are
-synthetic (skinkit.body_synthetic), float values rounded to float32 (smplx converts every model
+synthetic (skinkit.body.synthetic), float values rounded to float32 (smplx converts every model
 array to float32 before use, so its float64 pass then sees the same numbers); small vertex
 counts.  The tests build them in a temporary folder (``write_layouts``); run as a script to
 look at them:  ``python tests/data/body/make_release_layouts.py OUT_DIR``.
@@ -42,10 +42,10 @@ sys.path.insert(0, str(HERE))
 import py2pickle as p2  # noqa: E402
 
 try:
-    from skinkit.body_synthetic import synthetic_body_arrays
+    from skinkit.body.synthetic import synthetic_body_arrays
 except ImportError:   # run as a script from a checkout
     sys.path.insert(0, str(HERE.parents[2] / "python"))
-    from skinkit.body_synthetic import synthetic_body_arrays
+    from skinkit.body.synthetic import synthetic_body_arrays
 
 
 class Layout(NamedTuple):

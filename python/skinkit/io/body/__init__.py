@@ -15,7 +15,7 @@ from typing import Any, Dict
 import numpy as np
 from numpy.typing import NDArray
 
-from ..._types import PathLike
+from ...kernels._types import PathLike
 from ...limits import MAX_ARRAY_BYTES
 from ..detect import check_format
 from .arrays import BodyModelError

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Tuple
 
-from ..._types import PathLike
+from ...kernels._types import PathLike
 
 # the keys a model needs (smplx 0.1.28 reads these); SMPL-X's landmarks and object arrays, the
 # hand PCA and the priors are never read

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 import numpy.lib.format as npy
 
-from ..._types import PathLike
+from ...kernels._types import PathLike
 from ...limits import MAX_ARRAY_BYTES, MAX_TEXT_BYTES
 from .arrays import BodyModelError, checked_shape, from_bytes, numeric_dtype
 

@@ -22,7 +22,7 @@ from typing import Any, Dict, List
 import numpy as np
 from numpy.typing import NDArray
 
-from ..._types import PathLike
+from ...kernels._types import PathLike
 from ...limits import MAX_PICKLE_BYTES
 from .arrays import BodyModelError, dense_from_compressed, from_bytes, numeric_dtype
 

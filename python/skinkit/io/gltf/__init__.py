@@ -1,4 +1,4 @@
-"""glTF 2.0 loader: ``.glb`` and ``.gltf`` files to a :class:`~skinkit.model.Model`.
+"""glTF 2.0 loader: ``.glb`` and ``.gltf`` files to a :class:`~skinkit.model.model.Model`.
 
 Read: every node (one skeleton, joint index = node index, whatever the scenes say), every skin,
 every mesh primitive instance of the chosen scene (skinned or rigid, with its morph targets) and
@@ -37,8 +37,8 @@ from .fields import GltfError, Json, list_field
 from .meshes import read_primitives, target_counts
 from .materials import read_materials
 from .nodes import read_skeleton, read_skins, scene_nodes
-from ...model import Model, float_dtype
-from ..._types import PathLike
+from ...model.model import Model, float_dtype
+from ...kernels._types import PathLike
 
 __all__ = ["GltfError", "load_gltf"]
 

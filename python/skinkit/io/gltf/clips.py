@@ -1,4 +1,4 @@
-"""Model assembly from glTF 2.0 animations: one :class:`~skinkit.clip.Clip` per animation
+"""Model assembly from glTF 2.0 animations: one :class:`~skinkit.model.clip.Clip` per animation
 (glTF 2.0 section 3.11 "Animations"; translation, rotation, scale and morph target weights)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ...clip import PATHS, WEIGHTS, Channel, Clip
+from ...model.clip import PATHS, WEIGHTS, Channel, Clip
 from ...limits import duration_error
 from .accessors import FLOAT, SNORM, UNORM, Accessors
 from .fields import GltfError, Json, int_field, list_field, name_field, obj, objects
@@ -79,7 +79,7 @@ def _sampler(sampler: Json, path: str, kind: str, width: int,
     Times are seconds; rotation and weights values may be normalized integers, decoded to float.
     Weights outputs are scalars, ``width`` (the number of morph targets) per key (glTF 2.0
     section 3.11), read as rows of ``width``.  The interpolation, key counts and times are
-    checked by :class:`~skinkit.clip.Channel`.
+    checked by :class:`~skinkit.model.clip.Channel`.
     """
     interpolation = sampler.get("interpolation", "LINEAR")
     times = accessors.get(sampler, "input", path, ("SCALAR",), FLOAT)[:, 0]

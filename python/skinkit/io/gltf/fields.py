@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...limits import MAX_FILE_VALUE
-from ..._types import PathLike
+from ...kernels._types import PathLike
 
 Json = Dict[str, Any]
 """A JSON object of the document (its values are whatever the file holds)."""

@@ -1,4 +1,4 @@
-"""Model assembly from glTF 2.0 meshes: one :class:`~skinkit.model.Primitive` per mesh primitive
+"""Model assembly from glTF 2.0 meshes: one :class:`~skinkit.model.model.Primitive` per mesh primitive
 instance of a scene, skinned or rigid, with its morph targets (glTF 2.0 sections 3.7.2 "Meshes",
 3.7.2.2 "Morph Targets", 3.7.3 "Skins"; KHR_mesh_quantization attribute types)."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from .accessors import (FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX,
                         Kinds)
 from .draco import DRACO, decode_draco
 from .fields import GltfError, Json, int_field, list_field, numbers_field, obj, objects
-from ...model import Primitive, Skin
+from ...model.model import Primitive, Skin
 
 # Attribute types: glTF 2.0 "Meshes" widened by KHR_mesh_quantization (positions and morph
 # deltas as (normalized) 8/16-bit integers, normals as normalized signed integers).

@@ -12,9 +12,9 @@ from numpy.typing import NDArray
 from .accessors import FLOAT, Accessors
 from .fields import (GltfError, Json, int_field, list_field, name_field, numbers_field, obj,
                         objects)
-from ...kernels import forward_kinematics, quat_from_matrix
+from ...kernels.wrappers import forward_kinematics, quat_from_matrix
 from ...limits import nodes_error
-from ...model import Skeleton, Skin
+from ...model.model import Skeleton, Skin
 
 
 def _decompose(values: NDArray[Any], path: str) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:

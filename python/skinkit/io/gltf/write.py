@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ...clip import Clip
-from ...export import write_atomic
-from ..._types import PathLike
+from ...model.clip import Clip
+from ..mesh_files import write_atomic
+from ...kernels._types import PathLike
 from .fields import Json
 
 if TYPE_CHECKING:
-    from ...model import Model, Primitive
+    from ...model.model import Model, Primitive
 
 __all__ = ["write_gltf", "static_model"]
 
@@ -212,7 +212,7 @@ def static_model(model: Model, positions: Mapping[str, ArrayLike],
     positions : mapping key -> (V, 3) or (1, V, 3), the posed frame (``pose(...).positions``).
     normals : mapping key -> (V, 3) or (1, V, 3), optional.
     """
-    from ...model import Model, Primitive, Skeleton, one_frame
+    from ...model.model import Model, Primitive, Skeleton, one_frame
 
     prims = [p for p in model.primitives if p.key in positions]
     n = len(prims)

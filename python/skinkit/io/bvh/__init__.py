@@ -1,0 +1,1 @@
+"""BVH (Biovision Hierarchy): the reader (``read.py``) and the writer (``write.py``)."""

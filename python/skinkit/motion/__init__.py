@@ -1,0 +1,1 @@
+"""Motion: retargeting a clip onto another skeleton, foot locking."""
