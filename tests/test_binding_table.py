@@ -29,7 +29,7 @@ def section(doc: str, title: str) -> str:
 
 def test_every_kernel_has_a_python_function_and_a_stub():
     stubs = {n.name for n in ast.parse(STUB.read_text()).body if isinstance(n, ast.FunctionDef)}
-    public = set(sk.kernels.__all__) | set(sk.gradients.__all__)    # kernels and their VJPs
+    public = set(sk.kernels.__all__) | set(sk.kernels.gradients.__all__)    # kernels and their VJPs
     assert set(KERNELS) <= public and set(KERNELS) <= stubs
 
 
@@ -65,7 +65,7 @@ def test_stub_parameters_follow_the_descriptor(name):
 
 
 def test_generated_surface_is_fresh():
-    """python/skinkit/_kernels.py and the generated part of _core.pyi are what
+    """python/skinkit/kernels/_generated.py and the generated part of _core.pyi are what
     tools/generate_surface.py makes of the descriptors now (it exits 1 naming a stale file)."""
     import subprocess
     import sys

@@ -358,7 +358,7 @@ def test_pose_failing_mid_way_leaves_old_output_and_no_temp_file(tmp_path, capsy
     in the folder.  An input error (GltfError, any ValueError a file can cause) exits 1 with its
     message; another exception is a bug and propagates."""
     import importlib
-    pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
+    pose_module = importlib.import_module("skinkit.model.pose")
     real, calls = pose_module.run, []
 
     def failing(*args, **kwargs):
@@ -468,7 +468,7 @@ def test_output_larger_than_the_limit_is_refused_before_posing(tmp_path, capsys,
     from collections import namedtuple
 
     import importlib
-    pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
+    pose_module = importlib.import_module("skinkit.model.pose")
     monkeypatch.setattr(pose_module, "run", lambda *a, **k: pytest.fail("posed"))
     out = tmp_path / "o.npz"
     code, _, err = run(["pose", "--fps", fps, "--max-output", "1G", "--out", out], capsys)
@@ -614,7 +614,7 @@ def test_posing_error_names_the_model(tmp_path, capsys, monkeypatch):
 
 def test_memory_error_is_one_line(tmp_path, capsys, monkeypatch):
     import importlib
-    pose_module = importlib.import_module("skinkit.pose")
+    pose_module = importlib.import_module("skinkit.model.pose")
 
     def no_memory(*args, **kwargs):
         raise MemoryError

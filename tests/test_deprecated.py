@@ -22,7 +22,7 @@ def test_deprecated_alias_warns_and_matches(old, new, arg):
 
 
 def test_skin_matrices_is_now_skinning_matrices():
-    pose_module = importlib.import_module("skinkit.pose")   # skinkit.pose is also a function
+    pose_module = importlib.import_module("skinkit.model.pose")
     m = sk.default_model()
     world = sk.world_matrices(m, 0, [0.0, 0.5])
     with pytest.warns(DeprecationWarning, match=r"skinkit\.pose\.skin_matrices is deprecated"):

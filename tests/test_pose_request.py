@@ -11,7 +11,7 @@ import pytest
 
 import skinkit
 from skinkit import TRS, PoseRequest, blend_poses
-from skinkit.model import default_model
+from skinkit import default_model
 from skinkit.model.pose import BLOCK_FRAMES, frame_times, layout, pose, pose_blocks
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "gltf")

@@ -121,7 +121,7 @@ def test_a_user_of_the_installed_package_is_type_checked(request, tmp_path, monk
         import skinkit
         from skinkit import _core
 
-        model: skinkit.Model = skinkit.model.default_model()
+        model: skinkit.Model = skinkit.default_model()
         positions = model.pose(clip=0, times=np.linspace(0, 1, 5))
         q = _core.quat_normalize(np.ones((3, 4)), None)
         world = _core.forward_kinematics(np.array([-1, 0]), np.ones((2, 4)), np.zeros((2, 3)))

@@ -126,6 +126,6 @@ def test_a_body_model_loads_and_draws(tmp_path):
 
 def test_bad_arguments_name_themselves():
     with pytest.raises(ValueError, match="fps"):
-        view(skinkit.model.default_model(), clip=0, fps=0)
+        view(skinkit.default_model(), clip=0, fps=0)
     with pytest.raises(ValueError, match="clip"):
-        view(skinkit.model.default_model(), clip="no such clip")
+        view(skinkit.default_model(), clip="no such clip")

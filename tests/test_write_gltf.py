@@ -93,7 +93,7 @@ def test_layout_follows_the_specification(tmp_path):
 
 def test_bad_suffix_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"must end in \.glb or \.gltf, got .*x\.obj"):
-        skinkit.write_gltf(skinkit.model.default_model(), tmp_path / "x.obj")
+        skinkit.write_gltf(skinkit.default_model(), tmp_path / "x.obj")
     assert not list(tmp_path.iterdir())
 
 

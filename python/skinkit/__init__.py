@@ -8,15 +8,18 @@ import logging as _logging
 
 from . import data
 from .kernels.blending import additive_pose, blend_poses, pose_delta
-from .body.body_model import BodyModel, BodyModelError, load_body_model
+from .body.body_model import BodyModel
+from .body.kinds import BodyModelError
 from .body.synthetic import synthetic_body_arrays, synthetic_body_model
 from .io.amass import BodyMotion, load_amass
+from .io.body import load_body_model
 from .io.bvh.read import BvhError, load_bvh
 from .io.bvh.write import write_bvh
-from .model.clip import TRS, Channel, Clip
+from .kernels.trs import TRS
+from .model.clip import Channel, Clip
 from . import dataset
 from .model.default_model import default_model
-from .io.detect import load_model
+from .io.load import load_model
 from .io.fbx import FbxError, load_fbx
 from .body.fit import FitResult, fit_body
 from .io.gltf import GltfError, load_gltf

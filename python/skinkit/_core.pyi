@@ -13,7 +13,7 @@ from typing import (Any, Callable, Dict, Literal, Optional, Tuple, Type, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ._kernels import Float, Input, Out
+from .kernels._generated import Float, Input, Out
 
 # the operands of every kernel descriptor: name -> ((operand, "(..., J, 4)", "in" | "optional" |
 # "out"), ...); skinkit.kernels and tests/test_binding_table.py read it

@@ -7,7 +7,7 @@ handedness is kept); pass ``up="z"`` for Z-up data.
 
     >>> import skinkit
     >>> from skinkit.apps.plot import plot_skeleton, plot_mesh, animate
-    >>> model = skinkit.model.default_model()
+    >>> model = skinkit.default_model()
     >>> ax = plot_skeleton(model)                          # rest pose
     >>> posed = model.pose(0, [0.5])[model.primitives[0].key][0]
     >>> _ = plot_mesh(posed, model.primitives[0].faces, ax=ax)

@@ -26,15 +26,13 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .. import _core
 from ..kernels import gradients
-from ..model import _repr
 from ..kernels._blas import blas_threads
 from ..kernels._generated import Input
-from ..kernels._types import PathLike
-from ..model._repr import Summarized
-from ..io.body import KINDS, BodyModelError, read_body_arrays
+from ..model.summary import table
 from ..kernels.wrappers import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
 from ..model.model import float_dtype
+from .kinds import KINDS, BodyModelError
 
 # a @ b of two 2-D arrays, for the basis products of a forward pass and its VJP
 Products = Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]]
@@ -79,8 +77,9 @@ def _transpose_into(dst: NDArray[Any], src: NDArray[Any]) -> None:
         dst[:, i:i + 512] = src[i:i + 512].T
 
 
-class BodyModel(Summarized):
-    """A loaded SMPL / SMPL+H / SMPL-X / MANO / FLAME model (see ``load_body_model``).
+class BodyModel:
+    """An SMPL / SMPL+H / SMPL-X / MANO / FLAME model from its arrays (``skinkit.load_body_model``
+    reads them from the files the authors distribute).
 
     Attributes
     ----------
@@ -98,7 +97,6 @@ class BodyModel(Summarized):
     dtype : numpy.float32 or numpy.float64, the precision of every computation.
     """
 
-    _summary = (_repr.body, _repr.body_html)
 
     def __init__(self, arrays: Mapping[str, ArrayLike], dtype: DTypeLike = np.float64,
                  source: str = "<arrays>") -> None:
@@ -447,6 +445,21 @@ class BodyModel(Summarized):
                 "pose": gradients.quat_from_rotvec_vjp(s["pose"], g_q, threads=threads),
                 "transl": g_tr, "expression": g_c[:, S + 1 + P:]}
 
+    def __repr__(self) -> str:
+        return (f"<BodyModel {self.kind}: {self.num_vertices} vertices, {self.num_joints} "
+                f"joints, {self.num_betas} betas, {self.num_expression} expression, "
+                f"{np.dtype(self.dtype).name}>")
+
+    def _repr_html_(self) -> str:
+        sizes = table(("type", "vertices", "joints", "betas", "expression", "pose correctives",
+                       "faces", "dtype"),
+                      [(self.kind, self.num_vertices, self.num_joints, self.num_betas,
+                        self.num_expression, self.posedirs.shape[-1], len(self.faces),
+                        np.dtype(self.dtype).name)], "Body model")
+        joints = table(("joint", "parent"), [(j, int(p)) for j, p in enumerate(self.parents)],
+                       "Kinematic tree")
+        return f"<div>{sizes}{joints}</div>"
+
 
 @contextlib.contextmanager
 def _bounded(threads: Optional[int], products: Optional[Products]) -> Iterator[Products]:
@@ -480,36 +493,4 @@ def _cotangent(name: str, g: Optional[Input], batch: Tuple[int, ...], core: Tupl
     return np.ascontiguousarray(g.reshape((N,) + core), dtype=dtype)
 
 
-def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
-    """Load an SMPL, SMPL+H, SMPL-X, MANO or FLAME model file.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        A ``.pkl`` as distributed (including the original chumpy pickles, read without chumpy
-        and without running code from the file) or a ``.npz``; the keys smplx 0.1.28 reads
-        (``v_template``, ``shapedirs``, ``posedirs``, ``J_regressor`` dense or scipy-sparse,
-        ``weights``, ``kintree_table``, ``f``).  Other keys (landmarks, hand PCA) are ignored.
-    dtype : numpy.float32 or numpy.float64
-        Precision of the model's arrays and of every computation.
-
-    Returns
-    -------
-    BodyModel; its kind follows from the joint count (24 SMPL, 52 SMPL+H, 55 SMPL-X, 16 MANO,
-    5 FLAME).  An SMPL-X or FLAME file with at least 400 shape columns has 300 shape then 100
-    expression coefficients (smplx's SHAPE_SPACE_DIM); with fewer, 10 shape and the rest
-    expression (at most 10 for FLAME), as smplx.
-
-    Raises
-    ------
-    skinkit.BodyModelError (a ValueError)
-        A missing key or one of the wrong shape (the message names the key and the expected
-        shape), a pickle that needs anything but arrays, an unknown joint count; a glTF, FBX
-        or BVH file (the message says what the file looks like and which function reads it).
-    OSError
-        The file cannot be read.
-    """
-    return BodyModel(read_body_arrays(path), dtype=dtype, source=str(path))
-
-
-__all__ = ["BodyModel", "BodyModelError", "load_body_model"]
+__all__ = ["BodyModel"]

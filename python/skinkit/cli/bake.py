@@ -7,6 +7,8 @@ import argparse
 import sys
 from typing import Any, Dict, List, Tuple, Union
 
+from .common import CliError
+
 _Arg = Tuple[str, Dict[str, Any]]
 
 SUMMARY = "pose AMASS motions (or glTF/FBX characters' clips) into a Zarr store, on Dask"
@@ -54,7 +56,6 @@ ARGS: List[Union[_Arg, List[_Arg]]] = [
 
 def run(args: argparse.Namespace) -> int:
     """Bake; print the summary line on stderr; 1 if a motion failed, else 0."""
-    from .main import CliError
     from ..dataset import bake
     from ..dataset.plan import CHARACTER_SUFFIXES
     if args.clips is None:

@@ -16,17 +16,19 @@ import dataclasses
 import sys
 import time
 import zipfile
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from ..body.body_model import BodyModel, load_body_model
-from ..io.body import KINDS, find_body_model, read_npz
-from ..model.posed import PosedMeshes
+from ..body.body_model import BodyModel
+from ..body.kinds import KINDS
+from ..io.amass import BodyMotion, load_amass
+from ..io.body import find_body_model, load_body_model, read_npz
+from ..model.posed import PosedMeshes, layout
+from .common import CliError, check_size, plural, summary
+from .outputs import NpzOutput
 
-if TYPE_CHECKING:
-    from ..io.amass import BodyMotion
 
 PARAM_KEYS = ("betas", "pose", "transl", "expression")
 BODY_SUFFIXES = (".pkl", ".npz")
@@ -66,7 +68,6 @@ Inputs = Tuple[BodyModel, Dict[str, NDArray[Any]], str, Optional[float]]
 def _params(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:
     """The model, the --params arrays (each with a leading frame axis), the model's path, and
     no frame rate."""
-    from .main import CliError
     model = load_body_model(args.model, dtype=dtype)
     try:
         with zipfile.ZipFile(args.params) as z:
@@ -96,7 +97,6 @@ def _params(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:
 def _motion(args: argparse.Namespace, dtype: np.dtype[Any]) -> Inputs:
     """The model, the arrays of an AMASS --motion (resampled with --fps; its betas cut to the
     model's shape components), the model's path and the motion's frame rate."""
-    from ..io.amass import load_amass
     motion = load_amass(args.motion)
     if args.fps is not None:
         motion = motion.resample(args.fps)
@@ -113,7 +113,6 @@ def motion_body_model(motion: BodyMotion, model: Optional[str], body_dir: Option
     """The body model of an AMASS ``motion`` and its path: the file ``model``, else the one of
     the motion's type and gender in ``body_dir`` (``find_body_model``); a CliError when it is
     not of the motion's kind (``pose --motion`` and ``retarget`` with an AMASS SOURCE)."""
-    from .main import CliError
     if model is None:
         if body_dir is None:
             raise CliError(f"{motion.source}: an AMASS motion needs its body model")
@@ -135,9 +134,6 @@ def pose_body(args: argparse.Namespace) -> int:
     """``skinkit pose`` with --params or --motion: streams ``positions_body`` (F, V, 3),
     ``joints`` (F, J, 3) and, for a motion, ``times`` (F,) into ``args.out``, block by block
     (``BodyModel.pose_blocks``, ``writers.NpzOutput``), after checking the output's size."""
-    from .main import CliError, _check_size, _plural, _summary
-    from ..model.posed import layout
-    from .outputs import NpzOutput
     _usage(args)
     start = time.perf_counter()
     dtype = np.dtype(args.dtype)
@@ -151,7 +147,7 @@ def pose_body(args: argparse.Namespace) -> int:
                                         joints=model.num_joints, dtype=model.dtype,
                                         times=fps is not None),
                        {"body": model.faces})
-    _check_size(args, output)
+    check_size(args, output)
     try:
         blocks = model.pose_blocks(betas=params.get("betas"), pose=params.get("pose"),
                                    transl=params.get("transl"),
@@ -159,7 +155,7 @@ def pose_body(args: argparse.Namespace) -> int:
         output.write(blocks if fps is None else _seconds(blocks, fps))
     except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
         raise CliError(f"{args.params or args.motion}: {exc}") from exc
-    _summary(args, f"{label}: {model.kind}, {_plural(count, 'frame')}, "
+    summary(args, f"{label}: {model.kind}, {plural(count, 'frame')}, "
                    f"{model.num_vertices} vertices", time.perf_counter() - start)
     return 0
 
@@ -167,7 +163,6 @@ def pose_body(args: argparse.Namespace) -> int:
 def info_body(args: argparse.Namespace) -> int:
     """``skinkit info BODY``: type, V, J, S (shape), E (expression), P (pose-corrective)
     components, faces, and the joints with their parents and names."""
-    from .main import CliError
     try:
         m = load_body_model(args.model)
     except ValueError as exc:

@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Type
 
-import numpy as np
 from numpy.typing import NDArray
 
 from ..io.mesh_files import FORMATS, FrameWriter, atomic_file

@@ -13,11 +13,23 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from ..body.export import body_clip, body_model_to_model
+from ..io.amass import load_amass
+from ..io.bvh.write import write_bvh
+from ..io.formats import format_of
+from ..io.gltf.write import write_gltf
+from ..io.mesh_files import check_output_path
+from ..motion.footlock import lock_feet
+from ..motion.retarget import retarget
+from .body import motion_body_model
+from .common import CliError, clip_key, load, plural
+
 if TYPE_CHECKING:
     from ..model.clip import Clip
     from ..model.model import Model
 
-RETARGET_DESCRIPTION = (
+SUMMARY = "retarget a clip onto another skeleton, write an animated file"
+DESCRIPTION = (
     "Retarget a clip of SOURCE (a .bvh, .glb or .gltf file, or an AMASS motion .npz with its "
     "body model given by --body or --body-dir) onto the skeleton of TARGET (a .glb or .gltf "
     "file): joints matched by name (SMPL/SMPL+H/SMPL-X, Mixamo, MotionBuilder, CMU and LaFAN1 "
@@ -26,7 +38,7 @@ RETARGET_DESCRIPTION = (
     "TARGET with the new clip as an animated .glb/.gltf, or the skeleton and motion as a .bvh "
     "(written atomically).")
 _Arg = Tuple[str, Dict[str, Any]]
-RETARGET_ARGS: List[Union[_Arg, List[_Arg]]] = [
+ARGS: List[Union[_Arg, List[_Arg]]] = [
     ("source", dict(metavar="SOURCE", help="the motion: a .bvh, .glb or .gltf file, or an AMASS "
                                            "motion .npz (SMPL+H or SMPL-X layout)")),
     ("target", dict(metavar="TARGET", help="the character: a .glb or .gltf file")),
@@ -52,10 +64,7 @@ ANIMATED_ARG = ("--animated", dict(action="store_true",
 OUT_SUFFIXES = (".glb", ".gltf", ".bvh")
 
 
-def cmd_retarget(args: argparse.Namespace) -> int:
-    from .. import retarget, write_bvh, write_gltf
-    from .main import CliError, _load, _plural, clip_key
-    from ..motion.footlock import lock_feet
+def run(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     suffix = Path(args.out).suffix.lower()
@@ -79,8 +88,8 @@ def cmd_retarget(args: argparse.Namespace) -> int:
     if not amass and Path(args.source).suffix.lower() == ".npz":
         raise CliError(f"{args.source}: not an AMASS motion (no {' or '.join(AMASS_POSES)} "
                        "array); SOURCE is a .bvh, .glb or .gltf file or an AMASS motion .npz")
-    source, src_label = _amass_source(args) if amass else _load(args.source, np.float64)
-    target, dst_label = _load(args.target, np.float64)
+    source, src_label = _amass_source(args) if amass else load(args.source, np.float64)
+    target, dst_label = load(args.target, np.float64)
     if not source.clips:
         raise CliError(f"{args.source}: no clip to retarget")
     try:
@@ -98,7 +107,7 @@ def cmd_retarget(args: argparse.Namespace) -> int:
         mapped = len({ch.node for ch in out.channels if ch.path == "rotation"})
         print(f"{args.out}: {dst_label} playing {src_label}'s clip "
               f"{clip.name if clip.name is not None else 0!r} ({out.duration:g} s, "
-              f"{_plural(mapped, 'mapped joint')}) in {time.perf_counter() - start:.2f} s")
+              f"{plural(mapped, 'mapped joint')}) in {time.perf_counter() - start:.2f} s")
     return 0
 
 
@@ -108,7 +117,6 @@ AMASS_POSES = ("poses", "root_orient")    # the first pose array of each AMASS l
 def _is_amass(path: str) -> bool:
     """SOURCE is an AMASS motion: an .npz (told by its content) with the pose arrays of one of
     the AMASS layouts (``skinkit.io.amass``).  OSError: it cannot be read."""
-    from ..io.detect import format_of
     fmt = format_of(path)
     if fmt is None or fmt.name != "npz":
         return False
@@ -124,9 +132,6 @@ def _amass_source(args: argparse.Namespace) -> Tuple[Model, str]:
     """The AMASS motion SOURCE as a Model: its body model (``--body``, or by the motion's type
     and gender in ``--body-dir``) shaped by the motion's betas, with the motion as its one clip
     (``skinkit.body.export``), named after the file."""
-    from ..body.export import body_clip, body_model_to_model
-    from .body import motion_body_model
-    from ..io.amass import load_amass
 
     motion = load_amass(args.source)
     body, path = motion_body_model(motion, args.body, args.body_dir)
@@ -151,9 +156,6 @@ def _frame_time(clip: Clip) -> Optional[float]:
 def pose_animated(args: argparse.Namespace) -> int:
     """``pose MODEL --out X.glb --animated``: the model with its clip (``--clip``, default the
     first; ``--rest``: none) as an animated glTF, written atomically."""
-    from .main import CliError, _load, clip_key
-    from ..io.mesh_files import check_output_path
-    from ..io.gltf.write import write_gltf
 
     if Path(args.out).suffix.lower() not in (".glb", ".gltf"):
         args.parser.error(f"--animated writes a .glb or .gltf file, got --out {args.out}")
@@ -161,7 +163,7 @@ def pose_animated(args: argparse.Namespace) -> int:
         args.parser.error("--animated writes the clip as it is keyed: no --times, --fps or "
                           "--params")
     check_output_path(args.out)
-    model, label = _load(args.model, np.dtype(args.dtype), args.scene)
+    model, label = load(args.model, np.dtype(args.dtype), args.scene)
     try:
         clips = [] if args.rest or not model.clips else \
             [model.clip(0 if args.clip is None else clip_key(model, args.clip))]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
-from . import store
+from .schema import FrameArrays, Schema, sha256
 from .plan import (Piece, Sequence, character_files, error_message, motion_files, read_motion,
                    read_sequence)
 
@@ -39,7 +39,7 @@ class Layout:
     """A store's arrays besides the common ones: frame arrays (name -> (one frame's shape,
     dimension names)), static arrays (name -> array: faces) and the root attributes it
     adds."""
-    frames: store.FrameArrays
+    frames: FrameArrays
     static: Dict[str, NDArray[Any]]
     attributes: Dict[str, Any]
 
@@ -79,7 +79,7 @@ class Source:
         raise NotImplementedError
 
     @staticmethod
-    def schema(attributes: Dict[str, Any]) -> store.Schema:
+    def schema(attributes: Dict[str, Any]) -> Schema:
         """The arrays ``layout`` and ``columns`` give a store, as a store with these
         attributes holds them (by dimension letter): what opening it checks it against.
         ValueError for attributes no bake of this source writes."""
@@ -97,7 +97,7 @@ class Source:
 @lru_cache(maxsize=4)
 def _body_model(path: str) -> BodyModel:
     """A worker's copy of a body model (float32: the computation's precision)."""
-    from ..body.body_model import load_body_model
+    from ..io.body import load_body_model
     return load_body_model(path, dtype=np.float32)
 
 
@@ -166,12 +166,12 @@ class Motions(Source):
         return Layout({"vertices": ((V, 3), ("vertex", "xyz")),
                        "joints": ((J, 3), ("joint", "xyz"))},
                       {"faces": np.zeros((0, 3)) if first is None else first.faces},
-                      {"body_models": [{"file": os.path.basename(p), "sha256": store.sha256(p)}
+                      {"body_models": [{"file": os.path.basename(p), "sha256": sha256(p)}
                                        for p in models]})
 
     @staticmethod
-    def schema(attributes: Dict[str, Any]) -> store.Schema:
-        return store.Schema({"vertices": ("V", 3), "joints": ("J", 3)},
+    def schema(attributes: Dict[str, Any]) -> Schema:
+        return Schema({"vertices": ("V", 3), "joints": ("J", 3)},
                             {"faces": (("F", 3), "vertices")},
                             {"gender": (("S",), "str"), "betas": (("S", "B"), "float64")})
 
@@ -195,7 +195,7 @@ class Motions(Source):
 def _character(path: str) -> Model:
     """A worker's copy of a character (float32: the computation's precision), checked to be
     a posable model with mesh primitives."""
-    from ..io.detect import load_model
+    from ..io.load import load_model
     from ..model.model import Model
     model = load_model(path, dtype=np.float32)
     if not isinstance(model, Model) or not model.primitives:
@@ -304,17 +304,17 @@ class Characters(Source):
     def layout(self, models: List[str]) -> Layout:
         first = _character(models[0]) if models else None
         faces = {} if first is None else _faces(first)
-        frames: store.FrameArrays = {
+        frames: FrameArrays = {
             f"vertices/{k}": ((len(p.positions), 3), (f"vertex_{k}", "xyz"))
             for p in (first.primitives if first else []) for k in [p.key]}
         frames["joints"] = ((first.skeleton.count if first else 0, 3), ("joint", "xyz"))
         return Layout(frames, {f"faces/{k}": f for k, f in faces.items()},
                       {"primitives": list(faces),
-                       "characters": [{"file": os.path.basename(p), "sha256": store.sha256(p)}
+                       "characters": [{"file": os.path.basename(p), "sha256": sha256(p)}
                                       for p in models]})
 
     @staticmethod
-    def schema(attributes: Dict[str, Any]) -> store.Schema:
+    def schema(attributes: Dict[str, Any]) -> Schema:
         keys = attributes["primitives"]
         if not (isinstance(keys, list) and all(isinstance(k, str) and _KEY.fullmatch(k)
                                                for k in keys) and len(set(keys)) == len(keys)):
@@ -322,7 +322,7 @@ class Characters(Source):
                              "primitive keys (<node>_<primitive>)")
         frames: Dict[str, Tuple[Any, ...]] = {f"vertices/{k}": (f"V[{k}]", 3) for k in keys}
         frames["joints"] = ("J", 3)
-        return store.Schema(frames,
+        return Schema(frames,
                             {f"faces/{k}": ((f"F[{k}]", 3), f"vertices/{k}") for k in keys},
                             {"clip": (("S",), "str")})
 
@@ -341,7 +341,7 @@ class Characters(Source):
                                    piece.stop)
 
 
-def store_schema(attributes: Dict[str, Any]) -> store.Schema:
+def store_schema(attributes: Dict[str, Any]) -> Schema:
     """The schema of a store with these ``skinkit`` attributes: of characters if they list
     ``primitives``, of motions otherwise."""
     return (Characters if "primitives" in attributes else Motions).schema(attributes)

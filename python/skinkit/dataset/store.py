@@ -19,7 +19,6 @@ position of every node, a ``clip`` column instead of gender and betas, and the a
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import shutil
@@ -34,6 +33,8 @@ from numpy.typing import NDArray
 from .. import limits
 from ..kernels._optional import require
 from ..kernels._types import PathLike
+from .schema import COMMON_FRAMES, FrameArrays
+from .sources import store_schema
 
 if TYPE_CHECKING:
     from .plan import Plan
@@ -41,49 +42,6 @@ if TYPE_CHECKING:
 STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
 DTYPES = ("float32", "float16")
 COMPRESSIONS = ("zstd", "none")
-# The arrays every store has besides its kind's own (``Schema``): their dimensions (a size's
-# letter, or a number) and dtype.  Frame arrays (N, ...) are chunked by whole frames,
-# chunk_done one chunk a mark, every other array is one chunk (read whole by open).
-COMMON_FRAMES: Dict[str, Tuple[Tuple[Any, ...], str]] = {
-    "frame_sequence": (("N",), "int32"), "frame_time": (("N",), "float64")}
-COLUMNS_BEFORE: Dict[str, Tuple[Tuple[Any, ...], str]] = {
-    "source": (("S",), "str"), "path": (("S",), "str"), "fps": (("S",), "float64")}
-COLUMNS_AFTER: Dict[str, Tuple[Tuple[Any, ...], str]] = {
-    "start": (("S",), "int64"), "count": (("S",), "int64"), "status": (("S",), "str"),
-    "error": (("S",), "str")}
-
-
-@dataclass(frozen=True)
-class Schema:
-    """The arrays of one kind of store (``skinkit.dataset.sources``: each source gives the
-    schema of its stores, from their attributes) besides the common ones, by dimension letter:
-    ``frames`` name -> one frame's dimensions (in the bake's dtype), ``faces`` name ->
-    (dimensions, the frame array whose vertices its int32 indices address), ``columns`` the
-    sequences table's own columns, name -> (dimensions, dtype; "str": text)."""
-    frames: Dict[str, Tuple[Any, ...]]
-    faces: Dict[str, Tuple[Tuple[Any, ...], str]]
-    columns: Dict[str, Tuple[Tuple[Any, ...], str]]
-
-    def arrays(self) -> Dict[str, Tuple[Tuple[Any, ...], str]]:
-        """Every array of such a store, in the order they are checked: its dimensions and its
-        dtype ("frame": the bake's dtype argument, "str": text)."""
-        out: Dict[str, Tuple[Tuple[Any, ...], str]] = {
-            name: (("N",) + dims, "frame") for name, dims in self.frames.items()}
-        out.update(COMMON_FRAMES)
-        out.update((name, (dims, "int32")) for name, (dims, _) in self.faces.items())
-        out["chunk_done"] = (("C",), "uint8")
-        columns = {**COLUMNS_BEFORE, **self.columns, **COLUMNS_AFTER}
-        out.update((f"sequences/{name}", kind) for name, kind in columns.items())
-        return out
-
-
-def schema(attributes: Dict[str, Any]) -> Schema:
-    """The schema of a store with these ``skinkit`` attributes: its source's (motions, or
-    characters when they list ``primitives``).  ValueError for attributes no bake writes."""
-    from .sources import store_schema   # (sources builds on this module)
-    return store_schema(attributes)
-
-
 class StoreError(ValueError):
     """A folder that is not a skinkit bake store, or whose layout is not a bake's: the message
     names the store, the array, what was expected and what was found."""
@@ -97,19 +55,6 @@ def _compressors(compression: str = "zstd") -> Any:   # zarr codecs, or None
     # level 1: on vertex coordinates level 3 saves no more (0.92 of the bytes either way) and
     # takes 10% longer (benchmarks/bake.py)
     return None if compression == "none" else _zarr().codecs.ZstdCodec(level=1)
-
-
-def sha256(path: PathLike) -> str:
-    """The SHA-256 of a file, hex."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-FrameArrays = Dict[str, Tuple[Tuple[int, ...], Tuple[str, ...]]]
-"""The frame arrays a source poses: name -> (shape of one frame, dimension names)."""
 
 
 def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[Any]],
@@ -282,7 +227,7 @@ def frame_names(attributes: Dict[str, Any]) -> List[str]:
     """The frame arrays of a store with these attributes (its ``Schema``'s, then the common
     ones): ``vertices`` (or, for characters, ``vertices/<primitive key>`` of each primitive),
     ``joints``, ``frame_sequence``, ``frame_time``."""
-    return list(schema(attributes).frames) + list(COMMON_FRAMES)
+    return list(store_schema(attributes).frames) + list(COMMON_FRAMES)
 
 
 def open_store(store: PathLike) -> BakedStore:
@@ -344,7 +289,7 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
                          f"dtype {dtype!r:.40} are not a bake's (a positive integer; "
                          f"{' or '.join(DTYPES)})")
     try:
-        kind = schema(attrs)
+        kind = store_schema(attrs)
     except ValueError as exc:
         raise StoreError(f"{path}: {exc}") from None
     sizes: Dict[str, int] = {}

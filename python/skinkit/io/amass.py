@@ -21,9 +21,9 @@ from numpy.typing import NDArray
 from ..kernels.wrappers import quat_from_rotvec, slerp
 from ..kernels._types import PathLike
 from ..limits import MAX_ARRAY_BYTES, MAX_FPS
-from .body.arrays import BodyModelError
+from ..body.kinds import BodyModelError
 from .body.npz import read_npz, read_npz_text
-from .detect import check_format
+from .formats import check_format
 
 GENDERS = ("male", "female", "neutral")
 # each layout's pose arrays in joint order with their widths, and its frame-rate key

@@ -25,6 +25,7 @@ from .. import _core, limits
 from ..model.clip import Channel, Clip
 from ..kernels._types import PathLike
 from ..model.model import Model, Primitive, Skeleton, Skin, float_dtype
+from .formats import check_format
 
 _log = logging.getLogger(__name__)   # a child of "skinkit": what the reader decided
 
@@ -99,7 +100,6 @@ def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
     the reader did to skin weights: influences dropped (zero, negative or NaN weight), control
     points whose weights were normalized to sum 1, control points without any weight.
     """
-    from .detect import check_format
     dtype = float_dtype(dtype)
     if axes not in AXES:
         raise ValueError(f"axes must be one of {AXES}, got {axes!r}")

@@ -33,7 +33,7 @@ def quat_to_matrix_vjp(q: Input, g: Input, out: Out = None, threads: Optional[in
     return _core.quat_to_matrix_vjp(q, g, out, threads)
 
 
-quat_to_matrix_vjp.__module__ = "skinkit.gradients"
+quat_to_matrix_vjp.__module__ = "skinkit.kernels.gradients"
 
 
 def quat_from_rotvec_vjp(rotvec: Input, g: Input, out: Out = None, threads: Optional[int] = None
@@ -56,7 +56,7 @@ def quat_from_rotvec_vjp(rotvec: Input, g: Input, out: Out = None, threads: Opti
     return _core.quat_from_rotvec_vjp(rotvec, g, out, threads)
 
 
-quat_from_rotvec_vjp.__module__ = "skinkit.gradients"
+quat_from_rotvec_vjp.__module__ = "skinkit.kernels.gradients"
 
 
 def rigid_forward_kinematics_vjp(parents: Input, rest_positions: Input, rotations: Input,
@@ -87,7 +87,7 @@ def rigid_forward_kinematics_vjp(parents: Input, rest_positions: Input, rotation
                                                 g_translations, out, threads)
 
 
-rigid_forward_kinematics_vjp.__module__ = "skinkit.gradients"
+rigid_forward_kinematics_vjp.__module__ = "skinkit.kernels.gradients"
 
 
 def linear_blend_skinning_vjp(vertices: Input, joints: Input, weights: Input,
@@ -119,7 +119,7 @@ def linear_blend_skinning_vjp(vertices: Input, joints: Input, weights: Input,
                                              threads)
 
 
-linear_blend_skinning_vjp.__module__ = "skinkit.gradients"
+linear_blend_skinning_vjp.__module__ = "skinkit.kernels.gradients"
 
 
 def linear_blend_skinning_weights_vjp(vertices: Input, joints: Input, weights: Input,
@@ -146,4 +146,4 @@ def linear_blend_skinning_weights_vjp(vertices: Input, joints: Input, weights: I
                                                      out, threads)
 
 
-linear_blend_skinning_weights_vjp.__module__ = "skinkit.gradients"
+linear_blend_skinning_weights_vjp.__module__ = "skinkit.kernels.gradients"

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from .. import _core
 from ._generated import Float, Input, Out
-from ..model.clip import TRS
+from .trs import TRS
 from .wrappers import _asarray
 
 Pose = Union[TRS, Sequence[Input]]

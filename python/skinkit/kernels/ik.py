@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from ._generated import Float, Input
+from ._generated import Float
 
 __all__ = ["ik_two_bone", "ik_aim", "ik_ccd", "ik_fabrik"]
 

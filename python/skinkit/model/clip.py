@@ -21,25 +21,15 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .. import _core
-from . import _repr
 from ..kernels._checks import check_out
-from ._repr import Summarized
+from ..kernels.trs import TRS
+from .summary import plural, table
 
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}   # the TRS paths, and their components
 WEIGHTS = "weights"   # morph target weights: one component per target (glTF 2.0 section 3.11)
 _PATH_INDEX = {**{p: i for i, p in enumerate(PATHS)}, WEIGHTS: len(PATHS)}
-
-
-class TRS(NamedTuple):
-    """Local transforms of nodes, in skinkit's one order: translations (..., N, 3), rotations
-    (..., N, 4) unit quaternions (x, y, z, w), scales (..., N, 3).  What ``Clip.sample`` and
-    ``skinkit.model.pose.local_pose`` return; ``skinkit.kernels.blending`` takes it as ``rest=`` and ``out=``
-    (its own positional order is rotations first, as ozz-animation's)."""
-
-    translations: NDArray[Any]
-    rotations: NDArray[Any]
-    scales: NDArray[Any]
+CLIP_HEADER = ("clip", "name", "duration", "channels", "interpolations", "unsupported")
 
 
 @dataclass(repr=False)
@@ -96,8 +86,10 @@ class Channel:
                              f"{times.size} {self.interpolation} keys, got {values.shape}")
 
     def __repr__(self) -> str:
-        from ._repr import channel
-        return channel(self)
+        times = np.asarray(self.times)
+        span = f"{float(times[0]):g}-{float(times[-1]):g} s" if times.size else "no keys"
+        return (f"Channel(node={self.node}, path={self.path!r}, {plural(times.size, 'key')}, "
+                f"{self.interpolation}, {span})")
 
 
 def as_times(times: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
@@ -181,7 +173,7 @@ class ClipTable(NamedTuple):
             path=np.array([_PATH_INDEX[ch.path] for ch in c], dtype=np.int64))
 
 
-class Clip(Summarized):
+class Clip:
     """A named set of channels, sampled all at once.
 
     Parameters
@@ -194,7 +186,6 @@ class Clip(Summarized):
         Descriptions of channels the source held but skinkit does not play.
     """
 
-    _summary = (_repr.clip, _repr.clip_html)
 
     def __init__(self, name: Optional[str], channels: Sequence[Channel],
                  dtype: DTypeLike = np.float64, unsupported: Sequence[str] = ()):
@@ -376,6 +367,21 @@ class Clip(Summarized):
                               threads)
         return {int(node): buf[:, o:o + m].reshape(shape + (int(m),))
                 for node, o, m in zip(table.node, offset, ncomp)}
+
+    def __repr__(self) -> str:
+        return (f"Clip(name={self.name!r}, duration={self.duration:g} s, "
+                f"channels={len(self.channels)}, interpolations={self.interpolations})")
+
+    def _repr_html_(self) -> str:
+        rows = [(ch.node, ch.path, np.size(ch.times), ch.interpolation,
+                 f"{float(ch.times[0]):g}-{float(ch.times[-1]):g} s") for ch in self.channels]
+        head = table(CLIP_HEADER[1:], [self._row(0)[1:]], "Clip")
+        return head + table(("node", "path", "keys", "interpolation", "times"), rows, "Channels")
+
+    def _row(self, i: int) -> Tuple[object, ...]:
+        """The clip's row in a table of clips (CLIP_HEADER), as clip ``i``."""
+        return (i, self.name, f"{self.duration:g} s", len(self.channels),
+                "/".join(self.interpolations) or None, "; ".join(self.unsupported) or None)
 
 
 class Playback(_core.ClipPlayer):

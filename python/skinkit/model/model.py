@@ -5,18 +5,23 @@ Plain NumPy arrays in, plain NumPy arrays out; nothing here knows about file for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from . import _repr
-from ._repr import Summarized
-from .clip import TRS, Clip
+from ..kernels.trs import TRS
+from .clip import CLIP_HEADER, Clip
+from .summary import MAX_ITEMS, MAX_NAMES, Rows, cut, escape, listing, plural, table
 
 if TYPE_CHECKING:
     from .posed import PosedMeshes
     from .request import BlendLayers, ClipLike, PoseRequest
+
+SKELETON_HEADER = ("node", "parent", "name")
+SKIN_HEADER = ("skin", "name", "joints", "skeleton")
+PRIMITIVE_HEADER = ("key", "node", "mesh", "index", "skin", "vertices", "triangles",
+                    "influences", "morph targets", "normals", "dtype")
 
 
 def float_dtype(dtype: DTypeLike) -> np.dtype[Any]:
@@ -62,7 +67,7 @@ def bone_pairs(parents: ArrayLike, nodes: NDArray[np.integer[Any]]) -> NDArray[n
 
 
 @dataclass(repr=False)
-class Skeleton(Summarized):
+class Skeleton:
     """A forest of nodes (glTF nodes, BVH joints) with their rest (default) local TRS.
 
     Its node order (N = ``count`` nodes) is that of every per-node array skinkit returns: local
@@ -77,7 +82,6 @@ class Skeleton(Summarized):
     scales : float array (N, 3), rest local scale.
     """
 
-    _summary = (_repr.skeleton, _repr.skeleton_html)
 
     names: Sequence[Optional[str]]
     parents: NDArray[Any]
@@ -89,10 +93,24 @@ class Skeleton(Summarized):
     def count(self) -> int:
         return len(self.parents)
 
+    def __repr__(self) -> str:
+        roots = int(np.count_nonzero(np.asarray(self.parents) < 0))
+        names = ", ".join(cut([repr(n) for n in (self.names or [])], MAX_NAMES))
+        return (f"Skeleton({plural(self.count, 'node')}, {plural(roots, 'root')}, "
+                f"names=[{names}])")
+
+    def _repr_html_(self) -> str:
+        return table(SKELETON_HEADER, self._rows(), f"Skeleton: {plural(self.count, 'node')}")
+
+    def _rows(self) -> Rows:
+        names = list(self.names or [])
+        return [(i, int(self.parents[i]), names[i] if i < len(names) else None)
+                for i in range(self.count)]
+
 
 
 @dataclass(repr=False)
-class Skin(Summarized):
+class Skin:
     """A glTF skin: the nodes used as joints and their inverse bind matrices.
 
     A skinned primitive's ``joints`` index this skin's ``joints``; joint j's skinning matrix is
@@ -108,17 +126,28 @@ class Skin(Summarized):
     skeleton : int or None, the node named by ``skin.skeleton``.
     """
 
-    _summary = (_repr.skin, _repr.skin_html)
 
     name: Optional[str]
     joints: NDArray[Any]
     inverse_bind_matrices: NDArray[Any]
     skeleton: Optional[int] = None
 
+    def __repr__(self) -> str:
+        return (f"Skin(name={self.name!r}, {plural(len(self.joints), 'joint')}, "
+                f"skeleton={self.skeleton!r})")
+
+    def _repr_html_(self) -> str:
+        joints = ", ".join(cut([str(int(j)) for j in self.joints], 3 * MAX_ITEMS))
+        return table(("name", "joints", "joint nodes", "skeleton"),
+                     [(self.name, len(self.joints), joints, self.skeleton)], "Skin")
+
+    def _row(self, i: int) -> Tuple[object, ...]:
+        return (i, self.name, len(self.joints), self.skeleton)
+
 
 
 @dataclass(repr=False)
-class Primitive(Summarized):
+class Primitive:
     """One mesh primitive instance: ``meshes[mesh].primitives[index]`` drawn by node ``node``.
 
     A mesh used by several nodes gives one Primitive per node (an instance each); they share
@@ -151,7 +180,6 @@ class Primitive(Summarized):
     material : int or None, the glTF material index (into ``Model.materials["materials"]``).
     """
 
-    _summary = (_repr.primitive, _repr.primitive_html)
 
     node: int
     mesh: int
@@ -184,6 +212,41 @@ class Primitive(Summarized):
         """M, the number of morph targets."""
         return 0 if self.morph_weights is None else len(self.morph_weights)
 
+    def __repr__(self) -> str:
+        normals = "normals" if self.normals is not None else "no normals"
+        skin = f"skin={self.skin}" if self.skin is not None else "rigid"
+        parts = [plural(len(self.positions), 'vertex', 'vertices'),
+                 plural(self._triangles, 'triangle')]
+        if self.skin is not None:
+            parts.append(plural(self._influences, 'influence'))
+        if self._targets:
+            parts.append(plural(self._targets, 'morph target'))
+        return (f"Primitive(key={self.key!r}, node={self.node}, mesh={self.mesh}, "
+                f"index={self.index}, {skin}, {', '.join(parts)}, {normals}, "
+                f"{np.asarray(self.positions).dtype})")
+
+    def _repr_html_(self) -> str:
+        return table(PRIMITIVE_HEADER, [self._row()], "Primitive")
+
+    @property
+    def _influences(self) -> int:
+        j = self.joints
+        return int(j.shape[1]) if j is not None and np.ndim(j) == 2 else 0
+
+    @property
+    def _triangles(self) -> int:
+        return 0 if self.faces is None else int(len(self.faces))
+
+    @property
+    def _targets(self) -> int:
+        return int(getattr(self, "target_count", 0))
+
+    def _row(self) -> Tuple[object, ...]:
+        return (self.key, self.node, self.mesh, self.index,
+                "rigid" if self.skin is None else self.skin, len(self.positions),
+                self._triangles, self._influences, self._targets,
+                "yes" if self.normals is not None else "no", np.asarray(self.positions).dtype)
+
 
 
 SkinnedPrimitive = Primitive
@@ -191,7 +254,7 @@ SkinnedPrimitive = Primitive
 
 
 @dataclass(repr=False)
-class Model(Summarized):
+class Model:
     """A posable model: skeleton, skins, mesh primitive instances and clips.
 
     What ``load_gltf``, ``load_bvh`` and ``default_model`` return; its methods ``local_pose``,
@@ -212,7 +275,6 @@ class Model(Summarized):
         ``extensionsUsed`` they need.  None for other sources.
     """
 
-    _summary = (_repr.model, _repr.model_html)
 
     skeleton: Skeleton
     skins: List[Skin] = field(default_factory=list)
@@ -284,3 +346,29 @@ class Model(Summarized):
         from .pose import pose_blocks
 
         return pose_blocks(self, request, frames)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(name={self.name!r},\n"
+                f"  skeleton={self.skeleton!r},\n"
+                f"  skins={listing(repr(s) for s in self.skins)},\n"
+                f"  primitives={listing(repr(p) for p in self.primitives)},\n"
+                f"  clips={listing(repr(c) for c in self.clips)})")
+
+    def _repr_html_(self) -> str:
+        title = (f"<b>Model {escape(self.name) if self.name is not None else ''}</b>: "
+                 f"{plural(self.skeleton.count, 'node')}, {plural(len(self.skins), 'skin')}, "
+                 f"{plural(len(self.primitives), 'mesh primitive')}, "
+                 f"{plural(len(self.clips), 'clip')}")
+        parts = [f"<div>{title}"]
+        if self.skins:
+            parts.append(table(SKIN_HEADER, [s._row(i) for i, s in enumerate(self.skins)],
+                               "Skins"))
+        if self.primitives:
+            parts.append(table(PRIMITIVE_HEADER, [p._row() for p in self.primitives],
+                               "Mesh primitives"))
+        if self.clips:
+            parts.append(table(CLIP_HEADER, [c._row(i) for i, c in enumerate(self.clips)],
+                               "Clips"))
+        parts.append(table(SKELETON_HEADER, self.skeleton._rows(), "Skeleton"))
+        parts.append("</div>")
+        return "".join(parts)

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..kernels import wrappers as kernels
 from . import stages
-from .clip import TRS
+from ..kernels.trs import TRS
 from .posed import Layout, PosedMeshes
 from .posed import layout as _layout
 from .request import BlendLayers, ClipLike, PoseRequest, frame_times, resolve_clip

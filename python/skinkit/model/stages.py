@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from ..kernels import wrappers as kernels
 from ..kernels._generated import Float, Input, Out
 from ..kernels.blending import blend_poses
-from .clip import TRS
+from ..kernels.trs import TRS
 from ..kernels.morph import blend_shapes
 
 if TYPE_CHECKING:

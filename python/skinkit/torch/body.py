@@ -14,7 +14,7 @@ from torch import Tensor
 from ..body import body_model as _body
 from ..kernels._types import PathLike
 from ..io import body as _io
-from ..io.detect import format_of
+from ..io.formats import format_of
 from ..io.body import pkl as _pkl
 from .body_op import ModelSet, body_forward
 from .rotations import matrix_from_6d, rotvec_from_matrix

@@ -1,4 +1,5 @@
-"""Reading SMPL-family body model files (.pkl and .npz) into plain NumPy arrays, as data.
+"""Reading SMPL-family body model files (.pkl and .npz): plain NumPy arrays read as data, then
+the ``BodyModel`` they make (``load_body_model``).
 
 The files are those the model authors distribute (SMPL, SMPL+H, SMPL-X, MANO, FLAME), with the
 keys smplx 0.1.28 reads: ``v_template`` (V, 3), ``shapedirs`` (V, 3, S), ``posedirs``
@@ -13,13 +14,14 @@ import os
 from typing import Any, Dict
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import DTypeLike, NDArray
 
+from ...body.body_model import BodyModel
+from ...body.kinds import KINDS, BodyModelError
 from ...kernels._types import PathLike
 from ...limits import MAX_ARRAY_BYTES
-from ..detect import check_format
-from .arrays import BodyModelError
-from .layouts import KINDS, REQUIRED, find_body_model
+from ..formats import check_format
+from .layouts import REQUIRED, find_body_model
 from .npz import read_npz, read_npz_text
 from .pkl import read_pickle, to_array
 
@@ -64,5 +66,37 @@ def read_body_arrays(path: PathLike) -> Dict[str, NDArray[Any]]:
     return out
 
 
+def load_body_model(path: PathLike, dtype: DTypeLike = np.float64) -> BodyModel:
+    """Load an SMPL, SMPL+H, SMPL-X, MANO or FLAME model file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.pkl`` as distributed (including the original chumpy pickles, read without chumpy
+        and without running code from the file) or a ``.npz``; the keys smplx 0.1.28 reads
+        (``v_template``, ``shapedirs``, ``posedirs``, ``J_regressor`` dense or scipy-sparse,
+        ``weights``, ``kintree_table``, ``f``).  Other keys (landmarks, hand PCA) are ignored.
+    dtype : numpy.float32 or numpy.float64
+        Precision of the model's arrays and of every computation.
+
+    Returns
+    -------
+    BodyModel; its kind follows from the joint count (24 SMPL, 52 SMPL+H, 55 SMPL-X, 16 MANO,
+    5 FLAME).  An SMPL-X or FLAME file with at least 400 shape columns has 300 shape then 100
+    expression coefficients (smplx's SHAPE_SPACE_DIM); with fewer, 10 shape and the rest
+    expression (at most 10 for FLAME), as smplx.
+
+    Raises
+    ------
+    skinkit.BodyModelError (a ValueError)
+        A missing key or one of the wrong shape (the message names the key and the expected
+        shape), a pickle that needs anything but arrays, an unknown joint count; a glTF, FBX
+        or BVH file (the message says what the file looks like and which function reads it).
+    OSError
+        The file cannot be read.
+    """
+    return BodyModel(read_body_arrays(path), dtype=dtype, source=str(path))
+
+
 __all__ = ["BodyModelError", "KINDS", "MAX_ARRAY_BYTES", "REQUIRED", "find_body_model",
-           "read_body_arrays", "read_npz", "read_npz_text"]
+           "load_body_model", "read_body_arrays", "read_npz", "read_npz_text"]

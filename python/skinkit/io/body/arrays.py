@@ -11,16 +11,12 @@ from typing import Any, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ...body.kinds import BodyModelError
 from ...limits import MAX_ARRAY_BYTES  # larger declared sizes are refused before allocating
 
 # numeric dtypes a body model or motion file may hold (NumPy descr without the byte order)
 NUMERIC = frozenset("b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8".split())
 BYTE_ORDERS = frozenset("<>|=")
-
-
-class BodyModelError(ValueError):
-    """A body model or motion file that cannot be read: the message names the file, the key and
-    what is wrong."""
 
 
 def numeric_dtype(descr: object, byteorder: object, key: str) -> np.dtype[Any]:

@@ -1,39 +1,17 @@
-"""The SMPL-family model files as their authors lay them out: which keys a model needs, the
-model types by joint count with their joint names, and the folder layout ``smplx.create`` (and
+"""The SMPL-family model files as their authors lay them out: which keys a model needs, and the
+folder layout ``smplx.create`` (and
 AMASS) use to find a model by type and gender."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Tuple
+from typing import List
 
+from ...body.kinds import KINDS
 from ...kernels._types import PathLike
 
 # the keys a model needs (smplx 0.1.28 reads these); SMPL-X's landmarks and object arrays, the
 # hand PCA and the priors are never read
 REQUIRED = ("v_template", "shapedirs", "posedirs", "J_regressor", "weights", "kintree_table", "f")
-
-_BODY = ("pelvis", "left_hip", "right_hip", "spine1", "left_knee", "right_knee", "spine2",
-         "left_ankle", "right_ankle", "spine3", "left_foot", "right_foot", "neck",
-         "left_collar", "right_collar", "head", "left_shoulder", "right_shoulder", "left_elbow",
-         "right_elbow", "left_wrist", "right_wrist")
-_FINGERS = tuple(f"{f}{i}" for f in ("index", "middle", "pinky", "ring", "thumb")
-                 for i in (1, 2, 3))
-_HANDS = tuple(f"{side}_{f}" for side in ("left", "right") for f in _FINGERS)
-
-
-class Kind(NamedTuple):
-    name: str                  # as BodyModel.kind reports it
-    model_type: str            # smplx.create's model_type and folder name
-    joints: Tuple[str, ...]    # joint names in the model's order (smplx.joint_names)
-
-
-KINDS: Dict[int, Kind] = {len(k.joints): k for k in (
-    Kind("SMPL", "smpl", _BODY + ("left_hand", "right_hand")),
-    Kind("SMPL+H", "smplh", _BODY + _HANDS),
-    Kind("SMPL-X", "smplx", _BODY + ("jaw", "left_eye_smplhf", "right_eye_smplhf") + _HANDS),
-    Kind("MANO", "mano", ("wrist",) + _FINGERS),
-    Kind("FLAME", "flame", ("global", "neck", "jaw", "left_eye", "right_eye")),
-)}
 
 # smplx.create's default file suffix of each model type (its first candidate)
 _DEFAULT_EXT = {"smpl": "pkl", "smplh": "pkl", "smplx": "npz", "mano": "pkl", "flame": "pkl"}

@@ -22,7 +22,8 @@ import numpy.lib.format as npy
 
 from ...kernels._types import PathLike
 from ...limits import MAX_ARRAY_BYTES, MAX_TEXT_BYTES
-from .arrays import BodyModelError, checked_shape, from_bytes, numeric_dtype
+from ...body.kinds import BodyModelError
+from .arrays import checked_shape, from_bytes, numeric_dtype
 
 _HEADER_READERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
 # what zipfile and NumPy's header parser raise on bad bytes (tokenize.TokenError and

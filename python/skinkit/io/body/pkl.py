@@ -24,7 +24,8 @@ from numpy.typing import NDArray
 
 from ...kernels._types import PathLike
 from ...limits import MAX_PICKLE_BYTES
-from .arrays import BodyModelError, dense_from_compressed, from_bytes, numeric_dtype
+from ...body.kinds import BodyModelError
+from .arrays import dense_from_compressed, from_bytes, numeric_dtype
 
 
 class _Recorded:

@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from ...model.clip import Channel, Clip
-from ..detect import check_format
+from ..formats import check_format
 from ...kernels.wrappers import quat_from_rotvec, quat_multiply
 from ...limits import MAX_FILE_VALUE, duration_error, nodes_error
 from ...kernels._types import PathLike

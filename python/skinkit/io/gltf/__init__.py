@@ -29,7 +29,7 @@ from typing import Any, List, Optional, Tuple, Union
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ..detect import check_format
+from ..formats import check_format
 from .accessors import Accessors
 from .clips import read_clips
 from .draco import DRACO, draco_available

@@ -1,18 +1,14 @@
-"""Which format a file holds, from its first bytes, and ``load_model``, which reads any of them.
+"""Which format a file holds, from its first bytes (the readers' shared check; ``load_model`` in
+``io/load.py`` dispatches on it).
 
 A reader given a file of another format says what the file looks like and which function
 reads it (``check_format``), instead of failing on the first bytes it cannot parse.
 """
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Union
+from typing import Callable, NamedTuple, Optional
 
 from ..kernels._types import PathLike
-
-if TYPE_CHECKING:
-    from ..body.body_model import BodyModel
-    from ..model.model import Model
 
 _HEAD = 4096   # ASCII FBX headers and JSON openings sit well inside this
 
@@ -79,46 +75,3 @@ def check_format(path: PathLike, reader: str,
                     f"read it with {fmt.reader} (or skinkit.load_model, which picks the reader "
                     "by content)")
     return fmt
-
-
-def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
-    """Load a model or motion file with the reader its content calls for.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        A glTF (JSON or GLB), FBX (binary or ASCII), BVH, or body-model (.npz, .pkl) file;
-        the format is told by the file's first bytes; a file they do not identify goes to the
-        reader of its suffix.
-    **kwargs
-        Passed to the reader (``dtype`` for all; ``scene`` for glTF, ``axes`` for FBX).
-
-    Returns
-    -------
-    Model, BvhModel or BodyModel
-        What ``load_gltf``, ``load_fbx``, ``load_bvh`` or ``load_body_model`` returns.
-
-    Raises
-    ------
-    ValueError
-        Neither the content nor the suffix names a format skinkit reads (the message names the
-        file); the reader's own error (a ValueError subclass) for a malformed file.
-    OSError
-        The file cannot be read.
-    """
-    fmt = format_of(path)
-    name = fmt.name if fmt else _BY_SUFFIX.get(Path(path).suffix.lower())
-    if name in ("gltf", "glb"):
-        from .gltf import load_gltf
-        return load_gltf(path, **kwargs)
-    if name == "fbx":
-        from .fbx import load_fbx
-        return load_fbx(path, **kwargs)
-    if name == "bvh":
-        from .bvh.read import load_bvh
-        return load_bvh(path, **kwargs)
-    if name in ("npz", "pickle"):
-        from ..body.body_model import load_body_model
-        return load_body_model(path, **kwargs)
-    raise ValueError(f"{path}: not a format skinkit reads (glTF/GLB, FBX, BVH, body-model .npz "
-                     "or .pkl), judging by its first bytes and its suffix")
