@@ -30,7 +30,8 @@ from .kernels.gradients import __all__ as _vjp_names
 from .kernels.wrappers import *  # noqa: F401,F403
 from .kernels.wrappers import __all__ as _kernel_names
 from .kernels.wrappers import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
-from .model.model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
+from .model.model import Model
+from .model.records import Primitive, Skeleton, SkinnedPrimitive, Skin
 from .kernels.morph import blend_shapes
 from .motion.footlock import foot_contacts, foot_drift, lock_feet
 from .motion.retarget import joint_mapping, retarget, retarget_pose, retarget_rotations

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..kernels._optional import require
-from ..model.model import bone_pairs, one_frame
+from ..model.records import bone_pairs, one_frame
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from mpl_toolkits.mplot3d import Axes3D   # no type information: Any
 
     from ..body.body_model import BodyModel
-    from ..model.model import Model, Skeleton
+    from ..model.model import Model
+    from ..model.records import Skeleton
     from ..model.request import ClipLike
 
 __all__ = ["plot_skeleton", "plot_mesh", "plot_body", "animate"]

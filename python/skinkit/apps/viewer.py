@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..kernels._optional import require
 from ..io.mesh_files import write_atomic
-from ..model.model import bone_pairs
+from ..model.records import bone_pairs
 from ..kernels.wrappers import quat_from_matrix, quat_from_rotvec, quat_to_matrix, rigid_forward_kinematics
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from ..kernels._generated import Input
 from ..model.summary import table
 from ..kernels.wrappers import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                       rigid_forward_kinematics)
-from ..model.model import float_dtype
+from ..model.records import float_dtype
 from .kinds import KINDS, BodyModelError
 
 # a @ b of two 2-D arrays, for the basis products of a forward pass and its VJP

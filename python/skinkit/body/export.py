@@ -13,7 +13,8 @@ from numpy.typing import ArrayLike, NDArray
 from ..kernels import wrappers as kernels
 from ..model.clip import Channel, Clip
 from ..model.joint_names import SMPL_JOINT_NAMES, SMPLH_JOINT_NAMES, SMPLX_JOINT_NAMES
-from ..model.model import Model, Primitive, Skeleton, Skin
+from ..model.model import Model
+from ..model.records import Primitive, Skeleton, Skin
 
 if TYPE_CHECKING:
     from .body_model import BodyModel

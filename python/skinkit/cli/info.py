@@ -6,7 +6,9 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..model.model import Model, Primitive
+from ..model.model import Model
+
+from ..model.records import Primitive
 from .body import BODY_SUFFIXES, info_body
 from .common import MODEL_ARGS, load, plural
 

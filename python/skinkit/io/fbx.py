@@ -24,7 +24,8 @@ from numpy.typing import DTypeLike, NDArray
 from .. import _core, limits
 from ..model.clip import Channel, Clip
 from ..kernels._types import PathLike
-from ..model.model import Model, Primitive, Skeleton, Skin, float_dtype
+from ..model.model import Model
+from ..model.records import Primitive, Skeleton, Skin, float_dtype
 from .formats import check_format
 
 _log = logging.getLogger(__name__)   # a child of "skinkit": what the reader decided

@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import _temporaries
 from ..kernels._optional import require
 from ..kernels._types import PathLike
-from ..model.model import one_frame
+from ..model.records import one_frame
 
 __all__ = ["FORMATS", "FrameWriter", "atomic_file", "check_output_path", "frame_name",
            "write_frames", "write_glb"]

@@ -12,7 +12,8 @@ from numpy.typing import DTypeLike
 
 from ..kernels import wrappers as kernels
 from .clip import Channel, Clip
-from .model import Model, Primitive, Skeleton, Skin, float_dtype
+from .model import Model
+from .records import Primitive, Skeleton, Skin, float_dtype
 
 __all__ = ["default_model"]
 

@@ -11,7 +11,8 @@ from numpy.typing import NDArray
 
 from ..kernels import wrappers as kernels
 from .joint_names import PRESETS
-from .model import Model, Primitive, Skeleton, Skin
+from .model import Model
+from .records import Primitive, Skeleton, Skin
 
 __all__ = ["humanoid_model"]
 

@@ -31,7 +31,7 @@ from .request import BlendLayers, ClipLike, PoseRequest, frame_times, resolve_cl
 from .stages import MorphWeights, skinning_matrices
 
 if TYPE_CHECKING:
-    from .model import Model
+    from .records import Posable
 
 __all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices", "morph_weights",
            "skinning_matrices", "pose", "pose_blocks", "run", "PosedMeshes", "PoseRequest",
@@ -40,7 +40,7 @@ __all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices",
 BLOCK_FRAMES = 64   # pose_blocks' default block: 64 frames of the default model are 0.2 MB
 
 
-def local_pose(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+def local_pose(model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None,
                loop: Optional[bool] = None) -> TRS:
     """Local TRS of every node of ``model`` at every time.
 
@@ -83,7 +83,7 @@ def local_pose(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] =
     return stages.sample_transforms(model, request, request.times)[0]
 
 
-def blended_local_pose(model: Model, blend: BlendLayers, times: Optional[ArrayLike] = None,
+def blended_local_pose(model: Posable, blend: BlendLayers, times: Optional[ArrayLike] = None,
                        loop: Optional[bool] = None) -> TRS:
     """Local TRS of a weighted blend of clips (a cross-fade, a blend tree's output).
 
@@ -113,7 +113,7 @@ def blended_local_pose(model: Model, blend: BlendLayers, times: Optional[ArrayLi
     return stages.blend(model, layers, request.blend_weights)
 
 
-def world_matrices(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+def world_matrices(model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None,
                    loop: Optional[bool] = None) -> NDArray[Any]:
     """World matrices of every node of ``model`` at every time.
 
@@ -137,7 +137,7 @@ def world_matrices(model: Model, clip: ClipLike = None, times: Optional[ArrayLik
     return stages.forward_kinematics(model, local_pose(model, clip, times, loop))
 
 
-def morph_weights(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+def morph_weights(model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None,
                   loop: Optional[bool] = None) -> MorphWeights:
     """Morph target weights of every node whose mesh has morph targets, at every time.
 
@@ -163,7 +163,7 @@ def morph_weights(model: Model, clip: ClipLike = None, times: Optional[ArrayLike
     return stages.morph_weights(model, request, sampled, None)
 
 
-def run(model: Model, request: PoseRequest, start: int = 0,
+def run(model: Posable, request: PoseRequest, start: int = 0,
         stop: Optional[int] = None) -> PosedMeshes:
     """Pose frames ``start`` to ``stop`` (excluded; default: the last) of ``request``: every
     stage of ``skinkit.model.stages`` once, batched over those frames.
@@ -185,7 +185,7 @@ def run(model: Model, request: PoseRequest, start: int = 0,
     return PosedMeshes(np.asarray(times), positions, normals, joints)
 
 
-def pose(model: Model, clip: Union[ClipLike, PoseRequest] = None,
+def pose(model: Posable, clip: Union[ClipLike, PoseRequest] = None,
          times: Optional[ArrayLike] = None,
          loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
          blend: Optional[BlendLayers] = None) -> PosedMeshes:
@@ -237,7 +237,7 @@ def pose(model: Model, clip: Union[ClipLike, PoseRequest] = None,
                                         skinning=skinning, blend=blend))
 
 
-def pose_blocks(model: Model, request: PoseRequest, frames: Optional[int] = None
+def pose_blocks(model: Posable, request: PoseRequest, frames: Optional[int] = None
                 ) -> Iterator[PosedMeshes]:
     """``run`` block by block: a ``PosedMeshes`` of at most ``frames`` frames at a time.
 
@@ -272,7 +272,7 @@ def pose_blocks(model: Model, request: PoseRequest, frames: Optional[int] = None
             for start in range(0, request.count, frames))
 
 
-def layout(model: Model, request: PoseRequest) -> Layout:
+def layout(model: Posable, request: PoseRequest) -> Layout:
     """The arrays ``pose(model, request)`` gives, known before posing: name -> (shape, dtype)
     for ``times`` and every array of ``PosedMeshes.arrays`` (see ``skinkit.model.posed.layout``)."""
     prims = model.primitives

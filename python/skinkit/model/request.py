@@ -27,7 +27,7 @@ from .stages import SKINNING
 __all__ = ["PoseRequest", "frame_count", "frame_times", "resolve_clip"]
 
 if TYPE_CHECKING:
-    from .model import Model
+    from .records import Posable
 
 ClipLike = Union[Clip, int, str, None]
 BlendLayers = Sequence[Tuple[ClipLike, ArrayLike]]
@@ -37,7 +37,7 @@ MAX_FRAMES = 2.0**53   # frame indices exact in float64; far beyond any memory o
 _log = logging.getLogger("skinkit")
 
 
-def resolve_clip(model: Model, clip: ClipLike) -> Optional[Clip]:
+def resolve_clip(model: Posable, clip: ClipLike) -> Optional[Clip]:
     """Find a clip of ``model`` by object, index or name.
 
     Parameters
@@ -175,7 +175,7 @@ class PoseRequest:
     _times: Optional[NDArray[Any]] = None
 
     @classmethod
-    def build(cls, model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
+    def build(cls, model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
               fps: Optional[float] = None, loop: Optional[bool] = None, normals: bool = False,
               skinning: str = "lbs", blend: Optional[BlendLayers] = None,
               joints: bool = False) -> "PoseRequest":
@@ -276,7 +276,7 @@ class PoseRequest:
                 f"{self.dtype.name})")
 
 
-def _model_dtype(model: Model) -> np.dtype[Any]:
+def _model_dtype(model: Posable) -> np.dtype[Any]:
     dt = np.asarray(model.skeleton.translations).dtype
     return dt if dt in (np.float32, np.float64) else np.dtype(np.float64)
 

@@ -29,7 +29,7 @@ from ..kernels.trs import TRS
 from ..kernels.morph import blend_shapes
 
 if TYPE_CHECKING:
-    from .model import Model, Primitive
+    from .records import Posable, Primitive
     from .request import PoseRequest
 
 
@@ -53,13 +53,13 @@ SKINNING: Dict[str, SkinningKernel] = {"lbs": kernels.linear_blend_skinning,
 MorphWeights = Dict[int, NDArray[Any]]   # node -> (B, M) sampled, or (M,) default weights
 
 
-def rest_pose(model: Model) -> TRS:
+def rest_pose(model: Posable) -> TRS:
     """The skeleton's rest (default) local TRS, (N, 3), (N, 4), (N, 3)."""
     sk = model.skeleton
     return TRS(np.asarray(sk.translations), np.asarray(sk.rotations), np.asarray(sk.scales))
 
 
-def sample_transforms(model: Model, request: PoseRequest, times: NDArray[Any]) -> List[TRS]:
+def sample_transforms(model: Posable, request: PoseRequest, times: NDArray[Any]) -> List[TRS]:
     """Stage 1: the local TRS (B, N, 3|4|3) of each layer of ``request`` at ``times`` (B,):
     its clip sampled (wrapped with ``request.loop``, else clamped), or the rest pose broadcast
     (in ``request.dtype``)."""
@@ -74,14 +74,14 @@ def sample_transforms(model: Model, request: PoseRequest, times: NDArray[Any]) -
     return layers
 
 
-def sample_weights(model: Model, request: PoseRequest, times: NDArray[Any]) -> List[MorphWeights]:
+def sample_weights(model: Posable, request: PoseRequest, times: NDArray[Any]) -> List[MorphWeights]:
     """Stage 1 for morph targets: each layer's weights channels at ``times``, node -> (B, M)
     (empty for the rest pose or a clip without weights channels)."""
     return [c.sample_weights(times, request.loop) if c is not None and c.weights_nodes else {}
             for c in request.clips]
 
 
-def blend(model: Model, layers: List[TRS], weights: Optional[NDArray[Any]]) -> TRS:
+def blend(model: Posable, layers: List[TRS], weights: Optional[NDArray[Any]]) -> TRS:
     """Stage 2: the layers' local TRS blended with ``weights`` (B, L) (``blend_poses`` with the
     skeleton's rest pose filling in where the weights sum to less than 0.1, as in
     ozz-animation); the single layer as is when ``weights`` is None."""
@@ -93,14 +93,14 @@ def blend(model: Model, layers: List[TRS], weights: Optional[NDArray[Any]]) -> T
     return TRS(t, r, s)
 
 
-def forward_kinematics(model: Model, local: TRS) -> NDArray[Any]:
+def forward_kinematics(model: Posable, local: TRS) -> NDArray[Any]:
     """Stage 3: world matrices (B, N, 4, 4) of every node, one ``kernels.forward_kinematics``
     call: ``M_i = M_parent(i) T(t_i) R(q_i) S(s_i)`` (glTF 2.0 section 3.5.3)."""
     return kernels.forward_kinematics(np.asarray(model.skeleton.parents), local.rotations,
                                       local.translations, local.scales)
 
 
-def morph_weights(model: Model, request: PoseRequest, sampled: List[MorphWeights],
+def morph_weights(model: Posable, request: PoseRequest, sampled: List[MorphWeights],
                   weights: Optional[NDArray[Any]]) -> MorphWeights:
     """Stage 4: node -> morph weights for every node whose mesh has morph targets: the layer's
     sampled (B, M), else the instance's default (M,) (``node.weights``, else ``mesh.weights``,
@@ -133,7 +133,7 @@ def morph_weights(model: Model, request: PoseRequest, sampled: List[MorphWeights
             for node, first in per_layer[0].items()}
 
 
-def skin(model: Model, request: PoseRequest, world: NDArray[Any], weights: MorphWeights
+def skin(model: Posable, request: PoseRequest, world: NDArray[Any], weights: MorphWeights
          ) -> Tuple[Dict[str, NDArray[Any]], Dict[str, NDArray[Any]]]:
     """Stage 5: posed positions (and, with ``request.normals``, normals), key -> (B, V, 3), of
     every mesh primitive instance: morph targets first, then skinned with ``request.skinning``
@@ -154,7 +154,7 @@ def skin(model: Model, request: PoseRequest, world: NDArray[Any], weights: Morph
     return positions, normals
 
 
-def skinning_matrices(model: Model, world: NDArray[Any],
+def skinning_matrices(model: Posable, world: NDArray[Any],
                       skins: Optional[Iterable[int]] = None) -> Dict[int, NDArray[Any]]:
     """Skinning matrices of the skins used by the model's primitives.
 

@@ -41,7 +41,8 @@ from ..formats import check_format
 from ...kernels.wrappers import quat_from_rotvec, quat_multiply
 from ...limits import MAX_FILE_VALUE, duration_error, nodes_error
 from ...kernels._types import PathLike
-from ...model.model import Model, Skeleton, float_dtype
+from ...model.model import Model
+from ...model.records import Skeleton, float_dtype
 
 __all__ = ["BvhError", "BvhModel", "load_bvh", "parse_bvh"]
 

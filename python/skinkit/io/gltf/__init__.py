@@ -37,7 +37,8 @@ from .fields import GltfError, Json, list_field
 from .meshes import read_primitives, target_counts
 from .materials import read_materials
 from .nodes import read_skeleton, read_skins, scene_nodes
-from ...model.model import Model, float_dtype
+from ...model.model import Model
+from ...model.records import float_dtype
 from ...kernels._types import PathLike
 
 __all__ = ["GltfError", "load_gltf"]

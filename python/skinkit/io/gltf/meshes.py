@@ -13,7 +13,7 @@ from .accessors import (FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX,
                         Kinds)
 from .draco import DRACO, decode_draco
 from .fields import GltfError, Json, int_field, list_field, numbers_field, obj, objects
-from ...model.model import Primitive, Skin
+from ...model.records import Primitive, Skin
 
 # Attribute types: glTF 2.0 "Meshes" widened by KHR_mesh_quantization (positions and morph
 # deltas as (normalized) 8/16-bit integers, normals as normalized signed integers).

@@ -14,7 +14,7 @@ from .fields import (GltfError, Json, int_field, list_field, name_field, numbers
                         objects)
 from ...kernels.wrappers import forward_kinematics, quat_from_matrix
 from ...limits import nodes_error
-from ...model.model import Skeleton, Skin
+from ...model.records import Skeleton, Skin
 
 
 def _decompose(values: NDArray[Any], path: str) -> Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:

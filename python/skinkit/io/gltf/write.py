@@ -26,7 +26,8 @@ from ...kernels._types import PathLike
 from .fields import Json
 
 if TYPE_CHECKING:
-    from ...model.model import Model, Primitive
+    from ...model.model import Model
+    from ...model.records import Primitive
 
 __all__ = ["write_gltf", "static_model"]
 
@@ -212,7 +213,8 @@ def static_model(model: Model, positions: Mapping[str, ArrayLike],
     positions : mapping key -> (V, 3) or (1, V, 3), the posed frame (``pose(...).positions``).
     normals : mapping key -> (V, 3) or (1, V, 3), optional.
     """
-    from ...model.model import Model, Primitive, Skeleton, one_frame
+    from ...model.model import Model
+    from ...model.records import Primitive, Skeleton, one_frame
 
     prims = [p for p in model.primitives if p.key in positions]
     n = len(prims)
