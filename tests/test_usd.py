@@ -1,0 +1,181 @@
+"""load_usd and write_usd against usd-core's own UsdSkel evaluation (BakeSkinning), Pixar's
+baked baselines and the Khronos glTF originals of the usd-wg USDZ conversions (files under
+/work/shared/usd/files: README.md there)."""
+import numpy as np
+import pytest
+
+from conftest import GLTF, USD_HOW, optional_import
+
+pxr = optional_import("pxr", USD_HOW, "usd")
+
+import skinkit  # noqa: E402
+from skinkit.io.usd import UsdError, load_usd, write_usd  # noqa: E402
+from usd_oracle import baked_world_points, skinned_world_points, worst_relative  # noqa: E402
+
+TOL = 1e-5   # of the extent (float32 files)
+BAKED = ["openusd/lbs.usda", "openusd/dqs.usda", "openusd/blendshapes.usda",
+         "openusd/blendshapesWithNormals.usda", "usdz/RiggedSimple.usdz", "usdz/CesiumMan.usdz",
+         "usdz/RiggedFigure.usdz"]
+
+
+@pytest.mark.parametrize("name", BAKED)
+def test_posed_as_usd_core_bakes_them(usd_files, name):
+    model = load_usd(usd_files / name, axes="file")
+    expected, codes, rate, _ = baked_world_points(usd_files / name)
+    worst, compared = worst_relative(model, expected, codes, rate, skip={"/GroundTruth/Mesh"})
+    assert compared >= 1
+    assert worst < TOL
+
+
+def test_brainstem_at_a_few_times(usd_files):
+    """By SkinningQuery (BakeSkinning over 1309 samples takes long) at four time codes (of
+    0-1290.56, 37 a second)."""
+    model = load_usd(usd_files / "usdz/BrainStem.usdz", axes="file")
+    codes = np.array([0.0, 1.0, 400.0, 1290.56])
+    expected, _ = skinned_world_points(usd_files / "usdz/BrainStem.usdz", codes)
+    worst, compared = worst_relative(model, expected, codes, 37.0)
+    assert compared == 59 and worst < TOL
+
+
+@pytest.mark.parametrize("name", ["lbs", "dqs", "blendshapes"])
+def test_posed_as_pixars_baked_baselines(usd_files, name):
+    """The baseline file (written by Pixar's test) is the oracle: its points are mesh-local,
+    the meshes' transforms are those of the input."""
+    from pxr import Usd, UsdGeom
+    model = load_usd(usd_files / f"openusd/{name}.usda", axes="file")
+    stage = Usd.Stage.Open(str(usd_files / f"openusd/{name}.baked.usda"))
+    rate = stage.GetTimeCodesPerSecond()
+    codes = np.arange(stage.GetStartTimeCode(), stage.GetEndTimeCode() + 1)
+    posed = model.pose(0, codes / rate)
+    cache = UsdGeom.XformCache()
+    checked = 0
+    for p in model.primitives:
+        prim = stage.GetPrimAtPath(model.skeleton.names[p.node])
+        if str(prim.GetPath()) == "/GroundTruth/Mesh":
+            continue
+        for k, c in enumerate(codes):
+            cache.SetTime(Usd.TimeCode(c))
+            w = np.array(cache.GetLocalToWorldTransform(prim))
+            e = np.array(UsdGeom.Mesh(prim).GetPointsAttr().Get(Usd.TimeCode(c))) @ w[:3, :3] \
+                + w[3, :3]
+            assert np.abs(posed.positions[p.key][k] - e).max() < TOL * np.ptp(e, axis=0).max()
+        checked += 1
+    assert checked >= 1
+
+
+def test_skinning_method_from_the_file(usd_files):
+    lbs = load_usd(usd_files / "openusd/lbs.usda")
+    dqs = load_usd(usd_files / "openusd/dqs.usda")
+    assert {p.skinning for p in lbs.primitives} == {"lbs"}
+    assert {p.skinning for p in dqs.primitives} == {"dqs"}
+    a, b = lbs.pose(0, [1.0]).positions, dqs.pose(0, [1.0]).positions
+    assert any(np.abs(a[k] - b[k]).max() > 1e-4 for k in a)   # the methods differ here
+
+
+@pytest.mark.parametrize("name, atol", [("CesiumMan", 1e-6), ("RiggedFigure", 1e-6)])
+def test_usdz_posed_as_its_gltf_original(usd_files, name, atol):
+    usd = load_usd(usd_files / f"usdz/{name}.usdz")
+    gltf = skinkit.load_gltf(GLTF / f"{name}.glb")
+    times = np.linspace(0, usd.clips[0].channels[0].times[-1], 9)
+    a = np.concatenate(list(usd.pose(0, times).positions.values()), axis=1)
+    b = np.concatenate(list(gltf.pose(0, times).positions.values()), axis=1)
+    assert np.abs(a - b).max() < atol * np.ptp(b[0], axis=0).max()
+
+
+def test_brainstem_posed_as_its_gltf_original(usd_files):
+    usd = load_usd(usd_files / "usdz/BrainStem.usdz")
+    gltf = skinkit.load_gltf(usd_files / "gltf/BrainStem.glb")
+    times = [0.0, 1.0, 10.0]
+    a = np.concatenate(list(usd.pose(0, times).positions.values()), axis=1)
+    b = np.concatenate(list(gltf.pose(0, times).positions.values()), axis=1)
+    assert a.shape == b.shape
+    assert np.abs(a - b).max() < TOL * np.ptp(b[0], axis=0).max()
+
+
+def test_units_and_up_axis_to_gltf(usd_files):
+    """blendshapes.usda: Z up, metersPerUnit unauthored (USD's fallback 0.01)."""
+    file = load_usd(usd_files / "openusd/blendshapes.usda", axes="file")
+    gltf = load_usd(usd_files / "openusd/blendshapes.usda")
+    a = file.pose(0, [0.3]).positions
+    b = gltf.pose(0, [0.3]).positions
+    for k in a:
+        x, y, z = a[k][0].T
+        np.testing.assert_allclose(b[k][0], 0.01 * np.stack([x, z, -y], axis=1), atol=1e-12)
+
+
+def _round_trip(model, tmp_path, suffix):
+    out = tmp_path / f"out{suffix}"
+    write_usd(model, out)
+    return out
+
+
+@pytest.mark.parametrize("source, suffix", [("CesiumMan.glb", ".usda"),
+                                            ("RiggedSimple-morph.glb", ".usdc"),
+                                            ("openusd/dqs.usda", ".usdz"),
+                                            ("openusd/blendshapes.usda", ".usda")])
+def test_write_then_usd_core_then_load_equal_the_source(usd_files, tmp_path, source, suffix):
+    model = skinkit.load_model(GLTF / source if source.endswith(".glb") else usd_files / source)
+    out = _round_trip(model, tmp_path, suffix)
+    # usd-core's evaluation of the written file (at the times it bakes)
+    expected, codes, rate, _ = baked_world_points(out)
+    times = codes / rate
+    posed = model.pose(0, times)
+    back = load_usd(out)
+    assert worst_relative(back, expected, codes, rate)[0] < TOL
+    # and skinkit reading it back: the same posed points and the original node names
+    again = back.pose(0, times)
+    for p, q in zip(model.primitives, back.primitives):
+        assert np.abs(posed.positions[p.key] - again.positions[q.key]).max() \
+            < TOL * np.ptp(posed.positions[p.key][0], axis=0).max()
+        assert (p.skinning or "lbs") == q.skinning
+    assert set(model.skeleton.names) <= set(back.skeleton.names)
+
+
+def test_written_names_escaped_and_given_back(tmp_path):
+    model = skinkit.load_gltf(GLTF / "RiggedSimple.glb")
+    model.skeleton.names = [f"bone {i}/é:x" for i in range(model.skeleton.count)]
+    out = tmp_path / "names.usda"
+    write_usd(model, out)
+    stage = pxr.Usd.Stage.Open(str(out))
+    skel = next(p for p in stage.Traverse() if p.IsA(pxr.UsdSkel.Skeleton))
+    tokens = [str(j).split("/")[-1] for j in pxr.UsdSkel.Skeleton(skel).GetJointsAttr().Get()]
+    assert all(pxr.Tf.IsValidIdentifier(t) for t in tokens)
+    back = load_usd(out)
+    assert set(model.skeleton.names) <= set(back.skeleton.names)
+
+
+def test_written_files_pass_usd_validation(usd_files, tmp_path):
+    """usd-core's validators (what usdchecker runs); one of them is shown to fire on a
+    mesh that uses skel: properties without SkelBindingAPI."""
+    from pxr import Usd, UsdGeom, UsdValidation
+    registry = UsdValidation.ValidationRegistry()
+    context = UsdValidation.ValidationContext(registry.GetOrLoadAllValidators())
+    for source in ("openusd/lbs.usda", "openusd/blendshapes.usda"):
+        out = tmp_path / "checked.usda"
+        write_usd(load_usd(usd_files / source), out)
+        errors = context.Validate(Usd.Stage.Open(str(out)))
+        assert [e.GetMessage() for e in errors] == []
+    stage = Usd.Stage.Open(str(out))
+    mesh = next(p for p in stage.Traverse() if p.IsA(UsdGeom.Mesh))
+    mesh.RemoveAPI(pxr.UsdSkel.BindingAPI)
+    assert context.Validate(stage)
+
+
+def test_load_model_and_formats_know_usd(usd_files, tmp_path):
+    for name in ("openusd/lbs.usda", "usdz/RiggedSimple.usdz"):
+        assert isinstance(skinkit.load_model(usd_files / name), skinkit.Model)
+    crate = tmp_path / "lbs.usdc"
+    write_usd(load_usd(usd_files / "openusd/lbs.usda"), crate)
+    assert isinstance(skinkit.load_model(crate), skinkit.Model)
+    with pytest.raises(skinkit.GltfError, match="looks like a USD stage"):
+        skinkit.load_gltf(usd_files / "openusd/lbs.usda")
+    with pytest.raises(UsdError, match="looks like a binary glTF"):
+        load_usd(GLTF / "CesiumMan.glb")
+
+
+def test_without_usd_core_the_error_names_the_extra(usd_files, monkeypatch):
+    import sys
+    for name in [m for m in sys.modules if m == "pxr" or m.startswith("pxr.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ImportError, match=r"skinkit\[usd\]"):
+        load_usd(usd_files / "openusd/lbs.usda")
