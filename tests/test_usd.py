@@ -179,3 +179,135 @@ def test_without_usd_core_the_error_names_the_extra(usd_files, monkeypatch):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ImportError, match=r"skinkit\[usd\]"):
         load_usd(usd_files / "openusd/lbs.usda")
+
+
+def _baked_equal(path, **kwargs):
+    model = load_usd(path, axes="file", **kwargs)
+    expected, codes, rate, _ = baked_world_points(path)
+    worst, compared = worst_relative(model, expected, codes, rate)
+    assert compared >= 1 and worst < TOL, worst
+    return model
+
+
+def test_animation_joint_order_and_mesh_joint_order(tmp_path):
+    """The SkelAnimation names [a/b/c, a] (a/b keeps its rest transform); the mesh binds its own
+    skel:joints order [a/b/c, a/b, a] with its indices remapped."""
+    from usd_craft import box_character
+    path = tmp_path / "orders.usda"
+    stage = box_character(path, anim_joints=["a/b/c", "a"])
+    binding = pxr.UsdSkel.BindingAPI(stage.GetPrimAtPath("/Root/Box"))
+    binding.CreateJointsAttr(["a/b/c", "a/b", "a"])
+    indices = binding.GetJointIndicesPrimvar()
+    indices.Set([2 - i for i in indices.Get()])
+    stage.Save()
+    model = _baked_equal(path)
+    assert [model.skeleton.names[j] for j in model.skins[0].joints] == ["a/b/c", "a/b", "a"]
+    animated = {model.skeleton.names[c.node] for c in model.clips[0].channels}
+    assert animated == {"a/b/c", "a"}
+
+
+def test_rigid_influences_geom_bind_and_animated_xforms(tmp_path):
+    """Constant influences (one joint, and two blended), a geomBindTransform, an animated
+    SkelRoot, and an un-skinned mesh under an animated Xform outside it."""
+    from pxr import Gf, UsdGeom, UsdSkel
+    from usd_craft import box_character
+    path = tmp_path / "rigid.usda"
+    stage = box_character(path)
+    root = UsdGeom.Xformable(stage.GetPrimAtPath("/Root"))
+    root.AddTranslateOp().Set(Gf.Vec3d(0, 1, 0))
+    spin = root.AddRotateYOp()
+    spin.Set(0.0, 1)
+    spin.Set(90.0, 24)
+    box = stage.GetPrimAtPath("/Root/Box")
+    for name, indices, weights in (("One", [1], [1.0]), ("Two", [0, 2], [0.25, 0.75])):
+        copy = UsdGeom.Mesh.Define(stage, f"/Root/{name}")
+        for attr in ("points", "faceVertexCounts", "faceVertexIndices"):
+            copy.GetPrim().CreateAttribute(attr, box.GetAttribute(attr).GetTypeName()).Set(
+                box.GetAttribute(attr).Get())
+        binding = UsdSkel.BindingAPI.Apply(copy.GetPrim())
+        binding.CreateSkeletonRel().SetTargets(["/Root/Skel"])
+        binding.CreateJointIndicesPrimvar(True, len(indices)).Set(indices)
+        binding.CreateJointWeightsPrimvar(True, len(indices)).Set(weights)
+        binding.CreateGeomBindTransformAttr(Gf.Matrix4d(1).SetRotate(
+            Gf.Rotation(Gf.Vec3d(0, 0, 1), 30)).SetTranslateOnly(Gf.Vec3d(0.5, 0, 0)))
+    prop = UsdGeom.Xform.Define(stage, "/Prop")
+    prop.AddTranslateOp().Set(Gf.Vec3d(3, 0, 0))
+    turn = prop.AddRotateXOp()
+    turn.Set(0.0, 1)
+    turn.Set(-60.0, 24)
+    prop.AddScaleOp().Set(Gf.Vec3f(2, 1, 1))
+    rigid = UsdGeom.Mesh.Define(stage, "/Prop/Mesh")
+    for attr in ("points", "faceVertexCounts", "faceVertexIndices"):
+        rigid.GetPrim().CreateAttribute(attr, box.GetAttribute(attr).GetTypeName()).Set(
+            box.GetAttribute(attr).Get())
+    stage.Save()
+    model = load_usd(path, axes="file")
+    expected, codes, rate, _ = baked_world_points(path)
+    # usd-core bakes the skinned meshes; the rigid one is placed by its transform
+    from pxr import Usd
+    cache = UsdGeom.XformCache()
+    points = np.array(rigid.GetPointsAttr().Get(), np.float64)
+    frames = []
+    for c in codes:
+        cache.SetTime(Usd.TimeCode(c))
+        w = np.array(cache.GetLocalToWorldTransform(rigid.GetPrim()))
+        frames.append(points @ w[:3, :3] + w[3, :3])
+    expected["/Prop/Mesh"] = np.stack(frames)
+    worst, compared = worst_relative(model, expected, codes, rate)
+    assert compared == 4 and worst < TOL, worst
+    assert sum(p.skin is None for p in model.primitives) == 1
+
+
+def test_skinned_blend_shapes_with_in_betweens_between_samples(tmp_path):
+    """A skinned mesh with a sparse blend shape with in-betweens at 0.5 and -0.5 and a dense one,
+    ordered differently in the animation; weights -0.25..1.4 cross the in-betweens between
+    samples (exact only with the added keys); Z up, 0.01 m a unit."""
+    from pxr import Gf, UsdGeom, UsdSkel, Vt
+    from usd_craft import box_character
+    path = tmp_path / "shapes.usda"
+    stage = box_character(path)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdGeom.SetStageMetersPerUnit(stage, 0.01)
+    bulge = UsdSkel.BlendShape.Define(stage, "/Root/Box/Bulge")
+    bulge.CreateOffsetsAttr(Vt.Vec3fArray([Gf.Vec3f(0, 1, 0), Gf.Vec3f(0, 0, 1)]))
+    bulge.CreatePointIndicesAttr([1, 6])
+    bulge.CreateInbetween("half").SetWeight(0.5)
+    bulge.GetInbetween("half").SetOffsets(Vt.Vec3fArray([Gf.Vec3f(0.8, 0, 0), Gf.Vec3f(0)]))
+    bulge.CreateInbetween("neg").SetWeight(-0.5)
+    bulge.GetInbetween("neg").SetOffsets(Vt.Vec3fArray([Gf.Vec3f(0, 0, -0.7), Gf.Vec3f(0, 1, 0)]))
+    twist = UsdSkel.BlendShape.Define(stage, "/Root/Box/Twist")
+    twist.CreateOffsetsAttr(Vt.Vec3fArray([Gf.Vec3f(0.1 * i, 0, -0.05 * i) for i in range(8)]))
+    binding = UsdSkel.BindingAPI(stage.GetPrimAtPath("/Root/Box"))
+    binding.CreateBlendShapesAttr(["bulge", "twist"])
+    binding.CreateBlendShapeTargetsRel().SetTargets(["/Root/Box/Bulge", "/Root/Box/Twist"])
+    anim = UsdSkel.Animation(stage.GetPrimAtPath("/Root/Skel/Anim"))
+    anim.CreateBlendShapesAttr(["twist", "bulge"])
+    weights = anim.CreateBlendShapeWeightsAttr()
+    for code, (tw, bu) in zip((1, 8, 16, 24), ((0.0, -0.25), (0.5, 1.4), (1.0, 0.1),
+                                               (0.2, 0.9))):
+        weights.Set(Vt.FloatArray([tw, bu]), code)
+    stage.Save()
+    model = _baked_equal(path)
+    assert model.primitives[0].target_names == ["bulge", "bulge@0.5", "bulge@-0.5", "twist"]
+    # between samples too: usd-core's SkinningQuery + BlendShapeQuery at fractional codes
+    codes = np.array([3.3, 9.7, 12.1])
+    posed = model.pose(0, codes / 24.0).positions[model.primitives[0].key]
+    from pxr import Usd
+    query_stage = Usd.Stage.Open(str(path))
+    cache = UsdSkel.Cache()
+    root = UsdSkel.Root(query_stage.GetPrimAtPath("/Root"))
+    cache.Populate(root, Usd.PrimDefaultPredicate)
+    binding = cache.ComputeSkelBindings(root, Usd.PrimDefaultPredicate)[0]
+    skel, query = cache.GetSkelQuery(binding.GetSkeleton()), binding.GetSkinningTargets()[0]
+    shapes = UsdSkel.BlendShapeQuery(UsdSkel.BindingAPI(query.GetPrim()))
+    for k, c in enumerate(codes):
+        t = Usd.TimeCode(c)
+        w = skel.GetAnimQuery().ComputeBlendShapeWeights(t)
+        w = query.GetBlendShapeMapper().Remap(w)
+        sub = shapes.ComputeSubShapeWeights(w)
+        points = query.GetPrim().GetAttribute("points").Get(t)
+        shapes.ComputeDeformedPoints(sub[0], sub[1], sub[2], shapes.ComputeBlendShapePointIndices(),
+                                     shapes.ComputeSubShapePointOffsets(), points)
+        query.ComputeSkinnedPoints(skel.ComputeSkinningTransforms(t), points, t)
+        e = np.array(points, np.float64)
+        assert np.abs(posed[k] - e).max() < TOL * np.ptp(e, axis=0).max()

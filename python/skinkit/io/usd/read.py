@@ -329,6 +329,12 @@ class _Reader:
         mesh = read_mesh(UsdGeom.Mesh(prim), self.arrays)
         V = len(mesh.positions)
         skinned = query is not None and query.HasJointInfluences()
+        indices = UsdSkel.BindingAPI(prim).GetJointIndicesPrimvar()
+        if query is not None and not skinned and indices and indices.HasAuthoredValue():
+            raise self.arrays.error(indices.GetAttr(), f"joint influences that usd-core does "
+                                    f"not accept (elementSize {indices.GetElementSize()}, must "
+                                    "be >= 1, the same for jointWeights, and the counts "
+                                    "whole multiples of it)")
         bind = np.eye(4)
         if query is not None and skinned:
             bind = np.asarray(query.GetGeomBindTransform(), np.float64).T
