@@ -311,3 +311,37 @@ def test_skinned_blend_shapes_with_in_betweens_between_samples(tmp_path):
         query.ComputeSkinnedPoints(skel.ComputeSkinningTransforms(t), points, t)
         e = np.array(points, np.float64)
         assert np.abs(posed[k] - e).max() < TOL * np.ptp(e, axis=0).max()
+
+
+def test_cli_info_and_pose_know_usd(usd_files, tmp_path, capsys):
+    from cli_run import run
+    code, out, _ = run(["info", usd_files / "openusd/dqs.usda"], capsys)
+    assert code == 0
+    assert "joint1/joint2/joint3" in out and "3 influences per vertex, dqs" in out
+    code, _, err = run(["pose", usd_files / "openusd/dqs.usda", "--out", tmp_path / "p.npz",
+                        "--times", "0.5"], capsys)
+    assert code == 0, err
+    posed = load_usd(usd_files / "openusd/dqs.usda").pose(0, [0.5])
+    with np.load(tmp_path / "p.npz") as f:
+        for key, p in posed.positions.items():
+            np.testing.assert_allclose(f[f"positions_{key}"], p, rtol=0, atol=1e-6)
+
+
+def test_bake_clips_takes_usd_characters(usd_files, tmp_path, capsys):
+    optional_import("zarr", 'pip install ".[dataset]"', "dataset")
+    import shutil
+    from cli_run import run
+    for name in ("a.usdz", "b.usdz"):
+        shutil.copyfile(usd_files / "usdz/RiggedSimple.usdz", tmp_path / name)
+    store = tmp_path / "s.zarr"
+    code, _, err = run(["bake", tmp_path / "a.usdz", tmp_path / "b.usdz", "--clips", "all",
+                        "--out", store, "--fps", "12"], capsys)
+    assert code == 0, err
+    d = skinkit.dataset.open(store)
+    model = load_usd(usd_files / "usdz/RiggedSimple.usdz")
+    (prim,) = model.primitives
+    times = skinkit.frame_times(model.clips[0], 12.0)
+    verts = d.vertices[prim.key].compute()
+    assert list(d.sequences["source"]) == ["a.usdz", "b.usdz"]
+    np.testing.assert_allclose(verts[:len(times)], model.pose(0, times).positions[prim.key],
+                               rtol=0, atol=1e-5 * np.abs(prim.positions).max())

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from .outputs import Output
 
 PROG = "skinkit"
-MODEL_SUFFIXES = (".glb", ".gltf", ".bvh", ".fbx")
+MODEL_SUFFIXES = (".glb", ".gltf", ".bvh", ".fbx", ".usd", ".usda", ".usdc", ".usdz")
 
 
 class CliError(Exception):
@@ -71,7 +71,8 @@ def _size_arg(text: str) -> int:
 # is a mutually exclusive group.
 _Arg = Tuple[str, Dict[str, Any]]
 _MODEL_ARGS: List[Union[_Arg, List[_Arg]]] = [
-    ("model", dict(nargs="?", metavar="MODEL", help="a .glb, .gltf or .bvh file (default: the "
+    ("model", dict(nargs="?", metavar="MODEL", help="a .glb, .gltf, .fbx, .bvh or USD (.usd, "
+                                                    ".usda, .usdc, .usdz) file (default: the "
                                                     "built-in skinned cylinder)")),
     ("--scene", dict(type=int, metavar="N", help="the glTF scene whose meshes are posed "
                                                  "(default: the file's default scene)")),
@@ -182,7 +183,7 @@ def _load(path: Optional[str], dtype: DTypeLike,
           scene: Optional[int] = None) -> Tuple[Model, str]:
     """The model at ``path`` (glTF, FBX or BVH: the reader is chosen by content), or the default
     model when ``path`` is None; ``scene`` (glTF only) chooses the scene whose meshes are posed."""
-    if scene is not None and (path is None or Path(path).suffix.lower() in (".bvh", ".fbx")):
+    if scene is not None and (path is None or Path(path).suffix.lower() not in (".glb", ".gltf")):
         raise CliError("--scene applies only to glTF models")
     if path is None:
         from ..model.default_model import default_model
@@ -386,8 +387,8 @@ def _mesh_lines(model: Model) -> List[str]:
         out.append(line)
         for prim in prims:
             k = prim.joints.shape[1] if prim.skinned and prim.joints is not None else 0
-            how = (f"skinned (skin {prim.skin}, {_plural(k, 'influence')} per vertex)"
-                   if prim.skinned else "rigid")
+            how = (f"skinned (skin {prim.skin}, {_plural(k, 'influence')} per vertex"
+                   f"{', ' + prim.skinning if prim.skinning else ''})" if prim.skinned else "rigid")
             extra = "" if prim.normals is not None else ", no normals"
             out.append(f"    {prim.key}: node {prim.node}, primitive {prim.index}, {how}, "
                        f"{len(prim.positions)} vertices{extra}")

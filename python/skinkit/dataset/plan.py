@@ -20,7 +20,7 @@ GLOB_CHARS = "*?["
 # files of an AMASS folder that hold a subject's shape, not a motion: left out of a folder's list
 NOT_MOTIONS = ("shape.npz", "*_stagei.npz")
 # the files of a folder of characters (glTF/FBX: skinkit.load_model tells them by content)
-CHARACTER_SUFFIXES = (".glb", ".gltf", ".fbx")
+CHARACTER_SUFFIXES = (".glb", ".gltf", ".fbx", ".usd", ".usda", ".usdc", ".usdz")
 
 
 def motion_files(arguments: Seq[str], suffixes: Seq[str] = (".npz",),
