@@ -345,3 +345,48 @@ def test_bake_clips_takes_usd_characters(usd_files, tmp_path, capsys):
     assert list(d.sequences["source"]) == ["a.usdz", "b.usdz"]
     np.testing.assert_allclose(verts[:len(times)], model.pose(0, times).positions[prim.key],
                                rtol=0, atol=1e-5 * np.abs(prim.positions).max())
+
+
+@pytest.mark.parametrize("name", ["dqs", "blendshapesWithNormals"])
+def test_posed_normals_as_usd_core_bakes_them(usd_files, name):
+    """Vertex normals (DQS skinned; blend-shape normal offsets with in-betweens) against
+    BakeSkinning's.  (LBS normals differ: usd-core blends the inverse transposes of the
+    skinning matrices, skinkit's kernel the matrices: 0.075 apart on lbs.usda's scaled joints.)"""
+    from pxr import Usd, UsdGeom, UsdSkel
+    model = load_usd(usd_files / f"openusd/{name}.usda", axes="file")
+    stage = Usd.Stage.Open(str(usd_files / f"openusd/{name}.usda"))
+    stage.GetSessionLayer().timeCodesPerSecond = stage.GetRootLayer().timeCodesPerSecond
+    stage.SetEditTarget(stage.GetSessionLayer())
+    UsdSkel.BakeSkinning(stage.Traverse())
+    codes = np.arange(stage.GetStartTimeCode(), stage.GetEndTimeCode() + 1)
+    posed = model.pose(0, codes / stage.GetTimeCodesPerSecond(), normals=True)
+    cache = UsdGeom.XformCache()
+    checked = 0
+    for p in model.primitives:
+        if p.normals is None:
+            continue
+        prim = stage.GetPrimAtPath(model.skeleton.names[p.node])
+        primvar = UsdGeom.PrimvarsAPI(prim).GetPrimvar("normals")
+        attr = primvar.GetAttr() if primvar and primvar.HasAuthoredValue() \
+            else UsdGeom.Mesh(prim).GetNormalsAttr()
+        for k, c in enumerate(codes):
+            cache.SetTime(Usd.TimeCode(c))
+            w = np.array(cache.GetLocalToWorldTransform(prim))[:3, :3]
+            n = np.array(attr.Get(Usd.TimeCode(c)), np.float64) @ np.linalg.inv(w).T
+            n /= np.linalg.norm(n, axis=1, keepdims=True)
+            assert np.abs(posed.normals[p.key][k] - n).max() < 1e-5
+        checked += 1
+    assert checked == 1
+
+
+def test_rest_morph_weights_without_a_clip_are_written(tmp_path):
+    model = skinkit.load_gltf(GLTF / "RiggedSimple-morph.glb")
+    (prim,) = model.primitives
+    prim.morph_weights = np.array([0.3, 0.7])
+    out = tmp_path / "rest.usda"
+    write_usd(model, out, clips=[])
+    expected, codes, rate, _ = baked_world_points(out, [0.0])
+    assert worst_relative(load_usd(out), expected, codes, rate)[0] < TOL
+    source = model.pose(None).positions[prim.key]
+    name = next(iter(expected))
+    assert np.abs(expected[name][0] - source[0]).max() < TOL * np.ptp(source[0], axis=0).max()

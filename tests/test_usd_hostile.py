@@ -169,3 +169,14 @@ def test_not_usd_at_all(tmp_path):
 
 def test_a_tiny_budget_refuses_the_control_file(tmp_path):
     _refused(_box(tmp_path), "passes the limit", max_bytes=64)
+
+
+@pytest.mark.parametrize("kept", [7, Vt.StringArray(["x"]), Vt.IntArray([1, 2, 3]), "abc"])
+def test_joint_names_of_the_wrong_kind_are_not_used(tmp_path, kept):
+    """write_usd's customData names are used only as a string[] of one name a joint."""
+    from skinkit.io.usd.read import JOINT_NAMES
+
+    def names(stage):
+        stage.GetPrimAtPath("/Root/Skel").SetCustomDataByKey(JOINT_NAMES, kept)
+    model = load_usd(_box(tmp_path, names))
+    assert model.skeleton.names[-4:-1] == ["a", "a/b", "a/b/c"]

@@ -264,9 +264,10 @@ class _Reader:
             up = np.where(parents[:, None, None] >= 0,
                           np.linalg.inv(bind)[np.maximum(parents, 0)], np.eye(4))
             rest = up @ bind
-        names = prim.GetCustomDataByKey(JOINT_NAMES)
-        if names is None or len(names) != len(joints):
-            names = joints
+        kept = prim.GetCustomDataByKey(JOINT_NAMES)   # write_usd's (a string[]), if they fit
+        kept = list(kept) if hasattr(kept, "__len__") and not isinstance(kept, str) else []
+        names = kept if len(kept) == len(joints) and all(isinstance(n, str) for n in kept) \
+            else joints
         first = len(self.names)
         for j, name in enumerate(names):
             self.add(str(name), node if parents[j] < 0 else first + int(parents[j]),

@@ -132,6 +132,8 @@ class _Writer:
             UsdSkel.Animation(anim).CreateBlendShapesAttr(list(self.shape_weights))
             w = np.stack(list(self.shape_weights.values()), axis=1)
             attr = UsdSkel.Animation(anim).CreateBlendShapeWeightsAttr()
+            if not self.codes:   # no clip: the rest weights
+                attr.Set(w[0].astype(np.float32).tolist())
             for k, code in enumerate(self.codes):
                 attr.Set(w[k].astype(np.float32).tolist(), code)
         if len(self.codes) > 1:
@@ -184,10 +186,13 @@ class _Writer:
 
     def _animation(self) -> Optional[Pxr]:
         from pxr import UsdSkel, Vt
-        if self.clip is None:
+        weighted = any(p.target_count and np.any(np.asarray(p.morph_weights) != 0)
+                       for p in self.model.primitives)
+        if self.clip is None and not weighted:
             return None
         anim = UsdSkel.Animation.Define(self.stage, self.root.AppendChild("Anim"))
-        animated = sorted({ch.node for ch in self.clip.channels if ch.path != "weights"},
+        channels = [] if self.clip is None else self.clip.channels
+        animated = sorted({ch.node for ch in channels if ch.path != "weights"},
                           key=self.order.index)
         anim.CreateJointsAttr([self.path[n] for n in animated])
         if animated:
