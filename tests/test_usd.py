@@ -18,9 +18,10 @@ BAKED = ["openusd/lbs.usda", "openusd/dqs.usda", "openusd/blendshapes.usda",
          "usdz/RiggedFigure.usdz"]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", BAKED)
-def test_posed_as_usd_core_bakes_them(usd_files, name):
-    model = load_usd(usd_files / name, axes="file")
+def test_posed_as_usd_core_bakes_them(usd_files, name, dtype):
+    model = load_usd(usd_files / name, axes="file", dtype=dtype)
     expected, codes, rate, _ = baked_world_points(usd_files / name)
     worst, compared = worst_relative(model, expected, codes, rate, skip={"/GroundTruth/Mesh"})
     assert compared >= 1
@@ -29,8 +30,11 @@ def test_posed_as_usd_core_bakes_them(usd_files, name):
 
 def test_brainstem_at_a_few_times(usd_files):
     """By SkinningQuery (BakeSkinning over 1309 samples takes long) at four time codes (of
-    0-1290.56, 37 a second)."""
-    model = load_usd(usd_files / "usdz/BrainStem.usdz", axes="file")
+    0-1290.56, 37 a second).  Over all 2129 codes BakeSkinning writes, the worst is 1.6e-5 of
+    the extent: the file's rotation samples are off unit length by up to 9.6e-6, which usd-core
+    makes into matrices as they are (not orthogonal) and skinkit's clips normalize; with the
+    samples normalized in a copy, 4.1e-6 (benchmarks/usd.py prints the all-codes figure)."""
+    model = load_usd(usd_files / "usdz/BrainStem.usdz", axes="file", dtype=np.float32)
     codes = np.array([0.0, 1.0, 400.0, 1290.56])
     expected, _ = skinned_world_points(usd_files / "usdz/BrainStem.usdz", codes)
     worst, compared = worst_relative(model, expected, codes, 37.0)
