@@ -13,7 +13,8 @@ def blender_job(job, scene):
 
     meshes = sorted((o for o in bpy.data.objects if o.type == "MESH"), key=lambda o: o.name)
     frames = [float(f) for f in job["frames"]]
-    verts = [np.concatenate([world_vertices(m, d) for m in meshes]) for d in each_frame(scene, frames)]
+    verts = [np.concatenate([world_vertices(m, d) for m in meshes])
+             for d in each_frame(scene, frames)]
     return {"vertices": np.array(verts), "names": np.array([m.name for m in meshes]),
             "fps": np.float64(scene.render.fps / scene.render.fps_base)}
 

@@ -38,7 +38,8 @@ _BY_SUFFIX = {".gltf": "gltf", ".glb": "glb", ".fbx": "fbx", ".bvh": "bvh", ".np
               ".pkl": "pickle", ".usd": "usd", ".usda": "usd", ".usdc": "usd", ".usdz": "usd"}
 # what each reader reads: its formats, and how a message names them
 _READS = {"gltf": (("gltf", "glb"), "glTF"), "fbx": (("fbx",), "FBX"), "bvh": (("bvh",), "BVH"),
-          "body": (("npz", "pickle"), "a body model"), "amass": (("npz",), "an AMASS motion"), "usd": (("usd",), "USD")}
+          "body": (("npz", "pickle"), "a body model"), "amass": (("npz",), "an AMASS motion"),
+          "usd": (("usd",), "USD")}
 
 
 def sniff(head: bytes) -> Optional[Format]:

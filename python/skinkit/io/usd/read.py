@@ -364,7 +364,7 @@ class _Reader:
         """``p``'s skin, joints, weights and skinning method from the binding (UsdSkel
         "Binding": jointIndices / jointWeights primvars, elementSize influences each)."""
         order = query.GetJointOrder()
-        joints = [str(j) for j in order] if order else sorted(skel.index, key=lambda j: skel.index[j])
+        joints = [str(j) for j in order] if order else list(skel.index)   # the skeleton's order
         missing = [j for j in joints if j not in skel.index]
         if missing:
             raise self.arrays.error(prim, f"skel:joints names {missing[0]!r}, which is not a "
