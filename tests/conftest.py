@@ -73,3 +73,16 @@ def no_vmap_fallback():
     torch._C._functorch._set_vmap_fallback_enabled(False)
     yield
     torch._C._functorch._set_vmap_fallback_enabled(True)
+
+
+USD_HOW = "pip install 'skinkit[usd]' (usd-core)"
+
+
+@pytest.fixture(scope="session")
+def usd_files() -> Path:
+    """The USD oracle files (``/work/shared/usd/files``, provenance in its README.md; the
+    ``SKINKIT_USD_FILES`` folder instead when set): skips without them."""
+    folder = Path(os.environ.get("SKINKIT_USD_FILES", "/work/shared/usd/files"))
+    if not (folder / "SHA256SUMS").is_file():
+        pytest.skip(f"the USD oracle files are not at {folder} (set SKINKIT_USD_FILES)")
+    return folder

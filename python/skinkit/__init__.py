@@ -24,6 +24,7 @@ from .io.fbx import FbxError, load_fbx
 from .body.fit import FitResult, fit_body
 from .io.gltf import GltfError, load_gltf
 from .io.gltf.write import write_gltf
+from .io.usd import UsdError, load_usd, write_usd
 from .kernels.ik import ik_aim, ik_ccd, ik_fabrik, ik_two_bone
 from .kernels.gradients import *  # noqa: F401,F403
 from .kernels.gradients import __all__ as _vjp_names
@@ -45,13 +46,13 @@ _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
-           "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes", "PoseRequest",
+           "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes", "PoseRequest", "UsdError",
            "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "TRS", "additive_pose",
            "blend_poses", "blend_shapes", "default_model", "fit_body", "foot_contacts",
            "foot_drift", "frame_times", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone",
            "joint_mapping", "load_amass", "load_body_model", "load_bvh", "load_fbx", "load_gltf",
-           "load_model", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
+           "load_model", "load_usd", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
            "retarget_pose", "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
-           "view", "view_body", "world_matrices", "write_bvh", "write_gltf"]
+           "view", "view_body", "world_matrices", "write_bvh", "write_gltf", "write_usd"]
 __all__ += _kernel_names
 __all__ += _vjp_names

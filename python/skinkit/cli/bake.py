@@ -25,7 +25,8 @@ DESCRIPTION = (
 ARGS: List[Union[_Arg, List[_Arg]]] = [
     ("motions", dict(nargs="+", metavar="MOTION",
                      help="AMASS .npz files, folders or globs; with --clips, glTF/FBX characters "
-                          "(.glb, .gltf, .fbx files, folders or globs)")),
+                          "(.glb, .gltf, .fbx, .usd, .usda, .usdc, .usdz files, folders or "
+                          "globs)")),
     [("--body", dict(metavar="MODEL", help="the body model file (.npz or .pkl) for every motion")),
      ("--body-dir", dict(metavar="DIR", help="a folder of body models as smplx.create lays "
                                              "them out (DIR/smplx/SMPLX_FEMALE.npz, ...), picked "

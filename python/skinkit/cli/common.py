@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .outputs import Output
 
 PROG = "skinkit"
-MODEL_SUFFIXES = (".glb", ".gltf", ".bvh", ".fbx")
+MODEL_SUFFIXES = (".glb", ".gltf", ".bvh", ".fbx", ".usd", ".usda", ".usdc", ".usdz")
 
 
 class CliError(Exception):
@@ -30,7 +30,8 @@ class CliError(Exception):
 # is a mutually exclusive group.
 Arg = Tuple[str, Dict[str, Any]]
 MODEL_ARGS: List[Union[Arg, List[Arg]]] = [
-    ("model", dict(nargs="?", metavar="MODEL", help="a .glb, .gltf or .bvh file (default: the "
+    ("model", dict(nargs="?", metavar="MODEL", help="a .glb, .gltf, .fbx, .bvh or USD (.usd, "
+                                                    ".usda, .usdc, .usdz) file (default: the "
                                                     "built-in skinned cylinder)")),
     ("--scene", dict(type=int, metavar="N", help="the glTF scene whose meshes are posed "
                                                  "(default: the file's default scene)")),
@@ -49,7 +50,7 @@ def load(path: Optional[str], dtype: DTypeLike,
           scene: Optional[int] = None) -> Tuple[Model, str]:
     """The model at ``path`` (glTF, FBX or BVH: the reader is chosen by content), or the default
     model when ``path`` is None; ``scene`` (glTF only) chooses the scene whose meshes are posed."""
-    if scene is not None and (path is None or Path(path).suffix.lower() in (".bvh", ".fbx")):
+    if scene is not None and (path is None or Path(path).suffix.lower() not in (".glb", ".gltf")):
         raise CliError("--scene applies only to glTF models")
     if path is None:
         return default_model(dtype=dtype), "default model"

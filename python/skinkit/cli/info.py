@@ -39,8 +39,8 @@ def mesh_lines(model: Model) -> List[str]:
         out.append(line)
         for prim in prims:
             k = prim.joints.shape[1] if prim.skinned and prim.joints is not None else 0
-            how = (f"skinned (skin {prim.skin}, {plural(k, 'influence')} per vertex)"
-                   if prim.skinned else "rigid")
+            how = (f"skinned (skin {prim.skin}, {plural(k, 'influence')} per vertex"
+                   f"{', ' + prim.skinning if prim.skinning else ''})" if prim.skinned else "rigid")
             extra = "" if prim.normals is not None else ", no normals"
             out.append(f"    {prim.key}: node {prim.node}, primitive {prim.index}, {how}, "
                        f"{len(prim.positions)} vertices{extra}")

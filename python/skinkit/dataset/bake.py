@@ -213,8 +213,8 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
     motions : sequence of str
         Motion files (AMASS .npz, read by ``skinkit.load_amass``), folders or glob patterns;
         the store's order is theirs (see ``skinkit.dataset.plan.motion_files``).  With
-        ``clips``: glTF/FBX characters (``skinkit.load_model``; folders give their .glb, .gltf
-        and .fbx files).
+        ``clips``: glTF/FBX/USD characters (``skinkit.load_model``; folders give their files of
+        ``skinkit.dataset.plan.CHARACTER_SUFFIXES``).
     out : str
         The store's folder.  If it holds a bake made with the same arguments, that bake is
         resumed: only the chunks not yet written are posed.

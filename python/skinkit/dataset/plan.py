@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 GLOB_CHARS = "*?["
 # files of an AMASS folder that hold a subject's shape, not a motion: left out of a folder's list
 NOT_MOTIONS = ("shape.npz", "*_stagei.npz")
-# the files of a folder of characters (glTF/FBX: skinkit.load_model tells them by content)
-CHARACTER_SUFFIXES = (".glb", ".gltf", ".fbx")
+# the files of a folder of characters (glTF/FBX/USD: skinkit.load_model tells them by content)
+CHARACTER_SUFFIXES = (".glb", ".gltf", ".fbx", ".usd", ".usda", ".usdc", ".usdz")
 
 
 def motion_files(arguments: Seq[str], suffixes: Seq[str] = (".npz",),
@@ -59,8 +59,8 @@ def motion_files(arguments: Seq[str], suffixes: Seq[str] = (".npz",),
 
 
 def character_files(arguments: Seq[str]) -> List[Path]:
-    """``motion_files`` for glTF/FBX characters: files, folders (every .glb, .gltf and .fbx
-    below) or glob patterns."""
+    """``motion_files`` for glTF/FBX/USD characters: files, folders (every file of
+    ``CHARACTER_SUFFIXES`` below) or glob patterns."""
     return motion_files(arguments, CHARACTER_SUFFIXES, (), "character")
 
 

@@ -27,13 +27,15 @@ _FORMATS = {
     "npz": Format("npz", "a NumPy .npz archive (zip), such as a body model or an AMASS motion",
                   "skinkit.load_body_model, or skinkit.load_amass for a motion"),
     "pickle": Format("pickle", "a Python pickle, e.g. a body model", "skinkit.load_body_model"),
+    "usd": Format("usd", "a USD stage (usda, usdc or usdz)", "skinkit.load_usd"),
 }
 # a file of no known signature goes to the reader its suffix names (whose error says what is wrong)
 _BY_SUFFIX = {".gltf": "gltf", ".glb": "glb", ".fbx": "fbx", ".bvh": "bvh", ".npz": "npz",
-              ".pkl": "pickle"}
+              ".pkl": "pickle", ".usd": "usd", ".usda": "usd", ".usdc": "usd", ".usdz": "usd"}
 # what each reader reads: its formats, and how a message names them
 _READS = {"gltf": (("gltf", "glb"), "glTF"), "fbx": (("fbx",), "FBX"), "bvh": (("bvh",), "BVH"),
-          "body": (("npz", "pickle"), "a body model"), "amass": (("npz",), "an AMASS motion")}
+          "body": (("npz", "pickle"), "a body model"), "amass": (("npz",), "an AMASS motion"),
+          "usd": (("usd",), "USD")}
 
 
 def sniff(head: bytes) -> Optional[Format]:
@@ -42,6 +44,9 @@ def sniff(head: bytes) -> Optional[Format]:
         return _FORMATS["glb"]
     if head.startswith(b"Kaydara FBX Binary"):
         return _FORMATS["fbx"]
+    if head.startswith(b"PXR-USDC") or head.startswith(b"#usda ") or (   # usdz: a zip whose
+            head.startswith(b"PK\x03\x04") and _usdz_first(head)):          # first file is USD
+        return _FORMATS["usd"]
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return _FORMATS["npz"]
     if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
@@ -54,6 +59,11 @@ def sniff(head: bytes) -> Optional[Format]:
     if text.startswith(b"{"):
         return _FORMATS["gltf"]
     return None
+
+
+def _usdz_first(head: bytes) -> bool:
+    n = int.from_bytes(head[26:28], "little")
+    return head[30:30 + n].lower().endswith((b".usd", b".usda", b".usdc"))
 
 
 def format_of(path: PathLike) -> Optional[Format]:

@@ -13,6 +13,7 @@ from .bvh.read import load_bvh
 from .fbx import load_fbx
 from .formats import _BY_SUFFIX, format_of
 from .gltf import load_gltf
+from .usd import load_usd
 
 
 def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
@@ -21,7 +22,8 @@ def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
     Parameters
     ----------
     path : str or os.PathLike
-        A glTF (JSON or GLB), FBX (binary or ASCII), BVH, or body-model (.npz, .pkl) file;
+        A glTF (JSON or GLB), FBX (binary or ASCII), BVH, USD (.usd, .usda, .usdc, .usdz) or
+        body-model (.npz, .pkl) file;
         the format is told by the file's first bytes; a file they do not identify goes to the
         reader of its suffix.
     **kwargs
@@ -30,7 +32,8 @@ def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
     Returns
     -------
     Model, BvhModel or BodyModel
-        What ``load_gltf``, ``load_fbx``, ``load_bvh`` or ``load_body_model`` returns.
+        What ``load_gltf``, ``load_fbx``, ``load_bvh``, ``load_usd`` or ``load_body_model``
+        returns.
 
     Raises
     ------
@@ -48,7 +51,9 @@ def load_model(path: PathLike, **kwargs: Any) -> Union[Model, BodyModel]:
         return load_fbx(path, **kwargs)
     if name == "bvh":
         return load_bvh(path, **kwargs)
+    if name == "usd":
+        return load_usd(path, **kwargs)
     if name in ("npz", "pickle"):
         return load_body_model(path, **kwargs)
-    raise ValueError(f"{path}: not a format skinkit reads (glTF/GLB, FBX, BVH, body-model .npz "
-                     "or .pkl), judging by its first bytes and its suffix")
+    raise ValueError(f"{path}: not a format skinkit reads (glTF/GLB, FBX, BVH, USD, body-model "
+                     ".npz or .pkl), judging by its first bytes and its suffix")

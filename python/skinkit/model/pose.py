@@ -199,7 +199,8 @@ def pose(model: Posable, clip: Union[ClipLike, PoseRequest] = None,
         Also pose the normals of the primitives that have them.
     skinning : {"lbs", "dqs"}
         ``"lbs"``: ``linear_blend_skinning``; ``"dqs"``: ``dual_quaternion_skinning`` (volume
-        preserving, as Blender's "Preserve Volume").
+        preserving, as Blender's "Preserve Volume").  A primitive whose ``skinning`` is set (a
+        USD file's ``skel:skinningMethod``) is skinned with its own method.
     blend : sequence of (clip, weight), optional
         Pose a blend of clips instead of ``clip`` (``blended_local_pose``; morph weights are
         the weighted means of the clips').

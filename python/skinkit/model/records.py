@@ -175,6 +175,9 @@ class Primitive:
     uvs : float array (V, 2) or None, TEXCOORD_0 (glTF's (u, v), v down), normalized integers
         decoded.
     material : int or None, the glTF material index (into ``Model.materials["materials"]``).
+    skinning : {"lbs", "dqs"} or None
+        The skinning method the file asks for this primitive (USD's ``skel:skinningMethod``),
+        which ``pose`` uses instead of its ``skinning`` argument; None: the argument's.
     """
 
 
@@ -193,6 +196,7 @@ class Primitive:
     target_names: Optional[List[str]] = None
     uvs: Optional[NDArray[Any]] = None
     material: Optional[int] = None
+    skinning: Optional[str] = None
 
     @property
     def key(self) -> str:

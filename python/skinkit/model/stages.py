@@ -140,12 +140,12 @@ def skin(model: Posable, request: PoseRequest, world: NDArray[Any], weights: Mor
     (one ``skinning_matrices`` call per skin, one skinning call per primitive) or placed by the
     node's world matrix (``_rigid``)."""
     mats = skinning_matrices(model, world)
-    kernel = SKINNING[request.skinning]
     positions, normals = {}, {}
     for prim in model.primitives:
         p, n = _morph(prim, weights.get(prim.node), request.normals)
         if prim.skin is not None:
-            p, n = _skin(prim, p, n, mats[prim.skin], kernel)
+            p, n = _skin(prim, p, n, mats[prim.skin],
+                         SKINNING[prim.skinning or request.skinning])
         else:
             p, n = _rigid(world[:, prim.node], p, n)
         positions[prim.key] = p
