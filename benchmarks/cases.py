@@ -30,7 +30,7 @@ LBS_BYTES = 12 + 8 + 16 + 12          # per vertex, positions: xyz in, 4 uint16,
 LBS_NORMAL_BYTES = LBS_BYTES + 12 + 12  # + normal in, normal out
 OUT_OF_CACHE = 4     # a case "out of cache" moves at least this many times the largest cache
 GROUPS = ("triad", "lbs", "dqs", "fk", "sample", "quat", "overhead", "memory", "smpl", "body",
-          "ozz", "fit")
+          "fit")
 
 
 @dataclass
@@ -42,8 +42,6 @@ class Ctx:
     strict: bool                                   # a missing peer is an error (full run)
     llc_bytes: int                                 # the largest CPU cache (last_level_cache)
     emit: Callable[[Case], None] = print
-    ozz_src: Optional[str] = None                  # group "ozz" (ozz.py): the peer's sources
-    ozz_build: Optional[str] = None                # and its CMake build (None: built there)
     _triad: object = None
     cases: List[Case] = field(default_factory=list)
 

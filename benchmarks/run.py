@@ -5,12 +5,10 @@ memory bandwidth, measured in one run.
     python benchmarks/run.py --quick              # every case at a tiny size (seconds; CI)
     python benchmarks/run.py --only lbs,fk        # some groups
     python benchmarks/run.py --json out.json      # where the JSON goes (default benchmarks/results.json)
-    python benchmarks/run.py --only ozz --ozz-src ~/ozz-animation   # ozz-animation as a peer
 
 Groups: triad (STREAM triad, the bandwidth limit), lbs (linear blend skinning), fk (forward
 kinematics), sample (Clip.sample), quat (quaternion kernels), overhead (smallest calls), memory
-(peak memory of LBS), smpl (SMPL-shaped batches against smplx), ozz (ozz-animation's jobs:
-sampling, FK, LBS; needs --ozz-src, see ozz.py).
+(peak memory of LBS), smpl (SMPL-shaped batches against smplx).
 
 Each row is the median of interleaved repeats: in each round every contender of the case runs
 once, in alternating order, so that the machine's drift hits them alike.  "vs skinkit" is the
@@ -37,7 +35,6 @@ if HERE not in sys.path:
 import numpy as np  # noqa: E402
 
 import cases  # noqa: E402
-import ozz  # noqa: E402
 from harness import Case, accepts_threads, fmt_diff, fmt_num, fmt_time  # noqa: E402
 
 import skinkit  # noqa: E402
@@ -142,11 +139,6 @@ def main(argv=None):
                     help="seconds per timing sample (default 0.05, --quick 0.002)")
     ap.add_argument("--threads", default="1,2",
                     help="thread counts to measure (default 1,2)")
-    ap.add_argument("--ozz-src", default=None,
-                    help="an ozz-animation source tree (group ozz; skipped without it)")
-    ap.add_argument("--ozz-build", default=None,
-                    help="its CMake build with -DCMAKE_POSITION_INDEPENDENT_CODE=ON (default: "
-                         "built once under ~/.cache/skinkit)")
     args = ap.parse_args(argv)
 
     groups = list(cases.GROUPS) if args.only is None else [
@@ -170,7 +162,7 @@ def main(argv=None):
                     min_time=args.min_time or (0.002 if args.quick else 0.05),
                     threads=threads, strict=not args.quick,
                     llc_bytes=cases.last_level_cache(),
-                    emit=print_case, ozz_src=args.ozz_src, ozz_build=args.ozz_build)
+                    emit=print_case)
 
     simd = getattr(skinkit._core, "simd", None)
     meta = {
@@ -197,7 +189,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     for g in groups:
         print(f"-- {g}")
-        getattr(ozz if g == "ozz" else cases, "group_" + g)(ctx)
+        getattr(cases, "group_" + g)(ctx)
     meta["loadavg_end"] = os.getloadavg()
     meta["seconds"] = time.perf_counter() - t0
 

@@ -108,8 +108,9 @@ UFBX_ORACLE = {
     "max_transformed_skin_7500_binary.fbx": "3ds Max (FBX SDK 2019.2)",
     "max2009_cube_anim_6100_binary.fbx": "3ds Max 2009 (FBX 6.1)",
 }
-# ufbx-python 0.0.5 (an older ufbx) and the vendored ufbx 0.23 evaluate this file's blend
-# channel curves differently: 4.3e-5 of the model size at its baked keys (cause not found)
+# ufbx-python 0.0.5 (ufbx 0.21.1, curves evaluated) and skinkit (the vendored ufbx 0.21.2, baked
+# keys) pose this file's blend channels differently: 4.3e-5 of the model size at its baked keys,
+# the same with ufbx 0.23.0 vendored (cause not found)
 UFBX_TOLERANCE = {"maya_blend_shape_cube_7700_binary.fbx": 1e-4}
 # ASCII file -> its binary twin (the same scene written by the same program)
 ASCII_TWINS = {
@@ -199,7 +200,7 @@ def test_ascii_reads_as_its_binary_twin(ascii_name):
 def test_pose_matches_ufbx_python(name):
     """skinkit (ufbx's baked keys, skinkit's sampler and skinning) against ufbx's Python
     package (curves evaluated at each time, ufbx's own skinning and blend shapes), at 7 of the
-    baked key times spread over the clip (between them, ufbx-python 0.0.5 and ufbx 0.23 differ
+    baked key times spread over the clip (between them, ufbx-python 0.0.5 and skinkit differ
     on Maya's blend-shape curves: 4.5e-4 of the model size at frame 45 of
     maya_blend_shape_cube)."""
     from fbx_reference import posed_vertices
