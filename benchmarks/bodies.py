@@ -22,7 +22,7 @@ from typing import Dict
 
 import numpy as np
 
-from cases import Ctx, bench, finish, installed, missing, tol_for  # noqa: F401 (Ctx: type)
+from context import Ctx, bench, finish, installed, missing, tol_for  # noqa: F401 (Ctx: type)
 from harness import Case, Target
 
 import skinkit

@@ -24,7 +24,8 @@ if HERE not in sys.path:
 
 import numpy as np  # noqa: E402
 
-import cases  # noqa: E402
+import cases
+import context  # noqa: E402
 import peers  # noqa: E402
 from harness import time_interleaved  # noqa: E402
 
@@ -55,9 +56,9 @@ def main(argv=None):
     builds = {"after": skinkit, "before": base}
     rounds = args.repeats or (3 if args.quick else 9)
     min_time = 0.002 if args.quick else 0.05
-    llc = cases.last_level_cache()
-    big = 10_000 if args.quick else cases.out_of_cache(llc, cases.LBS_BYTES)
-    tri = peers.CTriad(cases.triad_array_bytes(llc, args.quick), 2)
+    llc = context.last_level_cache()
+    big = 10_000 if args.quick else context.out_of_cache(llc, cases.LBS_BYTES)
+    tri = peers.CTriad(context.triad_array_bytes(llc, args.quick), 2)
     print(f"after: skinkit {skinkit.__file__} (SIMD {skinkit._core.simd()}); before: "
           f"{base.__file__}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; medians of "
           f"{rounds} interleaved rounds")
@@ -131,7 +132,7 @@ def main(argv=None):
 def smpl_rows(builds, row, par, quick: bool) -> None:
     """SMPL pose -> vertices (quaternions, FK, skinning matrices, LBS) of each build against
     smplx.lbs, at 1 and 2 threads (torch's thread count restored afterwards)."""
-    if cases.installed("torch", "smplx"):
+    if context.installed("torch", "smplx"):
         print("SMPL vs smplx.lbs: torch or smplx not installed")
         return
     import torch

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from cases import installed
+from context import installed
 from harness import Case, Impl
 
 import skinkit

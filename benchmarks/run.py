@@ -34,7 +34,8 @@ if HERE not in sys.path:
 
 import numpy as np  # noqa: E402
 
-import cases  # noqa: E402
+import cases
+import context  # noqa: E402
 from harness import Case, accepts_threads, fmt_diff, fmt_num, fmt_time  # noqa: E402
 
 import skinkit  # noqa: E402
@@ -148,7 +149,7 @@ def main(argv=None):
         ap.error(f"unknown group(s) {', '.join(unknown)}; choose from {', '.join(cases.GROUPS)}")
     if not args.quick:
         need = sorted({m for g in groups for m in PEER_MODULES.get(g, ())
-                       if cases.installed(m)})
+                       if context.installed(m)})
         if need:
             print(f"error: the full run measures against {', '.join(need)}, which "
                   f"{'is' if len(need) == 1 else 'are'} not installed.  Install with\n"
@@ -157,11 +158,11 @@ def main(argv=None):
                   file=sys.stderr)
             return 2
     threads = [int(t) for t in args.threads.split(",")]
-    ctx = cases.Ctx(quick=args.quick,
+    ctx = context.Ctx(quick=args.quick,
                     repeats=args.repeats or (3 if args.quick else 7),
                     min_time=args.min_time or (0.002 if args.quick else 0.05),
                     threads=threads, strict=not args.quick,
-                    llc_bytes=cases.last_level_cache(),
+                    llc_bytes=context.last_level_cache(),
                     emit=print_case)
 
     simd = getattr(skinkit._core, "simd", None)
