@@ -34,6 +34,7 @@ from .motion.footlock import foot_contacts, foot_drift, lock_feet
 from .motion.humanml3d import humanml3d_features, humanml3d_joints, humanml3d_preprocess
 from .motion.mirror import mirror, mirror_permutation, mirror_positions, mirror_rotations
 from .motion.rotations6d import matrix_from_6d, matrix_to_6d
+from .motion.rep272 import rep272_features, rep272_joints, rep272_rotations
 from .motion.retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
 from .model.pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
 from .model.request import PoseRequest
@@ -54,7 +55,8 @@ __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "
            "joint_mapping", "load_amass", "load_body_model", "load_bvh", "load_fbx", "load_gltf",
            "load_model", "local_pose", "lock_feet", "matrix_from_6d", "matrix_to_6d", "mirror",
            "mirror_permutation", "mirror_positions", "mirror_rotations", "pose", "pose_delta",
-           "retarget", "retarget_pose", "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
-           "view", "view_body", "world_matrices", "write_bvh", "write_gltf"]
+           "rep272_features", "rep272_joints", "rep272_rotations", "retarget", "retarget_pose",
+           "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model", "view",
+           "view_body", "world_matrices", "write_bvh", "write_gltf"]
 __all__ += _kernel_names
 __all__ += _vjp_names
