@@ -17,7 +17,7 @@ from .humanml3d import FACE_JOINTS, _facing
 if TYPE_CHECKING:
     from ..body.body_model import BodyModel
 
-__all__ = ["canonical_joints", "canonical_motion", "canonical_transform"]
+__all__ = ["canonical_joints", "canonical_motion", "canonical_transform", "transform_motion"]
 
 F64 = NDArray[np.float64]
 SMPL_FEET = (7, 8, 10, 11)
@@ -124,12 +124,31 @@ def canonical_motion(motion: BodyMotion, model: "BodyModel", fps: Optional[float
                                               transl=m.transl[s:s + _BLOCK])[1], np.float64)
                              for s in range(0, len(m.poses), _BLOCK)])
     rotation, offset = canonical_transform(joints, z_up, floor, feet)
-    root = kernels.quat_multiply(np.broadcast_to(rotation, (len(m.poses), 4)),
-                                 kernels.quat_from_rotvec(m.poses[:, 0]))
-    poses = m.poses.copy()
-    poses[:, 0] = quat_to_rotvec(root)
-    transl = kernels.quat_rotate(np.broadcast_to(rotation, m.transl.shape[:-1] + (4,)),
-                                 m.transl + rest_root) - rest_root + offset
     each: Any = np.broadcast_to(rotation, joints.shape[:-1] + (4,))
     canonical = np.asarray(kernels.quat_rotate(each, joints), np.float64) + offset[:, None]
-    return dataclasses.replace(m, poses=poses, transl=np.asarray(transl, np.float64)), canonical
+    return transform_motion(m, rotation, offset, rest_root), canonical
+
+
+def transform_motion(motion: BodyMotion, rotation: ArrayLike, offset: ArrayLike,
+          rest_root: ArrayLike) -> BodyMotion:
+    """The body motion whose posed points are ``rotate(rotation, p) + offset[t]`` of the
+    original's: the root's rotation turned, its translation moved (the root turns about its rest
+    position ``rest_root`` (3,), a body model's joint 0 for the motion's betas).
+
+    Parameters
+    ----------
+    motion : BodyMotion
+    rotation : (4,) unit quaternion (x, y, z, w).
+    offset : (T, 3) or (3,) metres.
+    rest_root : (3,) metres.
+    """
+    q = np.asarray(rotation, np.float64)
+    T = len(motion.poses)
+    root = kernels.quat_multiply(np.broadcast_to(q, (T, 4)),
+                                 kernels.quat_from_rotvec(motion.poses[:, 0]))
+    poses = motion.poses.copy()
+    poses[:, 0] = quat_to_rotvec(root)
+    pivot = np.asarray(rest_root, np.float64)
+    transl = kernels.quat_rotate(np.broadcast_to(q, (T, 4)), motion.transl + pivot) - pivot + \
+        np.asarray(offset, np.float64)
+    return dataclasses.replace(motion, poses=poses, transl=np.asarray(transl, np.float64))

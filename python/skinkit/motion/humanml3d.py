@@ -47,6 +47,8 @@ CHAINS: Tuple[Tuple[int, ...], ...] = ((0, 2, 5, 8, 11), (0, 1, 4, 7, 10), (0, 3
 """HumanML3D's kinematic chains (right leg, left leg, spine, right arm, left arm)."""
 HUMANML3D_PARENTS = (-1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 12, 13, 14, 16, 17, 18, 19)
 """Parent of each of the 22 joints (SMPL's)."""
+FIRST_OF_CHAIN = tuple(chain[1] for chain in CHAINS)
+"""The joints whose bones start a chain, rotated relative to the facing."""
 _X, _Y, _Z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
 _DOWN, _LEFT = (0.0, -1.0, 0.0), (-1.0, 0.0, 0.0)
 DIRECTIONS = np.array([(0.0, 0.0, 0.0), _X, _LEFT, _Y, _DOWN, _DOWN, _Y, _DOWN, _DOWN, _Y, _Z, _Z,
@@ -127,14 +129,13 @@ def _bone_rotations(joints: F64, sigma: float) -> F64:
     r_hip, l_hip, r_shoulder, l_shoulder = FACE_JOINTS
     root = _facing(joints, ((l_hip, r_hip), (r_shoulder, l_shoulder)), sigma)
     root[0] = (0.0, 0.0, 0.0, 1.0)
-    rotations = np.zeros(joints.shape[:2] + (4,))
-    rotations[:, 0] = root
-    for chain in CHAINS:
-        previous = root
-        for parent, child in zip(chain[:-1], chain[1:]):
-            bone = _between(DIRECTIONS[child], joints[:, child] - joints[:, parent])
-            rotations[:, child] = kernels.quat_multiply(kernels.quat_conjugate(previous), bone)
-            previous = bone
+    children = np.arange(1, JOINTS)
+    parents = np.array(HUMANML3D_PARENTS[1:])
+    bones = np.concatenate([root[:, None], _between(DIRECTIONS[1:], joints[:, children] -
+                                                    joints[:, parents])], axis=1)
+    previous = bones[:, np.where(np.isin(children, FIRST_OF_CHAIN), 0, parents)]
+    rotations = np.concatenate([root[:, None], kernels.quat_multiply(
+        kernels.quat_conjugate(previous), bones[:, 1:])], axis=1)
     return rotations
 
 
