@@ -171,11 +171,13 @@ class MotionCrops:
         offset = np.asarray(kernels.quat_rotate(np.broadcast_to(turn, offset.shape[:-1] + (4,)),
                                                 offset), np.float64)
         m = transform_motion(m, rotation, offset, rest_root)
+        q = rotation.astype(np.float32)
+        shift = offset.astype(np.float32)[:, None]
         item: Dict[str, Any] = {}
         for name, points in (("vertices", vertices), ("joints", joints)):
-            each = np.broadcast_to(rotation, points.shape[:-1] + (4,))
-            item[name] = (kernels.quat_rotate(each, np.asarray(points, np.float64))
-                          + offset[:, None]).astype(np.float32)
+            p = np.asarray(points, np.float32)
+            item[name] = kernels.quat_rotate(np.broadcast_to(q, p.shape[:-1] + (4,)), p,
+                                             threads=1) + shift
         body = item["joints"][:, :22].astype(np.float64)
         if "humanml3d" in self.features:
             item["humanml3d"] = humanml3d_features(humanml3d_preprocess(body)).astype(np.float32)
