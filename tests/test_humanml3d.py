@@ -189,3 +189,23 @@ def test_bad_input(pose):
         skinkit.humanml3d_joints(np.zeros((4, 262)))
     with pytest.raises(ValueError, match="bone_lengths"):
         skinkit.humanml3d_preprocess(pose[None], bone_lengths=np.zeros(22))
+
+
+@pytest.mark.parametrize("fps", [120.0, 60.0, 59.9999885, 50.0])
+def test_inverse_of_forward_on_amass_motions(tmp_path, fps):
+    """An AMASS-like SMPL+H motion at ``fps``, resampled to HumanML3D's 20 fps (exact times,
+    where its integer stride would take 3, 3, 2 and 2 frames), canonical, preprocessed: the
+    features give its joints back, one frame fewer."""
+    from skinkit.body.synthetic import humanoid_smplh_arrays
+    from amass_files import write_motion
+    model = skinkit.BodyModel(humanoid_smplh_arrays(num_vertices=100))
+    motion = skinkit.load_amass(write_motion(tmp_path / "m.npz", int(3 * fps), fps=fps, seed=3))
+    canon, joints = skinkit.canonical_motion(motion, model, fps=20.0)
+    assert len(joints) == int(np.floor((int(3 * fps) - 1) / fps * 20 * (1 + 1e-12))) + 1
+    motion22 = skinkit.humanml3d_preprocess(joints[:, :22])
+    parents = list(h.HUMANML3D_PARENTS[1:])
+    lengths = np.linalg.norm(motion22[:, 1:] - motion22[:, parents], axis=-1)
+    np.testing.assert_allclose(lengths, np.broadcast_to(h.HUMANML3D_BONE_LENGTHS[1:],
+                                                        lengths.shape), atol=1e-9)
+    f = skinkit.humanml3d_features(motion22, continuous=True)  # random turns may pass pi
+    np.testing.assert_allclose(skinkit.humanml3d_joints(f), motion22[:-1], atol=1e-9)
