@@ -1,8 +1,8 @@
 """Posed meshes on the fly against a baked store, in one run (meshes/s, SMPL+H's 6890 vertices):
 
-* ``skinkit.torch.MotionDataset`` (crops of AMASS-like motions posed in the loader, random
-  betas, mirroring and heading, resampled to 20 fps) through a DataLoader of 1 and 2 workers,
-  without features and with HumanML3D's;
+* ``skinkit.dataset.MotionCrops`` in the process, and ``skinkit.torch.MotionDataset`` through
+  a DataLoader of 1 and 2 workers (crops of AMASS-like motions posed in the loader, random
+  betas, mirroring and heading, resampled to 20 fps), without features and with HumanML3D's;
 * the same number of frames read back from a store that ``skinkit.dataset.bake`` wrote of the
   same motions (``BakedDataset``, 2 workers): sequential, shuffled by ``ChunkGroupedSampler``,
   and shuffled uniformly (each frame from another chunk);
@@ -77,6 +77,12 @@ def main(argv=None) -> int:
             crops = MotionCrops.from_folder(
                 work / "motions", model, frames=args.frames, crops_per_motion=crops_per_motion,
                 features=features, augmentation=Augmentation(0.5, 0.5, True))
+            with threadpool_limits(1):
+                t = time.perf_counter()
+                n = sum(len(item["vertices"]) for item in crops)
+                r = n / (time.perf_counter() - t)
+            print(f"MotionCrops, in process, features {list(features)!s:13s}: "
+                  f"{r:9.1f} meshes/s = {r / single:.2f} of posing")
             for workers in (1, 2):
                 loader = torch.utils.data.DataLoader(MotionDataset(crops), batch_size=4,
                                                      num_workers=workers)

@@ -157,27 +157,28 @@ class MotionCrops:
                  rng.normal(0.0, aug.betas_sigma, self.model.num_betas))
         flip = bool(rng.random() < aug.mirror)
         yaw = float(rng.uniform(-np.pi, np.pi)) if aug.heading else 0.0
-        rest_root = np.asarray(self.model(betas=betas, threads=1)[1], np.float64)[0]
+        rest = np.asarray(self.model(betas=betas, threads=1)[1], np.float64)
         m = motion.resample(self.fps, start, self.frames)
         if len(m.poses) < self.frames:  # the rounding of the last frame's time
             return None
         m = dataclasses.replace(m, betas=np.asarray(betas, np.float64))
         if flip:
-            m = mirror(m, rest_root)
-        vertices, joints = self.model(betas=betas, pose=m.poses, transl=m.transl, threads=1)
+            m = mirror(m, rest[0])
+        # the posed joints by FK of the rest joints (what the model computes, without the
+        # mesh), so that the mesh is posed once, already in the canonical frame
+        q = kernels.quat_from_rotvec(m.poses)
+        at_rest = np.broadcast_to(rest, q.shape[:-1] + (3,))
+        Q, t = kernels.rigid_forward_kinematics(self.model.parents, at_rest, q, threads=1)
+        joints = kernels.quat_rotate(Q, at_rest) + t + m.transl[:, None]
         rotation, offset = canonical_transform(np.asarray(joints, np.float64))
         turn = np.array([0.0, np.sin(yaw / 2), 0.0, np.cos(yaw / 2)])
         rotation = np.asarray(kernels.quat_multiply(turn, rotation), np.float64)
         offset = np.asarray(kernels.quat_rotate(np.broadcast_to(turn, offset.shape[:-1] + (4,)),
                                                 offset), np.float64)
-        m = transform_motion(m, rotation, offset, rest_root)
-        q = rotation.astype(np.float32)
-        shift = offset.astype(np.float32)[:, None]
-        item: Dict[str, Any] = {}
-        for name, points in (("vertices", vertices), ("joints", joints)):
-            p = np.asarray(points, np.float32)
-            item[name] = kernels.quat_rotate(np.broadcast_to(q, p.shape[:-1] + (4,)), p,
-                                             threads=1) + shift
+        m = transform_motion(m, rotation, offset, rest[0])
+        vertices, joints = self.model(betas=betas, pose=m.poses, transl=m.transl, threads=1)
+        item: Dict[str, Any] = {"vertices": np.asarray(vertices, np.float32),
+                                "joints": np.asarray(joints, np.float32)}
         body = item["joints"][:, :22].astype(np.float64)
         if "humanml3d" in self.features:
             item["humanml3d"] = humanml3d_features(humanml3d_preprocess(body)).astype(np.float32)
