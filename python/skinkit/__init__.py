@@ -29,7 +29,8 @@ from .kernels.wrappers import __all__ as _kernel_names
 from .kernels.wrappers import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
 from .model.model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
 from .kernels.morph import blend_shapes
-from .motion.canonical import canonical_joints, canonical_motion, canonical_transform
+from .motion.canonical import (canonical_joints, canonical_motion, canonical_transform,
+                               transform_motion)
 from .motion.footlock import foot_contacts, foot_drift, lock_feet
 from .motion.humanml3d import humanml3d_features, humanml3d_joints, humanml3d_preprocess
 from .motion.mirror import mirror, mirror_permutation, mirror_positions, mirror_rotations
@@ -56,7 +57,7 @@ __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "
            "load_model", "local_pose", "lock_feet", "matrix_from_6d", "matrix_to_6d", "mirror",
            "mirror_permutation", "mirror_positions", "mirror_rotations", "pose", "pose_delta",
            "rep272_features", "rep272_joints", "rep272_rotations", "retarget", "retarget_pose",
-           "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model", "view",
-           "view_body", "world_matrices", "write_bvh", "write_gltf"]
+           "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
+           "transform_motion", "view", "view_body", "world_matrices", "write_bvh", "write_gltf"]
 __all__ += _kernel_names
 __all__ += _vjp_names
