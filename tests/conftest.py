@@ -22,6 +22,27 @@ def data() -> Path:
     return DATA
 
 
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The project's shared data folder (content other programs wrote, too large or not ours
+    to commit): ``SKINKIT_SHARED``, else the first ``shared/`` beside or above the repository;
+    a test that needs a file there skips without it (``shared_file``)."""
+    env = os.environ.get("SKINKIT_SHARED")
+    here = Path(__file__).resolve().parents[1]
+    for folder in ([Path(env)] if env else []) + [p / "shared" for p in here.parents]:
+        if folder.is_dir():
+            return folder
+    return here / "shared"
+
+
+def shared_file(shared: Path, relative: str) -> Path:
+    """``shared / relative``, or :func:`missing` (set SKINKIT_SHARED to the folder holding it)."""
+    path = shared / relative
+    if not path.is_file():
+        missing(f"shared/{relative}", "set SKINKIT_SHARED to the shared data folder", "shared")
+    return path
+
+
 # Optional test dependencies: torch (the [torch] extra), Blender's bpy (its own venv) and atheris
 # (Linux only).  Without one, its tests skip and say how to get it -- unless it is listed in
 # SKINKIT_REQUIRE (comma-separated), where a missing one fails.  Under CI (CI set) the default is

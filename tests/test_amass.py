@@ -7,6 +7,7 @@ import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
 import skinkit as sk
+from amass_files import write_motion
 from npz_craft import npy_bytes, write_npz
 
 
@@ -229,3 +230,25 @@ def test_a_motion_given_as_a_body_model_is_named(tmp_path):
     write_npz(tmp_path / "m.npz", smplh_members(T=3))
     with pytest.raises(sk.BodyModelError, match="looks like an AMASS motion .skinkit.load_amass"):
         sk.load_body_model(tmp_path / "m.npz")
+
+
+def test_resample_from_any_start_time(tmp_path):
+    """``resample(fps, start, frames)``: frame k at start + k / fps (SciPy's slerp between the
+    neighbouring source frames), at most ``frames``; a start outside the motion is refused."""
+    motion = sk.load_amass(write_motion(tmp_path / "m.npz", 40, fps=59.9999885, seed=5))
+    start, fps = 0.1234, 23.0
+    crop = motion.resample(fps, start, 7)
+    assert len(crop.poses) == 7
+    times = start + np.arange(7) / fps
+    for j in (0, 17, 51):
+        slerp = Slerp(motion.times, Rotation.from_rotvec(motion.poses[:, j]))
+        got = Rotation.from_rotvec(crop.poses[:, j])
+        assert (got.inv() * slerp(times)).magnitude().max() < 1e-12
+    np.testing.assert_allclose(crop.transl, np.stack(
+        [np.interp(times, motion.times, motion.transl[:, a]) for a in range(3)], 1), atol=1e-12)
+    rest = motion.resample(fps, start)
+    assert len(rest.poses) == int(np.floor((motion.times[-1] - start) * fps)) + 1
+    with pytest.raises(ValueError, match="start must be in"):
+        motion.resample(fps, motion.times[-1] + 0.1)
+    with pytest.raises(ValueError, match="frames must be at least 1"):
+        motion.resample(fps, 0.0, 0)

@@ -34,7 +34,13 @@ from .kernels.wrappers import inverse_bind_matrices, quat_from_axis_angle  # noq
 from .model.model import Model
 from .model.records import Primitive, Skeleton, SkinnedPrimitive, Skin
 from .kernels.morph import blend_shapes
+from .motion.canonical import (canonical_joints, canonical_motion, canonical_transform,
+                               transform_motion)
 from .motion.footlock import foot_contacts, foot_drift, lock_feet
+from .motion.humanml3d import humanml3d_features, humanml3d_joints, humanml3d_preprocess
+from .motion.mirror import mirror, mirror_permutation, mirror_positions, mirror_rotations
+from .motion.rotations6d import matrix_from_6d, matrix_to_6d
+from .motion.rep272 import rep272_features, rep272_joints, rep272_rotations
 from .motion.retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
 from .model.pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
 from .model.request import PoseRequest
@@ -48,11 +54,16 @@ __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
            "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes", "PoseRequest", "UsdError",
            "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "TRS", "additive_pose",
-           "blend_poses", "blend_shapes", "default_model", "fit_body", "foot_contacts",
-           "foot_drift", "frame_times", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone",
+           "blend_poses", "blend_shapes", "canonical_joints", "canonical_motion",
+           "canonical_transform", "default_model", "fit_body", "foot_contacts",
+           "foot_drift", "frame_times", "humanml3d_features", "humanml3d_joints",
+           "humanml3d_preprocess", "ik_aim", "ik_ccd", "ik_fabrik", "ik_two_bone",
            "joint_mapping", "load_amass", "load_body_model", "load_bvh", "load_fbx", "load_gltf",
-           "load_model", "load_usd", "local_pose", "lock_feet", "pose", "pose_delta", "retarget",
+           "load_model", "load_usd", "local_pose", "lock_feet", "matrix_from_6d", "matrix_to_6d",
+           "mirror", "mirror_permutation", "mirror_positions", "mirror_rotations", "pose",
+           "pose_delta", "rep272_features", "rep272_joints", "rep272_rotations", "retarget",
            "retarget_pose", "retarget_rotations", "synthetic_body_arrays", "synthetic_body_model",
-           "view", "view_body", "world_matrices", "write_bvh", "write_gltf", "write_usd"]
+           "transform_motion", "view", "view_body", "world_matrices", "write_bvh", "write_gltf",
+           "write_usd"]
 __all__ += _kernel_names
 __all__ += _vjp_names

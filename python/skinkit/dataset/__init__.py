@@ -1,7 +1,9 @@
 """Baked datasets: motion files posed by a body model into a Zarr store on Dask distributed
 (:func:`bake`), read back as dask arrays (:func:`open`) or a torch Dataset
-(``skinkit.torch.BakedDataset``).  See docs/guide/dataset.rst."""
+(``skinkit.torch.BakedDataset``); or posed on the fly (:class:`MotionCrops`,
+``skinkit.torch.MotionDataset``).  See docs/guide/dataset.rst."""
 from .bake import BakeSummary, bake
+from .motions import Augmentation, MotionCrops
 from .store import BakedStore, StoreError, open_store as open  # noqa: A001 - .open(store)
 
-__all__ = ["BakeSummary", "BakedStore", "StoreError", "bake", "open"]
+__all__ = ["Augmentation", "BakeSummary", "BakedStore", "MotionCrops", "StoreError", "bake", "open"]

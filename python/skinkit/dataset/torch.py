@@ -1,8 +1,11 @@
-"""``skinkit.torch.BakedDataset``: a baked store as a map-style torch Dataset of frames."""
+"""torch datasets: ``BakedDataset`` (a baked store as a map-style Dataset of frames) with its
+``ChunkGroupedSampler``, and ``MotionDataset`` (crops of AMASS motions posed on the fly, an
+IterableDataset sharded over DataLoader workers and torch.distributed ranks)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Tuple
+import dataclasses
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -10,7 +13,7 @@ import torch
 
 from ..kernels._types import PathLike
 from . import store as _store
-
+from .motions import MotionCrops
 
 
 class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
@@ -42,6 +45,7 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
         self.faces: Any = ({k: torch.from_numpy(f) for k, f in s.faces.items()}
                            if isinstance(s.faces, dict) else torch.from_numpy(s.faces))
         self._len = len(s)
+        self.frames_per_chunk = int(s.frame_time.chunks[0][0])
         self._group: Any = None   # the store's zarr group, opened in each worker process
         self._chunk: Optional[Tuple[int, Dict[str, NDArray[Any]]]] = None
 
@@ -64,3 +68,66 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
             self._chunk = _store.frame_arrays(self._group, i // K)
         lo, arrays = self._chunk
         return {k: torch.from_numpy(np.array(a[i - lo])) for k, a in arrays.items()}
+
+
+class ChunkGroupedSampler(torch.utils.data.Sampler[int]):
+    """Shuffled frame indices of a ``BakedDataset`` a chunk at a time: the chunks in a random
+    order, the frames of each in a random order, so that each chunk is read once per epoch per
+    DataLoader worker (a batch size dividing the chunk's frames keeps a batch in one chunk),
+    where uniform shuffling reads a chunk for nearly every frame.
+
+    Parameters
+    ----------
+    dataset : BakedDataset (or anything with ``len`` and ``frames_per_chunk``).
+    seed : the shuffles' seed; ``set_epoch`` draws another epoch's.
+    """
+
+    def __init__(self, dataset: Any, seed: int = 0) -> None:
+        self.frames, self.chunk = len(dataset), int(dataset.frames_per_chunk)
+        if self.chunk < 1:
+            raise ValueError(f"dataset.frames_per_chunk: expected >= 1, got {self.chunk}")
+        self.seed, self.epoch = int(seed), 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = int(epoch)
+
+    def __len__(self) -> int:
+        return self.frames
+
+    def __iter__(self) -> Iterator[int]:
+        rng = np.random.default_rng([self.seed, self.epoch])
+        for c in rng.permutation(-(-self.frames // self.chunk)):
+            frames = np.arange(c * self.chunk, min((c + 1) * self.chunk, self.frames))
+            yield from rng.permutation(frames).tolist()
+
+
+class MotionDataset(torch.utils.data.IterableDataset[Dict[str, torch.Tensor]]):
+    """Crops of AMASS motions posed on the fly (``skinkit.dataset.MotionCrops``) as tensors,
+    sharded by motion file over the DataLoader's workers and the torch.distributed ranks
+    (shard ``rank * workers + worker`` of ``world_size * workers``): deterministic for a seed,
+    a worker count and a world size, the crops the same for any of them.  Batch with
+    ``DataLoader(dataset, batch_size=B, num_workers=W)``.
+
+    Parameters
+    ----------
+    crops : MotionCrops (its ``shard`` is replaced by the process's).
+    """
+
+    def __init__(self, crops: MotionCrops) -> None:
+        self.crops = crops
+
+    def set_epoch(self, epoch: int) -> None:
+        self.crops = self.crops.with_epoch(epoch)
+
+    def shard(self) -> Tuple[int, int]:
+        """This process's (index, count)."""
+        info = torch.utils.data.get_worker_info()
+        worker, workers = (0, 1) if info is None else (info.id, info.num_workers)
+        dist = torch.distributed
+        rank, world = ((dist.get_rank(), dist.get_world_size())
+                       if dist.is_available() and dist.is_initialized() else (0, 1))
+        return rank * workers + worker, world * workers
+
+    def __iter__(self) -> Iterator[Dict[str, torch.Tensor]]:
+        for item in dataclasses.replace(self.crops, shard=self.shard()):
+            yield {k: torch.from_numpy(np.asarray(v)) for k, v in item.items()}

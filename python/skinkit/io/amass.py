@@ -78,9 +78,11 @@ class BodyMotion:
         """(T,) float64 seconds, ``k / fps``."""
         return np.arange(len(self.poses)) / self.fps
 
-    def resample(self, fps: float) -> "BodyMotion":
-        """The motion at ``t = k / fps`` for every k with t inside the duration
-        ``(T - 1) / self.fps`` (both ends when they fall on the grid).
+    def resample(self, fps: float, start: float = 0.0, frames: Optional[int] = None
+                 ) -> "BodyMotion":
+        """The motion at ``t = start + k / fps`` for every k with t inside the duration
+        ``(T - 1) / self.fps`` (both ends when they fall on the grid), at most ``frames`` of
+        them; frame 0 of the result is at ``start``.
 
         Joint rotations by shortest-path slerp (skinkit.slerp, Shoemake 1985) between the two
         neighbouring source frames, never a lerp of the axis-angle vectors; translations and
@@ -89,19 +91,24 @@ class BodyMotion:
         Raises
         ------
         ValueError
-            ``fps`` not finite, <= 0 or above MAX_FPS, or an output larger than
-            MAX_ARRAY_BYTES.
+            ``fps`` not finite, <= 0 or above MAX_FPS, ``start`` outside the duration,
+            ``frames`` < 1, or an output larger than MAX_ARRAY_BYTES.
         """
         fps = _check_fps(fps, "fps")
         T = len(self.poses)
         duration = (T - 1) / self.fps
-        n = int(math.floor(duration * fps * (1 + 1e-12))) + 1
+        if not 0.0 <= float(start) <= duration * (1 + 1e-12):
+            raise ValueError(f"start must be in [0, {duration:g}] seconds, got {start!r}")
+        if frames is not None and int(frames) < 1:
+            raise ValueError(f"frames must be at least 1, got {frames!r}")
+        n = int(math.floor((duration - start) * fps * (1 + 1e-12))) + 1
+        n = n if frames is None else min(n, int(frames))
         per_frame = 8 * (self.poses[0].size + 4 * self.poses.shape[1] + 3 +
                          (0 if self.expression is None else self.expression.shape[1]))
         if n * per_frame > MAX_ARRAY_BYTES:
             raise ValueError(f"resampling {duration:g} s at {fps:g} fps gives {n} frames, "
                              f"{n * per_frame} bytes, more than the limit of {MAX_ARRAY_BYTES}")
-        u = np.minimum(np.arange(n) / fps * self.fps, T - 1)
+        u = np.minimum((start + np.arange(n) / fps) * self.fps, T - 1)
         i = np.minimum(np.floor(u).astype(np.int64), max(T - 2, 0))
         i1 = np.minimum(i + 1, T - 1)
         a = u - i

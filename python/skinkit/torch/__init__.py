@@ -13,12 +13,13 @@ The operators (``torch.ops.skinkit.*``, registered on import) work under ``torch
 ValueError naming the device.
 """
 from ..dataset.torch import BakedDataset  # a baked store's frames (skinkit.dataset)
+from ..dataset.torch import ChunkGroupedSampler, MotionDataset
 from .body import BodyModel, BodyOutput
 from .body_op import body_forward
 from .ops import (blend_shapes, dual_quaternion_skinning, forward_kinematics,
                   linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
                   rigid_forward_kinematics)
 
-__all__ = ["BakedDataset", "BodyModel", "BodyOutput", "blend_shapes", "body_forward", "dual_quaternion_skinning",
-           "forward_kinematics", "linear_blend_skinning", "quat_from_rotvec", "quat_to_matrix",
+__all__ = ["BakedDataset", "BodyModel", "BodyOutput", "ChunkGroupedSampler", "MotionDataset",
+           "blend_shapes", "body_forward", "dual_quaternion_skinning", "forward_kinematics", "linear_blend_skinning", "quat_from_rotvec", "quat_to_matrix",
            "rigid_forward_kinematics"]

@@ -1,0 +1,60 @@
+"""The continuous 6D rotation representation of Zhou et al. 2019 ("On the Continuity of Rotation
+Representations in Neural Networks", CVPR, section 4.2): the first two columns of the rotation
+matrix, and back by Gram-Schmidt."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["matrix_to_6d", "matrix_from_6d"]
+
+
+def matrix_to_6d(matrices: ArrayLike) -> NDArray[np.float64]:
+    """6D rotations of rotation matrices: ``(R[:, 0], R[:, 1])`` concatenated, the layout of
+    HumanML3D's ``cont6d`` and Zhou et al.'s mapping g_GS^-1.
+
+    Parameters
+    ----------
+    matrices : (..., 3, 3) rotation matrices (acting on column vectors).
+
+    Returns
+    -------
+    (..., 6) float64
+
+    Raises
+    ------
+    ValueError
+        if the last two axes are not (3, 3).
+    """
+    m = np.asarray(matrices, np.float64)
+    if m.shape[-2:] != (3, 3):
+        raise ValueError(f"matrices: expected shape (..., 3, 3), got {m.shape}")
+    return np.concatenate([m[..., :, 0], m[..., :, 1]], axis=-1)
+
+
+def matrix_from_6d(six: ArrayLike) -> NDArray[np.float64]:
+    """Rotation matrices of 6D rotations (Zhou et al.'s g_GS: the first column is the normalized
+    first half, the third the normalized cross product of it and the second half, the second
+    completes the right-handed frame).  Any (..., 6) with non-parallel halves maps to a rotation.
+
+    Parameters
+    ----------
+    six : (..., 6)
+
+    Returns
+    -------
+    (..., 3, 3) float64
+
+    Raises
+    ------
+    ValueError
+        if the last axis is not 6.
+    """
+    d = np.asarray(six, np.float64)
+    if d.shape[-1:] != (6,):
+        raise ValueError(f"six: expected shape (..., 6), got {d.shape}")
+    x = d[..., :3] / np.linalg.norm(d[..., :3], axis=-1, keepdims=True)
+    z = np.cross(x, d[..., 3:])
+    z = z / np.linalg.norm(z, axis=-1, keepdims=True)
+    y = np.cross(z, x)
+    return np.stack([x, y, z], axis=-1)
