@@ -14,7 +14,6 @@ compute the same thing (Blender deforms in float32: the worst seen is 5e-7); glT
 at key times the same; between keys 2e-3, because Blender interpolates quaternion F-curves
 component-wise (then normalizes) where glTF slerps (RiggedFigure, keys 1.25 s apart: 6e-4).
 """
-import os
 import subprocess
 import sys
 import time
@@ -118,12 +117,11 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
-from blender_mesh import run_in_blender  # noqa: E402
-from conftest import DATA, missing  # noqa: E402
+from blender_mesh import bpy_python, run_in_blender  # noqa: E402
+from conftest import GLTF  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
-GLTF = DATA / "gltf"
 
 # model -> frames: key frames (frame = time * 24), then between keys
 JOBS = {
@@ -137,24 +135,6 @@ BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb",
 DQS = {"CesiumMan.glb", "RiggedFigure.glb"}          # also posed with "Preserve Volume"
 SHAPE_KEYS = {"RiggedSimple-morph.glb": [1, 10, 25, 40]}   # shape_key_job's model and frames
 TIGHT, LOOSE = 2e-6, 2e-3
-
-
-def bpy_python():
-    """An interpreter that imports bpy: $SKINKIT_BPY_PYTHON, this one, or .ci/run's venv;
-    without one, ``missing("bpy")`` (skip, or fail where bpy is required)."""
-    if os.environ.get("SKINKIT_BPY_PYTHON"):
-        return os.environ["SKINKIT_BPY_PYTHON"]
-    import importlib.util
-    if importlib.util.find_spec("bpy") is not None:
-        return sys.executable
-    venv = Path(os.environ.get("SKINKIT_BPY_VENV",
-                               Path.home() / ".cache" / "skinkit" / "bpy-venv"))
-    exe = venv / "bin" / "python"
-    if not exe.exists():
-        missing("bpy", "bash .ci/run makes a venv with it, or by hand: python3.11 -m venv "
-                "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install "
-                "bpy==5.0.1 (or set SKINKIT_BPY_PYTHON to a Python that imports bpy)")
-    return str(exe)
 
 
 @pytest.fixture(scope="module")

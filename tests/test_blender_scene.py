@@ -69,8 +69,7 @@ import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
 from conftest import GLTF  # noqa: E402
-from blender_mesh import run_in_blender  # noqa: E402
-from test_blender import bpy_python  # noqa: E402
+from blender_mesh import bpy_python, run_in_blender  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -18,6 +18,7 @@ def _sha(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name,fixture", [("Fox.glb", GLTF / "Fox.glb"),
                                           ("cmu_01_03_first300.bvh",
                                            BVH / "cmu_01_03_first300.bvh")])
@@ -37,6 +38,7 @@ def test_unknown_file_is_refused_with_the_list():
         skinkit.data.path("Cat.glb")
 
 
+@pytest.mark.shared
 def test_character_poses_like_the_fixture():
     model = skinkit.data.character(dtype=np.float32)
     assert [c.name for c in model.clips] == ["Survey", "Walk", "Run"]
