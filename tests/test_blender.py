@@ -120,7 +120,7 @@ import skinkit  # noqa: E402
 from blender_mesh import bpy_python, run_in_blender  # noqa: E402
 from conftest import GLTF  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared]
 
 
 # model -> frames: key frames (frame = time * 24), then between keys
@@ -130,11 +130,18 @@ JOBS = {
     "Fox.glb": [0, 5, 20, 82, 7.25],
     "RiggedSimple.glb": [1, 10, 25, 50],
     "RiggedFigure.glb": [0, 30, 7],
+    "character.glb": [0, 4, 12, 24, 40, 7],     # skinkit.data's own (keys every 1/30 s)
 }
-BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb", 7)}
+BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb", 7),
+                ("character.glb", 7)}
 DQS = {"CesiumMan.glb", "RiggedFigure.glb"}          # also posed with "Preserve Volume"
 SHAPE_KEYS = {"RiggedSimple-morph.glb": [1, 10, 25, 40]}   # shape_key_job's model and frames
 TIGHT, LOOSE = 2e-6, 2e-3
+
+
+def model_path(name):
+    """A shared glTF fixture, or the sample character skinkit.data writes."""
+    return skinkit.data.path(name) if name in skinkit.data.FILES else GLTF / name
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +159,8 @@ def blender_results(tmp_path_factory):
     # the skinkit under test, alone on the path (not this environment's numpy 2)
     shim = tmp_path_factory.mktemp("shim")
     (shim / "skinkit").symlink_to(Path(skinkit.__file__).parent, target_is_directory=True)
-    jobs = [{"model": str(GLTF / m), "frames": f, "dqs": m in DQS} for m, f in JOBS.items()]
-    jobs += [{"model": str(GLTF / m), "frames": f, "shape_keys": True}
+    jobs = [{"model": str(model_path(m)), "frames": f, "dqs": m in DQS} for m, f in JOBS.items()]
+    jobs += [{"model": str(model_path(m)), "frames": f, "shape_keys": True}
              for m, f in SHAPE_KEYS.items()]
     start = time.perf_counter()
     results = run_in_blender(exe, __file__, jobs, tmp_path_factory.mktemp("blender"),
@@ -215,7 +222,7 @@ def test_skinkit_gltf_pose_matches_blender(blender_results, model_name):
     """skinkit's glTF pose, turned from glTF's +Y up to Blender's +Z up ((x, y, z) ->
     (x, -z, y)), at time = frame / fps, against Blender's imported scene."""
     r = blender_results[model_name]
-    model = skinkit.load_gltf(GLTF / model_name)
+    model = skinkit.load_gltf(model_path(model_name))
     clip = _gltf_clip(model, str(r["action"]))
     frames = np.array(JOBS[model_name], np.float64)
     posed = model.pose(clip=clip, times=frames / float(r["fps"]))
@@ -233,7 +240,7 @@ def test_skinkit_dqs_matches_blender_preserve_volume(blender_results, model_name
     """skinkit's glTF pose with dual quaternion skinning against Blender's Armature modifier
     with "Preserve Volume", at key times (as test_skinkit_gltf_pose_matches_blender)."""
     r = blender_results[model_name]
-    model = skinkit.load_gltf(GLTF / model_name)
+    model = skinkit.load_gltf(model_path(model_name))
     clip = _gltf_clip(model, str(r["action"]))
     frames = np.array([f for f in JOBS[model_name] if (model_name, f) not in BETWEEN_KEYS])
     keys = [i for i, f in enumerate(JOBS[model_name]) if (model_name, f) not in BETWEEN_KEYS]

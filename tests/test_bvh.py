@@ -549,7 +549,7 @@ def test_readme_example(monkeypatch):
     monkeypatch.chdir(ROOT)
     scope = {}
     exec(compile(code, "docs/posing.md: Mocap (BVH)", "exec"), scope)
-    assert scope["joints"].shape == (300, 38, 3)
+    assert scope["joints"].shape == (301, 27, 3)
 
 
 
