@@ -154,15 +154,20 @@ SMPLX_HOW = ('pip install ".[test,test-torch]" (smplx, the body models\' referen
 DATASET_HOW = 'pip install ".[test,dataset]" (zarr 3 and a Dask cluster; zarr 3: Python >= 3.11)'
 
 
+# a module documentation code may import -> (how to get it, the requirement it comes with)
+DOC_EXTRAS = {"torch": (TORCH_HOW, ""), "distributed": (DATASET_HOW, "dataset")}
+
+
 @contextlib.contextmanager
-def torch_optional():
-    """Around documentation code (README, docs/) that may import torch: without it, ``missing``."""
+def extras_optional():
+    """Around documentation code (README, docs/) that may import torch or distributed (the
+    opt-in extras): without it, ``missing``."""
     try:
         yield
     except ModuleNotFoundError as e:
-        if e.name != "torch":
+        if e.name not in DOC_EXTRAS:
             raise
-        missing("torch", TORCH_HOW)
+        missing(e.name, *DOC_EXTRAS[e.name])
 
 
 @pytest.fixture
