@@ -2,7 +2,7 @@
 the oldest NumPy it supports there (``.ci/oldest_numpy.py``) and the newest that pip finds for it.
 
 Each session builds a wheel of this tree for its Python (build isolation: against NumPy 2, for
-NumPy >= 1.24 at run time), installs the wheel with the ``[test]`` extra into a fresh venv -- not
+NumPy >= 1.24 at run time), installs the wheel with the ``[test,fuzz]`` extras into a fresh venv -- not
 the source tree -- and runs the suite from the project folder.
 
     nox                           # the whole matrix (.ci/run runs it)
@@ -11,8 +11,8 @@ the source tree -- and runs the suite from the project folder.
 
 torch: its ``[torch]`` extra is a lower bound, which pip resolves to a CUDA build of several GB;
 the 2.13.0 CPU wheel lies on this machine's disk for Python 3.11 only, so the 3.11 sessions
-install it first (then ``[test,torch]`` finds torch satisfied) and the others install neither
-torch nor smplx (a test requirement that needs torch) and skip the torch tests, saying so.  The
+install it first (then ``[test,fuzz,test-torch]`` finds torch satisfied and adds smplx) and the
+others install neither and skip the torch tests, saying so.  The
 integration tests (Blender, Chromium, Dask clusters: marker ``integration``) run once in
 .ci/run, not here.  SKINKIT_REQUIRE tells the tests what a session provides
 (tests/conftest.py): what is listed must be there.
@@ -20,7 +20,6 @@ integration tests (Blender, Chromium, Dask clusters: marker ``integration``) run
 import runpy
 import shutil
 import sys
-import tomllib
 from pathlib import Path
 
 import nox
@@ -29,8 +28,6 @@ ROOT = Path(__file__).resolve().parent
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 TORCH_PYTHONS = {"3.11"}
 TORCH_CPU = "torch==2.13.0"    # the CPU wheel on disk (pip's find-links)
-TEST_REQUIRES = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-    "optional-dependencies"]["test"]
 OLDEST = runpy.run_path(str(ROOT / ".ci" / "oldest_numpy.py"))["OLDEST"]
 
 nox.options.default_venv_backend = "venv"
@@ -61,9 +58,9 @@ def tests(session, numpy):
         if numpy == "oldest" else "numpy"
     if torch:
         session.install(TORCH_CPU)
-        session.install(f"{wheel}[test,torch]", pin)
+        session.install(f"{wheel}[test,fuzz,test-torch]", pin)
     else:
-        session.install(wheel, *(r for r in TEST_REQUIRES if not r.startswith("smplx")), pin)
+        session.install(f"{wheel}[test,fuzz]", pin)
     session.run("python", "-c", "import sys, numpy, skinkit; print('Python', sys.version.split()[0],"
                 " 'NumPy', numpy.__version__, 'skinkit', skinkit.__version__, skinkit.__file__)")
     require = ["atheris"] if sys.platform.startswith("linux") else []

@@ -2,7 +2,8 @@
 
     python benchmarks/scene.py [MODEL] [--clip NAME] [--frames 1000] [--repeat 5]
 
-Default: RobotExpressive (tests/data/gltf), clip "Wave", 1,000 frames over the clip, float64.
+Default: RobotExpressive (../shared/fixtures/gltf), clip "Wave", 1,000 frames over the clip,
+float64.
 Prints the median of ``--repeat`` runs of each stage, timed separately on the same inputs:
 sampling (Clip.sample and Clip.sample_weights), forward kinematics, morph targets
 (blend_shapes), skinning (skinning matrices and linear blend skinning), rigid instances (one
@@ -27,7 +28,9 @@ from skinkit.model.pose import morph_weights, skinning_matrices
 from skinkit.model.stages import _morph, _rigid, _skin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROBOT = os.path.join(HERE, "..", "tests", "data", "gltf", "RobotExpressive.glb")
+# the project's shared data beside the repository ($SKINKIT_SHARED overrides)
+ROBOT = os.path.join(os.environ.get("SKINKIT_SHARED", os.path.join(HERE, "..", "..", "shared")),
+                     "fixtures", "gltf", "RobotExpressive.glb")
 
 
 def median_seconds(fn, repeat):

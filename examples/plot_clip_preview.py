@@ -4,7 +4,7 @@ A clip's channels over time
 
 ``Clip.sample`` samples every channel of a clip at many times in one call (glTF 2.0 Appendix C:
 LINEAR with shortest-path slerp here).  Plotted: the rotation angle of the six joints that turn most,
-relative to their rest rotation, and the translation of the node that moves most, over the Fox's "Run" clip, with the keyframe times of
+relative to their rest rotation, and the translation of the node that moves most, over the character's "Run" clip, with the keyframe times of
 one channel marked.
 """
 import matplotlib.pyplot as plt
@@ -12,7 +12,7 @@ import numpy as np
 
 import skinkit
 
-model = skinkit.data.character()                  # the sample character: the Khronos Fox
+model = skinkit.data.character()                  # the sample character (procedural)
 clip = next(c for c in model.clips if c.name == "Run")
 sk = model.skeleton
 times = np.linspace(0.0, clip.duration, 400)
@@ -28,7 +28,7 @@ fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
 for n in moving:
     top.plot(times, angle[:, n], linewidth=1, label=name[n])
 top.set_ylabel("rotation from rest (degrees)")
-top.set_title(f'Fox, clip "{clip.name}"')
+top.set_title(f'character, clip "{clip.name}"')
 top.legend(fontsize=7, ncol=3)
 root = int(np.argmax(np.ptp(t, axis=0).max(axis=1)))          # the node that moves most
 for c, axis in enumerate("xyz"):

@@ -3,7 +3,7 @@ A skeleton at rest and posed
 ============================
 
 ``skinkit.apps.plot.plot_skeleton`` draws a skin's joints and bones on 3D axes: here the skeleton
-of the sample character (``skinkit.data``: the Khronos Fox) in its rest pose and 0.3 s into its
+of the sample character (``skinkit.data``: a procedural humanoid) in its rest pose and 0.3 s into its
 walk (``Model.world_matrices``: one ``forward_kinematics`` call for the whole hierarchy).
 """
 import matplotlib.pyplot as plt

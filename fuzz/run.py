@@ -10,7 +10,7 @@ and Clip.sample on hostile arrays) and ``body`` (fuzz/fuzz_body.py: load_body_mo
 load_amass on hostile .pkl and .npz files, seeded with tests/data/body's genuine chumpy pickles
 and .npz and a small AMASS file).  The corpus of each (default fuzz/corpus/NAME, not committed)
 is seeded with a valid model made by fuzz/seed_model.py and the small glTF fixtures of
-tests/data/gltf (fuzz/seed.bvh for BVH).  A crash, an exception that
+../shared/fixtures/gltf, where present (fuzz/seed.bvh for BVH).  A crash, an exception that
 is not allowed, a leak-sized RSS or a hang stops that harness with its input saved as
 ``crash-*`` / ``oom-*`` / ``timeout-*`` in the corpus folder; the exit status is then 1.
 Prints one line per harness: inputs run, seconds, and the result.
@@ -24,7 +24,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FIXTURES = HERE.parent / "tests" / "data" / "gltf"
+# the project's shared data beside the repository ($SKINKIT_SHARED overrides), where present
+SHARED = Path(os.environ.get("SKINKIT_SHARED", HERE.parent.parent / "shared"))
+FIXTURES = SHARED / "fixtures" / "gltf"
 BODY_FIXTURES = HERE.parent / "tests" / "data" / "body"
 HARNESSES = ("gltf", "bvh", "kernels", "body")
 

@@ -1,13 +1,63 @@
-"""The Blender tests' bridge to Blender's Python (its own interpreter): running a test file there
-as a script on a list of jobs and reading back what it saved; and, inside Blender, an object's
-evaluated mesh (modifiers, shape keys, bone parents applied) in world space."""
+"""The Blender tests' bridge to Blender's Python (its own interpreter): finding it, running a test
+file there as a script on a list of jobs and reading back what it saved, making (and caching) the
+content tests/blender_scenes.py writes; and, inside Blender, an object's evaluated mesh
+(modifiers, shape keys, bone parents applied) in world space."""
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+
+SCENES = Path(__file__).resolve().parent / "blender_scenes.py"
+
+
+def bpy_python():
+    """An interpreter that imports bpy: $SKINKIT_BPY_PYTHON, this one, or .ci/run's venv;
+    without one, ``missing("bpy")`` (skip, or fail where bpy is required)."""
+    from conftest import missing
+
+    if os.environ.get("SKINKIT_BPY_PYTHON"):
+        return os.environ["SKINKIT_BPY_PYTHON"]
+    import importlib.util
+    if importlib.util.find_spec("bpy") is not None:
+        return sys.executable
+    venv = Path(os.environ.get("SKINKIT_BPY_VENV",
+                               Path.home() / ".cache" / "skinkit" / "bpy-venv"))
+    exe = venv / "bin" / "python"
+    if not exe.exists():
+        missing("bpy", "bash .ci/run makes a venv with it, or by hand: python3.11 -m venv "
+                "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install "
+                "bpy==5.0.1 (or set SKINKIT_BPY_PYTHON to a Python that imports bpy)")
+    return str(exe)
+
+
+def made_by_blender(*sources) -> Path:
+    """The folder of what tests/blender_scenes.py writes (the procedural rig; each glTF of
+    ``sources`` converted), made once by Blender and cached under ``CACHE/blender-<hash>``, the
+    hash of that script, this file and the sources' bytes."""
+    from conftest import CACHE
+
+    digest = hashlib.sha256()
+    for path in (SCENES, Path(__file__), *sources):
+        digest.update(Path(path).read_bytes())
+    out = CACHE / f"blender-{digest.hexdigest()[:16]}"
+    if not (out / "done").exists():
+        tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        proc = subprocess.run([bpy_python(), str(SCENES), str(tmp), *map(str, sources)],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+        (tmp / "done").write_text("")
+        try:
+            tmp.rename(out)
+        except OSError:      # another process got there first
+            shutil.rmtree(tmp)
+    return out
 
 
 def run_in_blender(exe, script, jobs, out_dir, **env):

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SKINKIT_PATH, TORCH_HOW, optional_import
+from conftest import DATASET_HOW, GLTF, SKINKIT_PATH, TORCH_HOW, need_shared, optional_import
 
-optional_import("zarr", 'pip install ".[dataset]" (zarr 3: Python >= 3.11)', "dataset")
+optional_import("zarr", DATASET_HOW, "dataset")
+optional_import("distributed", DATASET_HOW, "dataset")
 from distributed import Client, LocalCluster  # noqa: E402
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
@@ -342,13 +343,14 @@ def test_a_bake_larger_than_the_free_disk_is_refused_before_posing(inputs, clust
 
 # ---- glTF/FBX characters with clips: the second input kind ----------------------------------
 
-FOX = Path(__file__).resolve().parent / "data" / "gltf" / "Fox.glb"
+FOX = GLTF / "Fox.glb"
 CLIPS = {"Walk": 23, "Run": 36}              # frames at 30 fps, both ends of the clip included
 
 
 @pytest.fixture(scope="module")
 def characters(tmp_path_factory):
     """Two copies of the Fox (one layout), and the store of their clips Walk and Run."""
+    need_shared()
     d = tmp_path_factory.mktemp("characters")
     for name in ("a.glb", "b.glb"):
         shutil.copyfile(FOX, d / name)
@@ -365,6 +367,7 @@ def fox_store(characters, cluster):
     return out
 
 
+@pytest.mark.shared
 def test_characters_bake_equals_model_pose_frame_by_frame(characters, fox_store):
     d = sk.dataset.open(fox_store)
     model = sk.load_model(FOX)
@@ -428,8 +431,9 @@ def test_a_corrupt_character_is_marked_failed_and_the_others_written(characters,
     assert np.array_equal(d.joints.compute(), ref.joints.compute())
 
 
+@pytest.mark.shared
 def test_characters_of_different_layouts_are_refused(characters, cluster, tmp_path):
-    rigged = Path(__file__).resolve().parent / "data" / "gltf" / "RiggedSimple.glb"
+    rigged = GLTF / "RiggedSimple.glb"
     with pytest.raises(ValueError, match=r"RiggedSimple.glb: its primitives 2_0: 160 vertices"
                                          r".*a.glb's .*1_0: 1728 vertices.*same primitives"):
         sk.dataset.bake([str(characters / "a.glb"), str(rigged)], str(tmp_path / "s.zarr"),

@@ -13,7 +13,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(ROOT, "benchmarks", "run.py")
 
-pytestmark = pytest.mark.skipif(not os.path.exists(RUN), reason="benchmarks/ not in this tree")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not os.path.exists(RUN), reason="benchmarks/ not in this tree")]
 
 
 def test_quick_run_writes_valid_json(tmp_path):

@@ -14,7 +14,6 @@ compute the same thing (Blender deforms in float32: the worst seen is 5e-7); glT
 at key times the same; between keys 2e-3, because Blender interpolates quaternion F-curves
 component-wise (then normalizes) where glTF slerps (RiggedFigure, keys 1.25 s apart: 6e-4).
 """
-import os
 import subprocess
 import sys
 import time
@@ -118,12 +117,11 @@ if __name__ == "__main__":
 import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
-from blender_mesh import run_in_blender  # noqa: E402
-from conftest import DATA, missing  # noqa: E402
+from blender_mesh import bpy_python, run_in_blender  # noqa: E402
+from conftest import GLTF  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared]
 
-GLTF = DATA / "gltf"
 
 # model -> frames: key frames (frame = time * 24), then between keys
 JOBS = {
@@ -132,29 +130,18 @@ JOBS = {
     "Fox.glb": [0, 5, 20, 82, 7.25],
     "RiggedSimple.glb": [1, 10, 25, 50],
     "RiggedFigure.glb": [0, 30, 7],
+    "character.glb": [0, 4, 12, 24, 40, 7],     # skinkit.data's own (keys every 1/30 s)
 }
-BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb", 7)}
+BETWEEN_KEYS = {("CesiumMan.glb", 10.5), ("Fox.glb", 7.25), ("RiggedFigure.glb", 7),
+                ("character.glb", 7)}
 DQS = {"CesiumMan.glb", "RiggedFigure.glb"}          # also posed with "Preserve Volume"
 SHAPE_KEYS = {"RiggedSimple-morph.glb": [1, 10, 25, 40]}   # shape_key_job's model and frames
 TIGHT, LOOSE = 2e-6, 2e-3
 
 
-def bpy_python():
-    """An interpreter that imports bpy: $SKINKIT_BPY_PYTHON, this one, or .ci/run's venv;
-    without one, ``missing("bpy")`` (skip, or fail where bpy is required)."""
-    if os.environ.get("SKINKIT_BPY_PYTHON"):
-        return os.environ["SKINKIT_BPY_PYTHON"]
-    import importlib.util
-    if importlib.util.find_spec("bpy") is not None:
-        return sys.executable
-    venv = Path(os.environ.get("SKINKIT_BPY_VENV",
-                               Path.home() / ".cache" / "skinkit" / "bpy-venv"))
-    exe = venv / "bin" / "python"
-    if not exe.exists():
-        missing("bpy", "bash .ci/run makes a venv with it, or by hand: python3.11 -m venv "
-                "~/.cache/skinkit/bpy-venv && ~/.cache/skinkit/bpy-venv/bin/pip install "
-                "bpy==5.0.1 (or set SKINKIT_BPY_PYTHON to a Python that imports bpy)")
-    return str(exe)
+def model_path(name):
+    """A shared glTF fixture, or the sample character skinkit.data writes."""
+    return skinkit.data.path(name) if name in skinkit.data.FILES else GLTF / name
 
 
 @pytest.fixture(scope="module")
@@ -172,8 +159,8 @@ def blender_results(tmp_path_factory):
     # the skinkit under test, alone on the path (not this environment's numpy 2)
     shim = tmp_path_factory.mktemp("shim")
     (shim / "skinkit").symlink_to(Path(skinkit.__file__).parent, target_is_directory=True)
-    jobs = [{"model": str(GLTF / m), "frames": f, "dqs": m in DQS} for m, f in JOBS.items()]
-    jobs += [{"model": str(GLTF / m), "frames": f, "shape_keys": True}
+    jobs = [{"model": str(model_path(m)), "frames": f, "dqs": m in DQS} for m, f in JOBS.items()]
+    jobs += [{"model": str(model_path(m)), "frames": f, "shape_keys": True}
              for m, f in SHAPE_KEYS.items()]
     start = time.perf_counter()
     results = run_in_blender(exe, __file__, jobs, tmp_path_factory.mktemp("blender"),
@@ -235,7 +222,7 @@ def test_skinkit_gltf_pose_matches_blender(blender_results, model_name):
     """skinkit's glTF pose, turned from glTF's +Y up to Blender's +Z up ((x, y, z) ->
     (x, -z, y)), at time = frame / fps, against Blender's imported scene."""
     r = blender_results[model_name]
-    model = skinkit.load_gltf(GLTF / model_name)
+    model = skinkit.load_gltf(model_path(model_name))
     clip = _gltf_clip(model, str(r["action"]))
     frames = np.array(JOBS[model_name], np.float64)
     posed = model.pose(clip=clip, times=frames / float(r["fps"]))
@@ -253,7 +240,7 @@ def test_skinkit_dqs_matches_blender_preserve_volume(blender_results, model_name
     """skinkit's glTF pose with dual quaternion skinning against Blender's Armature modifier
     with "Preserve Volume", at key times (as test_skinkit_gltf_pose_matches_blender)."""
     r = blender_results[model_name]
-    model = skinkit.load_gltf(GLTF / model_name)
+    model = skinkit.load_gltf(model_path(model_name))
     clip = _gltf_clip(model, str(r["action"]))
     frames = np.array([f for f in JOBS[model_name] if (model_name, f) not in BETWEEN_KEYS])
     keys = [i for i, f in enumerate(JOBS[model_name]) if (model_name, f) not in BETWEEN_KEYS]

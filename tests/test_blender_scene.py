@@ -69,10 +69,9 @@ import pytest  # noqa: E402
 
 import skinkit  # noqa: E402
 from conftest import GLTF  # noqa: E402
-from blender_mesh import run_in_blender  # noqa: E402
-from test_blender import bpy_python  # noqa: E402
+from blender_mesh import bpy_python, run_in_blender  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared]
 
 # model -> key frames (time * 24) of the clip Blender makes active (the first animation)
 JOBS = {"RiggedSimple-morph.glb": [1, 10, 25, 50], "RobotExpressive.glb": [0, 20, 40, 80]}

@@ -29,12 +29,11 @@ import pytest  # noqa: E402
 from scipy.spatial.transform import Rotation  # noqa: E402
 
 import skinkit  # noqa: E402
-from blender_mesh import run_in_blender  # noqa: E402
+from blender_mesh import bpy_python, run_in_blender  # noqa: E402
 from conftest import GLTF  # noqa: E402
 from skinkit.model.humanoid import humanoid_model  # noqa: E402
-from test_blender import bpy_python  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared]
 FRAMES = [0, 6, 12, 24]   # Blender imports at 24 frames per second: keys every 1/24 s
 
 

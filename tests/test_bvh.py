@@ -2,7 +2,6 @@
 skinkit.io.bvh.read), the CMU file against three.js 0.187.0, channel orders against SciPy, a 180-degree
 wrap, hostile files that must raise BvhError naming the line, the README example and the CLI."""
 import itertools
-import json
 import re
 from pathlib import Path
 
@@ -15,11 +14,11 @@ import skinkit
 from skinkit import BvhError, load_bvh
 from skinkit.io.bvh.read import BvhModel, parse_bvh
 from cli_run import run
-from conftest import BVH, DATA
+from conftest import BVH, BVH_THREEJS, need_shared, shared_files, shared_json
 
 ROOT = Path(__file__).resolve().parents[1]
-THREE = json.loads((DATA / "bvh-threejs" / "cmu_01_03_first300.json").read_text())
-BVH_FILES = sorted(p.name for p in BVH.glob("*.bvh"))
+THREE = shared_json(BVH_THREEJS / "cmu_01_03_first300.json", {})
+BVH_FILES = [p.name for p in shared_files(BVH, "*.bvh")]
 CMU = BVH / "cmu_01_03_first300.bvh"
 
 
@@ -91,6 +90,7 @@ def expected_local_pose(facts):
 # --- the fixtures ------------------------------------------------------------------------------
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", BVH_FILES)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_fixture_matches_its_text(name, dtype):
@@ -137,6 +137,7 @@ def test_fixture_matches_its_text(name, dtype):
     assert world.shape == (F, n, 4, 4) and np.all(np.isfinite(world))
 
 
+@pytest.mark.shared
 def test_fixture_notes():
     """The counts LICENSES.md gives for each file."""
     counts = {"cmu_01_03_first300.bvh": (31, 7, 300, 120), "animdrawings_fair1_dab.bvh":
@@ -147,6 +148,7 @@ def test_fixture_notes():
         assert m.frame_count == frames and round(1 / m.frame_time) == fps
 
 
+@pytest.mark.shared
 def test_makehuman_positions_are_added_to_offset():
     """The root's position channels nearly cancel its OFFSET (LICENSES.md): added, not
     substituted.  134 joints have 6 channels (LICENSES.md says 134 non-root ones, but the count
@@ -160,6 +162,7 @@ def test_makehuman_positions_are_added_to_offset():
     assert len(m.clips[0].channels) == 134 + 163  # translations + one rotation per joint
 
 
+@pytest.mark.shared
 def test_mixed_orders_and_z_up():
     m = load_bvh(BVH / "animdrawings_fair1_dab.bvh")
     orders = {}
@@ -178,9 +181,11 @@ def test_mixed_orders_and_z_up():
 
 def three_times(dt):
     """Sample times on our key grid: (frame + alpha) * dt (three's keys are float32 times)."""
+    need_shared()
     return np.array([(s["frame"] + s["alpha"]) * dt for s in THREE["samples"]])
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_cmu_matches_threejs(dtype):
     m = load_bvh(CMU, dtype=dtype)
@@ -216,6 +221,7 @@ def test_cmu_matches_threejs(dtype):
         <= 1e-6 + q_tol
 
 
+@pytest.mark.shared
 def test_cmu_between_frames_is_three_interpolation():
     """Between frames, three's own rule (slerp, normalised lerp when dot >= 0.9995) applied to
     our keys reproduces three to 1e-7: the only difference from our slerp is that switch."""
@@ -244,6 +250,7 @@ def test_cmu_between_frames_is_three_interpolation():
         assert up_to_sign(ours[0], slerped) < 1e-12
 
 
+@pytest.mark.shared
 def test_outside_the_clip_holds_the_end_frames():
     m = load_bvh(CMU)
     last = (m.frame_count - 1) * m.frame_time
@@ -310,6 +317,7 @@ def test_180_degree_wrap_takes_the_short_way():
         assert up_to_sign(q, expected) < 1e-14
 
 
+@pytest.mark.shared
 def test_animdrawings_hips_wrap():
     """LICENSES.md: between frames 161 and 162 the Hips Z angle wraps from -179.54 to 177.80."""
     m = load_bvh(BVH / "animdrawings_fair1_dab.bvh")
@@ -412,6 +420,7 @@ def test_zero_frames_and_one_frame():
     np.testing.assert_array_equal(m.world_matrices(0, [0.0]), m.world_matrices(0, [7.0]))
 
 
+@pytest.mark.shared
 def test_dtype_argument():
     with pytest.raises(TypeError):
         parse_bvh(SMALL, dtype=np.int32)
@@ -540,10 +549,11 @@ def test_readme_example(monkeypatch):
     monkeypatch.chdir(ROOT)
     scope = {}
     exec(compile(code, "docs/posing.md: Mocap (BVH)", "exec"), scope)
-    assert scope["joints"].shape == (300, 38, 3)
+    assert scope["joints"].shape == (301, 27, 3)
 
 
 
+@pytest.mark.shared
 def test_cli_info(capsys):
     code, out, err = run(["info", CMU], capsys)
     assert code == 0, err
@@ -553,6 +563,7 @@ def test_cli_info(capsys):
                      out), out
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_cli_pose_writes_joint_positions(capsys, tmp_path, dtype):
     out = tmp_path / "cmu.npz"
@@ -568,6 +579,7 @@ def test_cli_pose_writes_joint_positions(capsys, tmp_path, dtype):
         assert d["joints"].shape == (4, 38, 3)
 
 
+@pytest.mark.shared
 def test_cli_pose_fps_and_rest(capsys, tmp_path):
     out = tmp_path / "a.npz"
     assert run(["pose", BVH / "animdrawings_fair1_dab.bvh", "--fps", "30", "--out", out],

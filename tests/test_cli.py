@@ -13,9 +13,11 @@ from skinkit.cli.main import main
 from skinkit.model.default_model import default_model
 from skinkit.model.pose import frame_times, local_pose, pose, world_matrices
 
+from conftest import BVH, DATA, GLTF
 
 
-CESIUM_PATH = os.path.join(os.path.dirname(__file__), "data", "gltf", "CesiumMan.glb")
+
+CESIUM_PATH = str(GLTF / "CesiumMan.glb")
 
 
 def assert_one_line_error(err):
@@ -557,6 +559,7 @@ def test_output_that_is_not_a_regular_file_is_refused(tmp_path, capsys):
     assert os.listdir(tmp_path / "realdir") == []
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("argv", [
     ["pose", "--fps", "1e300"],
     ["pose", "--fps", "1e15"],
@@ -583,9 +586,8 @@ def test_hostile_arguments_give_one_line(tmp_path, capsys, monkeypatch, argv):
     frames), no traceback, nothing written."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "MODELDIR.glb").mkdir()
-    data = os.path.join(os.path.dirname(__file__), "data")
-    files = {"BVH": os.path.join(data, "bvh", "cmu_01_03_first300.bvh"),
-             "BODY": os.path.join(data, "body", "tiny_mano.npz")}
+    files = {"BVH": str(BVH / "cmu_01_03_first300.bvh"),
+             "BODY": str(DATA / "body" / "tiny_mano.npz")}
     argv = [files.get(a, a) for a in argv]
     if "--out" not in argv and argv[0] == "pose":
         argv += ["--out", "o.npz"]
@@ -598,6 +600,7 @@ def test_hostile_arguments_give_one_line(tmp_path, capsys, monkeypatch, argv):
     assert sorted(os.listdir()) == ["MODELDIR.glb"]
 
 
+@pytest.mark.shared
 def test_posing_error_names_the_model(tmp_path, capsys, monkeypatch):
     """A stage refusing the model's data mid-way (a kernel's ValueError names no file) is one
     line that names the model file."""
@@ -667,7 +670,7 @@ def test_verbose_says_what_was_decided(tmp_path, capsys):
 def test_body_model_output_size_checked_and_streamed(tmp_path, capsys):
     """The body-model branch goes through the same writer: refused past --max-output before
     posing, else the .npz holds forward()'s values."""
-    body_file = os.path.join(os.path.dirname(__file__), "data", "body", "tiny_mano.npz")
+    body_file = str(DATA / "body" / "tiny_mano.npz")
     body = skinkit.load_body_model(body_file)
     rng = np.random.default_rng(2)
     pose_ = rng.normal(scale=0.3, size=(150, body.num_joints, 3))

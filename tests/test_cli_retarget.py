@@ -1,7 +1,6 @@
 """``skinkit retarget`` and ``skinkit pose --animated`` (skinkit/cli_retarget.py), run as a user
 would (subprocess through tests/cli_run.py when it offers one, else main())."""
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +14,8 @@ from skinkit.cli.main import main
 from skinkit.model.humanoid import humanoid_model
 from skinkit.motion.retarget import joint_mapping
 
-DATA = Path(__file__).parent / "data"
+from conftest import BVH, GLTF
+
 
 
 @pytest.fixture
@@ -25,9 +25,10 @@ def character(tmp_path):
     return path
 
 
+@pytest.mark.shared
 def test_retarget_bvh_onto_a_gltf_character(tmp_path, character, capsys):
     out = tmp_path / "out.glb"
-    src = DATA / "bvh" / "cmu_01_03_first300.bvh"
+    src = BVH / "cmu_01_03_first300.bvh"
     assert main(["retarget", str(src), str(character), "--out", str(out)]) == 0
     assert "22 mapped joints" in capsys.readouterr().out
     back = skinkit.load_gltf(out)
@@ -46,13 +47,14 @@ def test_retarget_bvh_onto_a_gltf_character(tmp_path, character, capsys):
                                target.world_matrices(locked, t)[:, :22], atol=1e-5)
 
 
+@pytest.mark.shared
 def test_retarget_to_bvh_and_errors(tmp_path, character, capsys):
     out = tmp_path / "out.bvh"
-    src = DATA / "bvh" / "cmu_01_03_first300.bvh"
+    src = BVH / "cmu_01_03_first300.bvh"
     assert main(["retarget", str(src), str(character), "--out", str(out), "--quiet",
                  "--root-scale", "legs"]) == 0
     assert skinkit.load_bvh(out).frame_count == skinkit.load_bvh(src).frame_count
-    assert main(["retarget", str(DATA / "gltf" / "Fox.glb"), str(character), "--out",
+    assert main(["retarget", str(GLTF / "Fox.glb"), str(character), "--out",
                  str(tmp_path / "x.glb")]) == 1
     assert "no joint-name preset matches" in capsys.readouterr().err
     with pytest.raises(SystemExit):
@@ -123,11 +125,12 @@ def test_retarget_amass_motion_onto_a_gltf_character(tmp_path, character, body_d
     assert bvh.frame_count == T and bvh.frame_time == pytest.approx(1 / fps, rel=1e-6)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("case, argv, code, match", [
     ("no body model", lambda m, d, c: [m, c], 2,
      r"SOURCE \S+ is an AMASS motion, which has no skeleton of its own: give its body model "
      r"with --body MODEL or --body-dir DIR"),
-    ("body for a bvh", lambda m, d, c: [DATA / "bvh" / "cmu_01_03_first300.bvh", c,
+    ("body for a bvh", lambda m, d, c: [BVH / "cmu_01_03_first300.bvh", c,
                                         "--body-dir", d], 2, "is not one"),
     ("no model of the gender", lambda m, d, c: [m.with_name("f.npz"), c, "--body-dir", d], 1,
      "no female smplh model in"),
@@ -150,9 +153,10 @@ def test_retarget_amass_errors(tmp_path, character, body_dir, capsys, case, argv
         assert err.startswith("skinkit: error: ") and err.count("\n") == 1
 
 
+@pytest.mark.shared
 def test_pose_animated_writes_the_clip(tmp_path):
     out = tmp_path / "anim.glb"
-    model_path = DATA / "gltf" / "CesiumMan.glb"
+    model_path = GLTF / "CesiumMan.glb"
     assert main(["pose", str(model_path), "--out", str(out), "--animated", "--quiet"]) == 0
     model, back = skinkit.load_gltf(model_path), skinkit.load_gltf(out)
     t = np.linspace(0, model.clips[0].duration, 5)
@@ -162,9 +166,10 @@ def test_pose_animated_writes_the_clip(tmp_path):
         main(["pose", str(model_path), "--out", str(tmp_path / "x.npz"), "--animated"])
 
 
+@pytest.mark.shared
 def test_posed_glb_keeps_uvs_and_materials(tmp_path):
     out = tmp_path / "posed.glb"
-    model_path = DATA / "gltf" / "CesiumMan.glb"
+    model_path = GLTF / "CesiumMan.glb"
     assert main(["pose", str(model_path), "--times", "1.0", "--out", str(out), "--quiet"]) == 0
     model, back = skinkit.load_gltf(model_path), skinkit.load_gltf(out)
     [prim], [rigid] = model.primitives, back.primitives

@@ -7,7 +7,6 @@ whole poses picked by index.  Each pose depends only on its own time, so chunkin
 the comparison is exact.
 """
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,12 @@ import pytest
 import skinkit as sk
 
 import dask.array as da
-from distributed import Client, LocalCluster
-from conftest import GLTF
+from conftest import DATASET_HOW, GLTF, need_shared, optional_import
+
+optional_import("distributed", DATASET_HOW, "dataset")
+from distributed import Client, LocalCluster  # noqa: E402
+
+pytestmark = pytest.mark.integration          # a Dask cluster of worker processes
 
 N_POSES, CHUNK = 10_000, 1_000
 
@@ -30,6 +33,7 @@ def client():
 
 @pytest.fixture(scope="module")
 def model():
+    need_shared()
     return sk.load_gltf(GLTF / "CesiumMan.glb", dtype=np.float32)
 
 

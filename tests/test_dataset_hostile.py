@@ -9,13 +9,12 @@ import json
 import os
 import re
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TORCH_HOW, optional_import
+from conftest import DATASET_HOW, GLTF, TORCH_HOW, need_shared, optional_import
 
-optional_import("zarr", 'pip install ".[dataset]" (zarr 3: Python >= 3.11)', "dataset")
+optional_import("zarr", DATASET_HOW, "dataset")
 import zarr  # noqa: E402
 
 from amass_files import write_motion  # noqa: E402
@@ -298,11 +297,12 @@ def test_a_bake_past_the_chunk_limit_is_refused_before_laying_out(baked, tmp_pat
 
 # --- a store of characters: one vertices and faces array per mesh primitive -----------------
 
-RIGGED = Path(__file__).resolve().parent / "data" / "gltf" / "RiggedSimple.glb"
+RIGGED = GLTF / "RiggedSimple.glb"
 KEY, VP, NC = "2_0", 160, 10   # its one primitive: key, vertices; frames of its clip at 4 fps
 
 
 def character_bake(store):
+    need_shared()
     return sk.dataset.bake([str(RIGGED)], str(store), clips="all", fps=4.0, frames_per_chunk=K,
                            workers=1)
 

@@ -7,50 +7,70 @@ import numpy as np
 import pytest
 
 import skinkit
-from conftest import DATA
+from conftest import DATA, GLTF, need_shared
 
-GLB = DATA / "gltf" / "RiggedSimple.glb"
-GLTF = DATA / "gltf" / "SimpleSkin.gltf"
-FBX_BINARY = DATA / "fbx" / "maya_split_pivot_7700_binary.fbx"
-FBX_ASCII = DATA / "fbx" / "maya_blend_shape_cube_7700_ascii.fbx"
-BVH = next((DATA / "bvh").glob("*.bvh"))
+# each kind of file: where it comes from -- this project's body models, the shared fixtures
+# (folder, name), or Blender (the blender_files fixture: its FBX, and that FBX as ASCII)
+OWN = {"npz": DATA / "body" / "tiny_mano.npz", "pkl": DATA / "body" / "tiny_mano_chumpy_py2.pkl"}
+SHARED_FILES = {"glb": ("gltf", "RiggedSimple.glb"), "gltf": ("gltf", "SimpleSkin.gltf"),
+                "bvh": ("bvh", "cmu_01_03_first300.bvh")}
+LOADERS = {"glb": skinkit.load_gltf, "gltf": skinkit.load_gltf, "fbx-binary": skinkit.load_fbx,
+           "fbx-ascii": skinkit.load_fbx, "bvh": skinkit.load_bvh}
 
 
-@pytest.mark.parametrize("path, loader", [(GLB, skinkit.load_gltf), (GLTF, skinkit.load_gltf),
-                                          (FBX_BINARY, skinkit.load_fbx),
-                                          (FBX_ASCII, skinkit.load_fbx), (BVH, skinkit.load_bvh)])
-def test_load_model_picks_by_content(tmp_path, path, loader):
+@pytest.fixture
+def path_of(request, tmp_path):
+    """kind -> the path of a file of that kind (skips without the shared data or Blender)."""
+    def get(kind):
+        if kind in OWN:
+            return OWN[kind]
+        if kind in SHARED_FILES:
+            folder, name = SHARED_FILES[kind]
+            return need_shared() / folder / name
+        fbx = request.getfixturevalue("blender_files") / "rig.fbx"
+        if kind == "fbx-binary":
+            return fbx
+        from fbx_transcode import parse, to_ascii
+        path = tmp_path / "rig-ascii.fbx"
+        path.write_text(to_ascii(parse(fbx.read_bytes())))
+        return path
+    return get
+
+
+@pytest.mark.parametrize("kind", sorted(LOADERS))
+def test_load_model_picks_by_content(tmp_path, path_of, kind):
     """Renamed to .dat, each file still reaches its reader: the same skeleton as the reader's."""
+    path = path_of(kind)
     renamed = tmp_path / "model.dat"
     shutil.copyfile(path, renamed)
     model = skinkit.load_model(renamed)
-    direct = loader(path)
+    direct = LOADERS[kind](path)
     assert list(model.skeleton.names) == list(direct.skeleton.names)
     np.testing.assert_array_equal(model.skeleton.parents, direct.skeleton.parents)
 
 
-NPZ = DATA / "body" / "tiny_mano.npz"
-PKL = DATA / "body" / "tiny_mano_chumpy_py2.pkl"
-# each file: what a reader of another format says it looks like, and the function it names
-LOOKS = {GLB: ("a binary glTF (GLB) file", "skinkit.load_gltf"),
-         GLTF: ("a glTF JSON file", "skinkit.load_gltf"),
-         FBX_BINARY: ("an FBX file", "skinkit.load_fbx"),
-         FBX_ASCII: ("an FBX file", "skinkit.load_fbx"),
-         BVH: ("a BVH motion file", "skinkit.load_bvh"),
-         NPZ: ("a NumPy .npz archive", "skinkit.load_body_model"),
-         PKL: ("a Python pickle", "skinkit.load_body_model")}
-# each loader: the files it reads itself (an AMASS motion is an .npz too: its own errors)
-READS = {skinkit.load_gltf: {GLB, GLTF}, skinkit.load_fbx: {FBX_BINARY, FBX_ASCII},
-         skinkit.load_bvh: {BVH}, skinkit.load_body_model: {NPZ, PKL}, skinkit.load_amass: {NPZ}}
+# each kind: what a reader of another format says it looks like, and the function it names
+LOOKS = {"glb": ("a binary glTF (GLB) file", "skinkit.load_gltf"),
+         "gltf": ("a glTF JSON file", "skinkit.load_gltf"),
+         "fbx-binary": ("an FBX file", "skinkit.load_fbx"),
+         "fbx-ascii": ("an FBX file", "skinkit.load_fbx"),
+         "bvh": ("a BVH motion file", "skinkit.load_bvh"),
+         "npz": ("a NumPy .npz archive", "skinkit.load_body_model"),
+         "pkl": ("a Python pickle", "skinkit.load_body_model")}
+# each loader: the kinds it reads itself (an AMASS motion is an .npz too: its own errors)
+READS = {skinkit.load_gltf: {"glb", "gltf"}, skinkit.load_fbx: {"fbx-binary", "fbx-ascii"},
+         skinkit.load_bvh: {"bvh"}, skinkit.load_body_model: {"npz", "pkl"},
+         skinkit.load_amass: {"npz"}}
 
 
-@pytest.mark.parametrize("loader, path", [(loader, path) for loader, own in READS.items()
-                                          for path in LOOKS if path not in own],
-                         ids=lambda x: getattr(x, "__name__", None) or x.name)
-def test_other_format_is_named(loader, path):
+@pytest.mark.parametrize("loader, kind", [(loader, kind) for loader, own in READS.items()
+                                          for kind in LOOKS if kind not in own],
+                         ids=lambda x: getattr(x, "__name__", None) or x)
+def test_other_format_is_named(path_of, loader, kind):
     """Every loader given a file of another format names the file, what it looks like and the
     function that reads it, in the loader's own error (a ValueError)."""
-    looks_like, reader = LOOKS[path]
+    path = path_of(kind)
+    looks_like, reader = LOOKS[kind]
     with pytest.raises(ValueError) as e:
         loader(path)
     message = str(e.value)
@@ -114,10 +134,11 @@ def test_unknown_content_goes_to_the_suffix_reader(tmp_path):
         skinkit.load_model(p)
 
 
+@pytest.mark.shared
 def test_gltf_texcoord_0():
     """Primitive.uvs: TEXCOORD_0 of the glTF (RiggedFigure has none, Fox has one)."""
-    fox = skinkit.load_gltf(DATA / "gltf" / "Fox.glb")
+    fox = skinkit.load_gltf(GLTF / "Fox.glb")
     uvs = fox.primitives[0].uvs
     assert uvs.shape == (len(fox.primitives[0].positions), 2)
     assert 0.0 <= uvs.min() and uvs.max() <= 1.0 and np.ptp(uvs) > 0.5
-    assert skinkit.load_gltf(DATA / "gltf" / "RiggedSimple.glb").primitives[0].uvs is None
+    assert skinkit.load_gltf(GLTF / "RiggedSimple.glb").primitives[0].uvs is None

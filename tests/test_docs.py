@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import USD_HOW, missing, torch_optional
+from conftest import extras_optional
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted((ROOT / "docs").glob("**/*.rst"))
@@ -40,12 +40,7 @@ def test_page_examples_run(page, monkeypatch, tmp_path):
         compiled = compile(code, str(page), "exec")
         if re.search(r"^import bpy", code, re.MULTILINE):
             continue                                     # Blender only: compiled above
-        try:
-            with torch_optional():
-                exec(compiled, namespace)
-        except ImportError as e:                         # load_usd without usd-core
-            if "skinkit[usd]" not in str(e):
-                raise
-            missing("pxr", USD_HOW, "usd")
+        with extras_optional():
+            exec(compiled, namespace)
     import matplotlib.pyplot as plt
     plt.close("all")

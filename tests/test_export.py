@@ -14,11 +14,11 @@ from skinkit.io import mesh_files as export
 from cli_run import assert_usage_error, run
 from skinkit.model.pose import BLOCK_FRAMES
 from skinkit.model.default_model import default_model
-from conftest import DATA
+from conftest import GLTF
 
 trimesh = pytest.importorskip("trimesh")
 
-FIXTURES = DATA / "gltf"
+FIXTURES = GLTF
 CESIUM = FIXTURES / "CesiumMan.glb"
 FOX = FIXTURES / "Fox.glb"
 RECURSIVE = FIXTURES / "RecursiveSkeletons.glb"
@@ -154,6 +154,7 @@ def test_frames_without_triangles_are_point_clouds(tmp_path):
 
 # --- skinkit pose --out DIR/ -------------------------------------------------------------------
 
+@pytest.mark.shared
 @pytest.mark.parametrize("fmt", ["ply", "obj"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_cli_frames_equal_npz(tmp_path, capsys, fmt, dtype):
@@ -180,6 +181,7 @@ def test_cli_frames_equal_npz(tmp_path, capsys, fmt, dtype):
             np.testing.assert_allclose(mesh.vertices, positions[i], rtol=0, atol=5.1e-9)
 
 
+@pytest.mark.shared
 def test_cli_frames_hold_every_primitive(tmp_path, capsys):
     """RecursiveSkeletons: 84 skinned primitives, one mesh per frame."""
     code, _, err = run(["pose", RECURSIVE, "--times", "0", "0.7", "--out", tmp_path / "npz.npz"],
@@ -212,6 +214,7 @@ def test_cli_frames_existing_directory_and_normals(tmp_path, capsys):
     np.testing.assert_allclose(mesh.vertex_normals, posed.normals["0_0"][2], atol=1e-6)
 
 
+@pytest.mark.shared
 def test_cli_frames_errors(tmp_path, capsys):
     # Fox has no normals: an input problem, exit 1, nothing written
     code, _, err = run(["pose", FOX, "--normals", "--times", "0", "--out", f"{tmp_path}/f/"],
@@ -226,6 +229,7 @@ def test_cli_frames_errors(tmp_path, capsys):
 
 # --- skinkit pose --out FILE.glb ---------------------------------------------------------------
 
+@pytest.mark.shared
 @pytest.mark.parametrize("args, time", [(["--times", "1.25"], 1.25), (["--rest"], None)])
 def test_cli_glb_equals_pose(tmp_path, capsys, args, time):
     out = tmp_path / "posed.glb"
@@ -281,6 +285,7 @@ def test_cli_glb_replaces_existing_file_or_leaves_it(tmp_path, capsys):
     assert os.listdir(tmp_path) == ["m.glb"]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("argv", [
     ["pose", CESIUM, "--out", "m.glb"],                     # every frame of the clip
     ["pose", "--times", "0", "1", "--out", "m.glb"],
@@ -347,6 +352,7 @@ def test_no_progress_bar_for_one_frame(tmp_path, capsys, monkeypatch):
     assert code == 0 and err.count("\n") == 1 and "\r" not in err
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("normals", [False, True])
 def test_block_wise_pose_equals_one_pose_call(tmp_path, capsys, normals):
     """Posing in blocks of BLOCK_FRAMES frames gives the bytes of one batched pose() call."""

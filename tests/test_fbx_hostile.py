@@ -3,7 +3,9 @@ indices, cyclic and deep hierarchies, other formats.  Each is loaded, and posed 
 a child process (a crash there is a failed case with its name, not a dead test run); every
 outcome must be a model or an FbxError naming the file, within a memory cap.
 
-The corpus is built from the committed fixtures (tests/data/fbx) by byte edits that follow the
+The corpus is built from Blender's FBX of the procedural rig (the ``blender_files`` fixture,
+tests/blender_scenes.py), in its three encodings (binary 7.4 as written, binary 7.5 and ASCII
+from tests/fbx_transcode.py), by byte edits that follow the
 FBX layouts: binary FBX 7.x node records (end offset, property count, property list length, name)
 and array properties (type, array length, encoding, compressed length: Blender's
 io_scene_fbx/encode_bin.py writes the same layout), ASCII FBX's ``Name: *count { a: ... }``.
@@ -19,10 +21,6 @@ from pathlib import Path
 
 import pytest
 
-FBX = Path(__file__).resolve().parent / "data" / "fbx"
-BINARY = FBX / "maya_split_pivot_7700_binary.fbx"        # FBX 7.7 (64-bit node offsets)
-BINARY74 = FBX / "blender_RiggedSimple.fbx"               # FBX 7.4 (32-bit node offsets)
-ASCII = FBX / "max_transformed_skin_7500_ascii.fbx"
 MAX_BYTES = 64 << 20   # the load_fbx limit the corpus runs under
 
 _CHILD = r"""
@@ -61,6 +59,19 @@ def assert_clean(outcomes):
     bad = {p: r for p, r in outcomes.items()
            if r not in ("model", "FbxError", "model, pose ValueError")}
     assert not bad, bad
+
+
+@pytest.fixture(scope="module")
+def fbx(blender_files, tmp_path_factory):
+    """{"binary75": FBX 7.5 (64-bit node offsets), "binary74": Blender's FBX 7.4 (32-bit),
+    "ascii": ASCII FBX}: the same document, paths."""
+    from fbx_transcode import parse, to_ascii, to_binary
+    folder = tmp_path_factory.mktemp("fbx")
+    doc = parse((blender_files / "rig.fbx").read_bytes())
+    (folder / "binary75.fbx").write_bytes(to_binary(doc, 7500))
+    (folder / "ascii.fbx").write_text(to_ascii(doc))
+    return {"binary75": folder / "binary75.fbx", "binary74": blender_files / "rig.fbx",
+            "ascii": folder / "ascii.fbx"}
 
 
 # ----------------------------------------------------------------- binary FBX record editing
@@ -115,31 +126,39 @@ def with_array(data: bytes, name: bytes, wide: bool, values: bytes, count: int, 
 
 # ----------------------------------------------------------------------------- the corpus
 
-def test_truncated(tmp_path):
-    paths = []
-    for src in (BINARY, BINARY74, ASCII):
+def test_truncated(tmp_path, fbx):
+    """Each encoding cut at 21 places: clean outcomes; every binary file cut inside its node
+    records refused (cut in its footer, it may load; an ASCII file cut between whole nodes
+    is a smaller document)."""
+    from fbx_transcode import parse
+    paths, body = [], {}
+    for src in fbx.values():
         data = src.read_bytes()
+        end = len(data) - len(parse(data)[2]) if data[:4] == b"Kayd" else 0
         for k, cut in enumerate(sorted({0, 1, 10, 23, 27, 100, *random.Random(1).sample(
                 range(28, len(data)), 14), len(data) - 1})):
             p = tmp_path / f"{src.stem}-cut{k}.fbx"
             p.write_bytes(data[:cut])
             paths.append(p)
+            body[str(p)] = cut < end
     outcomes = run_corpus(paths)
     assert_clean(outcomes)
-    assert sum(r == "FbxError" for r in outcomes.values()) >= len(paths) - 6
+    assert all(outcomes[p] == "FbxError" for p, inside in body.items() if inside)
+    assert sum(body.values()) >= 36
     print(f"\ntruncated: {len(paths)} files, {sum(r == 'FbxError' for r in outcomes.values())} "
           "refused, the rest loaded")
 
 
-@pytest.mark.parametrize("src", [BINARY, BINARY74, ASCII], ids=lambda p: p.stem)
-def test_fuzzed_bytes(tmp_path, src):
+@pytest.mark.parametrize("encoding", ["binary75", "binary74", "ascii"])
+def test_fuzzed_bytes(tmp_path, fbx, encoding):
+    src = fbx[encoding]
     data = src.read_bytes()
     rng = random.Random(src.stem)
     paths = []
     for k in range(60):
         b = bytearray(data)
         for _ in range(rng.choice((1, 4, 16, 64))):
-            b[rng.randrange(27 if src != ASCII else 0, len(b))] = rng.randrange(256)
+            b[rng.randrange(27 if encoding != "ascii" else 0, len(b))] = rng.randrange(256)
         p = tmp_path / f"fuzz{k}.fbx"
         p.write_bytes(bytes(b))
         paths.append(p)
@@ -149,17 +168,17 @@ def test_fuzzed_bytes(tmp_path, src):
           f"{sum(r == 'FbxError' for r in outcomes.values())} refused, the rest loaded")
 
 
-def test_huge_declared_counts(tmp_path):
+def test_huge_declared_counts(tmp_path, fbx):
     """Arrays declaring 2^31-1 elements (raw, and deflated from a few bytes), and a node
     declaring 2^32-1 properties: refused before anything that size is allocated."""
-    data = BINARY.read_bytes()
+    data = fbx["binary75"].read_bytes()
     at = array_property(data, b"Vertices")
     raw = bytearray(data)
     struct.pack_into("<I", raw, at + 1, 0x7FFFFFFF)
     deflated = with_array(data, b"Vertices", True, zlib.compress(b"\0" * 64), 0x7FFFFFFF, 1)
     props = bytearray(data)
     struct.pack_into("<Q", props, 27 + 8, 2**32 - 1)
-    text = re.sub(rb"Vertices: \*\d+", b"Vertices: *2147483647", ASCII.read_bytes(), count=1)
+    text = re.sub(rb"Vertices: \*\d+", b"Vertices: *2147483647", fbx["ascii"].read_bytes(), count=1)
     paths = []
     for name, blob in (("raw", raw), ("deflated", deflated), ("props", props),
                        ("ascii", text)):
@@ -172,31 +191,31 @@ def test_huge_declared_counts(tmp_path):
         assert outcomes[str(tmp_path / f"huge-{name}.fbx")] == "FbxError"
 
 
-def test_deflate_bomb_bounded(tmp_path):
+def test_deflate_bomb_bounded(tmp_path, fbx):
     """A 0.3 MB deflate stream of 2 GB of zeros as the vertex array: refused by ufbx's memory
     cap (the child runs under MAX_BYTES = 64 MB) without inflating it."""
     comp = zlib.compressobj(9)
     chunk = b"\0" * (1 << 24)
     stream = b"".join(comp.compress(chunk) for _ in range(128)) + comp.flush()
-    data = with_array(BINARY.read_bytes(), b"Vertices", True, stream, (2 << 30) // 8, 1)
+    data = with_array(fbx["binary75"].read_bytes(), b"Vertices", True, stream, (2 << 30) // 8, 1)
     p = tmp_path / "bomb.fbx"
     p.write_bytes(data)
     assert p.stat().st_size < 4 << 20
     assert run_corpus([p]) == {str(p): "FbxError"}
 
 
-def test_memory_cap_names_the_limit():
+def test_memory_cap_names_the_limit(fbx):
     import skinkit
     with pytest.raises(skinkit.FbxError, match=r"Memory limit.*max_bytes=20000") as e:
-        skinkit.load_fbx(BINARY, max_bytes=20000)
-    assert str(BINARY) in str(e.value)
+        skinkit.load_fbx(fbx["binary75"], max_bytes=20000)
+    assert str(fbx["binary75"]) in str(e.value)
 
 
-def test_bad_indices(tmp_path):
+def test_bad_indices(tmp_path, fbx):
     """A polygon vertex index, a skin cluster index and a UV index out of range: refused (ufbx
     runs with index_error_handling ABORT_LOADING, and fbx_read.c checks cluster indices, which
     ufbx would skip: no clamped or dropped index making a wrong mesh)."""
-    text = ASCII.read_bytes()
+    text = fbx["ascii"].read_bytes()
     cases = {
         "polygon": re.sub(rb"(PolygonVertexIndex: \*\d+ \{\s*a: )\d+", rb"\g<1>99999", text,
                           count=1),
@@ -215,16 +234,16 @@ def test_bad_indices(tmp_path):
     assert all(r == "FbxError" for r in outcomes.values()), outcomes
 
 
-def test_cyclic_and_deep_hierarchies(tmp_path):
+def test_cyclic_and_deep_hierarchies(tmp_path, fbx):
     """A bone made the child of its own descendant; a node parented to itself; ASCII nesting
     100,000 deep: clean outcomes, the loaded ones with an acyclic skeleton."""
-    text = ASCII.read_bytes().decode("utf-8", "replace")
+    text = fbx["ascii"].read_text()
     ids = dict((m.group(2), m.group(1)) for m in
                re.finditer(r'Model: (\d+), "Model::(\w+)", "LimbNode"', text))
-    assert {"Bone001", "Bone003"} <= set(ids)
+    assert {"Root", "Tip"} <= set(ids)
     conn = "Connections:  {\n"
-    cycle = text.replace(conn, conn + f'\tC: "OO",{ids["Bone001"]},{ids["Bone003"]}\n', 1)
-    self_loop = text.replace(conn, conn + f'\tC: "OO",{ids["Bone001"]},{ids["Bone001"]}\n', 1)
+    cycle = text.replace(conn, conn + f'\tC: "OO",{ids["Root"]},{ids["Tip"]}\n', 1)
+    self_loop = text.replace(conn, conn + f'\tC: "OO",{ids["Root"]},{ids["Root"]}\n', 1)
     assert cycle != text and self_loop != text
     deep = "; FBX 7.5.0 project file\n" + "A: {\n" * 100_000 + "}\n" * 100_000
     paths = []
@@ -235,13 +254,13 @@ def test_cyclic_and_deep_hierarchies(tmp_path):
     assert_clean(run_corpus(paths))
 
 
-def test_not_fbx(tmp_path):
+def test_not_fbx(tmp_path, blender_files):
     """Empty, header only, header and noise, a GLB and a BVH given to load_fbx."""
     cases = {
         "empty": b"",
         "header": b"Kaydara FBX Binary  \x00\x1a\x00",
         "noise": b"Kaydara FBX Binary  \x00\x1a\x00" + random.Random(3).randbytes(4000),
-        "glb": (FBX.parent / "gltf" / "RiggedSimple.glb").read_bytes(),
+        "glb": (blender_files / "rig.glb").read_bytes(),
         "bvh": b"HIERARCHY\nROOT a\n{\n}\n",
     }
     paths = []
@@ -253,11 +272,12 @@ def test_not_fbx(tmp_path):
     assert all(r == "FbxError" for r in outcomes.values()), outcomes
 
 
-def test_nodes_beyond_the_limit(monkeypatch):
+def test_nodes_beyond_the_limit(monkeypatch, fbx):
     """The node cap (lowered to 2: the fixture has more) refuses the file, naming it."""
     import skinkit
     from skinkit import limits
     monkeypatch.setattr(limits, "MAX_NODES", 2)
-    with pytest.raises(skinkit.FbxError, match=rf"^{re.escape(str(BINARY74))}: \d+ nodes, more "
+    path = fbx["binary74"]
+    with pytest.raises(skinkit.FbxError, match=rf"^{re.escape(str(path))}: \d+ nodes, more "
                                                r"than the limit of 2 \(skinkit.limits.MAX_NODES"):
-        skinkit.load_fbx(BINARY74)
+        skinkit.load_fbx(path)

@@ -15,7 +15,9 @@ import pytest
 
 from conftest import optional_import
 
-optional_import("atheris", 'pip install ".[test]" on Linux (atheris builds for Linux only)')
+optional_import("atheris", 'pip install ".[test,fuzz]" on Linux (atheris builds for Linux only)')
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = int(os.environ.get("SKINKIT_FUZZ_SMOKE_RUNS", "3000"))

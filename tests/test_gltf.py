@@ -15,10 +15,10 @@ import reference as ref
 from gltf_doc import DTYPES, Doc, edited, put
 from skinkit.io.gltf import accessors as gltf_accessors
 from skinkit.io.gltf import GltfError, load_gltf
-from conftest import GLTF, THREEJS
+from conftest import GLTF, THREEJS, need_shared, shared_files, shared_json
 
-INDEX = json.loads((THREEJS / "index.json").read_text())
-MODEL_FILES = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
+INDEX = shared_json(THREEJS / "index.json", {"models": [{"dir": "absent"}]})
+MODEL_FILES = [p.name for p in shared_files(GLTF, "*.gl*")]
 SLICES = {"translation": slice(0, 3), "rotation": slice(3, 7), "scale": slice(7, 10)}
 
 
@@ -32,6 +32,7 @@ def close_up_to_sign(a, b, atol):
 # --- the fixture models --------------------------------------------------------------------
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODEL_FILES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fixture_loads_consistently(name, dtype):
@@ -75,6 +76,7 @@ def test_fixture_loads_consistently(name, dtype):
                 assert ch.values.shape[1] == targets[ch.node] > 0
 
 
+@pytest.mark.shared
 def test_fixture_facts_from_licence_notes():
     """Joint and clip counts stated in tests/data/gltf/LICENSES.md."""
     fox = load_gltf(GLTF / "Fox.glb")
@@ -91,6 +93,7 @@ def test_fixture_facts_from_licence_notes():
 
 
 def read_record(model_dir, json_name):
+    need_shared()
     header = json.loads((THREEJS / model_dir / json_name).read_text())
     raw = (THREEJS / model_dir / header["bin_file"]).read_bytes()
 
@@ -101,6 +104,7 @@ def read_record(model_dir, json_name):
     return header, array
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("entry", INDEX["models"], ids=[m["dir"] for m in INDEX["models"]])
 def test_against_threejs(entry):
     model = load_gltf(GLTF / entry["model_file"])
@@ -157,6 +161,7 @@ def test_against_threejs(entry):
                 assert np.allclose(got, [start, end], atol=1e-6)
 
 
+@pytest.mark.shared
 def test_sparse_and_quantized_variant():
     """LICENSES.md: the sparse POSITION moves vertices 2, 7, 22, 42, 57, 65, 71, 103, 119, 151;
     WEIGHTS_0 becomes normalized UNSIGNED_BYTE summing to 255."""
@@ -170,6 +175,7 @@ def test_sparse_and_quantized_variant():
     assert np.array_equal(sparse.joints, plain.joints)
 
 
+@pytest.mark.shared
 def test_step_and_cubic_variants():
     """LICENSES.md: -step only changes the interpolation; -cubic stores (a_k, v_k, b_k) with the
     original keys as v_k (rotations normalised), a_0 = 0 and b_(n-1) = 0."""

@@ -6,10 +6,8 @@ import logging
 import numpy as np
 
 import skinkit
-from conftest import DATA
+from fbx_transcode import parse, to_ascii
 from test_gltf import small
-
-FBX_ASCII = DATA / "fbx" / "max_transformed_skin_7500_ascii.fbx"
 
 
 def records(caplog):
@@ -42,25 +40,27 @@ def test_a_clean_gltf_logs_nothing(caplog):
     assert records(caplog) == []
 
 
-def test_fbx_weights_dropped_normalized_and_missing(tmp_path, caplog):
-    """The first cluster's first two weights (1, 1) become 0 and 0.5: ufbx drops the zero (its
-    control point is left without weights and follows the mesh node) and the C reader divides
-    the other by its sum."""
-    text = FBX_ASCII.read_text()
-    old = "Weights: *17 {\n\t\t\ta: 1,1,"
+def test_fbx_weights_dropped_normalized_and_missing(blender_files, tmp_path, caplog):
+    """Blender's FBX of the rig as ASCII, its first cluster's first two weights (1, 1) made 0
+    and 0.5: ufbx drops the zero (its control point is left without weights and follows the
+    mesh node) and the C reader divides the other by its sum."""
+    text = to_ascii(parse((blender_files / "rig.fbx").read_bytes()))
+    clean = tmp_path / "rig.fbx"
+    clean.write_text(text)
+    old = "Weights: *48 {\n\t\t\ta: 1.0,1.0,"
     assert old in text
     path = tmp_path / "edited.fbx"
-    path.write_text(text.replace(old, "Weights: *17 {\n\t\t\ta: 0,0.5,", 1))
+    path.write_text(text.replace(old, "Weights: *48 {\n\t\t\ta: 0,0.5,", 1))
     with caplog.at_level(logging.INFO, logger="skinkit"):
         model = skinkit.load_fbx(path)
-    node = f"{path}: mesh node 'Box001'"
+    node = f"{path}: mesh node 'Tube'"
     assert records(caplog) == [
         f"{node}: 1 skin influence(s) dropped (zero, negative or NaN weight)",
-        f"{node}: skin weights of 1 of 90 control points normalized to sum 1",
-        f"{node}: 1 of 90 control points have no skin weight; they follow the node (weight 1), "
+        f"{node}: skin weights of 1 of 104 control points normalized to sum 1",
+        f"{node}: 1 of 104 control points have no skin weight; they follow the node (weight 1), "
         "as in ufbx and Blender"]
     np.testing.assert_allclose(model.primitives[0].weights.sum(axis=1), 1.0)
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="skinkit"):
-        skinkit.load_fbx(FBX_ASCII)
+        skinkit.load_fbx(clean)
     assert records(caplog) == []

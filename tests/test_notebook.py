@@ -67,5 +67,5 @@ def test_notebook_runs(path, kernel_name, tmp_path):
         assert "<script" in html and "frames[" in html                   # the animation
         assert len(outputs(nb, "image/png")) >= 1                        # the plots
         text = "\n".join(outputs(nb, "stream") + outputs(nb, "text/plain"))
-        assert "Fox.glb" in text and "(4, 1728, 3)" in text
-        assert "fox_t1.glb" in text and "per loop" in text            # export, %timeit
+        assert "character.glb" in text and "(4, 1470, 3)" in text
+        assert "character_t1.glb" in text and "per loop" in text            # export, %timeit

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import skinkit as sk
-from conftest import GLTF
+from conftest import GLTF, need_shared
 
 MODELS = ["CesiumMan.glb", "Fox.glb", "RiggedFigure.glb", "RiggedSimple.glb"]
 
@@ -59,6 +59,7 @@ def assert_same(a, b, where="model"):
 
 
 def load(name, dtype=np.float64):
+    need_shared()
     return sk.load_gltf(GLTF / name, dtype=dtype)
 
 
@@ -99,6 +100,7 @@ def test_default_model_round_trips():
     assert_same_poses(model.pose(clip=0), back.pose(clip=0))
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_model_without_clips_pickles_close_to_its_array_bytes(name):
     model = without_clips(load(name))
@@ -115,6 +117,7 @@ def test_model_pickles_close_to_its_array_bytes(model):
     assert nbytes <= size <= 1.05 * nbytes + 4096 + 128 * channels, (size, nbytes, channels)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_arrays_travel_out_of_band(name):
     """With protocol 5 (what Dask's and Ray's serializers use) every array is a buffer: the

@@ -14,9 +14,9 @@ from matplotlib.animation import FuncAnimation  # noqa: E402
 import skinkit  # noqa: E402
 from skinkit.apps import plot  # noqa: E402
 from skinkit.model.default_model import default_model  # noqa: E402
-from conftest import DATA
+from conftest import GLTF
 
-CESIUM = DATA / "gltf" / "CesiumMan.glb"
+CESIUM = GLTF / "CesiumMan.glb"
 
 
 @pytest.fixture(autouse=True)
@@ -44,6 +44,7 @@ def test_import_skinkit_needs_no_optional_library():
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.shared
 def test_plot_skeleton_of_a_model_draws_the_skin_joints():
     m = skinkit.load_gltf(CESIUM)
     world = m.world_matrices(0, [0.75])
@@ -127,6 +128,7 @@ def test_animate_default_model():
     assert "<script" in html and html.count("frames[") >= len(times)
 
 
+@pytest.mark.shared
 def test_animate_cesium_man_in_a_notebook_style():
     m = skinkit.load_gltf(CESIUM)
     anim = plot.animate(m, 0, times=[0.0, 0.5, 1.0], close=True)

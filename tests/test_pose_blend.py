@@ -5,13 +5,14 @@ import pytest
 
 import skinkit as sk
 from cli_run import run
-from conftest import DATA
+from conftest import GLTF, need_shared
 
-FOX = DATA / "gltf" / "Fox.glb"
+FOX = GLTF / "Fox.glb"
 
 
 @pytest.fixture(scope="module")
 def fox():
+    need_shared()
     return sk.load_gltf(FOX)
 
 
@@ -65,6 +66,7 @@ def test_pose_a_blend_of_clips(fox):
         fox.pose(blend=[], times=times)
 
 
+@pytest.mark.shared
 def test_cli_skinning(tmp_path, capsys, fox):
     lbs, dqs = tmp_path / "lbs.npz", tmp_path / "dqs.npz"
     for out, how in ((lbs, []), (dqs, ["--skinning", "dqs"])):

@@ -3,7 +3,6 @@
 not grow with the clip."""
 import dataclasses
 import logging
-import os
 import tracemalloc
 
 import numpy as np
@@ -14,7 +13,8 @@ from skinkit import TRS, PoseRequest, blend_poses
 from skinkit import default_model
 from skinkit.model.pose import BLOCK_FRAMES, frame_times, layout, pose, pose_blocks
 
-DATA = os.path.join(os.path.dirname(__file__), "data", "gltf")
+from conftest import GLTF, need_shared
+
 
 
 def _concat(blocks):
@@ -140,7 +140,7 @@ def test_trs_named_tuple_everywhere():
 ])
 @pytest.mark.parametrize("frames", [1, 7, BLOCK_FRAMES])
 def test_blocks_equal_one_pose_call(name, kwargs, frames):
-    m = default_model() if name is None else skinkit.load_gltf(os.path.join(DATA, name))
+    m = default_model() if name is None else skinkit.load_gltf(need_shared(GLTF) / name)
     r = m.request(**kwargs)
     got, blocks = _concat(m.pose_blocks(r, frames=frames))
     want = _whole(pose(m, r))

@@ -16,16 +16,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import GLTF, THREEJS
+from conftest import GLTF, THREEJS, need_shared, shared_files, shared_json
 from skinkit.cli.main import main
 from skinkit.io.gltf import load_gltf
 from skinkit.model.pose import pose, world_matrices
 
-INDEX = json.loads((THREEJS / "index.json").read_text())
+INDEX = shared_json(THREEJS / "index.json", {"models": [{"dir": "absent", "records": [
+    {"record": "absent"}]}]})
 MODELS = INDEX["models"]
 CASES = [(m, r) for m in MODELS for r in m["records"]]
 CASE_IDS = [f"{m['dir']}-{r['record']}" for m, r in CASES]
 SIMPLESKIN = "SimpleSkin.gltf"
+pytestmark = pytest.mark.shared          # three.js records of the shared fixtures
 REL_TOL = 2e-5
 SIMPLESKIN_INTERIOR_TOL = 1e-3
 
@@ -36,6 +38,7 @@ _models = {}
 
 
 def load(model_file, dtype=np.float64):
+    need_shared()
     key = (model_file, np.dtype(dtype).name)
     if key not in _models:
         _models[key] = load_gltf(GLTF / model_file, dtype=dtype)
@@ -44,6 +47,7 @@ def load(model_file, dtype=np.float64):
 
 def read_record(model, record):
     """The record's JSON header and a function giving each array of its .bin."""
+    need_shared()
     header = json.loads((THREEJS / model["dir"] / record["json"]).read_text())
     raw = (THREEJS / model["dir"] / header["bin_file"]).read_bytes()
 
@@ -219,7 +223,7 @@ def test_cli_pose_matches_threejs(model, tmp_path, capsys):
         note(model, record, cli=w)
 
 
-ALL_GLTF = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
+ALL_GLTF = [p.name for p in shared_files(GLTF, "*.gl*")]
 
 
 @pytest.mark.parametrize("name", ALL_GLTF)

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import torch_optional
+from conftest import extras_optional
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -91,7 +91,7 @@ def test_section_runs(page, section, monkeypatch, tmp_path):
     try:
         for s, lang, line, code in BLOCKS[page]:
             if s == section and lang == RUN:
-                with torch_optional():               # the one dependency not in [test]
+                with extras_optional():               # the one dependency not in [test]
                     exec(_compile(page, code, line), namespace)
     finally:
         try:

@@ -29,6 +29,7 @@ def test_default_model_reprs():
         assert part in text
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", ["CesiumMan.glb", "Fox.glb", "RecursiveSkeletons.glb",
                                   "RiggedFigure-cubic.glb", "cmu_01_03_first300.bvh",
                                   "animdrawings_fair1_dab.bvh"])
@@ -50,6 +51,7 @@ def test_fixture_reprs_are_compact(name):
     assert "array(" not in html and len(html) < 30000
 
 
+@pytest.mark.shared
 def test_cesium_man_details():
     m = skinkit.load_gltf(GLTF / "CesiumMan.glb")
     assert "22 nodes, 1 root" in repr(m.skeleton) and "'Skeleton_torso_joint_1'" in repr(m)
@@ -63,6 +65,7 @@ def test_cesium_man_details():
         assert cell in html
 
 
+@pytest.mark.shared
 def test_long_lists_are_cut():
     m = skinkit.load_gltf(GLTF / "RecursiveSkeletons.glb")
     assert "... 78 more]" in repr(m)            # 84 skins and primitives, 6 shown

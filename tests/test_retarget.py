@@ -1,6 +1,5 @@
 """Retargeting (skinkit.retarget, src/retarget.c): the invariants of issue 22, with world
 positions from forward kinematics and rotations compared through SciPy."""
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,9 +8,10 @@ from scipy.spatial.transform import Rotation
 import skinkit
 from skinkit.model.clip import Channel, Clip
 from skinkit.model.humanoid import humanoid_model
-from skinkit.model.model import Model, Skeleton
+from skinkit import Model, Skeleton
 
-DATA = Path(__file__).parent / "data"
+from conftest import BVH
+
 T = np.linspace(0.0, 1.0, 11)
 
 
@@ -118,8 +118,9 @@ def test_unmapped_target_joints_keep_their_rest_pose():
         skinkit.retarget(a, b, clip, mapping={"mixamorig:Hips": "pelvisx"})
 
 
+@pytest.mark.shared
 def test_cmu_bvh_onto_a_mixamo_like_character():
-    src = skinkit.load_bvh(DATA / "bvh" / "cmu_01_03_first300.bvh")
+    src = skinkit.load_bvh(BVH / "cmu_01_03_first300.bvh")
     dst = humanoid_model("mixamo", "A", bone_frames=True)
     out = skinkit.retarget(src, dst)
     m = skinkit.joint_mapping(src, dst)

@@ -1,7 +1,7 @@
 """The whole glTF scene: every mesh primitive instance (skinned or rigid), morph targets and
 their animated weights, against a plain NumPy evaluation of the glTF definitions at key times
-(tests/gltf_scene_reference.py, no skinkit), on every fixture (the Khronos sample models of
-gltf/khronos also midway between keys, where the reference interpolates) and on small documents
+(tests/gltf_scene_reference.py, no skinkit), on every shared fixture (and Khronos sample models
+of ../shared/corpus also midway between keys, where the reference interpolates), on small documents
 built here for the sparse, quantized, instanced and CUBICSPLINE-weights cases; blend_shapes and
 weights sampling against NumPy references; hostile morph-target files."""
 import json
@@ -13,15 +13,23 @@ import pytest
 import helpers
 import reference as ref
 from cli_run import run
-from conftest import GLTF
+from conftest import GLTF, shared_files
 from gltf_doc import Doc, edited, put
 from gltf_scene_reference import Document, evaluate, key_times_and_midpoints, scene_times
 import skinkit
 from skinkit import Channel, Clip, GltfError, blend_shapes, load_gltf
 
-MODEL_FILES = sorted(p.name for p in GLTF.iterdir() if p.suffix in (".glb", ".gltf"))
-KHRONOS = GLTF / "khronos"          # unmodified Khronos sample models (gltf/LICENSES.md)
-KHRONOS_FILES = sorted(p.name for p in KHRONOS.iterdir() if p.suffix in (".glb", ".gltf"))
+MODEL_FILES = [p.name for p in shared_files(GLTF, "*.gl*")]
+# Khronos sample models as published (../shared/corpus/khronos-models.tar.gz, the `khronos`
+# fixture): glTF-Sample-Assets/Models/<name>/<variant>/<name>.<ext>
+KHRONOS_FILES = [f"{name}/{variant}/{name}.{'glb' if variant == 'glTF-Binary' else 'gltf'}"
+                 for name, variant in [("AnimatedTriangle", "glTF-Embedded"),
+                                       ("BoxAnimated", "glTF-Embedded"),
+                                       ("RiggedSimple", "glTF-Embedded"),
+                                       ("SimpleMorph", "glTF-Embedded"),
+                                       ("InterpolationTest", "glTF-Binary"),
+                                       ("AnimatedMorphCube", "glTF-Binary"),
+                                       ("MorphStressTest", "glTF-Binary")]]
 ROBOT = GLTF / "RobotExpressive.glb"
 TIMES_PER_CLIP = 6
 
@@ -54,6 +62,7 @@ def compare_with_reference(path, dtype=np.float64, scene=None,
     return worst_p, worst_n
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODEL_FILES)
 def test_fixture_scene_matches_reference(name):
     worst_p, worst_n = compare_with_reference(GLTF / name)
@@ -61,6 +70,7 @@ def test_fixture_scene_matches_reference(name):
     assert worst_n <= 1e-4, worst_n
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", ["RobotExpressive.glb", "RiggedSimple-morph.glb"])
 def test_fixture_scene_matches_reference_float32(name):
     worst_p, worst_n = compare_with_reference(GLTF / name, np.float32)
@@ -68,19 +78,22 @@ def test_fixture_scene_matches_reference_float32(name):
     assert worst_n <= 1e-3, worst_n
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("dtype, tolerance", [(np.float64, 1e-9), (np.float32, 2e-6)],
                          ids=["float64", "float32"])
 @pytest.mark.parametrize("name", KHRONOS_FILES)
-def test_khronos_sample_matches_reference_between_keys(name, dtype, tolerance):
-    """Khronos sample models as published (embedded buffers): the rest pose and every clip at
+def test_khronos_sample_matches_reference_between_keys(khronos, name, dtype, tolerance):
+    """Khronos sample models as published (embedded buffers, GLB): the rest pose and every clip at
     every key time of every channel and midway between neighbouring ones, where the reference
     interpolates (slerp of normalized keys: AnimatedTriangle's keys have |q| = 0.99985)."""
-    worst_p, worst_n = compare_with_reference(KHRONOS / name, dtype,
+    path = khronos / "glTF-Sample-Assets" / "Models" / name
+    worst_p, worst_n = compare_with_reference(path, dtype,
                                               times_of=key_times_and_midpoints)
     assert worst_p <= tolerance, worst_p
     assert worst_n <= 10 * tolerance, worst_n
 
 
+@pytest.mark.shared
 def test_robot_poses_completely_for_every_clip():
     """All 19 meshes (15 rigid under joints, 3 of them with morph targets, 4 skinned hands) for
     every clip, and the morph weights channels become channels, not `unsupported`."""
@@ -95,6 +108,7 @@ def test_robot_poses_completely_for_every_clip():
         assert len(posed) == 19 and all(np.isfinite(v).all() for v in posed.values())
 
 
+@pytest.mark.shared
 def test_morph_fixture_weights_move_the_mesh():
     """RiggedSimple-morph: the animated weights are not all zero and change the pose."""
     model = load_gltf(GLTF / "RiggedSimple-morph.glb")
@@ -387,6 +401,7 @@ def test_unknown_optional_extension_is_ignored(tmp_path):
 
 # --- the command ------------------------------------------------------------------------------
 
+@pytest.mark.shared
 def test_cli_robot_writes_every_instance(tmp_path, capsys):
     out = tmp_path / "wave.npz"
     code, _, err = run(["pose", str(ROBOT), "--clip", "Wave", "--normals", "--out", str(out)],
@@ -401,6 +416,7 @@ def test_cli_robot_writes_every_instance(tmp_path, capsys):
             np.testing.assert_array_equal(z[name], a)
 
 
+@pytest.mark.shared
 def test_cli_info_lists_meshes(capsys):
     code, out, err = run(["info", str(ROBOT)], capsys)
     assert code == 0, err
@@ -413,6 +429,7 @@ def test_cli_info_lists_meshes(capsys):
     assert "unsupported" not in out
 
 
+@pytest.mark.shared
 def test_frames_hold_every_instance(tmp_path, capsys):
     trimesh = pytest.importorskip("trimesh")
     code, _, err = run(["pose", str(ROBOT), "--clip", "Wave", "--times", "0.5",
@@ -426,6 +443,7 @@ def test_frames_hold_every_instance(tmp_path, capsys):
     assert len(mesh.faces) == sum(len(p.faces) for p in model.primitives)
 
 
+@pytest.mark.shared
 def test_pose_record_is_stable():
     """One record type whatever the flags: PosedMeshes, positions always, normals on demand."""
     model = load_gltf(GLTF / "Fox.glb")          # Fox has no normals
@@ -536,6 +554,7 @@ def test_meshopt_required_is_named(tmp_path):
         load_gltf(path)
 
 
+@pytest.mark.shared
 def test_weights_channel_width_must_match_the_mesh():
     """A hand-made clip whose weights channel has 2 weights for a 3-target head is refused."""
     model = load_gltf(ROBOT)
@@ -545,6 +564,7 @@ def test_weights_channel_width_must_match_the_mesh():
         model.pose(bad, [0.5])
 
 
+@pytest.mark.shared
 def test_rigid_node_scaled_to_zero_stays_finite():
     """A rigid node scaled to zero: positions collapse to its origin, normals become zero
     (nothing to divide by), no NaN."""

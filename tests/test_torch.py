@@ -19,7 +19,7 @@ import pytest
 import skinkit as sk
 import helpers
 
-from conftest import GLTF, TORCH_HOW, optional_import
+from conftest import GLTF, TORCH_HOW, need_shared, optional_import
 
 torch = optional_import("torch", TORCH_HOW)
 
@@ -131,6 +131,7 @@ def test_every_kernel_takes_the_object_and_returns_numpy(name, wrap, dtype):
 # --------------------------------------------------------------------------- zero copy
 
 def _cesium_f32():
+    need_shared()
     model = sk.load_gltf(GLTF / "CesiumMan.glb", dtype=np.float32)
     prim, skin = model.primitives[0], model.skins[0]
     world = model.world_matrices(clip=0, times=[0.5])
@@ -239,6 +240,7 @@ def test_out_must_be_numpy():
         sk.quat_normalize(torch.ones(3, 4), out=torch.empty(3, 4))
 
 
+@pytest.mark.shared
 def test_model_level_api_with_tensor_times():
     model = sk.load_gltf(GLTF / "CesiumMan.glb", dtype=np.float32)
     t = torch.linspace(0, model.clips[0].duration, 5)

@@ -24,6 +24,7 @@ def run_mypy(request, *args):
     return stdout + stderr, status
 
 
+@pytest.mark.slow   # mypy --strict on the whole package: minutes
 def test_mypy_passes_on_the_package(request, monkeypatch):
     monkeypatch.chdir(ROOT)                       # [tool.mypy] in pyproject.toml, files= there
     out, status = run_mypy(request, "--config-file", str(ROOT / "pyproject.toml"))
@@ -111,6 +112,7 @@ def test_py_typed_and_stub_are_installed():
     assert (pkg / "_core.pyi").read_text() == STUB.read_text()
 
 
+@pytest.mark.slow
 def test_a_user_of_the_installed_package_is_type_checked(request, tmp_path, monkeypatch):
     """mypy run on user code outside the repository finds skinkit's types through py.typed:
     good calls pass and a wrong call into the extension is an error."""

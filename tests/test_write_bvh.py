@@ -1,7 +1,6 @@
 """write_bvh (skinkit/io/bvh_write.py): load_bvh of the written file gives the same world
 positions (1e-9 of the skeleton's size, float64) for BVH files other programs wrote, a glTF
 skeleton and a retargeted humanoid; gimbal-safe rotation orders per joint."""
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +9,8 @@ from scipy.spatial.transform import Rotation
 import skinkit
 from skinkit.model.humanoid import humanoid_model
 
-DATA = Path(__file__).parent / "data"
+from conftest import BVH, GLTF, shared_files
+
 
 
 def assert_same_world(model, clip, path, frame_time):
@@ -25,17 +25,19 @@ def assert_same_world(model, clip, path, frame_time):
     return back
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "bvh").glob("*.bvh")))
+@pytest.mark.shared
+@pytest.mark.parametrize("name", [p.name for p in shared_files(BVH, "*.bvh")])
 def test_bvh_files_round_trip(name, tmp_path):
-    model = skinkit.load_bvh(DATA / "bvh" / name)
+    model = skinkit.load_bvh(BVH / name)
     skinkit.write_bvh(model, 0, tmp_path / "out.bvh")
     back = assert_same_world(model, 0, tmp_path / "out.bvh", model.frame_time)
     assert back.frame_count == model.frame_count
     assert back.skeleton.count == model.skeleton.count     # End Sites written back as such
 
 
+@pytest.mark.shared
 def test_gltf_skeleton_round_trips(tmp_path):
-    model = skinkit.load_gltf(DATA / "gltf" / "CesiumMan.glb")
+    model = skinkit.load_gltf(GLTF / "CesiumMan.glb")
     # its scale keys are 1 to float32 rounding: BVH has no scale, so the clip without them, and
     # its rotation keys unit to float32 rounding (FK uses them as given): normalized
     unit = lambda c: c.values / np.linalg.norm(c.values, axis=1, keepdims=True) \

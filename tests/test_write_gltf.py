@@ -3,7 +3,6 @@ programs), the procedural humanoid and a retargeted clip load back with load_glt
 the model they came from; the layout is checked against the specification's rules."""
 import json
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +11,9 @@ from scipy.spatial.transform import Rotation
 import skinkit
 from skinkit.model.humanoid import humanoid_model
 
-DATA = Path(__file__).parent / "data" / "gltf"
-FIXTURES = sorted(p.name for p in DATA.glob("*.gl*"))
+from conftest import GLTF, shared_files
+
+FIXTURES = [p.name for p in shared_files(GLTF, "*.gl*")]
 
 
 def key_times(clip):
@@ -38,9 +38,10 @@ def assert_poses_alike(a, b, clips):
             np.testing.assert_allclose(y, x, atol=tol, rtol=0)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_round_trip_poses_alike(name, tmp_path):
-    model = skinkit.load_gltf(DATA / name, dtype=np.float32)
+    model = skinkit.load_gltf(GLTF / name, dtype=np.float32)
     assert model.primitives
     out = tmp_path / "out.glb"
     skinkit.write_gltf(model, out)
@@ -51,8 +52,9 @@ def test_fixture_round_trip_poses_alike(name, tmp_path):
     assert_poses_alike(model, back, model.clips)
 
 
+@pytest.mark.shared
 def test_gltf_json_with_embedded_buffer(tmp_path):
-    model = skinkit.load_gltf(DATA / "RiggedSimple-morph.glb", dtype=np.float32)
+    model = skinkit.load_gltf(GLTF / "RiggedSimple-morph.glb", dtype=np.float32)
     skinkit.write_gltf(model, tmp_path / "out.gltf")
     doc = json.loads((tmp_path / "out.gltf").read_text())
     assert doc["buffers"][0]["uri"].startswith("data:application/octet-stream;base64,")
@@ -97,9 +99,10 @@ def test_bad_suffix_is_refused(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", ["CesiumMan.glb", "Fox.glb"])
 def test_materials_textures_and_uvs_are_carried_over(name, tmp_path):
-    model = skinkit.load_gltf(DATA / name)
+    model = skinkit.load_gltf(GLTF / name)
     assert model.materials is not None and model.materials["images"]
     skinkit.write_gltf(model, tmp_path / "out.glb")
     back = skinkit.load_gltf(tmp_path / "out.glb")

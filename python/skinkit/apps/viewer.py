@@ -17,7 +17,7 @@ shapes are left out (a few millimetres on SMPL), as in a glTF export without cor
     >>> import skinkit
     >>> page = skinkit.view(skinkit.data.character(), clip="Walk")   # doctest: +SKIP
     >>> page    # doctest: +SKIP
-    (in Jupyter: the player; page.save("fox.html") for a browser)
+    (in Jupyter: the player; page.save("character.html") for a browser)
 """
 from __future__ import annotations
 
