@@ -139,8 +139,8 @@ static int lbs_vjp(void)
 
 static int lbs_weights_vjp(void)
 {
-    return sk_linear_blend_skinning_weights_vjp_f(V, NK, NJ, v, 3, jn, NK, SK_U16, m, 0, g, 3,
-                                                  gw, NK, &bad);
+    sk_skin_vjp_job_f job = vjp_job();
+    return sk_linear_blend_skinning_weights_vjp_f(&job);
 }
 
 static int dqs_vjp(void)
@@ -152,39 +152,56 @@ static int dqs_vjp(void)
 
 static int fk_vjp(void)
 {
-    sk_forward_kinematics_vjp_f(P, NJ, parents, order, rot, 4 * NJ, trans, 3 * NJ, scale,
-                                3 * NJ, world, 16 * NJ, gworld, 16 * NJ, o_rot, 4 * NJ, o_trans,
-                                3 * NJ, o_scale, 3 * NJ, work);
+    sk_fk_vjp_job_f job = {.n = P, .J = NJ, .parents = parents, .order = order, .rot = rot,
+                           .rot_stride = 4 * NJ, .trans = trans, .trans_stride = 3 * NJ,
+                           .scale = scale, .scale_stride = 3 * NJ, .world = world,
+                           .world_stride = 16 * NJ, .g = gworld, .g_stride = 16 * NJ,
+                           .g_rot = o_rot, .g_rot_stride = 4 * NJ, .g_trans = o_trans,
+                           .g_trans_stride = 3 * NJ, .g_scale = o_scale,
+                           .g_scale_stride = 3 * NJ, .work = work};
+    sk_forward_kinematics_vjp_f(&job);
     return SK_OK;
 }
 
 static int rigid_fk_vjp(void)
 {
-    sk_rigid_forward_kinematics_vjp_f(P, NJ, parents, order, trans, 3 * NJ, rot, 4 * NJ,
-                                      ref_rot, 4 * NJ, ref_trans, 3 * NJ, o_trans, 3 * NJ,
-                                      o_rot, 4 * NJ);
+    sk_rigid_fk_vjp_job_f job = {.n = P, .J = NJ, .parents = parents, .order = order,
+                                 .rest = trans, .rest_stride = 3 * NJ, .rot = rot,
+                                 .rot_stride = 4 * NJ, .g_world_rot = ref_rot,
+                                 .g_world_rot_stride = 4 * NJ, .g_world_trans = ref_trans,
+                                 .g_world_trans_stride = 3 * NJ, .g_rest = o_trans,
+                                 .g_rest_stride = 3 * NJ, .g_rot = o_rot, .g_rot_stride = 4 * NJ};
+    sk_rigid_forward_kinematics_vjp_f(&job);
     return SK_OK;
 }
 
 static int blend(void) /* P / NL poses of NL layers: V joints */
 {
-    sk_blend_poses_f(P / NL, NL, NJ, rot, NL * NJ * 4, trans, NL * NJ * 3, scale, NL * NJ * 3,
-                     layer_w, NL * NJ, threshold, 1, ref_rot, NJ * 4, ref_trans, NJ * 3,
-                     ref_scale, NJ * 3, o_rot, NJ * 4, o_trans, NJ * 3, o_scale, NJ * 3);
+    sk_blend_job_f job = {.n = P / NL, .L = NL, .J = NJ,
+                          .layers = {rot, NL * NJ * 4, trans, NL * NJ * 3, scale, NL * NJ * 3},
+                          .weights = layer_w, .weights_stride = NL * NJ,
+                          .threshold = threshold, .threshold_stride = 1,
+                          .rest = {ref_rot, NJ * 4, ref_trans, NJ * 3, ref_scale, NJ * 3},
+                          .out = {o_rot, NJ * 4, o_trans, NJ * 3, o_scale, NJ * 3}};
+    sk_blend_poses_f(&job);
     return SK_OK;
 }
 
 static int pose_delta(void)
 {
-    sk_pose_delta_f(V, ref_rot, 4, ref_trans, 3, ref_scale, 3, rot, 4, trans, 3, scale, 3, o_rot,
-                    4, o_trans, 3, o_scale, 3);
+    sk_pose_delta_job_f job = {.n = V, .ref = {ref_rot, 4, ref_trans, 3, ref_scale, 3},
+                               .pose = {rot, 4, trans, 3, scale, 3},
+                               .out = {o_rot, 4, o_trans, 3, o_scale, 3}};
+    sk_pose_delta_f(&job);
     return SK_OK;
 }
 
 static int additive(void)
 {
-    sk_additive_pose_f(V, ref_rot, 4, ref_trans, 3, ref_scale, 3, rot, 4, trans, 3, scale, 3,
-                       weight, 1, o_rot, 4, o_trans, 3, o_scale, 3);
+    sk_additive_job_f job = {.n = V, .base = {ref_rot, 4, ref_trans, 3, ref_scale, 3},
+                             .delta = {rot, 4, trans, 3, scale, 3}, .weight = weight,
+                             .weight_stride = 1, .out = {o_rot, 4, o_trans, 3, o_scale, 3}};
+    sk_additive_pose_f(&job);
     return SK_OK;
 }
 
