@@ -6,16 +6,17 @@
 #include "real.h"
 #include "lbs_joints.h"
 
-/* vertex x of a job into o (its g_weights): SK_OK, or SK_ERR_JOINT_INDEX with *job->bad set; o
- * a restrict parameter, which GCC honours (not a job's fields: without it 18% slower) */
+/* vertex x of a job into o (its g_weights): SK_OK, or SK_ERR_JOINT_INDEX with *job->bad set.  o
+ * is a restrict parameter (GCC honours restrict there, not on a job's fields), and the offset
+ * of the vertex's slots is computed once (x * joints_stride + k in the slot loop: 15% slower) */
 static inline int FN(weights_vjp_vertex)(const FN(sk_skin_vjp_job) *job, size_t x,
                                          T *restrict o)
 {
-    size_t K = job->K, J = job->J;
+    size_t K = job->K, J = job->J, at = x * (size_t)job->joints_stride;
     const T *p = job->verts + x * job->verts_stride, *ga = job->g + x * job->g_stride;
     const T *m = job->mats + x * job->mats_stride;
     for (size_t k = 0; k < K; k++) {
-        int64_t j = FN(joint_at)(job->joints, job->itype, x * (size_t)job->joints_stride + k);
+        int64_t j = FN(joint_at)(job->joints, job->itype, at + k);
         if (j == -1) {
             o[k] = 0;
             continue;
