@@ -8,7 +8,7 @@
  *     cmake --build build-bench --target kernels_bench && build-bench/kernels_bench [V] [rounds]
  *
  * Each round runs every kernel once, in the same order; printed per kernel: the median over
- * rounds of nanoseconds per item (a vertex, or a joint of a pose: V of them; CPU time of the
+ * rounds of nanoseconds per item (a vertex, or a joint of a pose; CPU time of the
  * process, so that other work on a shared machine counts less), the quartiles around it, and
  * an FNV-1a hash of the output's bytes after the last round (the same bits give the same
  * hash: compare two builds). */
@@ -76,8 +76,8 @@ static unsigned long long fnv1a(const void *p, size_t bytes)
     return h;
 }
 
-/* the operands, shared by the kernels: V vertices, P = V / NJ poses of NJ joints (V joints) */
-static size_t V, P;
+/* the operands, shared by the kernels: V vertices, P = V / NJ poses of NJ joints (PJ joints) */
+static size_t V, P, PJ;
 static float *v, *n, *w, *g, *op, *on, *gw, *m, *dq, *dq_scaled, *gm, *grec;
 static uint16_t *jn;
 static float *rot, *trans, *scale, *layer_w, *threshold, *world, *gworld, *ref_rot, *ref_trans,
@@ -175,7 +175,7 @@ static int rigid_fk_vjp(void)
     return SK_OK;
 }
 
-static int blend(void) /* P / NL poses of NL layers: V joints */
+static int blend(void) /* P / NL poses of NL layers: PJ joints */
 {
     sk_blend_job_f job = {.n = P / NL, .L = NL, .J = NJ,
                           .layers = {rot, NL * NJ * 4, trans, NL * NJ * 3, scale, NL * NJ * 3},
@@ -189,7 +189,7 @@ static int blend(void) /* P / NL poses of NL layers: V joints */
 
 static int pose_delta(void)
 {
-    sk_pose_delta_job_f job = {.n = V, .ref = {ref_rot, 4, ref_trans, 3, ref_scale, 3},
+    sk_pose_delta_job_f job = {.n = PJ, .ref = {ref_rot, 4, ref_trans, 3, ref_scale, 3},
                                .pose = {rot, 4, trans, 3, scale, 3},
                                .out = {o_rot, 4, o_trans, 3, o_scale, 3}};
     sk_pose_delta_f(&job);
@@ -198,7 +198,7 @@ static int pose_delta(void)
 
 static int additive(void)
 {
-    sk_additive_job_f job = {.n = V, .base = {ref_rot, 4, ref_trans, 3, ref_scale, 3},
+    sk_additive_job_f job = {.n = PJ, .base = {ref_rot, 4, ref_trans, 3, ref_scale, 3},
                              .delta = {rot, 4, trans, 3, scale, 3}, .weight = weight,
                              .weight_stride = 1, .out = {o_rot, 4, o_trans, 3, o_scale, 3}};
     sk_additive_pose_f(&job);
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
         return fprintf(stderr, "usage: kernels_bench [V >= %d] [rounds 1..%d]\n", NJ * NL,
                        MAX_ROUNDS), 2;
     P = V / NJ;
-    size_t PJ = P * NJ; /* joints of the poses */
+    PJ = P * NJ;
     v = reals(3 * V, -1.f), n = reals(3 * V, -1.f), g = reals(3 * V, -1.f);
     w = malloc(V * NK * sizeof *w), jn = malloc(V * NK * sizeof *jn);
     op = malloc(V * 3 * sizeof *op), on = malloc(V * 3 * sizeof *on);
