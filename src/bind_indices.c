@@ -5,8 +5,6 @@
  * whatever the batch.  Messages quote the value as given. */
 #include "binding.h"
 
-#include <string.h>
-
 /* Reads integer operand i: c->given[i] as given (native, C-contiguous, its own type: the values
  * messages quote), c->arr[i] what the kernels read: the same array for joints of a type they
  * take (uint8, uint16, int32), else an int32 copy in which a value outside int32 becomes

@@ -3,7 +3,8 @@
  * parents, joint indices), check the core shapes and bind the symbolic sizes, broadcast the
  * batch shapes, allocate the outputs or check the arrays given as out=, run, return.
  *
- * Integer operands (parents, joint indices) are read by bind_indices.c.  Every float operand
+ * Integer operands (parents, joint indices) are read by bind_indices.c; both take their
+ * operands through bind_args.c.  Every float operand
  * is converted to a native, aligned, C-contiguous array of the compute
  * dtype: float32 when every float input is float32, else float64.  Shapes are checked on the
  * inputs as given, before any conversion: a bad zero-stride view of 2**31 items is refused
@@ -53,16 +54,6 @@ static int symbol_of_inputs(const kernel_t *k, npy_intp sym)
 
 /* Parses the shapes of the descriptors and checks what the calls rely on; a malformed
  * descriptor is an ImportError naming it. */
-/* the index of the input called `name` in k's descriptor, or -1: code that needs one operand
- * of several kernels (the joint indices of every skinning kernel) finds it by name */
-int input_named(const kernel_t *k, const char *name)
-{
-    for (int i = 0; i < k->nin; i++)
-        if (!strcmp(k->op[i].name, name))
-            return i;
-    return -1;
-}
-
 int bind_init(kernel_t *ks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -146,25 +137,6 @@ static int shape_error(const call_t *c, int i, PyArrayObject *a)
 }
 
 /* ------------------------------------------------------------------ reading operands */
-
-PyObject *from_dlpack; /* numpy.from_dlpack, NULL on NumPy without it */
-
-/* Any array-like as an ndarray without a copy where possible: ndarrays as they are, objects
- * with __dlpack__ (PyTorch, JAX, CuPy...) through numpy.from_dlpack, the rest (__array__,
- * the buffer protocol, sequences) through PyArray_FROM_O. */
-PyArrayObject *as_array(PyObject *obj)
-{
-    if (!PyArray_Check(obj) && from_dlpack && PyObject_HasAttrString(obj, "__dlpack__")) {
-        PyObject *a = PyObject_CallFunctionObjArgs(from_dlpack, obj, NULL);
-        /* a BufferError says why the producer refuses (e.g. a tensor that requires grad); any
-         * other failure (a dtype DLPack cannot carry to NumPy, such as bfloat16) falls back to
-         * the generic conversion, whose result the caller checks like any other input */
-        if (a || PyErr_ExceptionMatches(PyExc_BufferError))
-            return (PyArrayObject *)a;
-        PyErr_Clear();
-    }
-    return (PyArrayObject *)PyArray_FROM_O(obj);
-}
 
 /* Checks the core dimensions of operand i and binds its symbolic sizes (a NULL a: an error set
  * already). */

@@ -4,6 +4,7 @@
  *   bind_operands.c  one call: parse the arguments, read and check the operands against the
  *                    descriptor, broadcast the batch shapes, allocate or check out=;
  *   bind_indices.c   integer operands (parents, joint indices) and their messages;
+ *   bind_args.c      what both of these need: an argument as an ndarray, an input by name;
  *   bind_run.c       the threaded batch runner (threads=, GIL released);
  *   bind_clip.c      clip sampling (ragged: a packed channel table, not a descriptor);
  *   bind_fbx.c       FBX scenes (src/fbx_read.c over ufbx) as NumPy arrays;
@@ -116,15 +117,15 @@ struct call {
     loop_ctx ctx;
 };
 
-/* bind_operands.c */
-int bind_init(kernel_t *k, size_t n);
+/* bind_args.c */
 int input_named(const kernel_t *k, const char *name);
-int parse_threads(PyObject *obj, int *threads);
-PyObject *call_kernel(const kernel_t *k, PyObject *const *args, Py_ssize_t nargs);
-void fmt_shape(char *buf, size_t cap, int nd, const npy_intp *d);
 PyArrayObject *as_array(PyObject *obj);
 extern PyObject *from_dlpack;
-extern int default_threads;
+
+/* bind_operands.c */
+int bind_init(kernel_t *k, size_t n);
+PyObject *call_kernel(const kernel_t *k, PyObject *const *args, Py_ssize_t nargs);
+void fmt_shape(char *buf, size_t cap, int nd, const npy_intp *d);
 
 /* bind_indices.c */
 int read_indices(call_t *c, int i);
@@ -132,6 +133,8 @@ int order_parents(call_t *c, int i);
 void fail_joint_index(const call_t *c, int status);
 
 /* bind_run.c */
+int parse_threads(PyObject *obj, int *threads);
+extern int default_threads;
 int run_call(call_t *c);
 int thread_count(int threads, npy_intp work, npy_intp grain);
 void parallel(int parts, void *(*fn)(void *), char *args, size_t size);

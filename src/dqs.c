@@ -98,14 +98,12 @@ void FN(sk_skinning_dual_quaternions)(size_t n, const T *m, ptrdiff_t sm, T *res
 }
 
 /* portable C, any strides */
-static int FN(dqs_items)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t sv,
-                         const void *joints, ptrdiff_t sj, int itype, const T *weights,
-                         ptrdiff_t sw, const T *dqs, ptrdiff_t sd, const T *normals, ptrdiff_t sn,
-                         T *restrict out_pos, ptrdiff_t sp, T *restrict out_nrm, ptrdiff_t so,
-                         size_t *bad)
+static int FN(dqs_items)(const FN(sk_skin_job) *j)
 {
-    for (size_t x = 0; x < n; x++) {
-        const T *rec = dqs + x * sd, *w = weights + x * sw, *v = verts + x * sv;
+    size_t K = j->K, J = j->J;
+    for (size_t x = 0; x < j->n; x++) {
+        const T *rec = j->transforms + x * j->transforms_stride;
+        const T *w = j->weights + x * j->weights_stride, *v = j->verts + x * j->verts_stride;
         T b[4] = {0, 0, 0, 0}, e[4] = {0, 0, 0, 0}, S[9] = {0}, wsum = 0, wscaled = 0;
         const T *pivot = NULL;
         int scaled = 0;
@@ -113,10 +111,10 @@ static int FN(dqs_items)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t
             for (size_t k = 0; k < K; k++) {
                 const T *r;
                 T wk = w[k], ws;
-                int use = FN(dq_influence)(joints, itype, x * sj + k, J, bad != NULL, rec, wk,
-                                           &pivot, &r, &ws);
+                int use = FN(dq_influence)(j->joints, j->itype, x * j->joints_stride + k, J,
+                                           j->bad != NULL, rec, wk, &pivot, &r, &ws);
                 if (use < 0) {
-                    *bad = x * K + k;
+                    *j->bad = x * K + k;
                     return use;
                 }
                 if (!use)
@@ -138,14 +136,14 @@ static int FN(dqs_items)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t
                     wscaled += wk;
                 }
             }
-        T *op = out_pos + x * sp;
-        const T *nv = normals ? normals + x * sn : NULL;
+        T *op = j->out_pos + x * j->out_pos_stride;
+        const T *nv = j->normals ? j->normals + x * j->normals_stride : NULL;
         T len = SQRT(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
         if (len == 0) { /* no influence: the rest pose */
             op[0] = v[0]; op[1] = v[1]; op[2] = v[2];
             if (nv) {
                 T a[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
-                FN(skin_normal)(a, nv, out_nrm + x * so);
+                FN(skin_normal)(a, nv, j->out_nrm + x * j->out_nrm_stride);
             }
             continue;
         }
@@ -167,7 +165,7 @@ static int FN(dqs_items)(size_t n, size_t K, size_t J, const T *verts, ptrdiff_t
         op[2] = v[2] + 2 * (c0[0] * u[1] - c0[1] * u[0]) + 2 * tr[2];
         if (!nv)
             continue;
-        T *on = out_nrm + x * so, m[12] = {0};
+        T *on = j->out_nrm + x * j->out_nrm_stride, m[12] = {0};
         if (scaled) { /* the blended 3x3 R(c0) S^, S^ = (S + (wsum - wscaled) I) / wsum */
             T r[9], f = wsum != 0 ? 1 / wsum : 1;
             S[0] += wsum - wscaled;
@@ -206,8 +204,5 @@ int FN(sk_dual_quaternion_skinning)(const FN(sk_skin_job) *job)
             return sk_dqs_pose_avx2(j);
     }
 #endif
-    return FN(dqs_items)(j->n, j->K, j->J, j->verts, j->verts_stride, j->joints,
-                         j->joints_stride, j->itype, j->weights, j->weights_stride,
-                         j->transforms, j->transforms_stride, j->normals, j->normals_stride,
-                         j->out_pos, j->out_pos_stride, j->out_nrm, j->out_nrm_stride, j->bad);
+    return FN(dqs_items)(j);
 }

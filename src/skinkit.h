@@ -55,8 +55,9 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 
-/* The job structs of the wide kernels (skinning, its VJP) and the clip table, for float
-   (sk_skin_job_f, ...) and double (sk_skin_job_d, ...): one template, included twice. */
+/* The job structs of the wide kernels (skinning, pose blending, the VJPs of skinning and FK)
+   and the clip table, for float (sk_skin_job_f, ...) and double (sk_skin_job_d, ...): one
+   template, included twice. */
 #define SK_REAL float
 #define SK_TYPE(name) name##_f
 #include "skinkit_jobs.h"
@@ -175,38 +176,15 @@ void sk_quat_from_rotvec_vjp_f(size_t n, const float *r, ptrdiff_t sr, const flo
                                ptrdiff_t sg, float *SK_RESTRICT out, ptrdiff_t so);
 void sk_quat_from_rotvec_vjp_d(size_t n, const double *r, ptrdiff_t sr, const double *g,
                                ptrdiff_t sg, double *SK_RESTRICT out, ptrdiff_t so);
-/* rigid FK: g_rot (J, 4), g_trans (J, 3) -> g_rest (J, 3), g_q (J, 4) per item (the world
-   rotations are rebuilt from the chain: O(J depth) products) */
-void sk_rigid_forward_kinematics_vjp_f(size_t n, size_t J, const int32_t *parents,
-                                       const int32_t *order, const float *rest, ptrdiff_t sx,
-                                       const float *rot, ptrdiff_t sr, const float *g_rot,
-                                       ptrdiff_t sgr, const float *g_trans, ptrdiff_t sgt,
-                                       float *SK_RESTRICT g_rest, ptrdiff_t sox,
-                                       float *SK_RESTRICT g_q, ptrdiff_t soq);
-void sk_rigid_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parents,
-                                       const int32_t *order, const double *rest, ptrdiff_t sx,
-                                       const double *rot, ptrdiff_t sr, const double *g_rot,
-                                       ptrdiff_t sgr, const double *g_trans, ptrdiff_t sgt,
-                                       double *SK_RESTRICT g_rest, ptrdiff_t sox,
-                                       double *SK_RESTRICT g_q, ptrdiff_t soq);
-/* FK with scale: world (J, 4, 4) and its cotangent g (J, 4, 4) of sk_forward_kinematics ->
-   g_rot (J, 4), g_trans (J, 3) and g_scale (J, 3, NULL without scale); work: J x 24 reals */
-void sk_forward_kinematics_vjp_f(size_t n, size_t J, const int32_t *parents,
-                                 const int32_t *order, const float *rot, ptrdiff_t sr,
-                                 const float *trans, ptrdiff_t st, const float *scale,
-                                 ptrdiff_t ss, const float *world, ptrdiff_t sw, const float *g,
-                                 ptrdiff_t sg, float *SK_RESTRICT g_rot, ptrdiff_t sor,
-                                 float *SK_RESTRICT g_trans, ptrdiff_t sot,
-                                 float *SK_RESTRICT g_scale, ptrdiff_t sos,
-                                 float *SK_RESTRICT work);
-void sk_forward_kinematics_vjp_d(size_t n, size_t J, const int32_t *parents,
-                                 const int32_t *order, const double *rot, ptrdiff_t sr,
-                                 const double *trans, ptrdiff_t st, const double *scale,
-                                 ptrdiff_t ss, const double *world, ptrdiff_t sw, const double *g,
-                                 ptrdiff_t sg, double *SK_RESTRICT g_rot, ptrdiff_t sor,
-                                 double *SK_RESTRICT g_trans, ptrdiff_t sot,
-                                 double *SK_RESTRICT g_scale, ptrdiff_t sos,
-                                 double *SK_RESTRICT work);
+/* rigid FK (sk_rigid_fk_vjp_job): the cotangents of the world rotations and translations ->
+   those of the rest positions and local rotations (the world rotations are rebuilt from the
+   chain: O(J depth) products) */
+void sk_rigid_forward_kinematics_vjp_f(const sk_rigid_fk_vjp_job_f *job);
+void sk_rigid_forward_kinematics_vjp_d(const sk_rigid_fk_vjp_job_d *job);
+/* FK with scale (sk_fk_vjp_job): world and its cotangent g of sk_forward_kinematics -> the
+   cotangents of the rotations, translations and (unless NULL) scales */
+void sk_forward_kinematics_vjp_f(const sk_fk_vjp_job_f *job);
+void sk_forward_kinematics_vjp_d(const sk_fk_vjp_job_d *job);
 /* LBS positions (sk_skin_vjp_job): SK_OK or SK_ERR_JOINT_INDEX with *bad = i * K + k for
    vertex i, slot k */
 int sk_linear_blend_skinning_vjp_f(const sk_skin_vjp_job_f *job);
@@ -222,71 +200,27 @@ void sk_skinning_dual_quaternions_vjp_f(size_t n, const float *m, ptrdiff_t sm, 
 void sk_skinning_dual_quaternions_vjp_d(size_t n, const double *m, ptrdiff_t sm,
                                         const double *g, ptrdiff_t sg,
                                         double *SK_RESTRICT out, ptrdiff_t so);
-/* LBS weights (lbs_weights_vjp.c): g (3 per item) -> out (K per item), the cotangent of each
-   slot's weight, g . M_j [v; 1] (0 for joint -1); per pose, the caller sums.  Items and
-   SK_ERR_JOINT_INDEX as sk_linear_blend_skinning_vjp. */
-int sk_linear_blend_skinning_weights_vjp_f(size_t n, size_t K, size_t J, const float *verts,
-                                           ptrdiff_t sv, const void *joints, ptrdiff_t sj,
-                                           int itype, const float *mats, ptrdiff_t sm,
-                                           const float *g, ptrdiff_t sg,
-                                           float *SK_RESTRICT out, ptrdiff_t so, size_t *bad);
-int sk_linear_blend_skinning_weights_vjp_d(size_t n, size_t K, size_t J, const double *verts,
-                                           ptrdiff_t sv, const void *joints, ptrdiff_t sj,
-                                           int itype, const double *mats, ptrdiff_t sm,
-                                           const double *g, ptrdiff_t sg,
-                                           double *SK_RESTRICT out, ptrdiff_t so, size_t *bad);
+/* LBS weights (lbs_weights_vjp.c; sk_skin_vjp_job, its weights, g_verts and g_mats not
+   used): g -> g_weights, the cotangent of each slot's weight, g . M_j [v; 1] (0 for joint
+   -1); per pose, the caller sums.  SK_ERR_JOINT_INDEX as sk_linear_blend_skinning_vjp. */
+int sk_linear_blend_skinning_weights_vjp_f(const sk_skin_vjp_job_f *job);
+int sk_linear_blend_skinning_weights_vjp_d(const sk_skin_vjp_job_d *job);
 
-/* --- pose blending (blend.c) --- */
-/* n poses of L layers x J joints (rot L*J*4, trans and scale L*J*3, weights L*J per item) ->
-   J blended joints: weighted means of translations and scales, normalized weighted sum of
-   rotations, each in the hemisphere of the joint's first contributing layer; layers of weight
-   <= 0 are skipped; where the total is below threshold (one per item) the rest pose (J joints
-   per item; rest_rot NULL for none) adds weight threshold - total (ozz-animation BlendingJob).
-   A joint with total 0 (and no rest) gets the identity transform. */
-void sk_blend_poses_f(size_t n, size_t L, size_t J, const float *rot, ptrdiff_t sr,
-                      const float *trans, ptrdiff_t st, const float *scale, ptrdiff_t ss,
-                      const float *weights, ptrdiff_t sw, const float *threshold, ptrdiff_t sth,
-                      const float *rest_rot, ptrdiff_t srr, const float *rest_trans,
-                      ptrdiff_t srt, const float *rest_scale, ptrdiff_t srs,
-                      float *SK_RESTRICT out_rot, ptrdiff_t sor, float *SK_RESTRICT out_trans,
-                      ptrdiff_t sot, float *SK_RESTRICT out_scale, ptrdiff_t sos);
-void sk_blend_poses_d(size_t n, size_t L, size_t J, const double *rot, ptrdiff_t sr,
-                      const double *trans, ptrdiff_t st, const double *scale, ptrdiff_t ss,
-                      const double *weights, ptrdiff_t sw, const double *threshold,
-                      ptrdiff_t sth, const double *rest_rot, ptrdiff_t srr,
-                      const double *rest_trans, ptrdiff_t srt, const double *rest_scale,
-                      ptrdiff_t srs, double *SK_RESTRICT out_rot, ptrdiff_t sor,
-                      double *SK_RESTRICT out_trans, ptrdiff_t sot,
-                      double *SK_RESTRICT out_scale, ptrdiff_t sos);
-/* n joints: (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */
-void sk_pose_delta_f(size_t n, const float *ref_rot, ptrdiff_t s0, const float *ref_trans,
-                     ptrdiff_t s1, const float *ref_scale, ptrdiff_t s2, const float *rot,
-                     ptrdiff_t s3, const float *trans, ptrdiff_t s4, const float *scale,
-                     ptrdiff_t s5, float *SK_RESTRICT out_rot, ptrdiff_t s6,
-                     float *SK_RESTRICT out_trans, ptrdiff_t s7, float *SK_RESTRICT out_scale,
-                     ptrdiff_t s8);
-void sk_pose_delta_d(size_t n, const double *ref_rot, ptrdiff_t s0, const double *ref_trans,
-                     ptrdiff_t s1, const double *ref_scale, ptrdiff_t s2, const double *rot,
-                     ptrdiff_t s3, const double *trans, ptrdiff_t s4, const double *scale,
-                     ptrdiff_t s5, double *SK_RESTRICT out_rot, ptrdiff_t s6,
-                     double *SK_RESTRICT out_trans, ptrdiff_t s7,
-                     double *SK_RESTRICT out_scale, ptrdiff_t s8);
-/* n joints: r slerp(identity, dr, w), t + w dt, s (1 + w (ds - 1)) */
-void sk_additive_pose_f(size_t n, const float *base_rot, ptrdiff_t s0, const float *base_trans,
-                        ptrdiff_t s1, const float *base_scale, ptrdiff_t s2,
-                        const float *delta_rot, ptrdiff_t s3, const float *delta_trans,
-                        ptrdiff_t s4, const float *delta_scale, ptrdiff_t s5,
-                        const float *weight, ptrdiff_t sw, float *SK_RESTRICT out_rot,
-                        ptrdiff_t s6, float *SK_RESTRICT out_trans, ptrdiff_t s7,
-                        float *SK_RESTRICT out_scale, ptrdiff_t s8);
-void sk_additive_pose_d(size_t n, const double *base_rot, ptrdiff_t s0,
-                        const double *base_trans, ptrdiff_t s1, const double *base_scale,
-                        ptrdiff_t s2, const double *delta_rot, ptrdiff_t s3,
-                        const double *delta_trans, ptrdiff_t s4, const double *delta_scale,
-                        ptrdiff_t s5, const double *weight, ptrdiff_t sw,
-                        double *SK_RESTRICT out_rot, ptrdiff_t s6,
-                        double *SK_RESTRICT out_trans, ptrdiff_t s7,
-                        double *SK_RESTRICT out_scale, ptrdiff_t s8);
+/* --- pose blending (blend.c): a job each (skinkit_jobs.h) --- */
+/* n poses of L layers x J joints (sk_blend_job) -> J blended joints: weighted means of
+   translations and scales, normalized weighted sum of rotations, each in the hemisphere of the
+   joint's first contributing layer; layers of weight <= 0 are skipped; where the total is below
+   threshold the rest pose (rest_rot NULL for none) adds weight threshold - total
+   (ozz-animation BlendingJob).  A joint with total 0 (and no rest) gets the identity
+   transform. */
+void sk_blend_poses_f(const sk_blend_job_f *job);
+void sk_blend_poses_d(const sk_blend_job_d *job);
+/* n joints (sk_pose_delta_job): (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */
+void sk_pose_delta_f(const sk_pose_delta_job_f *job);
+void sk_pose_delta_d(const sk_pose_delta_job_d *job);
+/* n joints (sk_additive_job): r slerp(identity, dr, w), t + w dt, s (1 + w (ds - 1)) */
+void sk_additive_pose_f(const sk_additive_job_f *job);
+void sk_additive_pose_d(const sk_additive_job_d *job);
 
 /* --- inverse kinematics (ik.c, ik_chain.c), as ozz-animation's IKTwoBoneJob and IKAimJob:
    model-space 4x4 joint matrices in, local-space corrections out (the joint's new local

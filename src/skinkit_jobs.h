@@ -1,9 +1,10 @@
-/* skinkit_jobs.h -- the job structs of skinkit's wide kernels, for one precision: skinkit.h
- * includes it twice, with SK_REAL float and SK_TYPE(name) name##_f, then double and _d (as
- * PyWavelets' templates), so sk_skin_job_f and sk_skin_job_d are one text.  Include skinkit.h,
- * never this file.
+/* skinkit_jobs.h -- the job structs of skinkit's wide kernels (skinning, pose blending, the
+ * VJPs of skinning and FK), for one precision: skinkit.h includes it twice, with SK_REAL float
+ * and SK_TYPE(name) name##_f, then double and _d (as PyWavelets' templates), so sk_skin_job_f
+ * and sk_skin_job_d are one text.  Include skinkit.h, never this file.
  *
- * A job names its operands (as ozz-animation's jobs do) instead of 25 positional arguments.
+ * A job names its operands (as ozz-animation's jobs do) instead of 15 to 25 positional
+ * arguments; fill it by field name (designated initializers: a field left out is 0 or NULL).
  * Shapes as in libigl's comments: "n by 3" is n items of 3 reals, item i at ptr + i * stride
  * (stride in elements of the pointed-to type; 0 gives every item the same data). */
 
@@ -59,11 +60,110 @@ typedef struct {
                                       by SK_DQ_RECORD (DQS; S stays as it was): added to, never
                                       cleared (stride 0: the vertices of a pose sum into it) */
     ptrdiff_t g_mats_stride;
-    SK_REAL *SK_RESTRICT g_weights;/* n by K: cotangents of the weights (DQS only; LBS has
-                                      sk_linear_blend_skinning_weights_vjp) */
+    SK_REAL *SK_RESTRICT g_weights;/* n by K: cotangents of the weights (DQS; for LBS the
+                                      only output of sk_linear_blend_skinning_weights_vjp,
+                                      which reads verts, joints, mats and g alone) */
     ptrdiff_t g_weights_stride;
     size_t *bad;                   /* SK_ERR_JOINT_INDEX: *bad = i * K + k */
 } SK_TYPE(sk_skin_vjp_job);
+
+/* The VJP of forward kinematics with scale (sk_forward_kinematics_vjp): n poses (items) of J
+ * joints, for the cotangent g of their world matrices. */
+typedef struct {
+    size_t n, J;                   /* poses, joints per pose */
+    const int32_t *parents;        /* J: parent joint, -1 for a root */
+    const int32_t *order;          /* J: every joint after its parent (sk_topological_order) */
+    const SK_REAL *rot;            /* n by J by 4: local rotations (x, y, z, w) */
+    ptrdiff_t rot_stride;
+    const SK_REAL *trans;          /* n by J by 3: local translations */
+    ptrdiff_t trans_stride;
+    const SK_REAL *scale;          /* n by J by 3: local scales, or NULL (1) */
+    ptrdiff_t scale_stride;
+    const SK_REAL *world;          /* n by J by 4 by 4: sk_forward_kinematics's result */
+    ptrdiff_t world_stride;
+    const SK_REAL *g;              /* n by J by 4 by 4: cotangents of world */
+    ptrdiff_t g_stride;
+    SK_REAL *SK_RESTRICT g_rot;    /* n by J by 4 */
+    ptrdiff_t g_rot_stride;
+    SK_REAL *SK_RESTRICT g_trans;  /* n by J by 3 */
+    ptrdiff_t g_trans_stride;
+    SK_REAL *SK_RESTRICT g_scale;  /* n by J by 3, or NULL (not computed) */
+    ptrdiff_t g_scale_stride;
+    SK_REAL *SK_RESTRICT work;     /* J by 24 reals of workspace */
+} SK_TYPE(sk_fk_vjp_job);
+
+/* The VJP of libigl's rigid forward kinematics (sk_rigid_forward_kinematics_vjp): n poses
+ * (items) of J joints, for the cotangents of their world rotations and translations. */
+typedef struct {
+    size_t n, J;                   /* poses, joints per pose */
+    const int32_t *parents;        /* J: parent joint, -1 for a root */
+    const int32_t *order;          /* J: every joint after its parent (sk_topological_order) */
+    const SK_REAL *rest;           /* n by J by 3: rest positions of the joints */
+    ptrdiff_t rest_stride;
+    const SK_REAL *rot;            /* n by J by 4: local rotations */
+    ptrdiff_t rot_stride;
+    const SK_REAL *g_world_rot;    /* n by J by 4: cotangents of the world rotations */
+    ptrdiff_t g_world_rot_stride;
+    const SK_REAL *g_world_trans;  /* n by J by 3: cotangents of the world translations */
+    ptrdiff_t g_world_trans_stride;
+    SK_REAL *SK_RESTRICT g_rest;   /* n by J by 3 */
+    ptrdiff_t g_rest_stride;
+    SK_REAL *SK_RESTRICT g_rot;    /* n by J by 4 */
+    ptrdiff_t g_rot_stride;
+} SK_TYPE(sk_rigid_fk_vjp_job);
+
+/* A pose's local transforms, as the pose kernels read them (blend.c): rotations (x, y, z, w),
+ * translations and scales, each array with its item stride; the job says the shapes. */
+typedef struct {
+    const SK_REAL *rot;            /* 4 reals a joint */
+    ptrdiff_t rot_stride;
+    const SK_REAL *trans;          /* 3 reals a joint */
+    ptrdiff_t trans_stride;
+    const SK_REAL *scale;          /* 3 reals a joint */
+    ptrdiff_t scale_stride;
+} SK_TYPE(sk_pose);
+
+/* ... and as they write them */
+typedef struct {
+    SK_REAL *SK_RESTRICT rot;
+    ptrdiff_t rot_stride;
+    SK_REAL *SK_RESTRICT trans;
+    ptrdiff_t trans_stride;
+    SK_REAL *SK_RESTRICT scale;
+    ptrdiff_t scale_stride;
+} SK_TYPE(sk_pose_out);
+
+/* Pose blending (sk_blend_poses, as ozz-animation's BlendingJob): n poses (items) of L layers
+ * of J joints blended into one pose of J joints each. */
+typedef struct {
+    size_t n, L, J;                /* poses, layers per pose, joints per layer */
+    SK_TYPE(sk_pose) layers;       /* n by L by J joints */
+    const SK_REAL *weights;        /* n by L by J: weight of each layer's joint (<= 0 skips) */
+    ptrdiff_t weights_stride;
+    const SK_REAL *threshold;      /* n by 1: the total weight that the rest pose fills up to */
+    ptrdiff_t threshold_stride;
+    SK_TYPE(sk_pose) rest;         /* n by J joints: the rest pose, or rest.rot NULL for none */
+    SK_TYPE(sk_pose_out) out;      /* n by J joints: the blended pose */
+} SK_TYPE(sk_blend_job);
+
+/* The difference of two poses (sk_pose_delta), n joints (items). */
+typedef struct {
+    size_t n;                      /* joints */
+    SK_TYPE(sk_pose) ref;          /* n by 1 joint: the reference (its rotations normalized) */
+    SK_TYPE(sk_pose) pose;         /* n by 1 joint */
+    SK_TYPE(sk_pose_out) out;      /* n by 1 joint: the delta */
+} SK_TYPE(sk_pose_delta_job);
+
+/* An additive layer (sk_additive_pose), n joints (items): a base pose, a delta (sk_pose_delta)
+ * and its weight. */
+typedef struct {
+    size_t n;                      /* joints */
+    SK_TYPE(sk_pose) base;         /* n by 1 joint */
+    SK_TYPE(sk_pose) delta;        /* n by 1 joint: unit rotations */
+    const SK_REAL *weight;         /* n by 1 */
+    ptrdiff_t weight_stride;
+    SK_TYPE(sk_pose_out) out;      /* n by 1 joint */
+} SK_TYPE(sk_additive_job);
 
 /* A clip's keyframe channels packed in one table (skinkit.Clip builds it once).  Channel c has
  * nkeys[c] >= 1 key times at key_times + key_offset[c] (sorted times are expected; unsorted
