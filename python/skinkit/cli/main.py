@@ -36,7 +36,7 @@ from numpy.typing import DTypeLike
 from . import bake as cli_bake
 from . import retarget as cli_retarget
 from ..io.mesh_files import FORMATS
-from ..model.stages import SKINNING
+from ..kernels.skinning import SKINNING
 
 if TYPE_CHECKING:
     from ..model.model import Model, Primitive

@@ -3,7 +3,8 @@ operators, differentiable through the C VJP kernels, and ``BodyModel``, an ``nn.
 the forward arguments of smplx's layers.
 
     import skinkit.torch as skt
-    v = skt.linear_blend_skinning(rest, joints, weights, mats)     # a torch.ops.skinkit op
+    v = skt.linear_blend_skinning(vertices=rest, joints=joints, weights=weights,
+                                  skinning_matrices=mats)          # a torch.ops.skinkit op
     body = skt.BodyModel("SMPL_NEUTRAL.pkl")
     out = body(betas=betas, body_pose=body_pose, global_orient=orient)
     ((out.joints - target) ** 2).sum().backward()
