@@ -43,14 +43,17 @@ def main(argv=None):
     v, j, w, m, n = make_lbs_problem(V)
     nrm = n if normals else None
     if impl == "skinkit":
-        call = lambda: kernels.linear_blend_skinning(v, j, w, m, normals=nrm)  # noqa: E731
+        call = lambda: kernels.linear_blend_skinning(  # noqa: E731
+            vertices=v, joints=j, weights=w, skinning_matrices=m, normals=nrm)
     elif impl == "numpy einsum":
         call = lambda: peers.np_lbs(v, j, w, m, nrm)  # noqa: E731
     else:
         raise SystemExit(f"unknown implementation {impl!r}")
     small = make_lbs_problem(16)                      # load lazily imported code paths
     if impl == "skinkit":
-        kernels.linear_blend_skinning(*small[:4], normals=small[4] if normals else None)
+        kernels.linear_blend_skinning(vertices=small[0], joints=small[1], weights=small[2],
+                                      skinning_matrices=small[3],
+                                      normals=small[4] if normals else None)
     else:
         peers.np_lbs(*small[:4], small[4] if normals else None)
 

@@ -15,8 +15,11 @@
  *    a symbol the innermost batch dimension (one item per vertex); `work` and `grain` say how
  *    much work an item is and how much a thread must get; `fail` words a kernel status;
  *    `scratch` gives each thread's loop a workspace of that many reals per unit of work.
- * 4. The Python function in python/skinkit/kernels.py (docstring with the same shapes: tests/
- *    test_binding_table.py compares them) and its line in python/skinkit/_core.pyi.
+ * 4. Its docstring's prose in tools/kernel_docs.py, then `python tools/generate_surface.py`:
+ *    it writes the Python wrapper (python/skinkit/kernels/_generated*.py), the stub in
+ *    _core.pyi, the torch operator of a kernel it names in TORCH_KERNELS (with its VJPs, fake,
+ *    vmap rule and public function: python/skinkit/torch/_generated.py) and the operand enums
+ *    of bind_loops.h; `--check` (tests/test_binding_table.py) fails when one is stale.
  * The binding then does the rest: argument parsing, dtype resolution, broadcasting, out= (an
  * array, or a tuple for several outputs), threads=, the GIL, messages naming the argument. */
 #include "binding.h"

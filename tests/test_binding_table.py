@@ -74,3 +74,25 @@ def test_generated_surface_is_fresh():
     proc = subprocess.run([sys.executable, str(root / "tools" / "generate_surface.py"),
                            "--check"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("name", ["quat_to_matrix", "quat_from_rotvec", "rigid_forward_kinematics",
+                                  "forward_kinematics", "linear_blend_skinning"])
+def test_torch_signature_follows_the_descriptor(name):
+    """skinkit.torch's generated functions take the descriptor's inputs in its order (but an
+    optional input that makes an extra output, the normals); their operators' schemas too."""
+    from conftest import TORCH_HOW, optional_import
+
+    torch = optional_import("torch", TORCH_HOW)
+    import skinkit.torch as skt
+
+    shapes = _core._shapes[name]
+    extra = {n for n, _, role in shapes if role == "out"}
+    inputs = [(n, role) for n, _, role in shapes
+              if role == "in" or (role == "optional" and n not in extra)]
+    params = inspect.signature(getattr(skt, name)).parameters
+    assert list(params) == [n for n, _ in inputs]
+    for n, role in inputs:
+        assert (params[n].default is None) == (role == "optional"), n
+    schema = getattr(torch.ops.skinkit, name).default._schema
+    assert [a.name for a in schema.arguments] == [n for n, _ in inputs]

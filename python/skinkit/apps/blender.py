@@ -349,7 +349,8 @@ def pose_mesh(armature_object: Object, mesh_object: Object,
     skinning = (skinkit.dual_quaternion_skinning
                 if _armature_modifier(armature_object, mesh_object).use_deform_preserve_volume
                 else skinkit.linear_blend_skinning)
-    posed = skinning(v, joints, weights, skin)                      # armature space (T, V, 3)
+    posed = skinning(vertices=v, joints=joints, weights=weights,    # armature space (T, V, 3)
+                     skinning_matrices=skin)
     placed: NDArray[Any] = posed @ A[:3, :3].T + A[:3, 3]
     return placed
 

@@ -268,7 +268,8 @@ class BodyModel:
             G[..., :3, 3] += transl[:, None, :]
         G[..., 3, 3] = 1
         lj, lw = self._influences
-        verts = linear_blend_skinning(v_posed, lj, lw, G, threads=threads)
+        verts = linear_blend_skinning(vertices=v_posed, joints=lj, weights=lw, skinning_matrices=G,
+                                      threads=threads)
         joints = np.matmul(A, x[..., None])[..., 0]
         joints += G[..., :3, 3]
         if transl is not None and not fold:

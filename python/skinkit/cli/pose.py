@@ -17,7 +17,7 @@ import numpy as np
 
 from ..io.mesh_files import FORMATS, check_output_path
 from ..model.pose import layout
-from ..model.stages import SKINNING
+from ..kernels.skinning import SKINNING
 from . import retarget as cli_retarget
 from .body import pose_body
 from .common import (MODEL_ARGS, PROG, Arg, CliError, check_size, clip_key, load, plural,

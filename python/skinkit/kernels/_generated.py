@@ -336,6 +336,19 @@ def matrix_inverse(matrices: Input, out: Out = None, threads: Optional[int] = No
 matrix_inverse.__module__ = "skinkit.kernels"
 
 
+class SkinningKernel(Protocol):
+    """``linear_blend_skinning``'s signature, which ``dual_quaternion_skinning`` shares."""
+
+    @overload
+    def __call__(self, vertices: Input, joints: Input, weights: Input, skinning_matrices: Input,
+                 normals: None = None, out: Out = None, threads: Optional[int] = None
+                ) -> Float: ...
+    @overload
+    def __call__(self, vertices: Input, joints: Input, weights: Input, skinning_matrices: Input,
+                 normals: Input, out: Optional[Tuple[Out, Out]] = None,
+                 threads: Optional[int] = None) -> Tuple[Float, Float]: ...
+
+
 @overload
 def linear_blend_skinning(vertices: Input, joints: Input, weights: Input, skinning_matrices: Input,
                           normals: None = None, out: Out = None, threads: Optional[int] = None

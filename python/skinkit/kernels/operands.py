@@ -13,7 +13,7 @@ from .. import _core
 SAME_AS = {"dual_quaternion_skinning": "linear_blend_skinning"}
 """Public functions written in Python over several descriptors, and the descriptor whose
 operands they take: dual quaternion skinning takes the skinning matrices (as
-``skinkit.model.stages.SkinningKernel`` says) and makes them the joint records of its descriptor
+``skinkit.kernels.skinning.SkinningKernel`` says) and makes them the joint records of its descriptor
 ``_dual_quaternion_skinning``."""
 
 

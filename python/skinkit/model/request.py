@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .clip import Clip, as_times
-from .stages import SKINNING
+from ..kernels.skinning import SKINNING
 
 __all__ = ["PoseRequest", "frame_count", "frame_times", "resolve_clip"]
 

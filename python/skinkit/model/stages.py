@@ -16,15 +16,14 @@ layers, skins and primitives.
 """
 from __future__ import annotations
 
-from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Protocol, Tuple, cast,
-                    overload)
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels import wrappers as kernels
-from ..kernels._generated import Float, Input, Out
 from ..kernels.blending import blend_poses
+from ..kernels.skinning import SKINNING, SkinningKernel
 from ..kernels.trs import TRS
 from ..kernels.morph import blend_shapes
 
@@ -33,23 +32,8 @@ if TYPE_CHECKING:
     from .request import PoseRequest
 
 
-class SkinningKernel(Protocol):
-    """``linear_blend_skinning``'s signature, which ``dual_quaternion_skinning`` shares."""
-
-    @overload
-    def __call__(self, vertices: Input, joints: Input, weights: Input, skinning_matrices: Input,
-                 normals: None = None, out: Out = None, threads: Optional[int] = None
-                 ) -> Float: ...
-    @overload
-    def __call__(self, vertices: Input, joints: Input, weights: Input, skinning_matrices: Input,
-                 normals: Input, out: Optional[Tuple[Out, Out]] = None,
-                 threads: Optional[int] = None) -> Tuple[Float, Float]: ...
-
-
 _Posed = Tuple[NDArray[Any], Optional[NDArray[Any]]]   # positions and normals (or None)
 
-SKINNING: Dict[str, SkinningKernel] = {"lbs": kernels.linear_blend_skinning,
-                                       "dqs": kernels.dual_quaternion_skinning}
 MorphWeights = Dict[int, NDArray[Any]]   # node -> (B, M) sampled, or (M,) default weights
 
 
@@ -203,8 +187,10 @@ def _skin(prim: Primitive, positions: NDArray[Any], normals: Optional[NDArray[An
     if prim.joints is None or prim.weights is None:
         raise ValueError(f"primitive {prim.key} has a skin but no joints or weights")
     if normals is None:
-        return kernel(positions, prim.joints, prim.weights, matrices), None
-    return kernel(positions, prim.joints, prim.weights, matrices, normals=normals)
+        return kernel(vertices=positions, joints=prim.joints, weights=prim.weights,
+                      skinning_matrices=matrices), None
+    return kernel(vertices=positions, joints=prim.joints, weights=prim.weights,
+                  skinning_matrices=matrices, normals=normals)
 
 
 def _rigid(world: NDArray[Any], positions: NDArray[Any], normals: Optional[NDArray[Any]]) -> _Posed:
@@ -220,5 +206,7 @@ def _rigid(world: NDArray[Any], positions: NDArray[Any], normals: Optional[NDArr
     joint = np.zeros((v, 1), dtype=np.uint8)
     mats = world[:, None]
     if normals is None:
-        return kernels.linear_blend_skinning(positions, joint, one, mats), None
-    return kernels.linear_blend_skinning(positions, joint, one, mats, normals=normals)
+        return kernels.linear_blend_skinning(vertices=positions, joints=joint, weights=one,
+                                             skinning_matrices=mats), None
+    return kernels.linear_blend_skinning(vertices=positions, joints=joint, weights=one,
+                                         skinning_matrices=mats, normals=normals)

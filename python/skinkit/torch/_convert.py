@@ -1,5 +1,5 @@
-"""Tensors to and from the kernels' NumPy arrays: the device check, dtype promotion, and the
-cotangent of a broadcast input."""
+"""Tensors to and from the kernels' NumPy arrays: dtype promotion, and the cotangent of a
+broadcast input."""
 from __future__ import annotations
 
 from typing import Any, Optional, overload
@@ -7,15 +7,6 @@ from typing import Any, Optional, overload
 import numpy as np
 import torch
 from numpy.typing import ArrayLike, NDArray
-
-
-def check_cpu(op: str, **tensors: object) -> None:
-    """ValueError naming the argument and its device unless every tensor is on the CPU."""
-    for name, t in tensors.items():
-        if isinstance(t, torch.Tensor) and t.device.type != "cpu":
-            raise ValueError(
-                f"skinkit.torch.{op}: {name} is on device '{t.device}', but skinkit's kernels run "
-                f"on the CPU only; pass {name}.cpu() (and move the results back with .to(device))")
 
 
 def result_dtype(*tensors: object) -> torch.dtype:

@@ -73,7 +73,8 @@ def _read(path: PathLike) -> Dict[str, NDArray[Any]]:
 class BodyModel(torch.nn.Module):
     """An SMPL, SMPL+H, SMPL-X or MANO model as a ``torch.nn.Module`` that takes smplx's layer
     arguments: a drop-in for ``smplx.create(...)`` (``SMPLLayer``, ``SMPLHLayer``, ``SMPLXLayer``,
-    ``MANOLayer``) on CPU tensors, with skinkit's operator and analytic gradients inside.
+    ``MANOLayer``) on any device (``.to(device)`` moves its buffers: the C kernels and their
+    analytic gradients on the CPU, plain torch and autograd of it on CUDA and elsewhere).
 
     Parameters
     ----------
@@ -158,16 +159,21 @@ class BodyModel(torch.nn.Module):
                 f"{self.num_betas} betas, {self.num_expression} expression, "
                 f"use_pca={self.use_pca}")
 
-    # the skinkit model follows the buffers: rebuilt after .to() and load_state_dict() (built
-    # here, not in forward, so that forward holds no NumPy for torch.compile to trace)
+    # the skinkit model follows the buffers: rebuilt after a change of dtype (.to(), .double())
+    # and load_state_dict() (built here, not in forward, so that forward holds no NumPy for
+    # torch.compile to trace); a move to another device keeps it (the same values)
     def _apply(self, fn: Callable[[Tensor], Tensor], *args: Any, **kwargs: Any) -> BodyModel:
+        dtype = self.v_template.dtype
         out: BodyModel = super()._apply(  # type: ignore[no-untyped-call]  # unannotated in torch
             fn, *args, **kwargs)
-        self._rebuild()
+        if self.v_template.dtype != dtype:
+            self._rebuild()
         return out
 
     def _rebuild(self, *_: object) -> None:
-        arrays = {k: getattr(self, k).detach().numpy() for k in ARRAY_KEYS}
+        if self.v_template.device.type == "meta":   # no values to read: the model set stays
+            return
+        arrays = {k: getattr(self, k).detach().cpu().numpy() for k in ARRAY_KEYS}
         dt = np.float64 if self.v_template.dtype == torch.float64 else np.float32
         self.model_set = ModelSet(_body.BodyModel(arrays, dtype=dt, source=self.source))
 
@@ -209,9 +215,8 @@ class BodyModel(torch.nn.Module):
         Raises
         ------
         ValueError
-            An argument of the wrong shape (the message names it and the expected shapes), a
-            tensor not on the CPU (the message names the device), an argument the model kind
-            does not have.
+            An argument of the wrong shape (the message names it and the expected shapes), an
+            argument the model kind does not have.
         """
         given = dict(global_orient=global_orient, body_pose=body_pose,
                      left_hand_pose=left_hand_pose, right_hand_pose=right_hand_pose,
@@ -256,7 +261,7 @@ class BodyModel(torch.nn.Module):
                    pose2rot: bool) -> Tensor:
         """One pose argument as (B, n, 3) axis-angle or (B, n, 9) matrices."""
         if x is None:
-            return torch.zeros((B, n, 3), dtype=dt)
+            return torch.zeros((B, n, 3), dtype=dt, device=self.v_template.device)
         x = x.to(dt)
         forms = {3: "axis-angle"} if pose2rot else {9: "rotation matrices", 6: "6D rotations"}
         per = x[0].numel() // n if x.ndim >= 2 and x.shape[0] else 0

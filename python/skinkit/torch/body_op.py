@@ -1,6 +1,9 @@
 """The body model's forward pass (``skinkit.BodyModel``) as one torch operator,
 ``torch.ops.skinkit.body_forward``, whose backward is ``BodyModel``'s analytic VJP (C kernels
-and the transposed BLAS product) as the operator ``torch.ops.skinkit.body_vjp``.
+and the transposed BLAS product) as the operator ``torch.ops.skinkit.body_vjp``.  On a device
+other than the CPU (or within ``use_torch_kernels``) both run in plain torch: the forward
+composed of ``skinkit.torch.generic``'s rotations, rigid FK and LBS with the basis products as
+``matmul``, the VJP ``torch.func.vjp`` of it.
 
 An operator takes tensors and numbers only, so a model enters it as the integer key of a
 ``ModelSet``: the model's arrays, with a ``skinkit.BodyModel`` per dtype built on first use (the
@@ -22,8 +25,10 @@ from torch.library import custom_op
 
 from ..body.body_model import CORES, BodyModel
 from . import _vmap
+from . import generic
 from ._function import differentiable
-from ._convert import check_cpu, np_, result_dtype, tensor
+from ._convert import np_, result_dtype, tensor
+from ._surface import OPERATORS
 
 __all__ = ["ModelSet", "body_forward"]
 
@@ -51,11 +56,26 @@ class ModelSet:
         self.model = model
         self._models = {np.dtype(model.dtype): model}
 
+        self._tensors: Dict[Tuple[torch.dtype, torch.device], Dict[str, Tensor]] = {}
+
     def get(self, dtype: torch.dtype) -> BodyModel:
         dt = np.dtype(_NP[dtype])
         if dt not in self._models:
             self._models[dt] = BodyModel(_arrays_of(self.model), dtype=dt, source=repr(self.model))
         return self._models[dt]
+
+    def tensors(self, dtype: torch.dtype, device: torch.device) -> Dict[str, Tensor]:
+        """The arrays of the forward (its bases, parents, influences) as tensors on ``device``,
+        copied there on first use."""
+        key = (dtype, device)
+        if key not in self._tensors:
+            m = self.get(dtype)
+            lj, lw = m._influences
+            arrays = {"basis": m._basis, "joint_basis": m._joint_basis, "parents": m.parents,
+                      "joints": lj.astype(np.int64), "weights": lw}
+            self._tensors[key] = {k: torch.from_numpy(np.ascontiguousarray(a)).to(device)
+                                  for k, a in arrays.items()}
+        return self._tensors[key]
 
 
 def model_set(model: Union[BodyModel, ModelSet]) -> ModelSet:
@@ -84,10 +104,54 @@ def _products(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
+def _generic_forward(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Tensor],
+                     expression: Optional[Tensor]) -> Tuple[Tensor, ...]:
+    """``BodyModel._forward``'s steps in plain torch on the inputs' device: the rotations, the
+    shape, pose-corrective and expression bases as one product, the rest joints, rigid FK, the
+    skinning matrices G and LBS; the outputs and the forward's saved intermediates."""
+    ms = _SETS[model]
+    m, t = ms.model, ms.tensors(pose.dtype, pose.device)
+    N, J, V = pose.shape[0], m.num_joints, m.num_vertices
+    S, E = _width(betas), _width(expression)
+    q = generic.quat_from_rotvec(pose)
+    R = generic.quat_to_matrix(q)
+    eye = torch.eye(3, dtype=pose.dtype, device=pose.device)
+    parts = ([betas.flip(-1)] if betas is not None and S else []) + [
+        torch.ones((N, 1), dtype=pose.dtype, device=pose.device),
+        (R[:, 1:] - eye).reshape(N, -1)] + ([expression] if expression is not None and E else [])
+    c = torch.cat(parts, 1)
+    lo = m.num_betas - S
+    rows = slice(lo, lo + c.shape[1])
+    v_posed = (c @ t["basis"][rows]).reshape(N, V, 3)
+    x = (c @ t["joint_basis"][rows]).reshape(N, J, 3)
+    Q, tr = generic.rigid_forward_kinematics(parents=t["parents"], rest_positions=x, rotations=q)
+    A = generic.quat_to_matrix(Q)
+    fold = transl is not None and m._fold_transl
+    if fold and transl is not None:
+        tr = tr + transl[:, None, :]
+    bottom = torch.zeros((N, J, 1, 4), dtype=pose.dtype, device=pose.device)
+    bottom[..., 3] = 1
+    G = torch.cat([torch.cat([A, tr[..., None]], -1), bottom], -2)
+    verts = generic.linear_blend_skinning(vertices=v_posed, joints=t["joints"],
+                                          weights=t["weights"], skinning_matrices=G)
+    joints = generic._mv(A, x) + tr
+    if transl is not None and not fold:
+        verts = verts + transl[:, None, :]
+        joints = joints + transl[:, None, :]
+    return verts, joints, q, x, Q, G, v_posed
+
+
 @custom_op("skinkit::body_forward", mutates_args=())
 def _body(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Tensor],
           expression: Optional[Tensor], threads: Optional[int]) -> Tuple[
               Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+    v, j, q, x, Q, G, v_posed = _generic_forward(model, betas, pose, transl, expression)
+    return v, j, q, x, Q, G, v_posed
+
+
+@_body.register_kernel("cpu")
+def _(model: int, betas: Optional[Tensor], pose: Tensor, transl: Optional[Tensor],
+      expression: Optional[Tensor], threads: Optional[int]) -> Tuple[Tensor, ...]:
     m = _SETS[model].get(pose.dtype)
     flat = {k: np_(t) for k, t in zip(CORES, (betas, pose, transl, expression)) if t is not None}
     verts, joints, saved = m._forward(flat, pose.shape[0], threads, _products)
@@ -109,6 +173,28 @@ def _body_vjp(model: int, betas: Optional[Tensor], pose: Tensor, transl: bool,
               expression: Optional[Tensor], q: Tensor, x: Tensor, Q: Tensor, G: Tensor,
               v_posed: Tensor, g_vertices: Tensor, g_joints: Tensor, threads: Optional[int]
               ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(the plain-torch kernel: ``torch.func.vjp`` of ``_generic_forward``; transl's
+    cotangent zeros when it was not given, as the CPU kernel's)"""
+    N = pose.shape[0]
+    zeros = torch.zeros((N, 3), dtype=pose.dtype, device=pose.device)
+    b = betas if betas is not None else pose.new_zeros((N, 0))
+    e = expression if expression is not None else pose.new_zeros((N, 0))
+
+    def f(b: Tensor, p: Tensor, t: Tensor, e: Tensor) -> Tuple[Tensor, Tensor]:
+        out = _generic_forward(model, b if betas is not None else None, p,
+                               t if transl else None, e if expression is not None else None)
+        return out[0], out[1]
+
+    pull = torch.func.vjp(f, b, pose, zeros, e)[1]
+    gb, gp, gt, ge = pull((g_vertices, g_joints))
+    return gb, gp, gt, ge
+
+
+@_body_vjp.register_kernel("cpu")
+def _(model: int, betas: Optional[Tensor], pose: Tensor, transl: bool,
+      expression: Optional[Tensor], q: Tensor, x: Tensor, Q: Tensor, G: Tensor,
+      v_posed: Tensor, g_vertices: Tensor, g_joints: Tensor, threads: Optional[int]
+      ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     m = _SETS[model].get(pose.dtype)
     N, S, E = pose.shape[0], _width(betas), _width(expression)
     saved: Dict[str, Any] = {k: np_(t) for k, t in zip(_SAVED, (q, x, Q, G, v_posed))}
@@ -156,6 +242,7 @@ def _body_bwd(ctx: Any, g_vertices: Tensor, g_joints: Tensor, *_: Tensor
 
 
 _body_fn = differentiable(_body, _body_setup, _body_bwd)
+OPERATORS.extend([_body, _body_vjp])       # their CPU kernels: use_torch_kernels turns them off
 _vmap.flat_batch(_body)
 _vmap.flat_batch(_body_vjp)
 
@@ -163,8 +250,8 @@ _vmap.flat_batch(_body_vjp)
 def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = None, pose: Optional[Tensor] = None,
                  transl: Optional[Tensor] = None, expression: Optional[Tensor] = None,
                  threads: Optional[int] = None) -> Tuple[Tensor, Tensor]:
-    """``skinkit.BodyModel.forward`` on CPU tensors, as the differentiable operator
-    ``torch.ops.skinkit.body_forward``.
+    """``skinkit.BodyModel.forward`` on tensors of any device, as the differentiable operator
+    ``torch.ops.skinkit.body_forward`` (C kernels on the CPU, plain torch elsewhere).
 
     Parameters
     ----------
@@ -191,13 +278,11 @@ def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = No
     Raises
     ------
     ValueError
-        A tensor on a device other than the CPU (the message names it), a wrong shape (the
-        message names the argument).
+        A wrong shape (the message names the argument).
     """
     ms = model_set(model)
     m = ms.model
     given = {k: t for k, t in zip(CORES, (betas, pose, transl, expression)) if t is not None}
-    check_cpu("body_forward", **given)
     dt = result_dtype(*given.values()) if given else {np.float32: torch.float32}.get(
         np.dtype(m.dtype).type, torch.float64)
     limits = {"betas": m.num_betas, "expression": m.num_expression}
@@ -216,7 +301,8 @@ def body_forward(model: Union[BodyModel, ModelSet], betas: Optional[Tensor] = No
     flat = {k: t.to(dt).expand(batch + t.shape[t.ndim - CORES[k]:]).reshape(
         (N,) + t.shape[t.ndim - CORES[k]:]).contiguous() for k, t in given.items()}
     if "pose" not in flat:
-        flat["pose"] = torch.zeros((N, m.num_joints, 3), dtype=dt)
+        device = next(iter(given.values())).device if given else None
+        flat["pose"] = torch.zeros((N, m.num_joints, 3), dtype=dt, device=device)
     out = _body_fn(ms.key, flat.get("betas"), flat["pose"], flat.get("transl"),
                 flat.get("expression"), threads)
     return out[0].reshape(batch + out[0].shape[1:]), out[1].reshape(batch + out[1].shape[1:])
