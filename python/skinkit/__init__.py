@@ -29,6 +29,8 @@ from .kernels.wrappers import __all__ as _kernel_names
 from .kernels.wrappers import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
 from .model.model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
 from .kernels.morph import blend_shapes
+from .motion.compress import CompressedClip, compress
+from .motion.compressed_file import load_compressed, save_compressed
 from .motion.footlock import foot_contacts, foot_drift, lock_feet
 from .motion.retarget import joint_mapping, retarget, retarget_pose, retarget_rotations
 from .model.pose import PosedMeshes, frame_times, local_pose, pose, world_matrices
@@ -41,6 +43,7 @@ _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
+           "CompressedClip", "compress", "load_compressed", "save_compressed",
            "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes", "PoseRequest",
            "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "TRS", "additive_pose",
            "blend_poses", "blend_shapes", "default_model", "fit_body", "foot_contacts",
