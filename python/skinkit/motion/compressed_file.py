@@ -72,18 +72,22 @@ def _times(t: np.ndarray) -> bytes:
     return b"\1" + _varint(k) + t.astype("<f8").tobytes()
 
 
+def track_bytes(tr: Track) -> bytes:
+    """One track as the container stores it."""
+    head = [_varint(tr.node), bytes([tr.path | tr.interp << 2 | tr.dropped << 4, tr.level]),
+            _varint(tr.ncomp), _varint(tr.times)]
+    if tr.level not in (CONSTANT, RAW):
+        head += [tr.minimum.astype("<f4").tobytes(), tr.extent.astype("<f4").tobytes()]
+    return b"".join(head) + tr.payload
+
+
 def dumps(cc: CompressedClip) -> bytes:
     """The container of ``cc`` (layout in this module's docstring)."""
     name = b"" if cc.name is None else cc.name.encode("utf-8")
     body = [_varint(cc.node_count), _varint(len(cc.times)), _varint(len(cc.tracks)),
             _varint(0 if cc.name is None else len(name) + 1), name]
     body += [_times(np.asarray(t, np.float64)) for t in cc.times]
-    for tr in cc.tracks:
-        body += [_varint(tr.node), bytes([tr.path | tr.interp << 2 | tr.dropped << 4, tr.level]), _varint(tr.ncomp),
-                 _varint(tr.times)]
-        if tr.level not in (CONSTANT, RAW):
-            body += [tr.minimum.astype("<f4").tobytes(), tr.extent.astype("<f4").tobytes()]
-        body.append(tr.payload)
+    body += [track_bytes(tr) for tr in cc.tracks]
     data = b"".join(body)
     return _HEADER.pack(MAGIC, VERSION, cc.dtype.itemsize, 0, len(data), zlib.crc32(data)) + data
 
