@@ -113,19 +113,45 @@ def test_bvh_fixture_compresses_within_precision():
     assert any(tr.level not in (CONSTANT, RAW) for tr in cc.tracks)
 
 
-def test_sample_and_playback_match_the_decoded_clip():
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sample_is_bitwise_for_threads_batches_and_playback(dtype):
     rng = np.random.default_rng(5)
-    skel, clip = random_clip(rng, np.float64)
+    skel, clip = random_clip(rng, dtype)
     cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
     rest = (skel.translations, skel.rotations, skel.scales)
-    t = rng.uniform(-0.5, 2.5, 17)
-    a, b = cc.sample(t, rest, threads=2), cc.to_clip().sample(t, rest, threads=1)
-    for x, y in zip(a, b):
-        np.testing.assert_array_equal(x, y)
+    t = rng.uniform(-0.5, 2.5, 3000)                        # unsorted, outside the keys too
+    one = cc.sample(t, rest, threads=1)
+    for threads in (2, 4):
+        for x, y in zip(cc.sample(t, rest, threads=threads), one):
+            assert x.tobytes() == y.tobytes()
     play = cc.playback(rest)
-    for i, x in enumerate(t):
-        for got, want in zip(play.sample(float(x)), b):
-            np.testing.assert_array_equal(got, want[i])
+    for i in list(range(0, 300, 7)) + [3, 2, 1]:
+        for got, want in zip(play.sample(float(t[i])), one):
+            assert got.tobytes() == want[i].tobytes()
+    w = cc.sample_weights(t[:9])[5]
+    assert w.tobytes() == cc.sample_weights(t, threads=3)[5][:9].tobytes()
+    # the decoded keys as a Clip sample the same up to rounding (its own slerp)
+    tol = 2e-6 if dtype == np.float32 else 1e-12
+    for x, y in zip(one, cc.to_clip().sample(t, rest)):
+        np.testing.assert_allclose(x, y, atol=tol)
+
+
+def test_sample_checks_like_clip_sample():
+    skel, clip = random_clip(np.random.default_rng(2), np.float64)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    rest = (skel.translations, skel.rotations, skel.scales)
+    with pytest.raises(ValueError, match="rest must be"):
+        cc.sample(0.5, (skel.translations, skel.rotations, skel.scales[:2]))
+    with pytest.raises(ValueError, match="rest pose has 2 nodes"):
+        cc.sample(0.5, tuple(a[:2] for a in rest))
+    with pytest.raises(ValueError, match="finite"):
+        cc.sample([0.1, np.nan], rest)
+    with pytest.raises(TypeError, match="out"):
+        cc.sample(0.5, rest, out=[1, 2, 3])
+    assert cc.sample(np.zeros((2, 3)), rest).rotations.shape == (2, 3, skel.count, 4)
+    looped = cc.sample(cc.duration + 0.25, rest, loop=True)
+    for x, y in zip(looped, cc.sample(0.25, rest)):
+        np.testing.assert_allclose(x, y, atol=1e-12)
 
 
 def test_bad_arguments_are_refused():

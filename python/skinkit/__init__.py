@@ -29,7 +29,8 @@ from .kernels.wrappers import __all__ as _kernel_names
 from .kernels.wrappers import inverse_bind_matrices, quat_from_axis_angle  # noqa: F401  deprecated
 from .model.model import Model, Primitive, Skeleton, SkinnedPrimitive, Skin
 from .kernels.morph import blend_shapes
-from .motion.compress import CompressedClip, compress
+from .motion.compress import compress
+from .motion.compressed_clip import CompressedClip
 from .motion.compressed_file import load_compressed, save_compressed
 from .motion.footlock import foot_contacts, foot_drift, lock_feet
 from .motion.retarget import joint_mapping, retarget, retarget_pose, retarget_rotations

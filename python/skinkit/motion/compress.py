@@ -30,98 +30,28 @@ are scalar tracks held to ``weights_precision`` each, on their own.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..kernels.wrappers import forward_kinematics
-from ..model.clip import INTERPOLATIONS, PATHS, TRS, WEIGHTS, Channel, Clip, Playback
+from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Clip
 from ..model.model import Skeleton
+from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
+                              pack_codes)
 
-PATH_NAMES = tuple(PATHS) + (WEIGHTS,)         # a track's path code indexes this
-CONSTANT, RAW = 0, 255                         # level codes; 3..23 are bit rates
-BIT_RATES = tuple(range(3, 17)) + (18, 20, 23)
 DEFAULT = -1                                   # a level of the search only: the track is dropped
-
-
-@dataclass
-class Track:
-    """One channel of a compressed clip, as the container stores it.
-
-    ``node``, ``path`` (an index into PATH_NAMES), ``interp`` (into INTERPOLATIONS), ``times``
-    (an index into the clip's key-time arrays), ``ncomp`` (components of the channel), ``level``
-    (CONSTANT, a bit rate, or RAW), ``dropped`` (the component a STEP or LINEAR rotation leaves
-    out, >= 0 in every key), ``minimum``/``extent`` (float32, per stored component, for a
-    bit rate) and ``payload`` (the constant's float32 values, the packed codes, or the raw keys).
-    """
-
-    node: int
-    path: int
-    interp: int
-    times: int
-    ncomp: int
-    level: int
-    dropped: int = 3
-    minimum: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
-    extent: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
-    payload: bytes = b""
-
-    def stored_components(self) -> int:
-        """Components stored per key: a STEP or LINEAR rotation drops w."""
-        rotation = PATH_NAMES[self.path] == "rotation"
-        return 3 if rotation and INTERPOLATIONS[self.interp] != "CUBICSPLINE" else self.ncomp
-
-    def rows(self, nkeys: int) -> int:
-        return 3 * nkeys if INTERPOLATIONS[self.interp] == "CUBICSPLINE" else nkeys
-
-
-def _restore(kept: NDArray[Any], dropped: int) -> NDArray[Any]:
-    """Unit quaternions from three components, the ``dropped`` one being >= 0."""
-    q = np.sqrt(np.maximum(0.0, 1.0 - np.sum(kept * kept, axis=-1, keepdims=True)))
-    return np.concatenate([kept[:, :dropped], q, kept[:, dropped:]], axis=-1)
 
 
 def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
     """Unit quaternions (K, 4) as three components and the one left out: the one whose smallest
-    magnitude over the keys is largest (so that restoring it is well conditioned), each key's sign
-    chosen to make it >= 0 (q and -q are one rotation; slerp takes the shortest path)."""
+    magnitude over the keys is largest (so that restoring it is well conditioned), each key's
+    sign chosen to make it >= 0 (q and -q are one rotation; slerp takes the shortest path)."""
     dropped = int(np.argmax(np.abs(q).min(axis=0)))
     q = np.where(q[:, dropped:dropped + 1] < 0, -q, q)
     return np.delete(q, dropped, axis=1), dropped
-
-
-def pack_codes(codes: NDArray[Any], bits: int) -> bytes:
-    """Unsigned codes (< 2**bits) packed least significant bit first, each ``bits`` long."""
-    b = ((codes.reshape(-1, 1).astype(np.uint32) >> np.arange(bits, dtype=np.uint32)) & 1)
-    return bytes(np.packbits(b.astype(np.uint8).reshape(-1), bitorder="little"))
-
-
-def unpack_codes(payload: bytes, count: int, bits: int) -> NDArray[np.float64]:
-    """The inverse of ``pack_codes``: ``count`` codes as float64."""
-    b = np.unpackbits(np.frombuffer(payload, np.uint8), count=count * bits, bitorder="little")
-    weights = (1 << np.arange(bits, dtype=np.int64)).astype(np.float64)
-    return np.asarray(b.reshape(count, bits) @ weights, np.float64)
-
-
-def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]:
-    """The key values of a track, (rows, ncomp), in ``dtype`` (a constant: one row)."""
-    c = track.stored_components()
-    if track.level == RAW:
-        v = np.frombuffer(track.payload, dtype).reshape(-1, track.ncomp)
-        return np.array(v, dtype)
-    if track.level == CONSTANT:
-        v = np.frombuffer(track.payload, np.float32).astype(np.float64).reshape(1, c)
-    else:
-        n = track.rows(nkeys) * c
-        scale = float((1 << track.level) - 1)
-        codes = unpack_codes(track.payload, n, track.level).reshape(-1, c)
-        v = (track.minimum.astype(np.float64)
-             + track.extent.astype(np.float64) * (codes / scale))
-    if c != track.ncomp:
-        v = _restore(v, track.dropped)
-    return v.astype(dtype)
 
 
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
@@ -142,79 +72,6 @@ def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     codes = np.clip(np.rint((values - lo.astype(np.float64)) / safe * scale), 0, scale)
     return replace(base, level=level, minimum=lo, extent=ext,
                    payload=pack_codes(codes.astype(np.uint32), level))
-
-
-@dataclass
-class CompressedClip:
-    """A clip compressed by ``compress``: key-time arrays and tracks, as its container stores them
-    (``skinkit.motion.compressed_file``).
-
-    Attributes
-    ----------
-    name : str or None
-    dtype : numpy dtype, float32 or float64
-        The dtype of the source clip and of every sample.
-    node_count : int
-        Nodes of the skeleton it was compressed against (its rest pose fills the nodes and
-        channels the clip leaves out: a default track is not stored).
-    times : list of float64 arrays (K,)
-        The distinct key-time arrays of the source channels.
-    tracks : list of Track
-    """
-
-    name: Optional[str]
-    dtype: np.dtype[Any]
-    node_count: int
-    times: List[NDArray[np.float64]]
-    tracks: List[Track]
-    _clip: Optional[Clip] = field(default=None, repr=False, compare=False)
-
-    @property
-    def nbytes(self) -> int:
-        """Size of the container ``compressed_file.dumps`` writes, in bytes."""
-        from .compressed_file import dumps
-        return len(dumps(self))
-
-    def to_clip(self) -> Clip:
-        """The decoded clip: every stored track as a channel of its source interpolation
-        (a constant track as one key), in the source's dtype."""
-        channels = []
-        for tr in self.tracks:
-            kt = self.times[tr.times]
-            values = decode_track(tr, kt.size, self.dtype)
-            interp = INTERPOLATIONS[tr.interp]
-            if tr.level == CONSTANT:
-                kt, interp = kt[:1], "LINEAR" if interp == "CUBICSPLINE" else interp
-            channels.append(Channel(tr.node, PATH_NAMES[tr.path], kt, values,
-                                    interp))
-        return Clip(self.name, channels, self.dtype)
-
-    def _decoded(self) -> Clip:
-        if self._clip is None:
-            self._clip = self.to_clip()
-        return self._clip
-
-    @property
-    def duration(self) -> float:
-        return float(max((t[-1] for t in self.times), default=0.0))
-
-    def sample(self, times: ArrayLike, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
-               loop: bool = False, threads: Optional[int] = None,
-               out: Optional[Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]] = None) -> TRS:
-        """Local TRS at ``times`` on top of ``rest``: as ``Clip.sample`` (same arguments, shapes,
-        errors and thread rules), of the decoded keys.  ``rest`` should be the rest pose of the
-        skeleton passed to ``compress`` (default tracks were dropped against it)."""
-        return self._decoded().sample(times, rest, loop, threads, out)
-
-    def sample_weights(self, times: ArrayLike, loop: bool = False,
-                       threads: Optional[int] = None) -> Dict[int, NDArray[Any]]:
-        """Morph target weights at ``times``: as ``Clip.sample_weights``."""
-        return self._decoded().sample_weights(times, loop, threads)
-
-    def playback(self, rest: Tuple[ArrayLike, ArrayLike, ArrayLike], loop: bool = False,
-                 threads: Optional[int] = None) -> Playback:
-        """A sampler for one time a call that keeps its place between calls (``Playback``)."""
-        return Playback(self._decoded(), rest, loop, threads)
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -256,7 +113,7 @@ class _Problem:
         t, r, s = (np.asarray(a, np.float64) for a in pose)
         return np.asarray(forward_kinematics(self.parents, r, t, s))
 
-    def pose_error(self, clip: Clip) -> NDArray[np.float64]:
+    def pose_error(self, clip: CompressedClip) -> NDArray[np.float64]:
         """(T, N) object-space error of ``clip`` against the source at the dense times."""
         return shell_error(self.world, self._world(clip.sample(self.t, self.rest)), self.shell)
 
@@ -397,7 +254,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
                               [tr for tr in chosen if tr is not None])
 
     def passes(chosen: Sequence[Optional[Track]]) -> bool:
-        decoded = build(chosen).to_clip()
+        decoded = build(chosen)
         if float(prob.pose_error(decoded).max(initial=0.0)) > precision:
             return False
         w = decoded.sample_weights(prob.t)
@@ -437,7 +294,7 @@ def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optiona
     for lv in sorted({lv for c in candidates for lv in c}):
         tracks = [c.get(lv, c[RAW]) for c in candidates]
         sampled = CompressedClip(clip.name, clip.dtype, prob.parents.size, time_arrays,
-                                 [t for t in tracks if t is not None]).to_clip()
+                                 [t for t in tracks if t is not None])
         pose = sampled.sample(prob.t, rest)
         weights = sampled.sample_weights(prob.t)
         for i, ch in enumerate(clip.channels):

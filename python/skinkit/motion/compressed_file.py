@@ -43,7 +43,7 @@ import numpy as np
 from ..io.mesh_files import atomic_file
 from ..limits import MAX_FILE_VALUE, nodes_error
 from ..model.clip import INTERPOLATIONS, PATHS
-from .compress import BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track
+from .compressed_clip import BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track
 
 MAGIC = b"SKCC"
 VERSION = 1
