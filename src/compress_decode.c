@@ -25,7 +25,7 @@ int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, cons
             st = SK_ERR_CLIP_KEYS;
         else if (nc < 1 || nc > 65536 || (t->out < 3 && nc != path_width[t->out]) ||
                  t->rotation != (t->out == 1) || t->dropped < 0 || t->dropped > 3 ||
-                 nst != (t->rotation && t->interp != SK_CUBICSPLINE ? 3 : nc))
+                 nst != (t->rotation && t->interp != SK_CUBICSPLINE && t->level != SK_CLEVEL_RAW ? 3 : nc))
             st = SK_ERR_CLIP_NCOMP;
         else if (t->interp < SK_STEP || t->interp > SK_CUBICSPLINE ||
                  !(t->level == 0 || t->level == SK_CLEVEL_RAW || (t->level >= 3 && t->level <= 23)))

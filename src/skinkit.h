@@ -58,8 +58,8 @@ enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 /* One track of a compressed clip (sk_cclip, skinkit_jobs.h), twelve int64 fields: its
    components go to output out (0 translations, 1 rotations, 2 scales, 3 morph weights) at
    out_offset of a time's row; level 0 constant, 3..23 quantized at that many bits, 255 raw;
-   nstored components a row (3 for a STEP or LINEAR rotation, whose component dropped is
-   implied, >= 0; ncomp otherwise); rows are nkeys (3 nkeys for CUBICSPLINE). */
+   nstored components a row (3 for a constant or quantized STEP or LINEAR rotation, whose
+   component dropped is implied, >= 0; ncomp otherwise); rows are nkeys (3 nkeys for CUBICSPLINE). */
 typedef struct {
     int64_t out, out_offset, interp, level, dropped, ncomp, nstored, rotation;
     int64_t key_offset, nkeys, data, range;

@@ -170,3 +170,13 @@ def test_bad_arguments_are_refused():
                              np.array([[0, 0, 0, 1.0]]), np.ones((1, 3)))
     with pytest.raises(ValueError, match="skeleton has 1 nodes"):
         compress(clip, small)
+
+
+def test_a_tiny_precision_keeps_raw_keys_that_decode_as_the_source():
+    skel, clip = random_clip(np.random.default_rng(8), np.float64)
+    cc = compress(clip, skel, precision=1e-13, shell_distance=0.05, weights_precision=1e-13)
+    assert {tr.level for tr in cc.tracks if tr.path == 1} == {RAW}
+    rest = (skel.translations, skel.rotations, skel.scales)
+    t = dense([ch.times for ch in clip.channels])
+    for x, y in zip(cc.sample(t, rest), clip.sample(t, rest)):
+        np.testing.assert_allclose(x, y, atol=1e-13)

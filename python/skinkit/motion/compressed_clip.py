@@ -49,8 +49,9 @@ class Track:
     payload: Union[bytes, memoryview] = b""
 
     def stored_components(self) -> int:
-        """Components stored per key: a STEP or LINEAR rotation drops one."""
-        rotation = PATH_NAMES[self.path] == "rotation"
+        """Components stored per key: a quantized or constant STEP or LINEAR rotation drops
+        one."""
+        rotation = PATH_NAMES[self.path] == "rotation" and self.level != RAW
         return 3 if rotation and INTERPOLATIONS[self.interp] != "CUBICSPLINE" else self.ncomp
 
     def rows(self, nkeys: int) -> int:

@@ -22,8 +22,9 @@ Layout (little-endian; ``varint`` is unsigned LEB128, at most 5 bytes)::
         0 (constant):     c f32
         3..23 (bit rate): c f32 minimum, c f32 extent, ceil(rows * c * level / 8) bytes of codes
         255 (raw):        rows * ncomp values of the clip's dtype
-      with rows = K keys (3 K for CUBICSPLINE) and c the stored components (3 for a STEP or
-      LINEAR rotation, whose component ``dropped`` is >= 0 and implied; ncomp otherwise).
+      with rows = K keys (3 K for CUBICSPLINE) and c the stored components (3 for a constant
+      or quantized STEP or LINEAR rotation, whose component ``dropped`` is >= 0 and implied;
+      ncomp otherwise).
 
 ``loads`` refuses (ValueError naming the container and the field) a wrong magic, version, dtype,
 length or checksum, a count larger than the bytes left could hold, a node outside ``nodes``, a
