@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..kernels.wrappers import forward_kinematics
-from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Clip
+from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.model import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
                               pack_codes)
@@ -113,7 +113,7 @@ class _Problem:
         t, r, s = (np.asarray(a, np.float64) for a in pose)
         return np.asarray(forward_kinematics(self.parents, r, t, s))
 
-    def pose_error(self, clip: CompressedClip) -> NDArray[np.float64]:
+    def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
         """(T, N) object-space error of ``clip`` against the source at the dense times."""
         return shell_error(self.world, self._world(clip.sample(self.t, self.rest)), self.shell)
 
@@ -314,3 +314,32 @@ def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optiona
             errors[i][lv] = _track_error(ch.path, src, lossy, reach[:, ch.node],
                                          parent_scale[:, ch.node])
     return errors
+
+
+def _short_rotations(clip: Clip) -> Clip:
+    """``clip`` with its STEP and LINEAR rotation keys as a glTF reader reads them back from
+    normalized SHORT accessors (round(q 32767) / 32767, glTF 2.0 section 3.11)."""
+    channels = [Channel(ch.node, ch.path, ch.times,
+                        np.rint(np.clip(np.asarray(ch.values, np.float64), -1, 1) * 32767) / 32767
+                        if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE"
+                        else ch.values, ch.interpolation) for ch in clip.channels]
+    return Clip(clip.name, channels, clip.dtype)
+
+
+def gltf_clip(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
+              shell_distance: float = 0.03, weights_precision: float = 1e-3) -> Clip:
+    """The reduced keys of ``compress`` as a Clip for ``write_gltf(..., rotations="short")``:
+    within ``precision`` of ``clip`` at the dense times (``dense_times``) once its rotations are
+    read back from normalized SHORT accessors (checked; compressed at half the precision until
+    it holds, the source keys after four tries).  Tracks equal to the rest pose are left out,
+    constant ones hold one key.  Parameters and errors as ``compress``."""
+    prob = None
+    p = precision
+    for _ in range(4):
+        reduced = _short_rotations(compress(clip, skeleton, p, shell_distance,
+                                            weights_precision).to_clip())
+        prob = prob or _Problem(clip, skeleton, float(shell_distance))
+        if float(prob.pose_error(reduced).max(initial=0.0)) <= precision:
+            return reduced
+        p /= 2
+    return clip
