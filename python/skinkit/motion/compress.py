@@ -238,7 +238,8 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
             levels[DEFAULT] = None
         candidates.append(levels)
         sources.append(vals)
-    errors = _level_errors(prob, clip, candidates, time_arrays)
+    errors, samples = _level_errors(prob, clip, candidates, time_arrays)
+    poses = _Poses(prob, clip, samples)
     limit = {True: float(weights_precision), False: float(precision)}
 
     def pick(tol: float) -> List[Optional[Track]]:
@@ -253,7 +254,13 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         return CompressedClip(clip.name, clip.dtype, n, time_arrays,
                               [tr for tr in chosen if tr is not None])
 
+    def fits(chosen: Sequence[Optional[Track]]) -> bool:
+        """The exact check from the decoded samples (weights tracks: exact in ``pick``)."""
+        poses.assemble(chosen)
+        return poses.error() <= precision
+
     def passes(chosen: Sequence[Optional[Track]]) -> bool:
+        """The exact check of the decoder's own samples."""
         decoded = build(chosen)
         if float(prob.pose_error(decoded).max(initial=0.0)) > precision:
             return False
@@ -263,36 +270,43 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
 
     lo, hi = 0.0, float(precision)
     best = pick(0.0)
-    if passes(pick(hi)):
+    if fits(pick(hi)):
         best, lo, hi = pick(hi), hi, 64.0 * hi
     for _ in range(10):
         mid = 0.5 * (lo + hi)
         trial = pick(mid)
-        if passes(trial):
+        if fits(trial):
             best, lo = trial, mid
         else:
             hi = mid
-    if refine:   # each track one level cheaper at a time, while the exact check passes
+    if refine:   # each track one level cheaper at a time, while its subtree stays within
+        poses.assemble(best)
         for i in sorted(range(len(best)), key=lambda k: -_cost(best[k])):
+            if clip.channels[i].path == WEIGHTS:
+                continue
             for tr in sorted(candidates[i].values(), key=_cost, reverse=True):
                 if _cost(tr) >= _cost(best[i]):
                     continue
-                trial = best[:i] + [tr] + best[i + 1:]
-                if not passes(trial):
+                if not poses.try_level(i, _level(tr), precision):
                     break
-                best = trial
+                best[i] = tr
     if not passes(best):          # a search whose every try failed: the keys as they are
         best = [c[RAW] for c in candidates]
     return build(best)
 
 
+Samples = List[Dict[int, NDArray[Any]]]
+
+
 def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
-                  time_arrays: List[NDArray[np.float64]]) -> List[Dict[int, float]]:
+                  time_arrays: List[NDArray[np.float64]]) -> Tuple[List[Dict[int, float]],
+                                                                   Samples]:
     """Each track's own error bound at each of its levels (``_track_error``; a weights track:
-    its largest error)."""
+    its largest error), and its decoded samples at the dense times at each level (T, C)."""
     reach, parent_scale = prob.levers()
     rest = prob.rest
     errors: List[Dict[int, float]] = [{} for _ in candidates]
+    samples: Samples = [{} for _ in candidates]
     for lv in sorted({lv for c in candidates for lv in c}):
         tracks = [c.get(lv, c[RAW]) for c in candidates]
         sampled = CompressedClip(clip.name, clip.dtype, prob.parents.size, time_arrays,
@@ -311,9 +325,66 @@ def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optiona
                 lossy = np.broadcast_to(rest[k][ch.node], src.shape)
             else:
                 lossy = np.asarray(pose[k][:, ch.node], np.float64)
+            samples[i][lv] = lossy
             errors[i][lv] = _track_error(ch.path, src, lossy, reach[:, ch.node],
                                          parent_scale[:, ch.node])
-    return errors
+    return errors, samples
+
+
+def _level(tr: Optional[Track]) -> int:
+    return DEFAULT if tr is None else tr.level
+
+
+class _Poses:
+    """The local poses and world matrices of a choice of levels, assembled from each track's
+    decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
+    joint's subtree alone."""
+
+    def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
+        self.prob, self.clip, self.samples = prob, clip, samples
+        parents = prob.parents
+        children: List[List[int]] = [[] for _ in parents]
+        for j, p in enumerate(parents):
+            if p >= 0:
+                children[p].append(j)
+        self.subtrees = []
+        for j in range(parents.size):
+            order, stack = [], [j]
+            while stack:
+                k = stack.pop()
+                order.append(k)
+                stack.extend(children[k])
+            pos = {k: i for i, k in enumerate(order)}
+            sub_parents = np.array([-1] + [pos[int(parents[k])] for k in order[1:]], np.int64)
+            self.subtrees.append((np.array(order, np.int64), sub_parents))
+
+    def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
+        t = self.prob.t.size
+        self.local = [np.repeat(r[None], t, axis=0) for r in self.prob.rest]
+        for i, ch in enumerate(self.clip.channels):
+            if ch.path != WEIGHTS:
+                self.local[list(PATHS).index(ch.path)][:, ch.node] = self.samples[i][_level(chosen[i])]
+        self.world = self.prob._world(self.local)
+
+    def error(self) -> float:
+        return float(shell_error(self.prob.world, self.world, self.prob.shell).max(initial=0.0))
+
+    def try_level(self, i: int, level: int, precision: float) -> bool:
+        """Track i at ``level`` if the subtree it moves stays within precision (kept then)."""
+        ch = self.clip.channels[i]
+        j, k = ch.node, list(PATHS).index(ch.path)
+        order, sub_parents = self.subtrees[j]
+        local = [a[:, order] for a in self.local]
+        local[k][:, 0] = self.samples[i][level]
+        w = np.asarray(forward_kinematics(sub_parents, local[1], local[0], local[2]))
+        parent = int(self.prob.parents[j])
+        if parent >= 0:
+            w = self.world[:, parent, None] @ w
+        if shell_error(self.prob.world[:, order], w, self.prob.shell).max() > precision:
+            return False
+        self.local[k][:, j] = local[k][:, 0]
+        self.world[:, order] = w
+        return True
 
 
 def _short_rotations(clip: Clip) -> Clip:
