@@ -70,9 +70,9 @@ def test_hostile_containers_are_refused(compressed):
     cases["t0 nan"] = reseal(good, cf._varint(1) + cf._varint(1) + cf._varint(0) + cf._varint(0)
                              + b"\0" + cf._varint(4) + struct.pack("<dd", np.nan, 30.0))
     # a NaN range, an unknown level, a node outside the skeleton: the first quantized track
-    pos = len(body) - sum(len(cf.track_bytes(tr)) for tr in cc.tracks)
+    pos = len(body) - sum(len(cf.track_bytes(tr, len(cc.times))) for tr in cc.tracks)
     for tr in cc.tracks:
-        size = len(cf.track_bytes(tr))
+        size = len(cf.track_bytes(tr, len(cc.times)))
         if tr.level not in (cf.CONSTANT, cf.RAW):
             at = pos + size - len(tr.payload) - 8 * tr.minimum.size      # its range minimum
             cases["not finite"] = reseal(good, body[:at] + np.float32(np.nan).tobytes()

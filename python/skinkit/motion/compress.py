@@ -150,7 +150,7 @@ def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArr
 
 
 def _cost(tr: Optional[Track]) -> int:
-    return 0 if tr is None else 8 + 8 * tr.minimum.size + len(tr.payload)
+    return 0 if tr is None else 3 + 8 * tr.minimum.size + len(tr.payload)
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,

@@ -17,8 +17,9 @@ Layout (little-endian; ``varint`` is unsigned LEB128, at most 5 bytes)::
         kind 2 (explicit float32): count f32, strictly increasing
       ntracks tracks: node varint, path | interpolation << 2 | dropped << 4 u8 (path:
         translation, rotation, scale, weights; interpolation: STEP, LINEAR, CUBICSPLINE;
-        dropped: the rotation component left out, 3 otherwise), level u8, ncomp varint,
-        times varint (which key-time array), then by level:
+        dropped: the rotation component left out, 3 otherwise), level u8, ncomp varint (a
+        weights track only: the path gives it otherwise), times varint (which key-time array;
+        only with ntimes > 1 and a level other than constant, 0 otherwise), then by level:
         0 (constant):     c f32
         3..23 (bit rate): c f32 minimum, c f32 extent, ceil(rows * c * level / 8) bytes of codes
         255 (raw):        rows * ncomp values of the clip's dtype
@@ -73,10 +74,13 @@ def _times(t: np.ndarray) -> bytes:
     return b"\1" + _varint(k) + t.astype("<f8").tobytes()
 
 
-def track_bytes(tr: Track) -> bytes:
+def track_bytes(tr: Track, ntimes: int) -> bytes:
     """One track as the container stores it."""
-    head = [_varint(tr.node), bytes([tr.path | tr.interp << 2 | tr.dropped << 4, tr.level]),
-            _varint(tr.ncomp), _varint(tr.times)]
+    head = [_varint(tr.node), bytes([tr.path | tr.interp << 2 | tr.dropped << 4, tr.level])]
+    if PATH_NAMES[tr.path] not in PATHS:
+        head.append(_varint(tr.ncomp))
+    if ntimes > 1 and tr.level != CONSTANT:
+        head.append(_varint(tr.times))
     if tr.level not in (CONSTANT, RAW):
         head += [tr.minimum.astype("<f4").tobytes(), tr.extent.astype("<f4").tobytes()]
     return b"".join(head) + tr.payload
@@ -88,7 +92,7 @@ def dumps(cc: CompressedClip) -> bytes:
     body = [_varint(cc.node_count), _varint(len(cc.times)), _varint(len(cc.tracks)),
             _varint(0 if cc.name is None else len(name) + 1), name]
     body += [_times(np.asarray(t, np.float64)) for t in cc.times]
-    body += [track_bytes(tr) for tr in cc.tracks]
+    body += [track_bytes(tr, len(cc.times)) for tr in cc.tracks]
     data = b"".join(body)
     return _HEADER.pack(MAGIC, VERSION, cc.dtype.itemsize, 0, len(data), zlib.crc32(data)) + data
 
@@ -194,13 +198,13 @@ def _track(r: _Reader, i: int, nodes: int, times: List[np.ndarray], dtype: np.dt
         raise r.fail(f"{what}: interpolation {interp} or dropped component {dropped} unknown")
     if level not in (CONSTANT, RAW) and level not in BIT_RATES:
         raise r.fail(f"{what}: level {level}, expected 0, 255 or one of {BIT_RATES}")
-    ncomp = r.varint(f"{what} components", MAX_COMPONENTS)
     expected = PATHS.get(PATH_NAMES[path])
-    if (expected is not None and ncomp != expected) or ncomp == 0:
-        raise r.fail(f"{what}: {ncomp} components for a {PATH_NAMES[path]} track")
-    t = r.varint(f"{what} key times", len(times) - 1) if times else -1
-    if t < 0:
+    ncomp = expected or r.varint(f"{what} components", MAX_COMPONENTS)
+    if ncomp == 0:
+        raise r.fail(f"{what}: 0 components for a {PATH_NAMES[path]} track")
+    if not times:
         raise r.fail(f"{what}: the container has no key times")
+    t = r.varint(f"{what} key times", len(times) - 1) if len(times) > 1 and level else 0
     tr = Track(node, path, interp, t, ncomp, level, dropped)
     c, rows = tr.stored_components(), tr.rows(times[t].size)
     if level == CONSTANT:
