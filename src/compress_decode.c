@@ -36,11 +36,22 @@ int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, cons
             else if (t->level == SK_CLEVEL_RAW)
                 need = rows * nc * (int64_t)sizeof(T);
             else
-                need = (rows * nst * t->level + 7) / 8;
+                need = (rows * t->row_bits + 7) / 8;
+            if (t->level > 0 && t->level < SK_CLEVEL_RAW) {
+                int64_t sum = 0;
+                if (t->width < 0 || nst > (int64_t)clip->nwidths - t->width ||
+                    t->range < 0 || 2 * nst > (int64_t)clip->nranges - t->range)
+                    st = SK_ERR_CLIP_VALUES;
+                for (int64_t c = 0; st == SK_OK && c < nst; c++) {
+                    if (clip->widths[t->width + c] > t->level)
+                        st = SK_ERR_CLIP_VALUES;
+                    sum += clip->widths[t->width + c];
+                }
+                if (st == SK_OK && sum != t->row_bits)
+                    st = SK_ERR_CLIP_VALUES;
+            }
             if (t->data < 0 || t->data > (int64_t)clip->nbytes ||
-                need + 8 > (int64_t)clip->nbytes - t->data ||
-                (t->level > 0 && t->level < SK_CLEVEL_RAW &&
-                 (t->range < 0 || 2 * nst > (int64_t)clip->nranges - t->range)))
+                need + 8 > (int64_t)clip->nbytes - t->data)
                 st = SK_ERR_CLIP_VALUES;
         }
         if (st == SK_OK && ntimes > 0) {
@@ -105,8 +116,13 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
         return (T)f;
     }
     const float *lo = clip->ranges + t->range, *ext = lo + t->nstored;
-    uint32_t bits = (uint32_t)t->level, mask = (1u << bits) - 1;
-    uint64_t at = (uint64_t)(r * t->nstored + c) * bits, word = 0;
+    const unsigned char *w = clip->widths + t->width;
+    uint64_t at = (uint64_t)r * (uint64_t)t->row_bits, word = 0;
+    for (int64_t k = 0; k < c; k++)
+        at += w[k];
+    uint32_t bits = w[c], mask = (1u << bits) - 1;
+    if (bits == 0)
+        return (T)lo[c];
     for (int b = 0; b < 4; b++)       /* 4 bytes hold any 23 bits after a shift of at most 7 */
         word |= (uint64_t)p[at / 8 + (uint64_t)b] << (8 * b);
     uint32_t code = (uint32_t)(word >> (at % 8)) & mask;

@@ -55,16 +55,18 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 
-/* One track of a compressed clip (sk_cclip, skinkit_jobs.h), twelve int64 fields: its
+/* One track of a compressed clip (sk_cclip, skinkit_jobs.h), fourteen int64 fields: its
    components go to output out (0 translations, 1 rotations, 2 scales, 3 morph weights) at
-   out_offset of a time's row; level 0 constant, 3..23 quantized at that many bits, 255 raw;
-   nstored components a row (3 for a constant or quantized STEP or LINEAR rotation, whose
-   component dropped is implied, >= 0; ncomp otherwise); rows are nkeys (3 nkeys for CUBICSPLINE). */
+   out_offset of a time's row; level 0 constant, 3..23 quantized (at most that many bits a
+   component), 255 raw; nstored components a row (3 for a constant or quantized STEP or LINEAR
+   rotation, whose component dropped is implied, >= 0; ncomp otherwise); rows are nkeys
+   (3 nkeys for CUBICSPLINE); a quantized track's component c has widths[width + c] bits
+   (0: its minimum), row_bits in all. */
 typedef struct {
     int64_t out, out_offset, interp, level, dropped, ncomp, nstored, rotation;
-    int64_t key_offset, nkeys, data, range;
+    int64_t key_offset, nkeys, data, range, width, row_bits;
 } sk_ctrack;
-#define SK_CTRACK_FIELDS 12
+#define SK_CTRACK_FIELDS 14
 #define SK_CLEVEL_RAW 255
 
 /* The job structs of the wide kernels (skinning, its VJP) and the clip table, for float

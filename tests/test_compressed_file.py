@@ -74,15 +74,18 @@ def test_hostile_containers_are_refused(compressed):
     for tr in cc.tracks:
         size = len(cf.track_bytes(tr, len(cc.times)))
         if tr.level not in (cf.CONSTANT, cf.RAW):
-            at = pos + size - len(tr.payload) - 8 * tr.minimum.size      # its range minimum
+            at = pos + size - len(tr.payload) - 9 * tr.minimum.size      # its range minimum
             cases["not finite"] = reseal(good, body[:at] + np.float32(np.nan).tobytes()
                                          + body[at + 4:])
             cases["level 17"] = reseal(good, body[:pos + 2] + bytes([17]) + body[pos + 3:])
+            wide = pos + size - len(tr.payload) - tr.widths.size       # its first width
+            cases["width above its level"] = reseal(good, body[:wide] + bytes([30])
+                                                    + body[wide + 1:])
             node = cf._varint(cc.node_count + 5)
             cases["node is"] = reseal(good, body[:pos] + node + body[pos + 1:])
             break
         pos += size
-    assert {"not finite", "level 17", "node is"} <= set(cases)
+    assert {"not finite", "level 17", "node is", "width above its level"} <= set(cases)
     for message, data in cases.items():
         with pytest.raises(ValueError, match=re.escape(message)):
             cf.loads(data, "hostile.skc")

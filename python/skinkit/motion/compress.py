@@ -67,11 +67,17 @@ def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     span = values.max(axis=0) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    scale = float((1 << level) - 1)
-    safe = np.where(ext > 0, ext.astype(np.float64), 1.0)
+    # each component's step about the widest one's: fewer bits for narrower ranges
+    e64 = ext.astype(np.float64)
+    widest = float(e64.max(initial=0.0))
+    with np.errstate(divide="ignore"):
+        fewer = np.floor(np.log2(widest / np.where(e64 > 0, e64, 1.0)))
+    widths = np.where(e64 > 0, np.clip(level - fewer, 1, level), 0).astype(np.uint8)
+    scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)
+    safe = np.where(ext > 0, e64, 1.0)
     codes = np.clip(np.rint((values - lo.astype(np.float64)) / safe * scale), 0, scale)
-    return replace(base, level=level, minimum=lo, extent=ext,
-                   payload=pack_codes(codes.astype(np.uint32), level))
+    return replace(base, level=level, minimum=lo, extent=ext, widths=widths,
+                   payload=pack_codes(codes.astype(np.uint32), widths))
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -150,7 +156,7 @@ def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArr
 
 
 def _cost(tr: Optional[Track]) -> int:
-    return 0 if tr is None else 3 + 8 * tr.minimum.size + len(tr.payload)
+    return 0 if tr is None else 3 + 9 * tr.minimum.size + len(tr.payload)
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,

@@ -34,7 +34,9 @@ class Track:
     (an index into the clip's key-time arrays), ``ncomp`` (components of the channel), ``level``
     (CONSTANT, a bit rate, or RAW), ``dropped`` (the component a STEP or LINEAR rotation leaves
     out, >= 0 in every key), ``minimum``/``extent`` (float32, per stored component, for a
-    bit rate) and ``payload`` (the constant's float32 values, the packed codes, or the raw keys).
+    bit rate), ``widths`` (uint8, the bits of each stored component for a bit rate: ``level``
+    for the widest range, fewer for narrower ones, 0 for a component at its minimum) and
+    ``payload`` (the constant's float32 values, the packed codes, or the raw keys).
     """
 
     node: int
@@ -46,6 +48,7 @@ class Track:
     dropped: int = 3
     minimum: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
     extent: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
+    widths: NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
     payload: Union[bytes, memoryview] = b""
 
     def stored_components(self) -> int:
@@ -58,10 +61,17 @@ class Track:
         return 3 * nkeys if INTERPOLATIONS[self.interp] == "CUBICSPLINE" else nkeys
 
 
-def pack_codes(codes: NDArray[Any], bits: int) -> bytes:
-    """Unsigned codes (< 2**bits) packed least significant bit first, each ``bits`` long."""
-    b = ((codes.reshape(-1, 1).astype(np.uint32) >> np.arange(bits, dtype=np.uint32)) & 1)
+def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8]) -> bytes:
+    """Unsigned codes (rows, C), component c ``widths[c]`` bits long, packed row after row,
+    least significant bit first."""
+    cols = [(codes[:, c:c + 1].astype(np.uint32) >> np.arange(w, dtype=np.uint32)) & 1
+            for c, w in enumerate(widths.tolist())]
+    b = np.concatenate(cols + [np.zeros((codes.shape[0], 0), np.uint32)], axis=1)
     return bytes(np.packbits(b.astype(np.uint8).reshape(-1), bitorder="little"))
+
+
+def row_bits(widths: NDArray[np.uint8]) -> int:
+    return int(widths.astype(np.int64).sum())
 
 
 def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]:
@@ -73,13 +83,20 @@ def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]
     if track.level == CONSTANT:
         v = np.frombuffer(track.payload, np.float32).astype(dtype).reshape(1, c)
     else:
-        n = track.rows(nkeys) * c
-        bits = np.unpackbits(np.frombuffer(track.payload, np.uint8), count=n * track.level,
-                             bitorder="little").reshape(n, track.level)
-        codes = (bits.astype(np.int64) << np.arange(track.level)).sum(axis=1).reshape(-1, c)
-        one = dtype.type(1)
-        step = one / dtype.type((1 << track.level) - 1)
-        v = track.minimum.astype(dtype) + track.extent.astype(dtype) * (codes.astype(dtype) * step)
+        rows, width = track.rows(nkeys), row_bits(track.widths)
+        bits = np.unpackbits(np.frombuffer(track.payload, np.uint8), count=rows * width,
+                             bitorder="little").reshape(rows, width).astype(np.int64)
+        v = np.empty((rows, c), dtype)
+        at = 0
+        for k, w in enumerate(track.widths.tolist()):
+            if w == 0:
+                v[:, k] = track.minimum[k]
+                continue
+            code = (bits[:, at:at + w] << np.arange(w)).sum(axis=1)
+            step = dtype.type(1) / dtype.type((1 << w) - 1)
+            v[:, k] = (dtype.type(track.minimum[k])
+                       + dtype.type(track.extent[k]) * (code.astype(dtype) * step))
+            at += w
     if c == track.ncomp:
         return np.asarray(v, dtype)
     s = v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2]
@@ -112,7 +129,7 @@ class CompressedClip:
     tracks: List[Track]
     _tables: Tuple[NDArray[np.int64], NDArray[np.int64]] = field(init=False, repr=False,
                                                                   compare=False)
-    _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8]] = field(
+    _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8]] = field(
         init=False, repr=False, compare=False)
     _width: int = field(init=False, repr=False, compare=False)
 
@@ -123,6 +140,8 @@ class CompressedClip:
         weights = [t for t in self.tracks if t.path == len(PATHS)]
         width = sum(t.ncomp for t in weights)
         rows, ranges, chunks, data, nrange, col = [], [], [], 0, 0, 0
+        widths: List[NDArray[np.uint8]] = []
+        nwidth = 0
         for tr in self.tracks:
             if tr.path == len(PATHS):
                 offset, col = col, col + tr.ncomp
@@ -130,21 +149,25 @@ class CompressedClip:
                 offset = tr.node * tr.ncomp
             rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
                          tr.stored_components(), tr.path == 1, starts[tr.times],
-                         self.times[tr.times].size, data, nrange])
+                         self.times[tr.times].size, data, nrange, nwidth,
+                         row_bits(tr.widths)])
             chunks.append(bytes(tr.payload))
             data += len(chunks[-1])
             if tr.level not in (CONSTANT, RAW):
                 ranges += [tr.minimum, tr.extent]
                 nrange += 2 * tr.minimum.size
+                widths.append(tr.widths)
+                nwidth += tr.widths.size
         buf = np.frombuffer(b"".join(chunks) + bytes(8), np.uint8)
         for tr, row in zip(self.tracks, rows):      # the payloads: views of the one buffer
             tr.payload = buf.data[row[10]:row[10] + len(tr.payload)]
-        table = np.array(rows, np.int64).reshape(-1, 12)
+        table = np.array(rows, np.int64).reshape(-1, 14)
         is_weights = table[:, 0] == len(PATHS)
         self._tables = (np.ascontiguousarray(table[~is_weights]).reshape(-1),
                         np.ascontiguousarray(table[is_weights]).reshape(-1))
         self._arrays = (key_times, np.concatenate(ranges + [np.zeros(0, np.float32)]
-                                                  ).astype(np.float32), buf)
+                                                  ).astype(np.float32), buf,
+                        np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8))
         self._width = width
 
     @property
@@ -183,9 +206,10 @@ class CompressedClip:
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
                 cursor: Optional[NDArray[np.int64]], threads: Optional[int]) -> None:
         """The TRS tracks (or the weights tracks) at times t into out (4 arrays)."""
-        key_times, ranges, buf = self._arrays
-        _core.decode_compressed(self._tables[weights], key_times, ranges, buf, self._strides(n),
-                                t, tuple(o.reshape(-1) for o in out), cursor, threads)
+        key_times, ranges, buf, widths = self._arrays
+        _core.decode_compressed(self._tables[weights], key_times, ranges, buf, widths,
+                                self._strides(n), t, tuple(o.reshape(-1) for o in out), cursor,
+                                threads)
 
     def _times(self, times: ArrayLike, loop: bool) -> NDArray[Any]:
         t = as_times(times, self.dtype)
@@ -296,7 +320,7 @@ class CompressedPlayback:
         self.clip, self.loop = clip, loop
         self.pose = clip.sample(0.0, rest)
         self._table = clip._tables[0]
-        self._cursor = np.zeros(self._table.size // 12, np.int64)
+        self._cursor = np.zeros(self._table.size // 14, np.int64)
         self._time = np.zeros(1, clip.dtype)
         self._out = tuple(o.reshape(-1) for o in self.pose) + (np.zeros(0, clip.dtype),)
         self._strides = clip._strides(self.pose.translations.shape[0])
@@ -310,7 +334,7 @@ class CompressedPlayback:
         self._time[0] = t
         if not np.isfinite(self._time[0]):
             raise ValueError(f"time must be finite, got {time!r}")
-        key_times, ranges, buf = self.clip._arrays
-        _core.decode_compressed(self._table, key_times, ranges, buf, self._strides, self._time,
-                                self._out, self._cursor, 1)
+        key_times, ranges, buf, widths = self.clip._arrays
+        _core.decode_compressed(self._table, key_times, ranges, buf, widths, self._strides,
+                                self._time, self._out, self._cursor, 1)
         return self.pose

@@ -21,7 +21,9 @@ Layout (little-endian; ``varint`` is unsigned LEB128, at most 5 bytes)::
         weights track only: the path gives it otherwise), times varint (which key-time array;
         only with ntimes > 1 and a level other than constant, 0 otherwise), then by level:
         0 (constant):     c f32
-        3..23 (bit rate): c f32 minimum, c f32 extent, ceil(rows * c * level / 8) bytes of codes
+        3..23 (bit rate): c f32 minimum, c f32 extent, c u8 widths (the bits of each
+                          component, at most level), ceil(rows * sum(widths) / 8) bytes of
+                          codes, row after row
         255 (raw):        rows * ncomp values of the clip's dtype
       with rows = K keys (3 K for CUBICSPLINE) and c the stored components (3 for a constant
       or quantized STEP or LINEAR rotation, whose component ``dropped`` is >= 0 and implied;
@@ -45,7 +47,8 @@ import numpy as np
 from ..io.mesh_files import atomic_file
 from ..limits import MAX_FILE_VALUE, nodes_error
 from ..model.clip import INTERPOLATIONS, PATHS
-from .compressed_clip import BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track
+from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
+                              row_bits)
 
 MAGIC = b"SKCC"
 VERSION = 1
@@ -82,7 +85,8 @@ def track_bytes(tr: Track, ntimes: int) -> bytes:
     if ntimes > 1 and tr.level != CONSTANT:
         head.append(_varint(tr.times))
     if tr.level not in (CONSTANT, RAW):
-        head += [tr.minimum.astype("<f4").tobytes(), tr.extent.astype("<f4").tobytes()]
+        head += [tr.minimum.astype("<f4").tobytes(), tr.extent.astype("<f4").tobytes(),
+                 tr.widths.astype(np.uint8).tobytes()]
     return b"".join(head) + tr.payload
 
 
@@ -217,7 +221,10 @@ def _track(r: _Reader, i: int, nodes: int, times: List[np.ndarray], dtype: np.dt
         tr.extent = r.floats(c, "<f4", f"{what} range extent").astype(np.float32)
         if np.any(tr.extent < 0):
             raise r.fail(f"{what}: a negative range extent")
-        tr.payload = r.take(-(-rows * c * level // 8), f"{what} codes")
+        tr.widths = np.frombuffer(r.take(c, f"{what} widths"), np.uint8).copy()
+        if np.any(tr.widths > level):
+            raise r.fail(f"{what}: a component width above its level {level}")
+        tr.payload = r.take(-(-rows * row_bits(tr.widths) // 8), f"{what} codes")
     return tr
 
 
