@@ -132,6 +132,8 @@ class CompressedClip:
     _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8]] = field(
         init=False, repr=False, compare=False)
     _width: int = field(init=False, repr=False, compare=False)
+    _free: Dict[int, Tuple[NDArray[np.int64], ...]] = field(init=False, repr=False,
+                                                            compare=False)
 
     def __post_init__(self) -> None:
         self.dtype = np.dtype(self.dtype)
@@ -169,6 +171,7 @@ class CompressedClip:
                                                   ).astype(np.float32), buf,
                         np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8))
         self._width = width
+        self._free: Dict[int, Tuple[NDArray[np.int64], ...]] = {}
 
     @property
     def duration(self) -> float:
@@ -199,6 +202,14 @@ class CompressedClip:
                 kt, interp = kt[:1], "LINEAR" if interp == "CUBICSPLINE" else interp
             channels.append(Channel(tr.node, PATH_NAMES[tr.path], kt, values, interp))
         return Clip(self.name, channels, self.dtype)
+
+    def _rest_nodes(self, n: int) -> Tuple[NDArray[np.int64], ...]:
+        """Per TRS path, the nodes of a rest pose of n that no track writes (kept per n)."""
+        if n not in self._free:
+            self._free[n] = tuple(
+                np.setdiff1d(np.arange(n), [t.node for t in self.tracks if t.path == p])
+                for p in range(len(PATHS)))
+        return self._free[n]
 
     def _strides(self, n: int) -> NDArray[np.int64]:
         return np.array([3 * n, 4 * n, 3 * n, self._width], np.int64)
@@ -278,8 +289,11 @@ class CompressedClip:
             for i, (o, s) in enumerate(zip(out, shapes)):
                 check_out(o, self.dtype, s, f"out[{i}]", " (the clip's dtype)")
             res = out
-        for o, r in zip(res, (rt, rr, rs)):
-            o[...] = r
+        for o, r, free in zip(res, (rt, rr, rs), self._rest_nodes(n)):
+            if free.size == n:
+                o[...] = r
+            elif free.size:
+                o[..., free, :] = r[free]
         self._decode(False, t, res + (np.zeros(0, self.dtype),), n, None, threads)
         return TRS(*res)
 
