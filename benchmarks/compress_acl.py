@@ -31,8 +31,8 @@ from typing import Any, Dict, List
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import skinkit  # noqa: E402
-from skinkit.io.acl_sjson import load_acl_sjson  # noqa: E402
+import skinkit
+from skinkit.io.acl_sjson import load_acl_sjson
 
 DEFAULT_DATA = "/work/shared/acl-test-data/acl-test-data-47bfa3c-cmu18.tar.xz"
 

@@ -38,10 +38,10 @@ def test_reads_acl_test_data(clip_104_30):
 @pytest.mark.parametrize("text, message", [
     ("clip = { num_samples = 2 sample_rate = 30 } bones = [ { name = \"a\" parent = \"b\" } ]",
      "not a bone before it"),
-    ("clip = { num_samples = 2 sample_rate = 30 } bones = [ { name = \"a\" } ] tracks = "
-     "[ { name = \"a\" rotations = [ [ 0, 0, 0, 1 ] ] } ]", "has 1 samples"),
-    ("clip = { num_samples = 1 sample_rate = 30 } bones = [ { name = \"a\" } ] tracks = "
-     "[ { name = \"a\" rotations = [ [ 0, 0, nan, 1 ] ] } ]", "finite"),
+    (("clip = { num_samples = 2 sample_rate = 30 } bones = [ { name = \"a\" } ] tracks = "
+      "[ { name = \"a\" rotations = [ [ 0, 0, 0, 1 ] ] } ]"), "has 1 samples"),
+    (("clip = { num_samples = 1 sample_rate = 30 } bones = [ { name = \"a\" } ] tracks = "
+      "[ { name = \"a\" rotations = [ [ 0, 0, nan, 1 ] ] } ]"), "finite"),
     ("clip = { num_samples = -3 sample_rate = 30 } bones = []", "out of range"),
     ("clip = { num_samples = 1", "ends inside"),
     ("bones = [ ]", "expected 'clip'"),

@@ -3,7 +3,6 @@ read back by skinkit's own reader and by trimesh, within the precision of the so
 import json
 import struct
 
-import numpy as np
 import pytest
 
 import skinkit

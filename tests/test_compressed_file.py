@@ -37,7 +37,7 @@ def test_round_trip_is_bitwise(compressed, tmp_path):
 def reseal(data, body=None, **header):
     """``data`` with its body replaced and its header fields overridden, the checksum and length
     made right unless given."""
-    magic, version, itemsize, res, length, crc = cf._HEADER.unpack_from(data)
+    magic, version, itemsize, res, _, _ = cf._HEADER.unpack_from(data)
     body = data[cf._HEADER.size:] if body is None else body
     fields = dict(magic=magic, version=version, itemsize=itemsize, res=res, length=len(body),
                   crc=zlib.crc32(body))

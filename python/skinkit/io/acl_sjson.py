@@ -178,14 +178,14 @@ def load_acl_sjson(path: Union[str, Path], dtype: Any = np.float64) -> AclClip:
         node = index.get(str(tr.get("name"))) if isinstance(tr, dict) else None
         if node is None:
             raise SjsonError(f"{where}: a track names no bone")
-        for key, path, width in (("translations", "translation", 3),
-                                 ("rotations", "rotation", 4), ("scales", "scale", 3)):
+        for key, target, width in (("translations", "translation", 3),
+                                   ("rotations", "rotation", 4), ("scales", "scale", 3)):
             if key in tr:
                 v = _floats(tr[key], width, f"track {names[node]!r} {key}", where)
                 if v.shape[0] != k:
                     raise SjsonError(f"{where}: track {names[node]!r} {key} has {v.shape[0]} "
                                      f"samples, num_samples is {k}")
-                channels.append(Channel(node, path, times, v.astype(dtype)))
+                channels.append(Channel(node, target, times, v.astype(dtype)))
     skeleton = Skeleton(names, parents, rest_t, rest_r, rest_s)
     clip = Clip(str(info.get("name", p.stem)), channels, dtype)
     return AclClip(skeleton, clip, float(info.get("error_threshold", 0.01)), shell, rate, k)
