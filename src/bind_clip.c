@@ -94,8 +94,9 @@ static int check_outputs(const clip_call_t *cc, size_t *bad)
     return SK_OK;
 }
 
-/* a 1-d, native, aligned, C-contiguous array of the given type (writeable for out) */
-static int check_array(PyObject *obj, const char *what, const char *name, int type, int write)
+/* a 1-d, native, aligned, C-contiguous array of the given type (writeable for out); also
+ * bind_compress.c's check */
+int check_array(PyObject *obj, const char *what, const char *name, int type, int write)
 {
     PyArrayObject *a = (PyArrayObject *)obj;
     int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | (write ? NPY_ARRAY_WRITEABLE : 0);

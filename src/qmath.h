@@ -115,6 +115,19 @@ static inline void FN(sincos_slerp)(T x, T *s, T *c)
     *c = (T)(flip ? sn : cs);
 }
 
+/* q / |q| in place (a zero q stays zero): a CUBICSPLINE rotation's value (glTF 2.0 Appendix C;
+ * the STEP and LINEAR keys of a clip are unit already: skinkit.clip._sampler_values), a
+ * compressed clip's decoded key (compress_decode.c) */
+static inline void FN(qunit)(T *q)
+{
+    T len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (len2 > 0) {
+        T r = 1 / SQRT(len2);
+        for (int c = 0; c < 4; c++)
+            q[c] *= r;
+    }
+}
+
 static inline void FN(qslerp_at)(const T *a, const T *b, const T *k, T t, T *o)
 {
     T phi = k[0], w0 = 1 - t, w1 = t;

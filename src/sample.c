@@ -12,18 +12,6 @@ static inline const T *FN(key_value)(const T *vals, int interp, int nc, size_t k
     return vals + (interp == SK_CUBICSPLINE ? 3 * k + 1 : k) * (size_t)nc;
 }
 
-/* q / |q| in place (a zero q stays zero): a CUBICSPLINE rotation's value (glTF 2.0 Appendix C;
- * the STEP and LINEAR keys of a clip are unit already: skinkit.clip._sampler_values) */
-static inline void FN(unit)(T *q)
-{
-    T len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if (len2 > 0) {
-        T r = 1 / SQRT(len2);
-        for (int c = 0; c < 4; c++)
-            q[c] *= r;
-    }
-}
-
 #ifndef SK_SPECIALIZE
 /* inlined into each call with constant arguments, so that the compiler writes one copy of the
  * loop per kind of channel (GCC, Clang; elsewhere the compiler decides) */
@@ -60,7 +48,7 @@ SK_SPECIALIZE void FN(interpolate)(const T *kt, const T *vals, const T *sl, int 
         for (int c = 0; c < nc; c++)
             o[c] = h00 * v0[c] + h10 * b0[c] + h01 * v1[c] + h11 * a1[c];
         if (rot)
-            FN(unit)(o);
+            FN(qunit)(o);
     }
 }
 
@@ -203,7 +191,7 @@ SK_SPECIALIZE void FN(sample_run)(const T *kt, const T *vals, const T *sl, int m
             for (int c = 0; c < nc; c++)
                 oi[c] = hold[c];
             if (rot && mode == SK_CUBICSPLINE)
-                FN(unit)(oi);
+                FN(qunit)(oi);
         } else {
             FN(interpolate)(kt, vals, sl, mode, nc, rot, bk->key[j], bk->u[j], oi);
         }

@@ -55,6 +55,20 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 
+/* One track of a compressed clip (sk_cclip, skinkit_jobs.h), fourteen int64 fields: its
+   components go to output out (0 translations, 1 rotations, 2 scales, 3 morph weights) at
+   out_offset of a time's row; level 0 constant, 3..23 quantized (at most that many bits a
+   component), 255 raw; nstored components a row (3 for a constant or quantized STEP or LINEAR
+   rotation, whose component dropped is implied, >= 0; ncomp otherwise); rows are nkeys
+   (3 nkeys for CUBICSPLINE); a quantized track's component c has widths[width + c] bits
+   (0: its minimum), row_bits in all. */
+typedef struct {
+    int64_t out, out_offset, interp, level, dropped, ncomp, nstored, rotation;
+    int64_t key_offset, nkeys, data, range, width, row_bits;
+} sk_ctrack;
+#define SK_CTRACK_FIELDS 14
+#define SK_CLEVEL_RAW 255
+
 /* The job structs of the wide kernels (skinning, pose blending, the VJPs of skinning and FK)
    and the clip table, for float (sk_skin_job_f, ...) and double (sk_skin_job_d, ...): one
    template, included twice. */
@@ -348,6 +362,28 @@ void sk_play_sample_f(const sk_clip_f *clip, sk_play_item *items, size_t nitems,
 void sk_play_sample_d(const sk_clip_d *clip, sk_play_item *items, size_t nitems,
                       const int64_t *out_offset, const int64_t *out_stride, double time,
                       double *SK_RESTRICT out);
+/* --- compressed clips (compress_decode.c): the table is sk_cclip (skinkit_jobs.h) --- */
+/* SK_OK, or SK_ERR_CLIP_* with *bad = the first bad track: KEYS (no keys, or outside
+   key_times), NCOMP (ncomp or nstored wrong for its path, dropped > 3), INTERP (interp or level
+   unknown), VALUES (payload or range outside bytes or ranges), OUTPUT (its ntimes results do not
+   fit in outputs of nout[out] values, a time's row out_stride[out] long) */
+int sk_check_cclip_f(const sk_cclip_f *clip, const int64_t *out_stride, const size_t *nout,
+                     size_t ntimes, size_t *bad);
+int sk_check_cclip_d(const sk_cclip_d *clip, const int64_t *out_stride, const size_t *nout,
+                     size_t ntimes, size_t *bad);
+/* Decodes tracks t0 <= t < t1 of a checked compressed clip at times i0 <= i < i1, straight from
+   the codes, and interpolates them as the source clip did (glTF 2.0 Appendix C: STEP, LINEAR
+   with a shortest-path slerp, CUBICSPLINE normalized for rotations): track t's components at
+   time i go to out[tracks[t].out] + i * out_stride[out] + out_offset.  cursor (t1 - t0 key
+   indices, or NULL) holds each track's key interval from the last time to the next one (a
+   playback context); a sample's bits depend neither on it nor on the ranges. */
+void sk_decode_cclip_f(const sk_cclip_f *clip, size_t t0, size_t t1, size_t i0, size_t i1,
+                       const float *times, int64_t *cursor, const int64_t *out_stride,
+                       float *const *out);
+void sk_decode_cclip_d(const sk_cclip_d *clip, size_t t0, size_t t1, size_t i0, size_t i1,
+                       const double *times, int64_t *cursor, const int64_t *out_stride,
+                       double *const *out);
+
 /* An output of at least this many bytes is written with streaming stores (sk_sample_clip, and
    the callers of sk_fill_rows): stores that do not read a line first, for outputs too large
    to be read from the caches next (sample.c gives the measurement). */

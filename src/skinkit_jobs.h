@@ -185,3 +185,23 @@ typedef struct {
        groups (sample.c) side by side */
     const SK_REAL *prepared;
 } SK_TYPE(sk_clip);
+
+/* A compressed clip (skinkit.motion.compress, its container: motion/compressed_file.py): track
+ * t (tracks + t, sk_ctrack in skinkit.h) has nkeys key times at key_times + key_offset and its
+ * payload at bytes + data: a constant's nstored float32 values, a quantized track's codes
+ * (nstored per row, component c widths[width + c] bits, least significant bit first, row_bits
+ * a row) with its range at ranges + range (nstored minima, then nstored extents), or a raw
+ * track's rows of ncomp SK_REALs.
+ * bytes holds 8 readable bytes past every payload.  sk_check_cclip checks all of this. */
+typedef struct {
+    size_t ntracks;
+    const sk_ctrack *tracks;
+    const SK_REAL *key_times;
+    size_t nkey_times;
+    const float *ranges;
+    size_t nranges;
+    const unsigned char *bytes;
+    size_t nbytes;
+    const unsigned char *widths;
+    size_t nwidths;
+} SK_TYPE(sk_cclip);

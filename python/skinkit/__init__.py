@@ -36,6 +36,9 @@ from .model.records import Primitive, Skeleton, SkinnedPrimitive, Skin
 from .kernels.morph import blend_shapes
 from .motion.canonical import (canonical_joints, canonical_motion, canonical_transform,
                                transform_motion)
+from .motion.compress import compress
+from .motion.compressed_clip import CompressedClip
+from .motion.compressed_file import load_compressed, save_compressed
 from .motion.footlock import foot_contacts, foot_drift, lock_feet
 from .motion.humanml3d import humanml3d_features, humanml3d_joints, humanml3d_preprocess
 from .motion.mirror import mirror, mirror_permutation, mirror_positions, mirror_rotations
@@ -52,7 +55,8 @@ _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
 __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
-           "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes", "PoseRequest", "UsdError",
+           "CompressedClip", "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes",
+           "PoseRequest", "UsdError", "compress", "load_compressed", "save_compressed",
            "Primitive", "Skeleton", "SkinnedPrimitive", "Skin", "TRS", "additive_pose",
            "blend_poses", "blend_shapes", "canonical_joints", "canonical_motion",
            "canonical_transform", "default_model", "fit_body", "foot_contacts",

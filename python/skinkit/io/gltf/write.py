@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["write_gltf", "static_model"]
 
-_FLOAT, _UBYTE, _USHORT, _UINT = 5126, 5121, 5123, 5125
+_FLOAT, _UBYTE, _SHORT, _USHORT, _UINT = 5126, 5121, 5122, 5123, 5125
 _TYPES = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}
 _ARRAY_BUFFER, _ELEMENT_ARRAY_BUFFER = 34962, 34963
 
@@ -61,10 +61,14 @@ class _Buffer:
 
     def accessor(self, a: NDArray[Any], width: int, component: int, target: Optional[int] = None,
                  bounds: bool = False) -> int:
-        dtype = {_FLOAT: "<f4", _UBYTE: "u1", _USHORT: "<u2", _UINT: "<u4"}[component]
+        dtype = {_FLOAT: "<f4", _UBYTE: "u1", _SHORT: "<i2", _USHORT: "<u2", _UINT: "<u4"}[component]
+        if component == _SHORT:        # normalized: c / 32767 (glTF 2.0 section 3.11)
+            a = np.rint(np.clip(np.asarray(a, np.float64), -1, 1) * 32767)
         a = np.ascontiguousarray(np.asarray(a).reshape(-1, width), dtype=dtype)
         acc = {"bufferView": self.view(a.tobytes(), target), "componentType": component,
                "count": int(a.shape[0]), "type": _TYPES[width]}
+        if component == _SHORT:
+            acc["normalized"] = True
         if bounds:
             acc["min"] = [float(x) for x in a.min(axis=0)]
             acc["max"] = [float(x) for x in a.max(axis=0)]
@@ -180,7 +184,7 @@ def _meshes(model: Model, nodes: List[Json], buf: _Buffer) -> Dict[int, int]:
     return holder
 
 
-def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> Json:
+def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer, short: bool) -> Json:
     samplers, channels = [], []
     inputs: Dict[bytes, int] = {}
     for ch in clip.channels:
@@ -190,8 +194,9 @@ def _animation(clip: Clip, holder: Dict[int, int], buf: _Buffer) -> Json:
             inputs[key] = buf.accessor(times, 1, _FLOAT, bounds=True)
         values = np.asarray(ch.values)
         width = values.shape[1] if ch.path != "weights" else 1
+        quantized = short and ch.path == "rotation" and ch.interpolation != "CUBICSPLINE"
         samplers.append({"input": inputs[key], "interpolation": ch.interpolation,
-                         "output": buf.accessor(values, width, _FLOAT)})
+                         "output": buf.accessor(values, width, _SHORT if quantized else _FLOAT)})
         node = holder.get(ch.node, ch.node) if ch.path == "weights" else ch.node
         channels.append({"sampler": len(samplers) - 1, "target": {"node": int(node),
                                                                   "path": ch.path}})
@@ -230,8 +235,11 @@ def static_model(model: Model, positions: Mapping[str, ArrayLike],
     return Model(skeleton, [], out, [], name=model.name, materials=model.materials)
 
 
-def gltf_document(model: Model, clips: Optional[Sequence[Clip]] = None) -> Tuple[Json, bytes]:
+def gltf_document(model: Model, clips: Optional[Sequence[Clip]] = None,
+                  rotations: str = "float") -> Tuple[Json, bytes]:
     """The glTF JSON document and its binary buffer for ``model`` (see ``write_gltf``)."""
+    if rotations not in ("float", "short"):
+        raise ValueError(f"rotations must be 'float' or 'short', got {rotations!r}")
     clips = list(model.clips if clips is None else clips)
     buf = _Buffer()
     nodes = _nodes(model)
@@ -246,7 +254,7 @@ def gltf_document(model: Model, clips: Optional[Sequence[Clip]] = None) -> Tuple
         if s.skeleton is not None:
             skin["skeleton"] = int(s.skeleton)
         skins.append(skin)
-    animations = [_animation(c, holder, buf) for c in clips]
+    animations = [_animation(c, holder, buf, rotations == "short") for c in clips]
     has_parent = {c for n in nodes for c in n.get("children", [])}
     doc: Json = {"asset": {"version": "2.0", "generator": "skinkit"},
                  "scene": 0, "scenes": [{"nodes": [i for i in range(len(nodes))
@@ -282,7 +290,8 @@ def _materials(model: Model, doc: Json, buf: _Buffer) -> None:
         doc["extensionsUsed"] = list(carried["extensionsUsed"])
 
 
-def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = None) -> None:
+def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = None,
+               rotations: str = "float") -> None:
     """Write ``model`` as a skinned, animated glTF 2.0 file.
 
     Parameters
@@ -299,11 +308,15 @@ def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = N
     clips : sequence of Clip, optional
         The animations (default ``model.clips``): one per clip, a sampler per channel with its
         key times, values and interpolation (STEP, LINEAR or CUBICSPLINE) unchanged.
+        ``skinkit.motion.compress.gltf_clip`` gives a clip of reduced keys for it.
+    rotations : {"float", "short"}
+        How STEP and LINEAR rotation keys are stored: float32, or normalized SHORT (c / 32767,
+        which glTF 2.0 section 3.11 allows for rotation outputs: half the bytes).
 
     Raises
     ------
     ValueError
-        ``path`` ends neither in .glb nor in .gltf.
+        ``path`` ends neither in .glb nor in .gltf; ``rotations`` is neither.
 
     Notes
     -----
@@ -314,7 +327,7 @@ def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = N
     suffix = Path(path).suffix.lower()
     if suffix not in (".glb", ".gltf"):
         raise ValueError(f"write_gltf: path must end in .glb or .gltf, got {str(path)!r}")
-    doc, data = gltf_document(model, clips)
+    doc, data = gltf_document(model, clips, rotations)
     if suffix == ".gltf":
         doc["buffers"][0]["uri"] = ("data:application/octet-stream;base64,"
                                     + base64.b64encode(data).decode("ascii"))

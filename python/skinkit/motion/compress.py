@@ -1,0 +1,422 @@
+"""Clip compression to an object-space error, as ACL (the Animation Compression Library) measures it.
+
+The error of a lossy pose is measured as ACL's ``qvvf_transform_error_metric`` measures it in
+object space (N. Frechette, "Animation Compression: Measuring Accuracy", 2016): three virtual
+vertices at ``shell_distance`` along the axes of every joint, carried through the whole hierarchy
+by the source and by the compressed clip; the error of a joint is the largest distance between the
+two images of its vertices.  ``compress`` keeps that error at or below ``precision`` at every
+joint at every time of a dense grid: every key time of the clip and three times evenly between
+each pair of consecutive key times (4x the sample rate), the decoded clip sampled as the source
+interpolates (its glTF interpolation: STEP, LINEAR with slerp, CUBICSPLINE; glTF 2.0 Appendix C).
+
+Each channel becomes one track, stored at one of these levels:
+
+* default: equal to the skeleton's rest pose; not stored (the sampler leaves the rest pose);
+* constant: one value (float32; a rotation as three components, the fourth >= 0 left out);
+* quantized: range reduction over the clip (per component minimum and extent, float32), then every
+  key at ``bits`` bits per component (3 to 23); STEP and LINEAR rotations as three components,
+  the track's fourth (the one farthest from 0 over all its keys, made >= 0: q and -q are one
+  rotation and slerp takes the shortest path) restored as sqrt(1 - the others' squares),
+  CUBICSPLINE rotations and tangents with all four components;
+* raw: the keys as the clip's dtype (lossless).
+
+The bit rates come from a search: every track's own error at every level is bounded with lever
+arms from the source pose (a rotation error of angle a at joint j moves its descendants' vertices
+by at most 2 sin(a/2) times their distance from j), a common tolerance picks each track's
+cheapest level under it, bisection finds the largest tolerance whose exact hierarchical error
+passes, then each track tries cheaper levels one at a time under the exact check.  Morph weights
+are scalar tracks held to ``weights_precision`` each, on their own.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..kernels.wrappers import forward_kinematics
+from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
+from ..model.records import Skeleton
+from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
+                              pack_codes)
+
+DEFAULT = -1                                   # a level of the search only: the track is dropped
+
+
+def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
+    """Unit quaternions (K, 4) as three components and the one left out: the one whose smallest
+    magnitude over the keys is largest (so that restoring it is well conditioned), each key's
+    sign chosen to make it >= 0 (q and -q are one rotation; slerp takes the shortest path)."""
+    dropped = int(np.argmax(np.abs(q).min(axis=0)))
+    q = np.where(q[:, dropped:dropped + 1] < 0, -q, q)
+    return np.delete(q, dropped, axis=1), dropped
+
+
+def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
+    """``values`` (rows, stored components) at ``level`` (CONSTANT or a bit rate)."""
+    if level == CONSTANT:
+        mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
+        if base.stored_components() != base.ncomp:
+            mid = mid / max(1.0, float(np.linalg.norm(mid)))
+        return replace(base, level=CONSTANT, payload=mid.astype(np.float32).tobytes())
+    lo = values.min(axis=0).astype(np.float32)
+    lo = np.where(lo.astype(np.float64) > values.min(axis=0), np.nextafter(lo, np.float32(-np.inf)),
+                  lo)
+    span = values.max(axis=0) - lo.astype(np.float64)
+    ext = span.astype(np.float32)
+    ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
+    # each component's step about the widest one's: fewer bits for narrower ranges
+    e64 = ext.astype(np.float64)
+    widest = float(e64.max(initial=0.0))
+    with np.errstate(divide="ignore"):
+        fewer = np.floor(np.log2(widest / np.where(e64 > 0, e64, 1.0)))
+    widths = np.where(e64 > 0, np.clip(level - fewer, 1, level), 0).astype(np.uint8)
+    scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)
+    safe = np.where(ext > 0, e64, 1.0)
+    codes = np.clip(np.rint((values - lo.astype(np.float64)) / safe * scale), 0, scale)
+    return replace(base, level=level, minimum=lo, extent=ext, widths=widths,
+                   payload=pack_codes(codes.astype(np.uint32), widths))
+
+
+def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
+    """Every key time of ``clip`` and ``per_interval - 1`` times evenly between each pair of
+    consecutive ones: the times at which ``compress`` bounds the error (4x the sample rate)."""
+    keys = np.unique(np.concatenate([np.asarray(ch.times, np.float64) for ch in clip.channels]
+                                    or [np.zeros(1)]))
+    if keys.size < 2:
+        return keys
+    f = np.arange(per_interval) / per_interval
+    inner = keys[:-1, None] + (keys[1:] - keys[:-1])[:, None] * f
+    return np.concatenate([inner.reshape(-1), keys[-1:]])
+
+
+def shell_error(world_a: ArrayLike, world_b: ArrayLike, shell_distance: float) -> NDArray[Any]:
+    """ACL's object-space error between two sets of world matrices (..., N, 4, 4): for each
+    joint, the largest distance between the images of its three virtual vertices at
+    ``shell_distance`` on its x, y and z axes; (..., N)."""
+    d = np.asarray(world_a, np.float64)[..., :3, :] - np.asarray(world_b, np.float64)[..., :3, :]
+    moved = shell_distance * d[..., :3] + d[..., 3:4]              # columns: the three vertices
+    return np.asarray(np.sqrt(np.einsum("...ij,...ij->...j", moved, moved).max(axis=-1)))
+
+
+class _Problem:
+    """The source, sampled densely once, and the checks of a candidate set of tracks."""
+
+    def __init__(self, clip: Clip, skeleton: Skeleton, shell: float):
+        self.clip, self.shell = clip, shell
+        self.parents = np.asarray(skeleton.parents, np.int64)
+        self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = (
+            np.asarray(skeleton.translations, np.float64),
+            np.asarray(skeleton.rotations, np.float64), np.asarray(skeleton.scales, np.float64))
+        self.t = dense_times(clip)
+        self.source = clip.sample(self.t, self.rest)
+        self.world = self._world(self.source)
+        self.weights = clip.sample_weights(self.t)
+
+    def _world(self, pose: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
+        t, r, s = (np.asarray(a, np.float64) for a in pose)
+        return np.asarray(forward_kinematics(self.parents, r, t, s))
+
+    def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
+        """(T, N) object-space error of ``clip`` against the source at the dense times."""
+        return shell_error(self.world, self._world(clip.sample(self.t, self.rest)), self.shell)
+
+    def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
+        """Per joint and time: the largest distance from the joint to a vertex of it or of a
+        descendant (T, N), and its parent's largest world axis scale (T, N)."""
+        w = self.world
+        n = self.parents.size
+        pos = w[..., :3, 3]
+        axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
+        reach = np.zeros_like(axis)
+        for d in range(n):
+            j, seen = d, 0
+            while j >= 0 and seen <= n:
+                dist = np.linalg.norm(pos[:, d] - pos[:, j], axis=-1) + self.shell * axis[:, d]
+                reach[:, j] = np.maximum(reach[:, j], dist)
+                j, seen = int(self.parents[j]), seen + 1
+        parent_scale = np.ones_like(axis)
+        has = self.parents >= 0
+        parent_scale[:, has] = axis[:, self.parents[has]]
+        return reach, parent_scale
+
+
+def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArray[Any],
+                 parent_scale: NDArray[Any]) -> float:
+    """Bound of the object-space error one track causes alone (T samples of it)."""
+    if path == "rotation":
+        dot = np.abs(np.sum(src * lossy, axis=-1)).clip(0, 1)
+        return float(np.max(2 * np.sqrt(1 - dot * dot) * reach * parent_scale))
+    diff = np.abs(src - lossy).max(axis=-1)
+    if path == "translation":
+        return float(np.max(diff * parent_scale))
+    return float(np.max(diff * reach * parent_scale / np.maximum(np.abs(src).min(axis=-1), 1e-6)))
+
+
+def _cost(tr: Optional[Track]) -> int:
+    return 0 if tr is None else 3 + 9 * tr.minimum.size + len(tr.payload)
+
+
+def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
+             shell_distance: float = 0.03, weights_precision: float = 1e-3,
+             refine: bool = True) -> CompressedClip:
+    """Compress ``clip`` so that no joint's object-space error exceeds ``precision``.
+
+    Parameters
+    ----------
+    clip : Clip
+        float32 or float64; any mix of STEP, LINEAR and CUBICSPLINE channels of translations,
+        rotations, scales and morph weights.
+    skeleton : Skeleton
+        The hierarchy the clip animates (``parents``) and its rest pose, which fills what the
+        clip leaves out; channels equal to it within the error are dropped.
+    precision : float
+        Largest object-space error, in the clip's units (metres for glTF).
+    shell_distance : float
+        Distance of the virtual vertices from their joint, in the clip's units (ACL's
+        ``vertex_distance``; 3 cm by default).
+    weights_precision : float
+        Largest error of a morph target weight.
+    refine : bool
+        After the bisection, try cheaper levels track by track under the exact check (smaller,
+        slower to compress).
+
+    Returns
+    -------
+    CompressedClip
+        Its decoded samples are within ``precision`` of the source at every key time and at
+        three times between each pair of key times (``dense_times``).
+
+    Raises
+    ------
+    TypeError
+        ``clip`` is not a Clip, or ``skeleton`` not a Skeleton.
+    ValueError
+        ``precision``, ``shell_distance`` or ``weights_precision`` not finite and > 0, or a
+        channel targets a node the skeleton does not have.
+
+    Notes
+    -----
+    Error metric: ACL's ``qvvf_transform_error_metric`` in object space (nfrechette/acl,
+    docs/error_metrics.md); range reduction and per-track bit rates: N. Frechette, "Animation
+    Compression: Range Reduction" (2016) and ACL's variable bit rates.  Keys are kept at the
+    source's key times (no key reduction).
+    """
+    if not isinstance(clip, Clip):
+        raise TypeError(f"clip must be a skinkit.Clip, got {type(clip).__name__}")
+    if not isinstance(skeleton, Skeleton):
+        raise TypeError(f"skeleton must be a skinkit.Skeleton, got {type(skeleton).__name__}")
+    for name, v in (("precision", precision), ("shell_distance", shell_distance),
+                    ("weights_precision", weights_precision)):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+    n = skeleton.count
+    for ch in clip.channels:
+        if ch.node >= n:
+            raise ValueError(f"clip {clip.name!r} animates node {ch.node}, but the skeleton has "
+                             f"{n} nodes")
+    prob = _Problem(clip, skeleton, float(shell_distance))
+    times: Dict[bytes, int] = {}
+    time_arrays: List[NDArray[np.float64]] = []
+    candidates: List[Dict[int, Optional[Track]]] = []
+    sources: List[NDArray[np.float64]] = []
+    for ch in clip.channels:
+        kt = np.asarray(ch.times, np.float64)
+        times.setdefault(kt.tobytes(), len(times))
+        if len(time_arrays) < len(times):
+            time_arrays.append(kt)
+        path = PATH_NAMES.index(ch.path)
+        base = Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation), times[kt.tobytes()],
+                     int(np.shape(ch.values)[1]), RAW)
+        vals = np.asarray(ch.values, np.float64)
+        if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
+            unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
+            vals, base.dropped = _drop(unit)
+        raw = replace(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
+        levels: Dict[int, Optional[Track]] = {RAW: raw}
+        cubic = ch.interpolation == "CUBICSPLINE"
+        levels[CONSTANT] = _encode(vals[1::3] if cubic else vals, base, CONSTANT)
+        for b in BIT_RATES:
+            levels[b] = _encode(vals, base, b)
+        if ch.path in PATHS:
+            levels[DEFAULT] = None
+        candidates.append(levels)
+        sources.append(vals)
+    errors, samples = _level_errors(prob, clip, candidates, time_arrays)
+    poses = _Poses(prob, clip, samples)
+    limit = {True: float(weights_precision), False: float(precision)}
+
+    def pick(tol: float) -> List[Optional[Track]]:
+        chosen = []
+        for ch, levels, errs in zip(clip.channels, candidates, errors):
+            bound = weights_precision if ch.path == WEIGHTS else tol
+            ok = [lv for lv in levels if errs[lv] <= bound]
+            chosen.append(min((levels[lv] for lv in ok), key=_cost) if ok else levels[RAW])
+        return chosen
+
+    def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
+        return CompressedClip(clip.name, clip.dtype, n, time_arrays,
+                              [tr for tr in chosen if tr is not None])
+
+    def fits(chosen: Sequence[Optional[Track]]) -> bool:
+        """The exact check from the decoded samples (weights tracks: exact in ``pick``)."""
+        poses.assemble(chosen)
+        return poses.error() <= precision
+
+    def passes(chosen: Sequence[Optional[Track]]) -> bool:
+        """The exact check of the decoder's own samples."""
+        decoded = build(chosen)
+        if float(prob.pose_error(decoded).max(initial=0.0)) > precision:
+            return False
+        w = decoded.sample_weights(prob.t)
+        return all(float(np.abs(w.get(k, 0) - v).max(initial=0.0)) <= limit[True]
+                   for k, v in prob.weights.items())
+
+    lo, hi = 0.0, float(precision)
+    best = pick(0.0)
+    if fits(pick(hi)):
+        best, lo, hi = pick(hi), hi, 64.0 * hi
+    for _ in range(10):
+        mid = 0.5 * (lo + hi)
+        trial = pick(mid)
+        if fits(trial):
+            best, lo = trial, mid
+        else:
+            hi = mid
+    if refine:   # each track one level cheaper at a time, while its subtree stays within
+        poses.assemble(best)
+        for i in sorted(range(len(best)), key=lambda k: -_cost(best[k])):
+            if clip.channels[i].path == WEIGHTS:
+                continue
+            for tr in sorted(candidates[i].values(), key=_cost, reverse=True):
+                if _cost(tr) >= _cost(best[i]):
+                    continue
+                if not poses.try_level(i, _level(tr), precision):
+                    break
+                best[i] = tr
+    if not passes(best):          # a search whose every try failed: the keys as they are
+        best = [c[RAW] for c in candidates]
+    return build(best)
+
+
+Samples = List[Dict[int, NDArray[Any]]]
+
+
+def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
+                  time_arrays: List[NDArray[np.float64]]) -> Tuple[List[Dict[int, float]],
+                                                                   Samples]:
+    """Each track's own error bound at each of its levels (``_track_error``; a weights track:
+    its largest error), and its decoded samples at the dense times at each level (T, C)."""
+    reach, parent_scale = prob.levers()
+    rest = prob.rest
+    errors: List[Dict[int, float]] = [{} for _ in candidates]
+    samples: Samples = [{} for _ in candidates]
+    for lv in sorted({lv for c in candidates for lv in c}):
+        tracks = [c.get(lv, c[RAW]) for c in candidates]
+        sampled = CompressedClip(clip.name, clip.dtype, prob.parents.size, time_arrays,
+                                 [t for t in tracks if t is not None])
+        pose = sampled.sample(prob.t, rest)
+        weights = sampled.sample_weights(prob.t)
+        for i, ch in enumerate(clip.channels):
+            if lv not in candidates[i]:
+                continue
+            if ch.path == WEIGHTS:
+                errors[i][lv] = float(np.abs(weights[ch.node] - prob.weights[ch.node]).max())
+                continue
+            k = list(PATHS).index(ch.path)
+            src = np.asarray(prob.source[k][:, ch.node], np.float64)
+            if lv == DEFAULT:
+                lossy = np.broadcast_to(rest[k][ch.node], src.shape)
+            else:
+                lossy = np.asarray(pose[k][:, ch.node], np.float64)
+            samples[i][lv] = lossy
+            errors[i][lv] = _track_error(ch.path, src, lossy, reach[:, ch.node],
+                                         parent_scale[:, ch.node])
+    return errors, samples
+
+
+def _level(tr: Optional[Track]) -> int:
+    return DEFAULT if tr is None else tr.level
+
+
+class _Poses:
+    """The local poses and world matrices of a choice of levels, assembled from each track's
+    decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
+    joint's subtree alone."""
+
+    def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
+        self.prob, self.clip, self.samples = prob, clip, samples
+        parents = prob.parents
+        children: List[List[int]] = [[] for _ in parents]
+        for j, p in enumerate(parents):
+            if p >= 0:
+                children[p].append(j)
+        self.subtrees = []
+        for j in range(parents.size):
+            order, stack = [], [j]
+            while stack:
+                k = stack.pop()
+                order.append(k)
+                stack.extend(children[k])
+            pos = {k: i for i, k in enumerate(order)}
+            sub_parents = np.array([-1] + [pos[int(parents[k])] for k in order[1:]], np.int64)
+            self.subtrees.append((np.array(order, np.int64), sub_parents))
+
+    def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
+        t = self.prob.t.size
+        self.local = [np.repeat(r[None], t, axis=0) for r in self.prob.rest]
+        for i, ch in enumerate(self.clip.channels):
+            if ch.path != WEIGHTS:
+                self.local[list(PATHS).index(ch.path)][:, ch.node] = self.samples[i][_level(chosen[i])]
+        self.world = self.prob._world(self.local)
+
+    def error(self) -> float:
+        return float(shell_error(self.prob.world, self.world, self.prob.shell).max(initial=0.0))
+
+    def try_level(self, i: int, level: int, precision: float) -> bool:
+        """Track i at ``level`` if the subtree it moves stays within precision (kept then)."""
+        ch = self.clip.channels[i]
+        j, k = ch.node, list(PATHS).index(ch.path)
+        order, sub_parents = self.subtrees[j]
+        local = [a[:, order] for a in self.local]
+        local[k][:, 0] = self.samples[i][level]
+        w = np.asarray(forward_kinematics(sub_parents, local[1], local[0], local[2]))
+        parent = int(self.prob.parents[j])
+        if parent >= 0:
+            w = self.world[:, parent, None] @ w
+        if shell_error(self.prob.world[:, order], w, self.prob.shell).max() > precision:
+            return False
+        self.local[k][:, j] = local[k][:, 0]
+        self.world[:, order] = w
+        return True
+
+
+def _short_rotations(clip: Clip) -> Clip:
+    """``clip`` with its STEP and LINEAR rotation keys as a glTF reader reads them back from
+    normalized SHORT accessors (round(q 32767) / 32767, glTF 2.0 section 3.11)."""
+    channels = [Channel(ch.node, ch.path, ch.times,
+                        np.rint(np.clip(np.asarray(ch.values, np.float64), -1, 1) * 32767) / 32767
+                        if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE"
+                        else ch.values, ch.interpolation) for ch in clip.channels]
+    return Clip(clip.name, channels, clip.dtype)
+
+
+def gltf_clip(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
+              shell_distance: float = 0.03, weights_precision: float = 1e-3) -> Clip:
+    """The reduced keys of ``compress`` as a Clip for ``write_gltf(..., rotations="short")``:
+    within ``precision`` of ``clip`` at the dense times (``dense_times``) once its rotations are
+    read back from normalized SHORT accessors (checked; compressed at half the precision until
+    it holds, the source keys after four tries).  Tracks equal to the rest pose are left out,
+    constant ones hold one key.  Parameters and errors as ``compress``."""
+    prob = None
+    p = precision
+    for _ in range(4):
+        reduced = _short_rotations(compress(clip, skeleton, p, shell_distance,
+                                            weights_precision).to_clip())
+        prob = prob or _Problem(clip, skeleton, float(shell_distance))
+        if float(prob.pose_error(reduced).max(initial=0.0)) <= precision:
+            return reduced
+        p /= 2
+    return clip

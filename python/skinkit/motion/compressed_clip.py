@@ -1,0 +1,355 @@
+"""A compressed clip (``skinkit.compress`` makes one): its tracks, decoded by the C kernel.
+
+``CompressedClip.sample`` decodes straight from the codes (``sk_decode_cclip``,
+src/compress_decode.c): for each track and time it finds the key interval, decodes the one or two
+keys around the time (four rows for CUBICSPLINE), and interpolates them as the source clip's
+sampler does (glTF 2.0 Appendix C: STEP, LINEAR with a shortest-path slerp, CUBICSPLINE
+normalized for rotations).  A compressed clip holds its container's bytes (packed once, with 8
+bytes of padding), the key times and the ranges, not decoded keys.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+from ..kernels._checks import check_out
+from ..kernels.trs import TRS
+from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip, as_times
+
+PATH_NAMES = tuple(PATHS) + (WEIGHTS,)         # a track's path code indexes this
+CONSTANT, RAW = 0, 255                         # level codes; 3..23 are bit rates
+BIT_RATES = tuple(range(3, 17)) + (18, 20, 23)
+Rest = Tuple[ArrayLike, ArrayLike, ArrayLike]
+
+
+@dataclass
+class Track:
+    """One channel of a compressed clip, as the container stores it.
+
+    ``node``, ``path`` (an index into PATH_NAMES), ``interp`` (into INTERPOLATIONS), ``times``
+    (an index into the clip's key-time arrays), ``ncomp`` (components of the channel), ``level``
+    (CONSTANT, a bit rate, or RAW), ``dropped`` (the component a STEP or LINEAR rotation leaves
+    out, >= 0 in every key), ``minimum``/``extent`` (float32, per stored component, for a
+    bit rate), ``widths`` (uint8, the bits of each stored component for a bit rate: ``level``
+    for the widest range, fewer for narrower ones, 0 for a component at its minimum) and
+    ``payload`` (the constant's float32 values, the packed codes, or the raw keys).
+    """
+
+    node: int
+    path: int
+    interp: int
+    times: int
+    ncomp: int
+    level: int
+    dropped: int = 3
+    minimum: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
+    extent: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
+    widths: NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
+    payload: Union[bytes, memoryview] = b""
+
+    def stored_components(self) -> int:
+        """Components stored per key: a quantized or constant STEP or LINEAR rotation drops
+        one."""
+        rotation = PATH_NAMES[self.path] == "rotation" and self.level != RAW
+        return 3 if rotation and INTERPOLATIONS[self.interp] != "CUBICSPLINE" else self.ncomp
+
+    def rows(self, nkeys: int) -> int:
+        return 3 * nkeys if INTERPOLATIONS[self.interp] == "CUBICSPLINE" else nkeys
+
+
+def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8]) -> bytes:
+    """Unsigned codes (rows, C), component c ``widths[c]`` bits long, packed row after row,
+    least significant bit first."""
+    cols = [(codes[:, c:c + 1].astype(np.uint32) >> np.arange(w, dtype=np.uint32)) & 1
+            for c, w in enumerate(widths.tolist())]
+    b = np.concatenate(cols + [np.zeros((codes.shape[0], 0), np.uint32)], axis=1)
+    return bytes(np.packbits(b.astype(np.uint8).reshape(-1), bitorder="little"))
+
+
+def row_bits(widths: NDArray[np.uint8]) -> int:
+    return int(widths.astype(np.int64).sum())
+
+
+def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]:
+    """The key values of a track, (rows, ncomp), in ``dtype`` (a constant: one row), with the
+    operations of the C decoder."""
+    c = track.stored_components()
+    if track.level == RAW:
+        return np.frombuffer(track.payload, dtype).reshape(-1, track.ncomp).copy()
+    if track.level == CONSTANT:
+        v = np.frombuffer(track.payload, np.float32).astype(dtype).reshape(1, c)
+    else:
+        rows, width = track.rows(nkeys), row_bits(track.widths)
+        bits = np.unpackbits(np.frombuffer(track.payload, np.uint8), count=rows * width,
+                             bitorder="little").reshape(rows, width).astype(np.int64)
+        v = np.empty((rows, c), dtype)
+        at = 0
+        for k, w in enumerate(track.widths.tolist()):
+            if w == 0:
+                v[:, k] = track.minimum[k]
+                continue
+            code = (bits[:, at:at + w] << np.arange(w)).sum(axis=1)
+            step = dtype.type(1) / dtype.type((1 << w) - 1)
+            v[:, k] = (dtype.type(track.minimum[k])
+                       + dtype.type(track.extent[k]) * (code.astype(dtype) * step))
+            at += w
+    if c == track.ncomp:
+        return np.asarray(v, dtype)
+    s = v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2]
+    w = np.sqrt(np.where(s < 1, 1 - s, 0)).astype(dtype)
+    return np.insert(v, track.dropped, w, axis=1).astype(dtype)
+
+
+@dataclass
+class CompressedClip:
+    """A clip compressed by ``skinkit.compress``: key-time arrays and tracks, as its container
+    stores them (``skinkit.motion.compressed_file``).
+
+    Attributes
+    ----------
+    name : str or None
+    dtype : numpy dtype, float32 or float64
+        The dtype of the source clip and of every sample.
+    node_count : int
+        Nodes of the skeleton it was compressed against (its rest pose fills the nodes and
+        channels the clip leaves out: a track equal to it is not stored).
+    times : list of float64 arrays (K,)
+        The distinct key-time arrays of the source channels.
+    tracks : list of Track
+    """
+
+    name: Optional[str]
+    dtype: np.dtype[Any]
+    node_count: int
+    times: List[NDArray[np.float64]]
+    tracks: List[Track]
+    _tables: Tuple[NDArray[np.int64], NDArray[np.int64]] = field(init=False, repr=False,
+                                                                  compare=False)
+    _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8]] = field(
+        init=False, repr=False, compare=False)
+    _width: int = field(init=False, repr=False, compare=False)
+    _free: Dict[int, Tuple[NDArray[np.int64], ...]] = field(init=False, repr=False,
+                                                            compare=False)
+
+    def __post_init__(self) -> None:
+        self.dtype = np.dtype(self.dtype)
+        starts = np.cumsum([0] + [t.size for t in self.times])
+        key_times = np.concatenate(self.times + [np.zeros(0)]).astype(self.dtype)
+        weights = [t for t in self.tracks if t.path == len(PATHS)]
+        width = sum(t.ncomp for t in weights)
+        rows, ranges, chunks, data, nrange, col = [], [], [], 0, 0, 0
+        widths: List[NDArray[np.uint8]] = []
+        nwidth = 0
+        for tr in self.tracks:
+            if tr.path == len(PATHS):
+                offset, col = col, col + tr.ncomp
+            else:
+                offset = tr.node * tr.ncomp
+            rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
+                         tr.stored_components(), tr.path == 1, starts[tr.times],
+                         self.times[tr.times].size, data, nrange, nwidth,
+                         row_bits(tr.widths)])
+            chunks.append(bytes(tr.payload))
+            data += len(chunks[-1])
+            if tr.level not in (CONSTANT, RAW):
+                ranges += [tr.minimum, tr.extent]
+                nrange += 2 * tr.minimum.size
+                widths.append(tr.widths)
+                nwidth += tr.widths.size
+        buf = np.frombuffer(b"".join(chunks) + bytes(8), np.uint8)
+        for tr, row in zip(self.tracks, rows):      # the payloads: views of the one buffer
+            tr.payload = buf.data[row[10]:row[10] + len(tr.payload)]
+        table = np.array(rows, np.int64).reshape(-1, 14)
+        is_weights = table[:, 0] == len(PATHS)
+        self._tables = (np.ascontiguousarray(table[~is_weights]).reshape(-1),
+                        np.ascontiguousarray(table[is_weights]).reshape(-1))
+        self._arrays = (key_times, np.concatenate(ranges + [np.zeros(0, np.float32)]
+                                                  ).astype(np.float32), buf,
+                        np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8))
+        self._width = width
+        self._free: Dict[int, Tuple[NDArray[np.int64], ...]] = {}
+
+    @property
+    def duration(self) -> float:
+        """The last key time, in seconds."""
+        return float(max((t[-1] for t in self.times), default=0.0))
+
+    @property
+    def weights_nodes(self) -> List[int]:
+        """The nodes whose morph target weights the clip animates, in track order."""
+        return [t.node for t in self.tracks if t.path == len(PATHS)]
+
+    @property
+    def nbytes(self) -> int:
+        """Size of the container ``compressed_file.dumps`` writes, in bytes."""
+        from .compressed_file import dumps
+        return len(dumps(self))
+
+    def to_clip(self) -> Clip:
+        """The decoded keys as a Clip: every stored track a channel of its source interpolation
+        (a constant one key), in the source's dtype; for writers (glTF) and other samplers.
+        Its samples are those of ``sample`` up to rounding (the Clip sampler's own slerp)."""
+        channels = []
+        for tr in self.tracks:
+            kt = self.times[tr.times]
+            values = decode_track(tr, kt.size, self.dtype)
+            interp = INTERPOLATIONS[tr.interp]
+            if tr.level == CONSTANT:
+                kt, interp = kt[:1], "LINEAR" if interp == "CUBICSPLINE" else interp
+            channels.append(Channel(tr.node, PATH_NAMES[tr.path], kt, values, interp))
+        return Clip(self.name, channels, self.dtype)
+
+    def _rest_nodes(self, n: int) -> Tuple[NDArray[np.int64], ...]:
+        """Per TRS path, the nodes of a rest pose of n that no track writes (kept per n)."""
+        if n not in self._free:
+            self._free[n] = tuple(
+                np.setdiff1d(np.arange(n), [t.node for t in self.tracks if t.path == p])
+                for p in range(len(PATHS)))
+        return self._free[n]
+
+    def _strides(self, n: int) -> NDArray[np.int64]:
+        return np.array([3 * n, 4 * n, 3 * n, self._width], np.int64)
+
+    def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
+                cursor: Optional[NDArray[np.int64]], threads: Optional[int]) -> None:
+        """The TRS tracks (or the weights tracks) at times t into out (4 arrays)."""
+        key_times, ranges, buf, widths = self._arrays
+        _core.decode_compressed(self._tables[weights], key_times, ranges, buf, widths,
+                                self._strides(n), t, tuple(o.reshape(-1) for o in out), cursor,
+                                threads)
+
+    def _times(self, times: ArrayLike, loop: bool) -> NDArray[Any]:
+        t = as_times(times, self.dtype)
+        if loop and self.duration > 0:
+            t = np.mod(t, np.asarray(self.duration, self.dtype))
+        return t
+
+    def _rest(self, rest: Rest) -> Tuple[NDArray[Any], ...]:
+        arrays = tuple(np.asarray(a) for a in rest)
+        n = arrays[0].shape[0] if arrays[0].ndim else -1
+        if tuple(a.shape for a in arrays) != ((n, 3), (n, 4), (n, 3)):
+            raise ValueError("rest must be translations (N, 3), rotations (N, 4), scales (N, 3); "
+                             f"got {', '.join(str(a.shape) for a in arrays)}")
+        if any(a.dtype.kind not in "iuf" for a in arrays):
+            raise TypeError("rest must be real number arrays, got dtypes "
+                            f"{', '.join(str(a.dtype) for a in arrays)}")
+        nodes = [t.node for t in self.tracks if t.path < len(PATHS)]
+        if nodes and max(nodes) >= n:
+            raise ValueError(f"compressed clip {self.name!r} animates node {max(nodes)}, but the "
+                             f"rest pose has {n} nodes")
+        return arrays
+
+    def sample(self, times: ArrayLike, rest: Rest, loop: bool = False,
+               threads: Optional[int] = None,
+               out: Optional[Tuple[NDArray[Any], NDArray[Any], NDArray[Any]]] = None) -> TRS:
+        """Local TRS at ``times`` on top of ``rest``, decoded straight from the codes.
+
+        Parameters
+        ----------
+        times : float or array (T,)
+            Seconds; with ``loop`` wrapped into [0, duration) first.
+        rest : (translations (N, 3), rotations (N, 4), scales (N, 3))
+            The rest pose of the skeleton passed to ``compress`` (tracks equal to it were
+            dropped); nodes without a track keep it.
+        loop : bool
+        threads : int or None
+            At most this many threads (tracks are shared out; the bits do not depend on it).
+        out : (translations, rotations, scales) or None
+            As for ``Clip.sample``.
+
+        Returns
+        -------
+        TRS
+            translations (..., N, 3), rotations (..., N, 4) unit (x, y, z, w), scales
+            (..., N, 3) in the clip's dtype; ``...`` is the shape of ``times``.
+
+        Raises
+        ------
+        ValueError, TypeError, MemoryError
+            As ``Clip.sample``: a rest pose of the wrong shapes or too few nodes, times not
+            finite, an ``out`` array of the wrong shape, dtype or layout.
+        """
+        shape = np.shape(times)
+        rt, rr, rs = self._rest(rest)
+        n = rt.shape[0]
+        t = self._times(times, loop)
+        shapes = [shape + (n, k) for k in PATHS.values()]
+        if out is None:
+            if t.size and n and 10 * n * self.dtype.itemsize > sys.maxsize // t.size:
+                raise MemoryError(f"{t.size} times x {n} nodes of TRS do not fit in memory")
+            res = tuple(np.empty(s, self.dtype) for s in shapes)
+        else:
+            if not isinstance(out, tuple) or len(out) != 3:
+                raise TypeError("out must be a tuple (translations, rotations, scales), got "
+                                f"{type(out).__name__}")
+            for i, (o, s) in enumerate(zip(out, shapes)):
+                check_out(o, self.dtype, s, f"out[{i}]", " (the clip's dtype)")
+            res = out
+        for o, r, free in zip(res, (rt, rr, rs), self._rest_nodes(n)):
+            if free.size == n:
+                o[...] = r
+            elif free.size:
+                o[..., free, :] = r[free]
+        self._decode(False, t, res + (np.zeros(0, self.dtype),), n, None, threads)
+        return TRS(*res)
+
+    def sample_weights(self, times: ArrayLike, loop: bool = False,
+                       threads: Optional[int] = None) -> Dict[int, NDArray[Any]]:
+        """Morph target weights at ``times``: node -> (..., M), as ``Clip.sample_weights``."""
+        shape = np.shape(times)
+        t = self._times(times, loop)
+        buf = np.empty((t.size, self._width), self.dtype)
+        empty = np.zeros(0, self.dtype)
+        self._decode(True, t, (empty, empty, empty, buf), 0, None, threads)
+        out, col = {}, 0
+        for tr in self.tracks:
+            if tr.path == len(PATHS):
+                out[tr.node] = buf[:, col:col + tr.ncomp].reshape(shape + (tr.ncomp,))
+                col += tr.ncomp
+        return out
+
+    def playback(self, rest: Rest, loop: bool = False) -> "CompressedPlayback":
+        """A sampler for one time a call that keeps its place between calls."""
+        return CompressedPlayback(self, rest, loop)
+
+
+class CompressedPlayback:
+    """A compressed clip sampled one time a call into a pose of its own, as ``Playback`` does
+    for a Clip: each track keeps its key interval from one call to the next (a frame after the
+    last one finds it without a search), the rest pose is written once.  For one thread at a
+    time (make one per thread).
+
+    Parameters
+    ----------
+    clip : CompressedClip
+    rest : (translations (N, 3), rotations (N, 4), scales (N, 3))
+    loop : bool
+    """
+
+    def __init__(self, clip: CompressedClip, rest: Rest, loop: bool = False):
+        self.clip, self.loop = clip, loop
+        self.pose = clip.sample(0.0, rest)
+        self._table = clip._tables[0]
+        self._cursor = np.zeros(self._table.size // 14, np.int64)
+        self._time = np.zeros(1, clip.dtype)
+        self._out = tuple(o.reshape(-1) for o in self.pose) + (np.zeros(0, clip.dtype),)
+        self._strides = clip._strides(self.pose.translations.shape[0])
+        self._duration = clip.duration if loop else 0.0
+
+    def sample(self, time: float) -> TRS:
+        """The pose at ``time`` (seconds), in the arrays of ``pose`` (overwritten next call)."""
+        t = float(time)
+        if self._duration > 0:
+            t %= self._duration
+        self._time[0] = t
+        if not np.isfinite(self._time[0]):
+            raise ValueError(f"time must be finite, got {time!r}")
+        key_times, ranges, buf, widths = self.clip._arrays
+        _core.decode_compressed(self._table, key_times, ranges, buf, widths, self._strides,
+                                self._time, self._out, self._cursor, 1)
+        return self.pose

@@ -1,0 +1,217 @@
+/* compress_decode.c -- sampling a compressed clip straight from its codes (sk_cclip,
+ * skinkit_jobs.h; the format: python/skinkit/motion/compressed_file.py).  Each sample decodes
+ * the one or two keys around its time (four rows for CUBICSPLINE) and interpolates them as the
+ * source clip's sampler does (glTF 2.0 Appendix C; sample.c). */
+#include <string.h>
+
+#include "real.h"
+#include "qmath.h"
+
+/* component counts of the outputs: translations, rotations, scales (weights: any) */
+static const int64_t path_width[3] = {3, 4, 3};
+
+int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, const size_t *nout,
+                       size_t ntimes, size_t *bad)
+{
+    for (size_t i = 0; i < clip->ntracks; i++) {
+        const sk_ctrack *t = clip->tracks + i;
+        int64_t nk = t->nkeys, rows = (t->interp == SK_CUBICSPLINE ? 3 : 1) * nk, need = 0;
+        int64_t nst = t->nstored, nc = t->ncomp;
+        int st = SK_OK;
+        if (t->out < 0 || t->out > 3)
+            st = SK_ERR_CLIP_OUTPUT;
+        else if (nk < 1 || t->key_offset < 0 || t->key_offset > (int64_t)clip->nkey_times ||
+                 nk > (int64_t)clip->nkey_times - t->key_offset || nk > ((int64_t)1 << 40))
+            st = SK_ERR_CLIP_KEYS;
+        else if (nc < 1 || nc > 65536 || (t->out < 3 && nc != path_width[t->out]) ||
+                 t->rotation != (t->out == 1) || t->dropped < 0 || t->dropped > 3 ||
+                 nst != (t->rotation && t->interp != SK_CUBICSPLINE && t->level != SK_CLEVEL_RAW ? 3 : nc))
+            st = SK_ERR_CLIP_NCOMP;
+        else if (t->interp < SK_STEP || t->interp > SK_CUBICSPLINE ||
+                 !(t->level == 0 || t->level == SK_CLEVEL_RAW || (t->level >= 3 && t->level <= 23)))
+            st = SK_ERR_CLIP_INTERP;
+        if (st == SK_OK) {
+            if (t->level == 0)
+                need = 4 * nst;
+            else if (t->level == SK_CLEVEL_RAW)
+                need = rows * nc * (int64_t)sizeof(T);
+            else
+                need = (rows * t->row_bits + 7) / 8;
+            if (t->level > 0 && t->level < SK_CLEVEL_RAW) {
+                int64_t sum = 0;
+                if (t->width < 0 || nst > (int64_t)clip->nwidths - t->width ||
+                    t->range < 0 || 2 * nst > (int64_t)clip->nranges - t->range)
+                    st = SK_ERR_CLIP_VALUES;
+                for (int64_t c = 0; st == SK_OK && c < nst; c++) {
+                    if (clip->widths[t->width + c] > t->level)
+                        st = SK_ERR_CLIP_VALUES;
+                    sum += clip->widths[t->width + c];
+                }
+                if (st == SK_OK && sum != t->row_bits)
+                    st = SK_ERR_CLIP_VALUES;
+            }
+            if (t->data < 0 || t->data > (int64_t)clip->nbytes ||
+                need + 8 > (int64_t)clip->nbytes - t->data)
+                st = SK_ERR_CLIP_VALUES;
+        }
+        if (st == SK_OK && ntimes > 0) {
+            int64_t os = out_stride[t->out], end = (int64_t)nout[t->out] - nc;
+            if (t->out_offset < 0 || os < 0 || t->out_offset > end ||
+                (os > 0 && (int64_t)ntimes - 1 > (end - t->out_offset) / os))
+                st = SK_ERR_CLIP_OUTPUT;
+        }
+        if (st != SK_OK) {
+            *bad = i;
+            return st;
+        }
+    }
+    return SK_OK;
+}
+
+/* the key interval of time x in kt[0..n): the largest k < n - 1 with kt[k] <= x, from the
+ * previous one (hint) when it still holds or its neighbour does, else by bisection; *s the
+ * parameter in [0, 1] (0 before the first key, 1 after the last) */
+static inline int64_t FN(interval)(const T *kt, int64_t n, T x, int64_t hint, T *s)
+{
+    if (n < 2 || !(x > kt[0])) {
+        *s = 0;
+        return 0;
+    }
+    if (!(x < kt[n - 1])) {
+        *s = 1;
+        return n - 2;
+    }
+    int64_t k = hint;
+    if (!(k >= 0 && k < n - 1 && kt[k] <= x && x < kt[k + 1])) {
+        if (k >= 0 && k + 2 < n && kt[k + 1] <= x && x < kt[k + 2]) {
+            k++;
+        } else {
+            int64_t lo = 0, hi = n - 1;     /* kt[lo] <= x < kt[hi] */
+            while (hi - lo > 1) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (kt[mid] <= x)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            k = lo;
+        }
+    }
+    *s = (x - kt[k]) / (kt[k + 1] - kt[k]);
+    return k;
+}
+
+/* component c of row r of a track (a stored component: c < nstored) */
+static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r, int64_t c)
+{
+    const unsigned char *p = clip->bytes + t->data;
+    if (t->level == SK_CLEVEL_RAW) {
+        T v;
+        memcpy(&v, p + (size_t)(r * t->ncomp + c) * sizeof(T), sizeof(T));
+        return v;
+    }
+    if (t->level == 0) {
+        float f;
+        memcpy(&f, p + 4 * (size_t)c, 4);
+        return (T)f;
+    }
+    const float *lo = clip->ranges + t->range, *ext = lo + t->nstored;
+    const unsigned char *w = clip->widths + t->width;
+    uint64_t at = (uint64_t)r * (uint64_t)t->row_bits, word = 0;
+    for (int64_t k = 0; k < c; k++)
+        at += w[k];
+    uint32_t bits = w[c], mask = (1u << bits) - 1;
+    if (bits == 0)
+        return (T)lo[c];
+    for (int b = 0; b < 4; b++)       /* 4 bytes hold any 23 bits after a shift of at most 7 */
+        word |= (uint64_t)p[at / 8 + (uint64_t)b] << (8 * b);
+    uint32_t code = (uint32_t)(word >> (at % 8)) & mask;
+    return (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
+}
+
+/* row r of a rotation track as a unit quaternion (a STEP or LINEAR one with its dropped
+ * component restored, >= 0) */
+static inline void FN(rotation_row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
+                                    T *q)
+{
+    if (t->nstored == 4) {
+        for (int c = 0; c < 4; c++)
+            q[c] = FN(value)(clip, t, r, c);
+        return;
+    }
+    T kept[3], sum = 0;
+    for (int c = 0; c < 3; c++) {
+        kept[c] = FN(value)(clip, t, r, c);
+        sum += kept[c] * kept[c];
+    }
+    for (int c = 0, k = 0; c < 4; c++)
+        q[c] = c == (int)t->dropped ? (sum < 1 ? SQRT(1 - sum) : 0) : kept[k++];
+}
+
+/* one track in interval k at parameter s (0 or 1: a key's own value), into o */
+static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const T *kt,
+                             int64_t k, T s, T *restrict o)
+{
+    int64_t nc = t->ncomp, cubic = t->interp == SK_CUBICSPLINE;
+    int64_t key = -1;                 /* >= 0: the value of that key alone */
+    if (t->level == 0)
+        key = 0;
+    else if (t->interp == SK_STEP || s <= 0)
+        key = s >= 1 ? k + 1 : k;
+    else if (s >= 1)
+        key = k + 1;
+    if (key >= 0) {
+        int64_t r = t->level == 0 ? 0 : cubic ? 3 * key + 1 : key;
+        if (t->rotation) {
+            FN(rotation_row)(clip, t, r, o);
+            FN(qunit)(o);
+        } else {
+            for (int64_t c = 0; c < nc; c++)
+                o[c] = FN(value)(clip, t, r, c);
+        }
+        return;
+    }
+    if (cubic) {
+        /* p = h00 v_k + h10 td b_k + h01 v_k+1 + h11 td a_k+1 (b: out-tangent, a: in-tangent) */
+        T td = kt[k + 1] - kt[k], s2 = s * s, s3 = s2 * s;
+        T h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
+        T h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
+        int64_t r = 3 * k + 1;
+        for (int64_t c = 0; c < nc; c++)
+            o[c] = h00 * FN(value)(clip, t, r, c) + h10 * FN(value)(clip, t, r + 1, c) +
+                   h01 * FN(value)(clip, t, r + 3, c) + h11 * FN(value)(clip, t, r + 2, c);
+        if (t->rotation)
+            FN(qunit)(o);
+        return;
+    }
+    if (t->rotation) {
+        T a[4], b[4];
+        FN(rotation_row)(clip, t, k, a);
+        FN(rotation_row)(clip, t, k + 1, b);
+        FN(qunit)(a);
+        FN(qunit)(b);
+        FN(qslerp)(a, b, s, o);
+        return;
+    }
+    for (int64_t c = 0; c < nc; c++)
+        o[c] = (1 - s) * FN(value)(clip, t, k, c) + s * FN(value)(clip, t, k + 1, c);
+}
+
+void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
+                         const T *times, int64_t *cursor, const int64_t *out_stride,
+                         T *const *out)
+{
+    for (size_t i = t0; i < t1; i++) {
+        const sk_ctrack *t = clip->tracks + i;
+        const T *kt = clip->key_times + t->key_offset;
+        int64_t k = cursor ? cursor[i - t0] : 0, os = out_stride[t->out];
+        T *o = out[t->out] + t->out_offset;
+        for (size_t j = i0; j < i1; j++) {
+            T s;
+            k = FN(interval)(kt, t->nkeys, times[j], k, &s);
+            FN(sample_track)(clip, t, kt, k, s, o + (ptrdiff_t)j * os);
+        }
+        if (cursor)
+            cursor[i - t0] = k;
+    }
+}

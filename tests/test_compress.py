@@ -1,0 +1,182 @@
+"""skinkit.compress: every decoded sample within the precision of a dense evaluation of the
+source (plain NumPy: tests/reference.py's sampler and FK, the shell vertices transformed one by
+one), on random clips of every interpolation and on the Khronos and BVH fixtures."""
+import numpy as np
+import pytest
+
+import skinkit
+from skinkit.motion.compress import CONSTANT, RAW, compress
+
+import reference as ref
+from conftest import BVH, GLTF
+
+
+def dense(times, per=4):
+    """Every key time and per - 1 times evenly between consecutive ones (4x the sample rate)."""
+    k = np.unique(np.concatenate([np.asarray(t, np.float64) for t in times]))
+    f = np.arange(per) / per
+    inner = (k[:-1, None] + np.diff(k)[:, None] * f).ravel()
+    return np.concatenate([inner, k[-1:]])
+
+
+def shell_errors(parents, rest, source, decoded, t, shell):
+    """(T, N) object-space error: three vertices at ``shell`` on each joint's axes, through the
+    reference FK of both clips' reference samples."""
+    worlds = [ref.forward_kinematics(parents, r, tr, s)
+              for tr, r, s in (ref.sample_clip(source, t, rest), ref.sample_clip(decoded, t, rest))]
+    verts = np.concatenate([shell * np.eye(3), np.ones((1, 3))])           # (4, 3) homogeneous
+    a, b = (w @ verts for w in worlds)                                       # (T, N, 4, 3)
+    return np.linalg.norm(a[..., :3, :] - b[..., :3, :], axis=-2).max(axis=-1)
+
+
+def random_clip(rng, dtype, n=9, keys=40):
+    parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)])
+    rest_t = rng.normal(0, 0.1, (n, 3))
+    rest_r = ref.quat_normalize(rng.normal(size=(n, 4)))
+    rest = (rest_t, rest_r, np.ones((n, 3)))
+    times = np.sort(rng.uniform(0, 2, keys))
+    steps = np.cumsum(rng.normal(0, 0.15, (keys, n, 3)), axis=0)
+    rot = ref.quat_from_rotvec(steps)
+    channels = []
+    for j in range(n):
+        interp = ("LINEAR", "STEP", "CUBICSPLINE")[j % 3]
+        if interp == "CUBICSPLINE":
+            v = np.stack([rng.normal(0, 0.3, (keys, 4)), rot[:, j], rng.normal(0, 0.3, (keys, 4))],
+                         axis=1).reshape(-1, 4)
+        else:
+            v = rot[:, j]
+        channels.append(skinkit.Channel(j, "rotation", times, v.astype(dtype), interp))
+    channels.append(skinkit.Channel(0, "translation", times,
+                                    (steps[:, 0] * 0.5).astype(dtype)))
+    channels.append(skinkit.Channel(2, "scale", times[:10],
+                                    (1 + 0.2 * rng.random((10, 3))).astype(dtype)))
+    channels.append(skinkit.Channel(3, "translation", times[:5],                # the rest pose
+                                    np.tile(rest_t[3], (5, 1)).astype(dtype)))
+    channels.append(skinkit.Channel(4, "translation", times[:5],                # a constant
+                                    np.tile([0.1, 0.2, 0.3], (5, 1)).astype(dtype)))
+    channels.append(skinkit.Channel(5, "weights", times, rng.random((keys, 3)).astype(dtype)))
+    skel = skinkit.Skeleton([f"j{i}" for i in range(n)], parents, *rest)
+    return skel, skinkit.Clip("random", channels, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_random_clip_within_precision_densely(dtype):
+    rng = np.random.default_rng(3)
+    skel, clip = random_clip(rng, dtype)
+    precision, shell = 1e-3, 0.05
+    cc = compress(clip, skel, precision=precision, shell_distance=shell, weights_precision=2e-3)
+    decoded = cc.to_clip()
+    assert decoded.dtype == dtype
+    t = dense([ch.times for ch in clip.channels])
+    rest = (skel.translations, skel.rotations, skel.scales)
+    trs = [ch for ch in clip.channels if ch.path != "weights"]
+    err = shell_errors(skel.parents, rest, trs,
+                       [ch for ch in decoded.channels if ch.path != "weights"], t, shell)
+    # float32 sampling of the two clips may differ by its own rounding, scaled by the lever arms
+    slack = 1e-5 if dtype == np.float32 else 1e-9
+    assert err.max() <= precision + slack
+    assert err.max() > precision / 20          # the budget is spent, not wasted
+    w = cc.sample_weights(t)[5]
+    src_w = np.array([ref.sample_channel(clip.channels[-1].times, clip.channels[-1].values,
+                                         "LINEAR", x, False) for x in t])
+    assert np.abs(w - src_w).max() <= 2e-3 + slack
+    levels = {(tr.node, skinkit.motion.compress.PATH_NAMES[tr.path]): tr.level for tr in cc.tracks}
+    assert (3, "translation") not in levels                 # the rest pose: folded away
+    assert levels[(4, "translation")] == CONSTANT
+    assert cc.nbytes < sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2
+
+
+@pytest.mark.parametrize("name", ["RiggedFigure.glb", "RiggedFigure-cubic.glb",
+                                  "RiggedFigure-step.glb", "CesiumMan.glb"])
+def test_khronos_fixtures_within_precision(name):
+    model = skinkit.load_gltf(GLTF / name)
+    skel, clip = model.skeleton, model.clips[0]
+    cc = compress(clip, skel, precision=1e-4, shell_distance=0.03)
+    t = dense([ch.times for ch in clip.channels])
+    rest = (skel.translations, skel.rotations, skel.scales)
+    err = shell_errors(skel.parents, rest, clip.channels, cc.to_clip().channels, t, 0.03)
+    assert err.max() <= 1e-4 + (1e-6 if clip.dtype == np.float32 else 1e-9)
+
+
+def test_bvh_fixture_compresses_within_precision():
+    model = skinkit.load_bvh(BVH / "cmu_01_03_first300.bvh")
+    skel, clip = model.skeleton, model.clips[0]
+    clip = skinkit.Clip(clip.name, clip.channels, np.float64)
+    precision = 0.01                                           # the file's units (cm-like)
+    cc = compress(clip, skel, precision=precision, shell_distance=3.0)
+    t = dense([ch.times for ch in clip.channels])[::7]        # a spread of the dense grid
+    rest = (skel.translations, skel.rotations, skel.scales)
+    err = shell_errors(skel.parents, rest, clip.channels, cc.to_clip().channels, t, 3.0)
+    assert err.max() <= precision + 1e-9
+    raw = sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2   # as float32
+    assert cc.nbytes * 4 < raw
+    assert any(tr.level not in (CONSTANT, RAW) for tr in cc.tracks)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sample_is_bitwise_for_threads_batches_and_playback(dtype):
+    rng = np.random.default_rng(5)
+    skel, clip = random_clip(rng, dtype)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    rest = (skel.translations, skel.rotations, skel.scales)
+    t = rng.uniform(-0.5, 2.5, 3000)                        # unsorted, outside the keys too
+    one = cc.sample(t, rest, threads=1)
+    for threads in (2, 4):
+        for x, y in zip(cc.sample(t, rest, threads=threads), one):
+            assert x.tobytes() == y.tobytes()
+    play = cc.playback(rest)
+    for i in list(range(0, 300, 7)) + [3, 2, 1]:
+        for got, want in zip(play.sample(float(t[i])), one):
+            assert got.tobytes() == want[i].tobytes()
+    w = cc.sample_weights(t[:9])[5]
+    assert w.tobytes() == cc.sample_weights(t, threads=3)[5][:9].tobytes()
+    # the decoded keys as a Clip sample the same up to rounding (its own slerp)
+    tol = 2e-6 if dtype == np.float32 else 1e-12
+    for x, y in zip(one, cc.to_clip().sample(t, rest)):
+        np.testing.assert_allclose(x, y, atol=tol)
+
+
+def test_sample_checks_like_clip_sample():
+    skel, clip = random_clip(np.random.default_rng(2), np.float64)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    rest = (skel.translations, skel.rotations, skel.scales)
+    with pytest.raises(ValueError, match="rest must be"):
+        cc.sample(0.5, (skel.translations, skel.rotations, skel.scales[:2]))
+    with pytest.raises(ValueError, match="rest pose has 2 nodes"):
+        cc.sample(0.5, tuple(a[:2] for a in rest))
+    with pytest.raises(ValueError, match="finite"):
+        cc.sample([0.1, np.nan], rest)
+    with pytest.raises(TypeError, match="out"):
+        cc.sample(0.5, rest, out=[1, 2, 3])
+    assert cc.sample(np.zeros((2, 3)), rest).rotations.shape == (2, 3, skel.count, 4)
+    looped = cc.sample(cc.duration + 0.25, rest, loop=True)
+    for x, y in zip(looped, cc.sample(0.25, rest)):
+        np.testing.assert_allclose(x, y, atol=1e-12)
+
+
+def test_bad_arguments_are_refused():
+    rng = np.random.default_rng(1)
+    skel, clip = random_clip(rng, np.float64)
+    with pytest.raises(TypeError, match="clip must be"):
+        compress("clip", skel)
+    with pytest.raises(TypeError, match="skeleton must be"):
+        compress(clip, clip)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="precision"):
+            compress(clip, skel, precision=bad)
+    with pytest.raises(ValueError, match="shell_distance"):
+        compress(clip, skel, shell_distance=0)
+    small = skinkit.Skeleton(["a"], np.array([-1]), np.zeros((1, 3)),
+                             np.array([[0, 0, 0, 1.0]]), np.ones((1, 3)))
+    with pytest.raises(ValueError, match="skeleton has 1 nodes"):
+        compress(clip, small)
+
+
+def test_a_tiny_precision_keeps_raw_keys_that_decode_as_the_source():
+    skel, clip = random_clip(np.random.default_rng(8), np.float64)
+    cc = compress(clip, skel, precision=1e-13, shell_distance=0.05, weights_precision=1e-13)
+    assert {tr.level for tr in cc.tracks if tr.path == 1} == {RAW}
+    rest = (skel.translations, skel.rotations, skel.scales)
+    t = dense([ch.times for ch in clip.channels])
+    for x, y in zip(cc.sample(t, rest), clip.sample(t, rest)):
+        np.testing.assert_allclose(x, y, atol=1e-13)
