@@ -44,6 +44,15 @@ MAX_NODES = 1 << 20
 # scheduler, at about 1 kB a task, would need gigabytes beyond.  A chunk of one array, read and
 # written whole, may take at most MAX_ARRAY_BYTES.
 MAX_CHUNKS = 1 << 22
+# ... its sequences table at most 2^20 rows (AMASS holds about 11,000 motions; each row is read
+# whole, a text cell as one Python string), and a text cell (a file name, a path, an error
+# message) at most 64 KiB of UTF-8: a store's text chunk may decode to no more.
+MAX_SEQUENCES = 1 << 20
+MAX_CELL_BYTES = 1 << 16
+# The frames of a motion file (skinkit.load_amass): 2^20 (1,048,576) frames are 2.4 hours at
+# 120 fps, beyond any AMASS sequence (minutes); a file declaring more is hostile, however few
+# bytes its compressed zeros take.
+MAX_FRAMES = 1 << 20
 
 
 def memory_bytes() -> int:
