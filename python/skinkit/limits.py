@@ -53,6 +53,15 @@ MAX_CELL_BYTES = 1 << 16
 # 120 fps, beyond any AMASS sequence (minutes); a file declaring more is hostile, however few
 # bytes its compressed zeros take.
 MAX_FRAMES = 1 << 20
+# The work a request may ask for where nothing else bounds it: the frames of one viewer page
+# (skinkit.view: about 7 numbers a joint and frame, recorded one frame at a time in Python; 8192
+# frames are 4.5 minutes at 30 fps and a page of about 100 MB), the joint samples (frames x
+# joints) of a retarget (each 128 bytes of float64 world matrices and more besides: 2^24 take
+# 2 GiB), and the morph targets of a mesh (ARKit faces have 52, SMPL-X's expressions and
+# correctives a few hundred; each is a loop of posing).
+MAX_VIEW_FRAMES = 1 << 13
+MAX_SAMPLES = 1 << 24
+MAX_MORPH_TARGETS = 1 << 16
 
 
 def memory_bytes() -> int:
@@ -98,8 +107,15 @@ def duration_error(seconds: float) -> Optional[str]:
     return None
 
 
+def count_error(count: int, limit: str, what: str) -> Optional[str]:
+    """The message refusing ``count`` ``what`` past this module's limit named ``limit``
+    (``"MAX_FRAMES"``, ...), None when within it."""
+    most = globals()[limit]
+    if count > most:
+        return f"{count} {what}, more than the limit of {most} (skinkit.limits.{limit})"
+    return None
+
+
 def nodes_error(count: int, what: str = "nodes") -> Optional[str]:
     """The message refusing a file that declares ``count`` nodes (None when it is fine)."""
-    if count > MAX_NODES:
-        return f"{count} {what}, more than the limit of {MAX_NODES} (skinkit.limits.MAX_NODES)"
-    return None
+    return count_error(count, "MAX_NODES", what)

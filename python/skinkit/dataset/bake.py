@@ -26,6 +26,7 @@ from typing import (Any, ContextManager, Dict, Iterator, List, Optional, Sequenc
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import limits
 from ..kernels._optional import require
 from . import store
 from .plan import Piece, Plan, Sequence
@@ -126,8 +127,9 @@ def _progress(total: int, show: bool) -> ContextManager[Any]:
 
 def _check_arguments(source: Source, fps: Optional[float], frames_per_chunk: int, dtype: str,
                      compression: str, workers: Optional[int], scheduler: Optional[str]) -> None:
-    if fps is not None and not (math.isfinite(fps) and fps > 0):
-        raise ValueError(f"fps must be a positive number, got {fps}")
+    if fps is not None and not (math.isfinite(fps) and 0 < fps <= limits.MAX_FPS):
+        raise ValueError(f"fps must be in (0, {limits.MAX_FPS:g}] frames per second "
+                         f"(skinkit.limits.MAX_FPS), got {fps}")
     if not (isinstance(frames_per_chunk, int) and frames_per_chunk >= 1):
         raise ValueError(f"frames_per_chunk must be a positive integer, got {frames_per_chunk}")
     if dtype not in store.DTYPES:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tupl
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import _core, kernels
+from .. import _core, kernels, limits
 from ..model.clip import Channel, Clip
 from ..model.joint_names import PRESETS, canonical_names
 from ..kernels._generated import Float, Input
@@ -284,7 +284,8 @@ def retarget(source: Model, target: Model, clip: ClipLike = None,
     TypeError
         ``mapping`` is not a dict of names (see ``joint_mapping``).
     ValueError
-        No clip, or a clip of another skeleton; unmapped skeletons (see ``joint_mapping``); a
+        No clip, or a clip of another skeleton; more than ``skinkit.limits.MAX_SAMPLES``
+        frames x joints (refused before sampling); unmapped skeletons (see ``joint_mapping``); a
         ``root_scale`` that is not "hips", "legs" or a finite number, or a ratio the rest
         poses cannot give (a source root at its lowest joint, legs not mapped).
     """
@@ -292,6 +293,11 @@ def retarget(source: Model, target: Model, clip: ClipLike = None,
     if times is None:
         times = np.unique(np.concatenate([ch.times for ch in c.channels]))
     times = np.asarray(times, dtype=np.float64).reshape(-1)
+    joints = max(source.skeleton.count, target.skeleton.count)
+    too_many = limits.count_error(len(times) * joints, "MAX_SAMPLES",
+                                  f"joint samples ({len(times)} frames of {joints} joints)")
+    if too_many is not None:
+        raise ValueError(f"retarget: {too_many}; give times= for part of the clip")
     tr, ro, sc = (np.asarray(x, np.float64) for x in source.local_pose(c, times))
     rot, root, root_translation = retarget_pose(source, target, ro, tr, sc, mapping, root_scale,
                                                 threads)
