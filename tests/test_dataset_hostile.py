@@ -501,3 +501,16 @@ def test_the_untouched_character_copy_opens(character_store, tmp_path, opener):
     shutil.copytree(character_store, tmp_path / "s.zarr")
     assert len(opener(tmp_path / "s.zarr", None)) == NC
     assert list(sk.dataset.open(tmp_path / "s.zarr").vertices) == [KEY]
+
+
+def test_skinkit_info_describes_a_store(baked, broken, capsys):
+    """Issue 31: ``skinkit info`` refused .zarr stores; a broken one is its StoreError line."""
+    from cli_run import run
+    code, out, err = run(["info", baked[2]], capsys)
+    assert code == 0, err
+    assert f"frames: {N} in chunks of {K} (float32, zstd)" in out
+    assert "sequences: 2 (2 done, 0 pending, 0 failed)" in out
+    assert f"vertices: ({N}, {V}, 3) float32" in out
+    sequences(broken, 10**8)
+    code, _, err = run(["info", broken], capsys)
+    assert code == 1 and "MAX_SEQUENCES" in err and err.count("\n") == 1

@@ -171,7 +171,15 @@ class BodyModel:
         else:
             self.num_betas, self._expr_start = min(cols, SHAPE_SPACE_DIM), 0
             self.num_expression = 0
-        p = a["kintree_table"][0].astype(np.int64)
+        table = np.asarray(a["kintree_table"][0])
+        if table.dtype.kind == "f" and not (np.isfinite(table[1:]).all()
+                                            and (table[1:] == np.round(table[1:])).all()):
+            bad = 1 + int(np.flatnonzero(~(np.isfinite(table[1:])
+                                           & (table[1:] == np.round(table[1:]))))[0])
+            raise BodyModelError(f"kintree_table[0, {bad}] = {table[bad]} is not a joint index "
+                                 f"(an integer 0..{J - 1})")
+        with np.errstate(invalid="ignore"):    # the root's entry (any value) is not read
+            p = table.astype(np.int64)
         p[0] = -1                                   # the root's entry is 2**32 - 1 in the files
         if ((p < -1) | (p >= J)).any():
             bad = int(np.flatnonzero((p < -1) | (p >= J))[0])
