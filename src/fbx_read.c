@@ -235,6 +235,12 @@ int sk_fbx_prim_info_get(const sk_fbx *fbx, size_t prim, sk_fbx_prim_info *info,
             for (size_t i = 0; i < sv->num_weights; i++)
                 total += skin->weights.data[sv->weight_begin + i].weight;
             kept += sv->num_weights;
+            if (!(total <= SK_FBX_MAX_WEIGHT_SUM)) {
+                snprintf(err, errlen, "mesh '%s': the skin weights of control point %zu sum to "
+                         "%g, more than %g (skinkit.limits.MAX_FILE_VALUE)", mesh->name.data, v,
+                         total, SK_FBX_MAX_WEIGHT_SUM);
+                return -1;
+            }
             info->renormalized += total > 0.0 && fabs(total - 1.0) > SK_FBX_WEIGHT_SUM_TOL;
         }
         /* ufbx sizes skin->weights for every cluster weight, then keeps the positive ones */
@@ -253,8 +259,22 @@ int sk_fbx_prim_info_get(const sk_fbx *fbx, size_t prim, sk_fbx_prim_info *info,
     for (size_t b = 0; b < mesh->blend_deformers.count; b++) {
         const ufbx_blend_deformer *d = mesh->blend_deformers.data[b];
         info->channels += d->channels.count;
-        for (size_t c = 0; c < d->channels.count; c++)
-            info->targets += d->channels.data[c]->keyframes.count;
+        for (size_t c = 0; c < d->channels.count; c++) {
+            const ufbx_blend_channel *ch = d->channels.data[c];
+            info->targets += ch->keyframes.count;
+            for (size_t k = 0; k < ch->keyframes.count; k++) {
+                const ufbx_blend_shape *shape = ch->keyframes.data[k].shape;
+                for (size_t i = 0; shape && i < shape->offset_vertices.count; i++)
+                    if (shape->offset_vertices.data[i] >= mesh->num_vertices) {
+                        /* ufbx skips it; the file's Indexes are int32 (-1 reads as 2^32 - 1) */
+                        snprintf(err, errlen, "mesh '%s': blend shape '%s': Indexes holds %ld, "
+                                 "not one of the mesh's %zu control points", mesh->name.data,
+                                 shape->name.data, (long)(int32_t)shape->offset_vertices.data[i],
+                                 mesh->num_vertices);
+                        return -1;
+                    }
+            }
+        }
     }
     return 0;
 }

@@ -25,6 +25,9 @@ typedef struct sk_fbx_info {
 } sk_fbx_info;
 
 #define SK_FBX_WEIGHT_SUM_TOL 1e-5
+/* the largest sum of a control point's skin weights (skinkit.limits.MAX_FILE_VALUE): past it
+   the sum overflows (1e308 + 1e308) and every weight would become 0 */
+#define SK_FBX_MAX_WEIGHT_SUM 1e30
 
 /* One primitive per node that carries a mesh (in node order). */
 typedef struct sk_fbx_prim_info {

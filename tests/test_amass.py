@@ -137,6 +137,14 @@ HOSTILE = {   # name -> (edit of the SMPL+H members, the key the message names, 
     "trans other T": ({"trans": np.zeros((5, 3))}, "trans", r"shape \(4, 3\)"),
     "NaN pose": ({"poses": np.full((4, 156), np.nan)}, "poses", "not finite"),
     "inf trans": ({"trans": np.full((4, 3), np.inf)}, "trans", "not finite"),
+    "poses of 1e300": ({"poses": np.full((4, 156), 1e300)}, "poses",
+                       r"poses\[0, 0\] = 1e\+300 is not finite or past the limit of 1e\+30"),
+    "trans past float32": ({"trans": np.full((4, 3), -1e39)}, "trans", "past the limit"),
+    # 1.3 million frames (1.6 GB of float64, under MAX_ARRAY_BYTES; a compressed npz of zeros
+    # takes 1.6 MB): refused from the header, before the member is read
+    "1.3 million frames": ({"poses": _huge("poses", (1_300_000, 156))}, "poses",
+                           r"1300000 frames, more than the limit of 1048576 "
+                           r"\(skinkit.limits.MAX_FRAMES\)"),
     "T = 0": ({"poses": np.zeros((0, 156)), "trans": np.zeros((0, 3))}, "poses", "no frames"),
     "huge declared T": ({"poses": _huge("poses", (10**9, 156))}, "poses",
                         r"asks for 1248000000000 bytes, more than the limit"),

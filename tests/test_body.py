@@ -334,3 +334,22 @@ def test_npz_fortran_and_big_endian_members(tmp_path):
                                                     weights=a["weights"].astype(">f8"))))
     np.testing.assert_array_equal(m.posedirs, a["posedirs"])
     np.testing.assert_array_equal(m.weights, a["weights"])
+
+
+@pytest.mark.parametrize("value, shown", [(np.nan, "nan"), (np.inf, "inf"), (1.5, "1.5")])
+def test_a_float_kintree_table_holding_nan_says_so(tmp_path, value, shown):
+    """Issue 31: NaN was cast to -9223372036854775808 with NumPy's cast warning on stderr."""
+    import warnings
+    a = make_arrays("MANO")
+    a["kintree_table"] = a["kintree_table"].astype(np.float64)
+    a["kintree_table"][0, 2] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")             # no RuntimeWarning of an invalid cast
+        with pytest.raises(sk.BodyModelError, match=rf"kintree_table\[0, 2\] = {shown} is not "
+                                                     r"a joint index \(an integer 0\.\.15\)"):
+            sk.load_body_model(_save_npz(tmp_path, a))
+    a["kintree_table"][0, 2] = 1.0                  # whole floats are indices
+    a["kintree_table"][0, 0] = np.nan               # the root's entry is not read
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sk.load_body_model(_save_npz(tmp_path, a)).parents[2] == 1

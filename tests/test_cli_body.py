@@ -111,6 +111,30 @@ def test_pose_motion_writes_times_positions_joints(tmp_path, capsys, body_dir, f
     assert f"SMPL+H, {len(mo.poses)} frames, 60 vertices" in err
 
 
+def test_info_describes_a_motion(tmp_path, capsys):
+    """Issue 31: ``skinkit info`` refused AMASS motions (read as body models)."""
+    motion = _motion(tmp_path, smplh_members(T=40, gender=np.array("female")))
+    code, out, err = run(["info", motion], capsys)
+    assert code == 0, err
+    m = sk.load_amass(motion)
+    assert f"type: AMASS smplh ({m.poses.shape[1]} joints)" in out and "gender: female" in out
+    assert f"frames: 40 at {m.fps:g} fps ({39 / m.fps:g} s)" in out
+
+
+def test_pose_motion_in_float32(tmp_path, capsys, body_dir):
+    """Issue 31: --dtype float32 failed ("times: a block of float64 ... for a member of
+    float32"); the times are float32 too, the float64 times rounded."""
+    motion = _motion(tmp_path, smplh_members(T=40, gender=np.array("male")))
+    model_path = body_dir / "smplh" / "male" / "model.npz"
+    out = tmp_path / "posed.npz"
+    code, _, err = run(["pose", model_path, "--motion", motion, "--dtype", "float32", "--out",
+                        out], capsys)
+    assert code == 0, err
+    with np.load(out) as z:
+        assert {z[k].dtype for k in z.files} == {np.dtype(np.float32)}
+        np.testing.assert_array_equal(z["times"], sk.load_amass(motion).times.astype(np.float32))
+
+
 def test_pose_motion_body_dir_picks_type_and_gender(tmp_path, capsys, body_dir):
     motion = _motion(tmp_path, smplx_members(T=5))
     out = tmp_path / "posed.npz"

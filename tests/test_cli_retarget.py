@@ -180,3 +180,41 @@ def test_posed_glb_keeps_uvs_and_materials(tmp_path):
                                   model.materials["images"][0]["data"])
     np.testing.assert_allclose(back.pose().positions[rigid.key][0],
                                model.pose(0, [1.0]).positions[prim.key][0], atol=1e-5)
+
+
+def test_retarget_onto_an_fbx_character_with_a_mapping(tmp_path, capsys):
+    """Issue 31: FBX targets were refused and there was no --mapping.  CesiumMan's names match
+    no preset: a mapping file pairs its joints with the CMU BVH's, and the result is the
+    library's with that mapping."""
+    import json
+    src = DATA / "bvh" / "cmu_01_03_first300.bvh"
+    target = DATA / "fbx" / "blender_RiggedSimple.fbx"        # Bone, Bone.001
+    mapping = {"Bone": "Hips", "Bone.001": "Spine"}
+    (tmp_path / "map.json").write_text(json.dumps(mapping))
+    out = tmp_path / "out.glb"
+    code, stdout, err = run(["retarget", src, target, "--mapping", tmp_path / "map.json",
+                             "--root-scale", "1", "--out", out], capsys)
+    assert code == 0, err
+    assert "2 mapped joints" in stdout
+    clip = skinkit.retarget(skinkit.load_bvh(src), skinkit.load_fbx(target), mapping=mapping,
+                            root_scale=1.0)
+    back = skinkit.load_gltf(out)
+    assert back.clips[0].duration == pytest.approx(clip.duration, abs=1e-6)
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    code, _, err = run(["retarget", src, target, "--mapping", tmp_path / "bad.json", "--out",
+                        tmp_path / "x.glb"], capsys)
+    assert code == 1 and "--mapping" in err and "expected a JSON object" in err
+    (tmp_path / "names.json").write_text('{"Bone": "NoSuchJoint"}')
+    code, _, err = run(["retarget", src, target, "--mapping", tmp_path / "names.json", "--out",
+                        tmp_path / "x.glb"], capsys)
+    assert code == 1 and "NoSuchJoint" in err and not (tmp_path / "x.glb").exists()
+
+
+@pytest.mark.parametrize("command", ["pose", "retarget"])
+def test_a_negative_clip_index_is_refused(tmp_path, character, capsys, command):
+    src = DATA / "bvh" / "cmu_01_03_first300.bvh"
+    argv = (["pose", src, "--clip", "-1", "--out", tmp_path / "x.npz"] if command == "pose" else
+            ["retarget", src, character, "--clip", "-1", "--out", tmp_path / "x.glb"])
+    code, _, err = run(argv, capsys)
+    assert code == 1 and "--clip -1: clip indices count from 0 (0..0 here)" in err, err
+    assert not list(tmp_path.glob("x.*"))

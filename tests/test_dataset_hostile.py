@@ -7,6 +7,7 @@ StoreError (a ValueError) naming the store and what is wrong, raised before anyt
 started (the resumed bake: before its cluster)."""
 import json
 import os
+import pickle
 import re
 import shutil
 
@@ -16,12 +17,14 @@ from conftest import DATASET_HOW, GLTF, TORCH_HOW, need_shared, optional_import
 
 optional_import("zarr", DATASET_HOW, "dataset")
 import zarr  # noqa: E402
+from numcodecs.zstd import Zstd  # noqa: E402
 
 from amass_files import write_motion  # noqa: E402
 
 import skinkit as sk  # noqa: E402
 from skinkit.body.synthetic import synthetic_body_arrays  # noqa: E402
 from skinkit.dataset import StoreError  # noqa: E402
+from skinkit.dataset.chunks import ZSTD_MAGIC  # noqa: E402
 
 K, V, J = 4, 24, 52          # frames a chunk, vertices, joints
 N, C = 12, 3                 # frames (motions of 5 and 7), chunks
@@ -94,6 +97,51 @@ def frames(store, n, chunk=K):
         edit(store, a, shape=[n] + tail, chunks=[chunk] + tail)
     edit(store, "chunk_done", shape=[-(-n // chunk)])
     arguments(store, frames_per_chunk=chunk)
+
+
+def zstd_frame(content_size, block=b"\x01\x00\x00"):
+    """A Zstandard frame header declaring ``content_size`` bytes (single segment, 8-byte
+    Frame_Content_Size, RFC 8878 3.1.1.1), then ``block`` (default: one empty raw block)."""
+    return ZSTD_MAGIC + b"\xe0" + content_size.to_bytes(8, "little") + block
+
+
+def vlen(*items, count=None):
+    """A vlen-utf8 buffer (numcodecs' layout: uint32 count, then each uint32 length, bytes)."""
+    out = (len(items) if count is None else count).to_bytes(4, "little")
+    for item in items:
+        data = item if isinstance(item, bytes) else item.encode()
+        out += len(data).to_bytes(4, "little") + data
+    return out
+
+
+class Payload:
+    """What a pickle codec would run on decoding: it creates a file."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def sequences(store, n):
+    """Every sequences column declaring ``n`` rows, consistently."""
+    for column in (store / "sequences").iterdir():
+        if column.is_dir():
+            meta = json.loads((column / "zarr.json").read_text())
+            shape = [n] + meta["shape"][1:]
+            edit(store, f"sequences/{column.name}", shape=shape, chunks=shape)
+
+
+def column_chunk(store, column, data, compressed=True):
+    """Column ``column``'s one chunk replaced by ``data`` (zstd-compressed, or stored raw with
+    the zstd codec removed)."""
+    if not compressed:
+        meta = json.loads((store / "sequences" / column / "zarr.json").read_text())
+        edit(store, f"sequences/{column}", codecs=meta["codecs"][:1])
+    (store / "sequences" / column / "c").mkdir(exist_ok=True)
+    (store / "sequences" / column / "c" / "0").write_bytes(Zstd().encode(data) if compressed
+                                                            else data)
 
 
 OUTSIDE = "outside.bin"      # a file beside the store, the target of links out of it
@@ -201,6 +249,49 @@ CASES = [
         (s / "joints").symlink_to(s.parent / f"{s.name}-joints")), "joints is a symbolic link"),
     ("a chunk a FIFO", lambda s: replace(s / CHUNK, os.mkfifo),
      f"{CHUNK} is a symbolic link, FIFO"),
+    # decompression and size bombs (issue 31): each chunk's decoded size checked first
+    ("10^8 sequences", lambda s: sequences(s, 10**8),
+     r"sequences: 100000000 rows, more than the limit of 1048576 "
+     r"\(skinkit.limits.MAX_SEQUENCES\)"),
+    ("a column's frame declaring 6 GB", lambda s: (s / "sequences/fps/c/0").write_bytes(
+        zstd_frame(6 << 30)), rf"sequences/fps: chunk c/0: a Zstandard frame of {6 << 30} "
+     r"bytes, expected 16"),
+    ("a text column's frame declaring 3 GB", lambda s: (s / "sequences/path/c/0").write_bytes(
+        zstd_frame(3 << 30)), rf"sequences/path: chunk c/0: a Zstandard frame of {3 << 30} "
+     rf"bytes, expected at most {4 + 2 * (4 + 65536)}"),
+    ("a streamed text frame", lambda s: (s / "sequences/path/c/0").write_bytes(
+        ZSTD_MAGIC + b"\x00\x58\x01\x00\x00"),
+     "sequences/path: chunk c/0: not a Zstandard frame declaring its content size"),
+    ("a 3 GB vlen string", lambda s: column_chunk(
+        s, "source", (2).to_bytes(4, "little") + (3 << 30).to_bytes(4, "little") + b"x"),
+     rf"sequences/source: chunk c/0: vlen-utf8 item 0 of {3 << 30} bytes"),
+    ("a garbage text chunk (2^32 - 1 items)", lambda s: column_chunk(
+        s, "source", vlen("a", "b", count=2**32 - 1)),
+     "sequences/source: chunk c/0: a vlen-utf8 chunk of 4294967295 items, expected 2"),
+    ("a truncated vlen chunk", lambda s: column_chunk(s, "source", vlen("m0.npz", "m1.npz")[:-3]),
+     r"sequences/source: chunk c/0: vlen-utf8 item 1 of 6 bytes at byte 14 of 21"),
+    ("a raw vlen chunk with bytes after its items", lambda s: column_chunk(
+        s, "status", vlen("done", "done") + b"!!", compressed=False),
+     r"sequences/status: chunk c/0: 2 bytes after the last vlen-utf8 item"),
+    ("a text cell not UTF-8", lambda s: column_chunk(s, "status", vlen(b"\xff", b"done")),
+     r"sequences/status: UnicodeDecodeError"),
+    ("a raw chunk of the wrong size", lambda s: column_chunk(s, "start", bytes(24),
+                                                             compressed=False),
+     r"sequences/start: chunk c/0: 24 bytes, expected 16 \(the chunk's \(2,\) items of 8 bytes\)"),
+    ("the gzip codec", lambda s: edit(s, "sequences/fps", codecs=[
+        {"name": "bytes", "configuration": {"endian": "little"}},
+        {"name": "gzip", "configuration": {"level": 1}}]),
+     "sequences/fps: the codecs bytes, gzip; a bake writes only bytes; bytes, zstd; "
+     "vlen-utf8; vlen-utf8, zstd"),
+    ("a transposed array", lambda s: edit(s, "faces", codecs=[
+        {"name": "transpose", "configuration": {"order": [1, 0]}},
+        {"name": "bytes", "configuration": {"endian": "little"}}]),
+     "faces: the codecs transpose, bytes"),
+    ("a sharded array", lambda s: edit(s, "faces", codecs=[
+        {"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [48, 3], "codecs": [{"name": "bytes"}],
+            "index_codecs": [{"name": "bytes"}, {"name": "crc32c"}]}}]),
+     "faces: (the codecs sharding_indexed|chunks of)"),
 ]
 
 
@@ -266,19 +357,66 @@ def test_a_resume_with_other_arguments_names_them(baked, broken):
                         fps=10.0, workers=1)
 
 
-def test_a_chunk_that_does_not_decode(baked, broken):
-    """A store that opens but whose chunk file is garbage: BakedDataset names the array and
-    the chunk; the dask arrays raise what zarr raises when computed."""
+# (case, the bytes of vertices' chunk 1, what the StoreError says of it)
+FRAME_CHUNKS = [
+    ("garbage", b"not zstd", r"not a Zstandard frame declaring its content size"),
+    ("a frame declaring 2^40 bytes", zstd_frame(1 << 40),
+     rf"a Zstandard frame of {1 << 40} bytes, expected {K * V * 12}"),
+    ("a streamed frame (no content size)", ZSTD_MAGIC + b"\x00\x58\x01\x00\x00",
+     "not a Zstandard frame declaring its content size"),
+    ("a frame of the wrong size", Zstd().encode(bytes(100)),
+     rf"a Zstandard frame of 100 bytes, expected {K * V * 12}"),
+    ("a frame whose blocks do not decode", zstd_frame(K * V * 12, block=b"\x05\x00\x00"),
+     r"RuntimeError: Zstd"),
+]
+
+
+@pytest.mark.parametrize("case, chunk, message", FRAME_CHUNKS, ids=[c[0] for c in FRAME_CHUNKS])
+def test_a_frame_chunk_that_does_not_decode(baked, broken, case, chunk, message):
+    """A store that opens but one of whose frame chunks is garbage, or declares more bytes
+    than its chunk holds (checked before zarr decodes it): BakedDataset and the dask arrays
+    raise the store's error naming the store, the array and the chunk; chunk 0 reads."""
+    (broken / CHUNK).write_bytes(chunk)
+    pattern = rf"^{re.escape(str(broken))}: vertices: chunk 1 cannot be read \(.*{message}"
+    vertices = sk.dataset.open(broken).vertices
+    assert vertices[:K].compute().shape == (K, V, 3)
+    with pytest.raises(StoreError, match=pattern):
+        vertices.compute()
     optional_import("torch", TORCH_HOW)
     from skinkit.torch import BakedDataset
-    (broken / CHUNK).write_bytes(b"not zstd")
     ds = BakedDataset(broken)
-    assert ds[0]["vertices"].shape == (V, 3)                     # chunk 0 reads
-    with pytest.raises(StoreError, match=r"s.zarr: vertices: chunk 1 cannot be read "
-                                         r"\(RuntimeError: Zstd"):
+    assert ds[0]["vertices"].shape == (V, 3)
+    with pytest.raises(StoreError, match=pattern):
         ds[K]
-    with pytest.raises(RuntimeError, match="Zstd"):
-        sk.dataset.open(broken).vertices.compute()
+
+
+def test_a_codec_that_runs_code_is_refused_before_a_chunk_is_read(baked, broken, tmp_path):
+    """numcodecs' pickle named as a column's codec, and as the codec of the same column in a
+    consolidated copy of the metadata (which open ignores): the payload never runs."""
+    marker = tmp_path / "ran"
+    payload = pickle.dumps(Payload(str(marker)))
+    edit(broken, "sequences/source", codecs=[{"name": "numcodecs.pickle",
+                                              "configuration": {"protocol": 5}}])
+    (broken / "sequences/source/c/0").write_bytes(payload)
+    for opener in OPENERS.values():
+        with pytest.raises(StoreError, match=r"sequences/source: (the codecs numcodecs.pickle|"
+                                             r"unreadable metadata)"):
+            opener(broken, baked)
+    assert not marker.exists()
+
+
+def test_a_consolidated_copy_of_the_metadata_is_ignored(baked, broken, tmp_path):
+    marker = tmp_path / "ran"
+    meta = json.loads((broken / "sequences/source/zarr.json").read_text())
+    meta["codecs"] = [{"name": "numcodecs.pickle", "configuration": {"protocol": 5}}]
+    root = json.loads((broken / "zarr.json").read_text())
+    root["consolidated_metadata"] = {"kind": "inline", "must_understand": False,
+                                     "metadata": {"sequences/source": meta}}
+    (broken / "zarr.json").write_text(json.dumps(root))
+    (broken / "sequences/source/c/0").write_bytes(pickle.dumps(Payload(str(marker))))
+    with pytest.raises(StoreError, match=r"sequences/source: chunk c/0: not a Zstandard frame"):
+        sk.dataset.open(broken)
+    assert not marker.exists()
 
 
 def test_a_bake_past_the_chunk_limit_is_refused_before_laying_out(baked, tmp_path,
@@ -363,3 +501,16 @@ def test_the_untouched_character_copy_opens(character_store, tmp_path, opener):
     shutil.copytree(character_store, tmp_path / "s.zarr")
     assert len(opener(tmp_path / "s.zarr", None)) == NC
     assert list(sk.dataset.open(tmp_path / "s.zarr").vertices) == [KEY]
+
+
+def test_skinkit_info_describes_a_store(baked, broken, capsys):
+    """Issue 31: ``skinkit info`` refused .zarr stores; a broken one is its StoreError line."""
+    from cli_run import run
+    code, out, err = run(["info", baked[2]], capsys)
+    assert code == 0, err
+    assert f"frames: {N} in chunks of {K} (float32, zstd)" in out
+    assert "sequences: 2 (2 done, 0 pending, 0 failed)" in out
+    assert f"vertices: ({N}, {V}, 3) float32" in out
+    sequences(broken, 10**8)
+    code, _, err = run(["info", broken], capsys)
+    assert code == 1 and "MAX_SEQUENCES" in err and err.count("\n") == 1

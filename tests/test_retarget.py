@@ -305,3 +305,92 @@ def test_two_target_joints_on_one_source_joint_turn_as_one_piece():
     rot = b.local_pose(out, T)[1]
     np.testing.assert_allclose(same_rotation(rot[:, spine1], rot[:1, spine1]), 1.0, atol=1e-12)
     assert same_rotation(rot[:, spine], rot[:1, spine]).min() < 0.99
+
+
+def _rotation_error(a, b):
+    """The largest angle (radians) between the world rotations (T, J, 4, 4) of a and b."""
+    r = np.einsum("...ji,...jk->...ik", a[..., :3, :3], b[..., :3, :3])
+    return np.abs(Rotation.from_matrix(r.reshape(-1, 3, 3)).magnitude()).max()
+
+
+def random_pair(seed):
+    """Skeleton A (a random tree of mapped joints m0..m11, random rest TRS) and B: the same
+    mapped names in the same tree, other rest offsets and rotations, and unmapped joints
+    (u0, u1, ...) inserted between some joints and their parents and as extra leaves."""
+    rng = np.random.default_rng(seed)
+    n = 12
+    parents_a = [-1] + [int(rng.integers(0, j)) for j in range(1, n)]
+    names_b, parents_b, index = [], [], {}
+    for j in range(n):
+        p = -1 if parents_a[j] < 0 else index[parents_a[j]]
+        for _ in range(int(rng.integers(0, 3)) if j else 0):   # unmapped joints in between
+            names_b.append(f"u{len(names_b)}")
+            parents_b.append(p)
+            p = len(names_b) - 1
+        index[j] = len(names_b)
+        names_b.append(f"m{j}")
+        parents_b.append(p)
+        if rng.random() < 0.3:                                  # an unmapped leaf
+            names_b.append(f"u{len(names_b)}")
+            parents_b.append(index[j])
+
+    def skeleton(names, parents):
+        k = len(names)
+        return Skeleton(names, np.array(parents), rng.normal(size=(k, 3)) * 0.3,
+                        Rotation.random(k, random_state=rng).as_quat(), np.ones((k, 3)))
+
+    a = Model(skeleton([f"m{j}" for j in range(n)], parents_a), [], [], [])
+    b = Model(skeleton(names_b, parents_b), [], [], [])
+    return a, b, {f"m{j}": f"m{j}" for j in range(n)}
+
+
+def assert_round_trip(a, b, clip, mapping, mapped, tolerance):
+    ab = skinkit.retarget(with_clip(a, clip), b, clip, mapping=mapping, root_scale=1.0)
+    back = skinkit.retarget(with_clip(b, ab), a, ab, mapping={v: k for k, v in mapping.items()},
+                            root_scale=1.0)
+    times = np.unique(np.concatenate([c.times for c in clip.channels]))
+    ref, got = a.world_matrices(clip, times)[:, mapped], a.world_matrices(back, times)[:, mapped]
+    assert _rotation_error(ref, got) < tolerance
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("direction", ["A -> B -> A", "B -> A -> B"])
+def test_a_round_trip_through_unmapped_joints_returns_every_mapped_world_rotation(seed,
+                                                                                  direction):
+    """Issue 31: the bone of a joint is aligned along its first mapped descendant, through the
+    unmapped joints only one skeleton has, so that both directions pair the same bones."""
+    a, b, mapping = random_pair(seed)
+    if direction == "B -> A -> B":
+        a, b = b, a
+    mapped = [j for j, n in enumerate(a.skeleton.names) if n in mapping]
+    assert_round_trip(a, b, random_clip(a, seed=seed), mapping, mapped, 1e-9)
+
+
+def test_cmu_bvh_to_cesium_man_and_back():
+    """CMU's LowerBack (between Hips and Spine) and Neck1 (between Neck and Head) and CesiumMan's
+    unmapped joints: every mapped joint returns (0.17 rad at Hips before issue 31)."""
+    cmu = skinkit.load_bvh(DATA / "bvh" / "cmu_01_03_first300.bvh")
+    man = skinkit.load_gltf(DATA / "gltf" / "CesiumMan.glb")
+    mapping = dict(zip(   # CMU joint -> CesiumMan joint (no preset names CesiumMan's)
+        ["Hips", "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase", "LeftUpLeg", "LeftLeg",
+         "LeftFoot", "LeftToeBase", "Spine", "Spine1", "RightArm", "RightForeArm", "RightHand",
+         "LeftArm", "LeftForeArm", "LeftHand", "Neck", "Head"],
+        ["Skeleton_torso_joint_1", "leg_joint_R_1", "leg_joint_R_2", "leg_joint_R_3",
+         "leg_joint_R_5", "leg_joint_L_1", "leg_joint_L_2", "leg_joint_L_3", "leg_joint_L_5",
+         "Skeleton_torso_joint_2", "torso_joint_3", "Skeleton_arm_joint_R",
+         "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_", "Skeleton_arm_joint_L__4_",
+         "Skeleton_arm_joint_L__3_", "Skeleton_arm_joint_L__2_", "Skeleton_neck_joint_1",
+         "Skeleton_neck_joint_2"]))
+    assert {"LowerBack", "Neck1"} <= set(cmu.skeleton.names) - set(mapping)
+    clip = cmu.clips[0]
+    short = Clip("c", [Channel(c.node, c.path, c.times[:20], c.values[:20])
+                       for c in clip.channels])
+    mapped = [j for j, n in enumerate(cmu.skeleton.names) if n in mapping]
+    inverse = {v: k for k, v in mapping.items()}
+    # CesiumMan's rest scales and rotations are unit to float32 rounding (1.2e-7): its world
+    # matrices are rotations to that, and so is the round trip; rounded to unit, within 1e-9
+    assert_round_trip(cmu, man, short, inverse, mapped, 2e-7)
+    man.skeleton.scales[:] = 1.0
+    q = np.asarray(man.skeleton.rotations)
+    man.skeleton.rotations[:] = q / np.linalg.norm(q, axis=1, keepdims=True)
+    assert_round_trip(cmu, man, short, inverse, mapped, 1e-9)

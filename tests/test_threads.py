@@ -168,3 +168,50 @@ def test_threads_work_in_a_forked_child(rng):
         pytest.fail("the forked child hung in a threaded call")
     assert os.waitstatus_to_exitcode(status) == 0
     assert np.array_equal(skinkit.linear_blend_skinning(v, j, w, m, threads=2), ref)
+
+
+@pytest.fixture(scope="module")
+def smplx_sized(tmp_path_factory):
+    """A synthetic SMPL-X of 4,000 vertices: its basis products (12,000 columns) span several
+    of skinkit.kernels._blas's fixed blocks."""
+    from skinkit.body.synthetic import synthetic_body_arrays
+    path = tmp_path_factory.mktemp("body") / "smplx.npz"
+    np.savez(path, **synthetic_body_arrays("SMPL-X", seed=1, num_vertices=4000))
+    return skinkit.load_body_model(path)
+
+
+def _vjp_bits(body, threads, seed, N=4):
+    r = np.random.default_rng(seed)
+    pose = r.normal(scale=0.3, size=(N, body.num_joints, 3))
+    (v, j), vjp = body.forward_vjp(betas=r.normal(size=(N, 10)), pose=pose,
+                                   transl=r.normal(size=(N, 3)), threads=threads)
+    grads = vjp(r.normal(size=v.shape), r.normal(size=j.shape))
+    return [np.asarray(a).tobytes() for a in (v, j) + tuple(grads) if a is not None]
+
+
+@pytest.mark.parametrize("N", [1, 4])
+def test_body_vjp_same_bits_for_any_thread_count(smplx_sized, N):
+    """Issue 31: threads=1 differed from the default in the last bit of the pose gradient (the
+    BLAS product's threads followed threads=)."""
+    ref = _vjp_bits(smplx_sized, 1, 0, N)
+    for threads in (2, 3, 8, None):
+        assert _vjp_bits(smplx_sized, threads, 0, N) == ref, threads
+
+
+def test_body_vjp_same_bits_under_8_concurrent_python_threads(smplx_sized):
+    """threadpoolctl's limits are process-wide: one caller's limit was another's; the products
+    now run on one BLAS thread always, in fixed blocks."""
+    import threading
+    ref = [_vjp_bits(smplx_sized, 1, seed) for seed in range(8)]
+    out = [[] for _ in range(8)]
+
+    def caller(i):
+        for threads in (None, 2, 1):
+            out[i].append(_vjp_bits(smplx_sized, threads, i))
+
+    callers = [threading.Thread(target=caller, args=(i,)) for i in range(8)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert all(got == ref[i] for i in range(8) for got in out[i])

@@ -171,8 +171,10 @@ def test_bad_arguments_raise_naming_them(files):
     ours = skt.BodyModel(files["SMPL"])
     with pytest.raises(ValueError, match=r"body_pose must have shape \(B, 69\) or \(B, 23, 3\)"):
         ours(body_pose=torch.zeros(2, 68))
-    with pytest.raises(ValueError, match="jaw_pose is not an argument of a SMPL model"):
+    with pytest.raises(TypeError, match="jaw_pose is not an argument of a SMPL model"):
         ours(jaw_pose=torch.zeros(1, 3))
+    with pytest.raises(TypeError, match="right_hand_pose is not an argument of a SMPL model"):
+        ours(right_hand_pose=torch.zeros(1, 45))      # smplx-style code catches TypeError
     with pytest.raises(ValueError, match="betas must have shape .* S <= 10"):
         ours(betas=torch.zeros(1, 11))
 

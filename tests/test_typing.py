@@ -147,3 +147,27 @@ def test_a_user_of_the_installed_package_is_type_checked(request, tmp_path, monk
     assert status == 1, out
     assert 'bad.py:5: error: Too few arguments for "quat_rotate"' in out, out
     assert "bad.py:6: error: Incompatible types in assignment" in out, out
+
+
+def test_mypy_passes_where_matplotlib_is_absent(request, tmp_path, monkeypatch):
+    """Issue 31: where the [plot] extra is not installed, mypy --strict reported 2 errors
+    (apps/plot.py's matplotlib imports); matplotlib is treated as the other optional
+    dependencies are.  The interpreter mypy asks for its search path sees every installed
+    package but matplotlib."""
+    import os
+    import site
+    import sys
+    packages = tmp_path / "site-packages"
+    packages.mkdir()
+    for folder in site.getsitepackages():
+        for entry in os.listdir(folder):
+            if not entry.startswith(("matplotlib", "mpl_toolkits")) and \
+                    not (packages / entry).exists():
+                (packages / entry).symlink_to(os.path.join(folder, entry))
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\nPYTHONPATH={packages} exec {sys.executable} -S \"$@\"\n")
+    python.chmod(0o755)
+    monkeypatch.chdir(ROOT)
+    out, status = run_mypy(request, "--config-file", str(ROOT / "pyproject.toml"),
+                           "--python-executable", str(python), "python/skinkit/apps/plot.py")
+    assert status == 0, out

@@ -44,6 +44,24 @@ MAX_NODES = 1 << 20
 # scheduler, at about 1 kB a task, would need gigabytes beyond.  A chunk of one array, read and
 # written whole, may take at most MAX_ARRAY_BYTES.
 MAX_CHUNKS = 1 << 22
+# ... its sequences table at most 2^20 rows (AMASS holds about 11,000 motions; each row is read
+# whole, a text cell as one Python string), and a text cell (a file name, a path, an error
+# message) at most 64 KiB of UTF-8: a store's text chunk may decode to no more.
+MAX_SEQUENCES = 1 << 20
+MAX_CELL_BYTES = 1 << 16
+# The frames of a motion file (skinkit.load_amass): 2^20 (1,048,576) frames are 2.4 hours at
+# 120 fps, beyond any AMASS sequence (minutes); a file declaring more is hostile, however few
+# bytes its compressed zeros take.
+MAX_FRAMES = 1 << 20
+# The work a request may ask for where nothing else bounds it: the frames of one viewer page
+# (skinkit.view: about 7 numbers a joint and frame, recorded one frame at a time in Python; 8192
+# frames are 4.5 minutes at 30 fps and a page of about 100 MB), the joint samples (frames x
+# joints) of a retarget (each 128 bytes of float64 world matrices and more besides: 2^24 take
+# 2 GiB), and the morph targets of a mesh (ARKit faces have 52, SMPL-X's expressions and
+# correctives a few hundred; each is a loop of posing).
+MAX_VIEW_FRAMES = 1 << 13
+MAX_SAMPLES = 1 << 24
+MAX_MORPH_TARGETS = 1 << 16
 
 
 def memory_bytes() -> int:
@@ -89,8 +107,15 @@ def duration_error(seconds: float) -> Optional[str]:
     return None
 
 
+def count_error(count: int, limit: str, what: str) -> Optional[str]:
+    """The message refusing ``count`` ``what`` past this module's limit named ``limit``
+    (``"MAX_FRAMES"``, ...), None when within it."""
+    most = globals()[limit]
+    if count > most:
+        return f"{count} {what}, more than the limit of {most} (skinkit.limits.{limit})"
+    return None
+
+
 def nodes_error(count: int, what: str = "nodes") -> Optional[str]:
     """The message refusing a file that declares ``count`` nodes (None when it is fine)."""
-    if count > MAX_NODES:
-        return f"{count} {what}, more than the limit of {MAX_NODES} (skinkit.limits.MAX_NODES)"
-    return None
+    return count_error(count, "MAX_NODES", what)

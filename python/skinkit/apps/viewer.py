@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Optional, Tuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .. import limits
 from ..kernels._optional import require
 from ..io.mesh_files import write_atomic
 from ..model.records import bone_pairs
@@ -124,6 +125,13 @@ def _bones(rec: _Recorder, name: str, pairs: NDArray[Any], points: NDArray[Any])
                                     thickness=2.0, thickness_units="screen")
 
 
+def _check_frames(count: int, what: str) -> None:
+    """ValueError for a page of more than ``skinkit.limits.MAX_VIEW_FRAMES`` frames."""
+    too_many = limits.count_error(count, "MAX_VIEW_FRAMES", f"frames ({what})")
+    if too_many is not None:
+        raise ValueError(f"view: {too_many}; give times= (or a lower fps) for part of it")
+
+
 def view(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
          fps: float = 30.0, skeleton: bool = True,
          height: int = 400, fov: float = FIELD_OF_VIEW) -> SceneView:
@@ -155,15 +163,22 @@ def view(model: Model, clip: ClipLike = None, times: Optional[ArrayLike] = None,
     ImportError
         viser is not installed (``pip install skinkit[view]``).
     ValueError
-        No such clip, or ``fps`` not positive.
+        No such clip, ``fps`` not positive, or more than ``skinkit.limits.MAX_VIEW_FRAMES``
+        frames (before any is posed).
     """
     from ..model.pose import frame_times
+    from ..model.request import frame_count
 
     if not fps > 0:
         raise ValueError(f"fps must be positive, got {fps}")
     resolved = None if clip is None else model.clip(clip)
-    if times is None:
-        times = [0.0] if resolved is None else frame_times(resolved, fps)
+    if times is None and resolved is not None:
+        _check_frames(frame_count(resolved.duration, fps),
+                      f"clip {resolved.name!r} of {resolved.duration:g} s at {fps:g} fps")
+        times = frame_times(resolved, fps)
+    elif times is None:
+        times = [0.0]
+    _check_frames(np.size(times), "times")
     world = np.asarray(model.world_matrices(resolved, times), dtype=np.float64)
     posed = model.pose(resolved, [np.asarray(times, dtype=np.float64)[0]])
     rec = _Recorder(np.concatenate([a[0] for a in posed.values()] or [world[0, :, :3, 3]]), fov)
@@ -228,6 +243,7 @@ def view_body(body: BodyModel, pose: Optional[ArrayLike] = None, betas: Optional
     J = body.num_joints
     pose = np.zeros((1, J, 3)) if pose is None else np.asarray(pose, dtype=np.float64)
     pose = pose.reshape((-1, J, 3))
+    _check_frames(len(pose), "pose")
     beta = np.zeros(0) if betas is None else np.asarray(betas, dtype=np.float64).reshape(-1)
     rest = np.asarray(body.v_template, np.float64) + \
         np.asarray(body.shapedirs[..., :len(beta)], np.float64) @ beta

@@ -18,7 +18,6 @@ transposed BLAS product.
 """
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
@@ -26,7 +25,7 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .. import _core
 from ..kernels import gradients
-from ..kernels._blas import blas_threads
+from ..kernels._blas import matmul, one_blas_thread
 from ..kernels._generated import Input
 from ..model.summary import table
 from ..kernels.wrappers import (_asarray, linear_blend_skinning, quat_from_rotvec, quat_to_matrix,
@@ -172,7 +171,15 @@ class BodyModel:
         else:
             self.num_betas, self._expr_start = min(cols, SHAPE_SPACE_DIM), 0
             self.num_expression = 0
-        p = a["kintree_table"][0].astype(np.int64)
+        table = np.asarray(a["kintree_table"][0])
+        if table.dtype.kind == "f" and not (np.isfinite(table[1:]).all()
+                                            and (table[1:] == np.round(table[1:])).all()):
+            bad = 1 + int(np.flatnonzero(~(np.isfinite(table[1:])
+                                           & (table[1:] == np.round(table[1:]))))[0])
+            raise BodyModelError(f"kintree_table[0, {bad}] = {table[bad]} is not a joint index "
+                                 f"(an integer 0..{J - 1})")
+        with np.errstate(invalid="ignore"):    # the root's entry (any value) is not read
+            p = table.astype(np.int64)
         p[0] = -1                                   # the root's entry is 2**32 - 1 in the files
         if ((p < -1) | (p >= J)).any():
             bad = int(np.flatnonzero((p < -1) | (p >= J))[0])
@@ -254,9 +261,9 @@ class BodyModel:
         # in the rest pose the pose features are 0: the corrective rows (most of the basis) are
         # left out of the products
         used = slice(None) if "pose" in flat else np.r_[0:S + 1, S + 1 + P:S + 1 + P + E]
-        with _bounded(threads, products) as mm:
-            v_posed = mm(c[:, used], self._basis[rows][used]).reshape(N, V, 3)
-            x = mm(c[:, used], self._joint_basis[rows][used]).reshape(N, J, 3)
+        mm = _bounded(threads, products)
+        v_posed = mm(c[:, used], self._basis[rows][used]).reshape(N, V, 3)
+        x = mm(c[:, used], self._joint_basis[rows][used]).reshape(N, J, 3)
         Q, t = rigid_forward_kinematics(self.parents, x, q, threads=threads)
         A = quat_to_matrix(Q, threads=threads)
         transl = flat.get("transl")
@@ -293,8 +300,9 @@ class BodyModel:
         transl : (..., 3) translation added to every vertex and joint; None for 0.
         expression : (..., E) SMPL-X or FLAME expression coefficients, E <= num_expression
             (the shapedirs columns from 300 on, as smplx's SMPLX and FLAME); None for 0.
-        threads : int or None, the skinkit kernels' threads=, which also bounds the BLAS
-            product's threads (threadpoolctl; skinkit.kernels._blas).
+        threads : int or None, the skinkit kernels' threads=, also the threads of the BLAS
+            products (fixed blocks, one BLAS thread each: the same bits for any thread count
+            and any concurrent callers; skinkit.kernels._blas).
 
         Returns
         -------
@@ -307,7 +315,8 @@ class BodyModel:
         ValueError naming the argument for a wrong shape; TypeError for a non-numeric dtype.
         """
         flat, batch, N = self._inputs(betas, pose, transl, expression)
-        verts, joints, _ = self._forward(flat, N, threads)
+        with one_blas_thread():     # every BLAS call of the pass (skinkit.kernels._blas)
+            verts, joints, _ = self._forward(flat, N, threads)
         return verts.reshape(batch + verts.shape[1:]), joints.reshape(batch + joints.shape[1:])
 
     __call__ = forward
@@ -392,7 +401,8 @@ class BodyModel:
         """
         args = dict(betas=betas, pose=pose, transl=transl, expression=expression)
         flat, batch, N = self._inputs(betas, pose, transl, expression)
-        verts, joints, saved = self._forward(flat, N, threads)
+        with one_blas_thread():
+            verts, joints, saved = self._forward(flat, N, threads)
         shapes = {k: np.shape(_asarray(v)) for k, v in args.items() if v is not None}
         V, J = self.num_vertices, self.num_joints
 
@@ -400,7 +410,8 @@ class BodyModel:
                 g_joints: Optional[Input] = None) -> Tuple[Optional[NDArray[Any]], ...]:
             gv = _cotangent("g_vertices", g_vertices, batch, (V, 3), N, self.dtype)
             gj = _cotangent("g_joints", g_joints, batch, (J, 3), N, self.dtype)
-            g = self._backward(saved, gv, gj, N, threads)
+            with one_blas_thread():
+                g = self._backward(saved, gv, gj, N, threads)
             out = []
             for k in ("betas", "pose", "transl") + (("expression",) if self.num_expression
                                                    else ()):
@@ -433,9 +444,9 @@ class BodyModel:
         g_x += g_x2
         rows = s["rows"]
         # (basis g^T)^T rather than g basis^T: OpenBLAS runs this orientation 10-20% faster
-        with _bounded(threads, products) as mm:
-            g_c = mm(self._basis[rows], g_vp.reshape(N, -1).T).T
-            g_c += mm(g_x.reshape(N, -1), self._joint_basis[rows].T)
+        mm = _bounded(threads, products)
+        g_c = mm(self._basis[rows], g_vp.reshape(N, -1).T).T
+        g_c += mm(g_x.reshape(N, -1), self._joint_basis[rows].T)
         g_R = np.zeros((N, J, 3, 3), dt)
         g_R[:, 1:] = g_c[:, S + 1:S + 1 + P].reshape(N, J - 1, 3, 3)
         g_q += gradients.quat_to_matrix_vjp(s["q"], g_R, threads=threads)
@@ -462,14 +473,12 @@ class BodyModel:
         return f"<div>{sizes}{joints}</div>"
 
 
-@contextlib.contextmanager
-def _bounded(threads: Optional[int], products: Optional[Products]) -> Iterator[Products]:
-    """``products``, or NumPy's matmul with its BLAS on at most ``threads`` threads."""
+def _bounded(threads: Optional[int], products: Optional[Products]) -> Products:
+    """``products``, or NumPy's matmul in fixed blocks on one BLAS thread each, spread over
+    ``threads`` threads: the same bits for any thread count (skinkit.kernels._blas)."""
     if products is not None:
-        yield products
-    else:
-        with blas_threads(threads):
-            yield np.matmul
+        return products
+    return lambda a, b: matmul(a, b, threads)
 
 
 def _unbroadcast(g: NDArray[Any], shape: Tuple[int, ...]) -> NDArray[Any]:

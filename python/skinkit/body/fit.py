@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .body_model import BodyModel
+from ..kernels._blas import one_blas_thread
 from ..kernels._generated import Float
 from ..kernels.wrappers import quat_from_matrix, quat_from_rotvec, quat_to_matrix
 
@@ -207,7 +208,8 @@ def _gauss_newton(pr: _Problem, betas: Float, pose: Float, transl: Float, idx: N
         flat = {"betas": (betas[:, None] + E[:cols]).reshape(N, S),
                 "pose": np.repeat(pose, cols, axis=0), "transl": np.repeat(transl, cols, 0)}
         flat = {k: np.ascontiguousarray(a, m.dtype) for k, a in flat.items()}
-        v, jt, sv = m._forward(flat, N, pr.threads)
+        with one_blas_thread():     # every BLAS call of the pass (skinkit.kernels._blas)
+            v, jt, sv = m._forward(flat, N, pr.threads)
         v, jt = v.reshape(B, cols, -1, 3), jt.reshape(B, cols, J, 3)
         rms = pr.rms(v[:, 0], jt[:, 0])
         if (rms <= tol).all() or done == rounds:

@@ -124,10 +124,12 @@ def motion_body_model(motion: BodyMotion, model: Optional[str], body_dir: Option
     return body, model
 
 
-def _seconds(blocks: Iterable[PosedMeshes], fps: float) -> Iterator[PosedMeshes]:
-    """pose_blocks' blocks with their frame indices as times in seconds (k / fps)."""
+def _seconds(blocks: Iterable[PosedMeshes], fps: float, dtype: np.dtype[Any]
+             ) -> Iterator[PosedMeshes]:
+    """pose_blocks' blocks with their frame indices as times in seconds (k / fps), in the
+    output's ``dtype`` (float32 with --dtype float32)."""
     for block in blocks:
-        yield dataclasses.replace(block, times=block.times / fps)
+        yield dataclasses.replace(block, times=(np.asarray(block.times) / fps).astype(dtype))
 
 
 def pose_body(args: argparse.Namespace) -> int:
@@ -152,7 +154,7 @@ def pose_body(args: argparse.Namespace) -> int:
         blocks = model.pose_blocks(betas=params.get("betas"), pose=params.get("pose"),
                                    transl=params.get("transl"),
                                    expression=params.get("expression"))
-        output.write(blocks if fps is None else _seconds(blocks, fps))
+        output.write(blocks if fps is None else _seconds(blocks, fps, model.dtype))
     except (ValueError, TypeError) as exc:         # shapes and dtypes of the arrays
         raise CliError(f"{args.params or args.motion}: {exc}") from exc
     summary(args, f"{label}: {model.kind}, {plural(count, 'frame')}, "

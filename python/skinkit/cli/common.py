@@ -6,11 +6,13 @@ import argparse
 import logging
 import os
 import sys
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from numpy.typing import DTypeLike
 
+from ..io.formats import format_of
 from ..io.load import load_model
 from ..model.default_model import default_model
 from ..model.model import Model
@@ -66,8 +68,32 @@ def load(path: Optional[str], dtype: DTypeLike,
 
 def clip_key(model: Model, text: str) -> Union[str, int]:
     """``--clip NAME|INDEX``: the clip's name, or its index when ``text`` is an integer that no
-    clip is named."""
-    return text if any(c.name == text for c in model.clips) or not is_int(text) else int(text)
+    clip is named.  A negative index is refused (CliError), not read as Python reads it (-1
+    the last clip): on a command line it is more often a slip than a wish for the last clip,
+    and the index a file's clips are listed under (``skinkit info``) counts from 0."""
+    if any(c.name == text for c in model.clips) or not is_int(text):
+        return text
+    if int(text) < 0:
+        raise CliError(f"--clip {text}: clip indices count from 0 (0..{len(model.clips) - 1} "
+                       "here); a negative index is refused")
+    return int(text)
+
+
+AMASS_POSES = ("poses", "root_orient")    # the first pose array of each AMASS layout
+
+
+def is_amass(path: str) -> bool:
+    """``path`` is an AMASS motion: an .npz (told by its content) with the pose arrays of one of
+    the AMASS layouts (``skinkit.io.amass``).  OSError: it cannot be read."""
+    fmt = format_of(path)
+    if fmt is None or fmt.name != "npz":
+        return False
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = {n.removesuffix(".npy") for n in z.namelist()}
+    except zipfile.BadZipFile:
+        return False
+    return any(k in names for k in AMASS_POSES)
 
 
 def is_int(text: str) -> bool:

@@ -1,19 +1,24 @@
-"""``skinkit info MODEL``: the skeleton, skins, meshes and clips of a model (body models: ``cli/body.py``)."""
+"""``skinkit info MODEL``: the skeleton, skins, meshes and clips of a model (body models:
+``cli/body.py``), an AMASS motion's layout and frames, a baked store's frames and sequences."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Dict, List
 
 import numpy as np
 
+from ..io.amass import load_amass
 from ..model.model import Model
 
 from ..model.records import Primitive
 from .body import BODY_SUFFIXES, info_body
-from .common import MODEL_ARGS, load, plural
+from .common import MODEL_ARGS, CliError, is_amass, load, plural
 
-SUMMARY = "describe a model"
-DESCRIPTION = "Print the skeleton, skins, meshes and clips."
+SUMMARY = "describe a model, a body model, a motion or a baked store"
+DESCRIPTION = ("Print the skeleton, skins, meshes and clips of a model; the sizes and joints of "
+               "a body model; the layout, frames and rate of an AMASS motion; the frames, "
+               "sequences and arrays of a baked .zarr store.")
 ARGS = MODEL_ARGS
 
 
@@ -47,7 +52,49 @@ def mesh_lines(model: Model) -> List[str]:
     return out
 
 
+def motion_lines(path: str) -> List[str]:
+    """``skinkit info MOTION.npz``: an AMASS motion's layout, gender, frames, rate, duration
+    and the widths of its arrays."""
+    try:
+        m = load_amass(path)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    return [f"motion: {path}", f"type: AMASS {m.model_type} ({m.poses.shape[1]} joints)",
+            f"gender: {m.gender}", f"frames: {len(m.poses)} at {m.fps:g} fps "
+            f"({(len(m.poses) - 1) / m.fps:g} s)", f"betas: {len(m.betas)}",
+            f"expression: {0 if m.expression is None else m.expression.shape[1]}"]
+
+
+def store_lines(path: str) -> List[str]:
+    """``skinkit info STORE.zarr``: a baked store (checked as ``skinkit.dataset.open`` checks
+    it): frames, chunks, sequences by status, arrays and the bake's arguments."""
+    from ..dataset import open as open_store
+    try:
+        s = open_store(path)
+    except ValueError as exc:          # StoreError
+        raise CliError(str(exc)) from exc
+    arrays = ({f"vertices/{k}": v for k, v in s.vertices.items()}
+              if isinstance(s.vertices, dict) else {"vertices": s.vertices})
+    arrays.update(joints=s.joints, frame_time=s.frame_time)
+    status = s.sequences["status"].tolist()
+    counts = ", ".join(f"{status.count(k)} {k}" for k in ("done", "pending", "failed"))
+    args = s.attributes.get("arguments", {})
+    out = [f"store: {path}", f"skinkit version: {s.attributes.get('version')}",
+           f"frames: {len(s)} in chunks of {args.get('frames_per_chunk')} ({args.get('dtype')}, "
+           f"{args.get('compression')})", f"sequences: {len(status)} ({counts})"]
+    out += [f"  {name}: {tuple(a.shape)} {a.dtype}" for name, a in arrays.items()]
+    out += [f"  {k}: {v!r:.200}" for k, v in sorted(args.items())
+            if k not in ("motions", "characters")]
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.model is not None and os.path.isdir(args.model):
+        print("\n".join(store_lines(args.model)))
+        return 0
+    if args.model is not None and is_amass(args.model):
+        print("\n".join(motion_lines(args.model)))
+        return 0
     if args.model is not None and args.model.lower().endswith(BODY_SUFFIXES):
         return info_body(args)
     model, label = load(args.model, np.float64, args.scene)

@@ -6,8 +6,8 @@ animated file (the command's rows in cli.py)."""
 from __future__ import annotations
 
 import argparse
+import json
 import time
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
@@ -16,13 +16,12 @@ import numpy as np
 from ..body.export import body_clip, body_model_to_model
 from ..io.amass import load_amass
 from ..io.bvh.write import write_bvh
-from ..io.formats import format_of
 from ..io.gltf.write import write_gltf
 from ..io.mesh_files import check_output_path
 from ..motion.footlock import lock_feet
 from ..motion.retarget import retarget
 from .body import motion_body_model
-from .common import CliError, clip_key, load, plural
+from .common import AMASS_POSES, CliError, clip_key, is_amass, load, plural
 
 if TYPE_CHECKING:
     from ..model.clip import Clip
@@ -31,9 +30,9 @@ if TYPE_CHECKING:
 SUMMARY = "retarget a clip onto another skeleton, write an animated file"
 DESCRIPTION = (
     "Retarget a clip of SOURCE (a .bvh, .glb or .gltf file, or an AMASS motion .npz with its "
-    "body model given by --body or --body-dir) onto the skeleton of TARGET (a .glb or .gltf "
-    "file): joints matched by name (SMPL/SMPL+H/SMPL-X, Mixamo, MotionBuilder, CMU and LaFAN1 "
-    "names are recognised), rotations moved in world space relative to each skeleton's rest "
+    "body model given by --body or --body-dir) onto the skeleton of TARGET (a .glb, .gltf or "
+    ".fbx file): joints matched by name (SMPL/SMPL+H/SMPL-X, Mixamo, MotionBuilder, CMU and "
+    "LaFAN1 names are recognised) or by --mapping, rotations moved in world space relative to each skeleton's rest "
     "pose, the root's motion scaled by the ratio of hip heights (or leg lengths).  Writes "
     "TARGET with the new clip as an animated .glb/.gltf, or the skeleton and motion as a .bvh "
     "(written atomically).")
@@ -41,7 +40,10 @@ _Arg = Tuple[str, Dict[str, Any]]
 ARGS: List[Union[_Arg, List[_Arg]]] = [
     ("source", dict(metavar="SOURCE", help="the motion: a .bvh, .glb or .gltf file, or an AMASS "
                                            "motion .npz (SMPL+H or SMPL-X layout)")),
-    ("target", dict(metavar="TARGET", help="the character: a .glb or .gltf file")),
+    ("target", dict(metavar="TARGET", help="the character: a .glb, .gltf or .fbx file")),
+    ("--mapping", dict(metavar="MAPPING.json", help="joints matched by a JSON object "
+                                                    "{target joint: source joint} instead of "
+                                                    "by their names")),
     ("--clip", dict(metavar="NAME|INDEX", help="clip of SOURCE (default: the first)")),
     [("--body", dict(metavar="MODEL", help="with an AMASS SOURCE: its body model, a SMPL+H or "
                                            "SMPL-X .pkl/.npz, whose joints and shape (the "
@@ -62,6 +64,22 @@ ANIMATED_ARG = ("--animated", dict(action="store_true",
                                    help="with --out FILE.glb/.gltf: write the model with its clip "
                                         "as an animated file instead of one posed frame"))
 OUT_SUFFIXES = (".glb", ".gltf", ".bvh")
+TARGET_SUFFIXES = (".glb", ".gltf", ".fbx")
+
+
+def _mapping(path: str) -> Dict[str, str]:
+    """--mapping: the JSON object of a file (CliError naming it when it is not one; its
+    names are checked by ``joint_mapping``)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+        mapping = json.loads(data)
+    except (OSError, ValueError) as exc:
+        raise CliError(f"--mapping {path}: not a readable JSON file ({exc})") from None
+    if not isinstance(mapping, dict):
+        raise CliError(f"--mapping {path}: expected a JSON object {{target joint: source "
+                       f"joint}}, got a {type(mapping).__name__}")
+    return mapping
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,14 +88,16 @@ def run(args: argparse.Namespace) -> int:
     suffix = Path(args.out).suffix.lower()
     if suffix not in OUT_SUFFIXES:
         args.parser.error(f"--out {args.out}: expected a {', '.join(OUT_SUFFIXES)} file")
-    if Path(args.target).suffix.lower() not in (".glb", ".gltf"):
-        args.parser.error(f"TARGET {args.target}: expected a .glb or .gltf character")
+    if Path(args.target).suffix.lower() not in TARGET_SUFFIXES:
+        args.parser.error(f"TARGET {args.target}: expected a {', '.join(TARGET_SUFFIXES)} "
+                          "character")
+    mapping = None if args.mapping is None else _mapping(args.mapping)
     try:
         scale = float(args.root_scale) if args.root_scale not in ("hips", "legs") \
             else args.root_scale
     except ValueError:
         args.parser.error(f"--root-scale: expected hips, legs or a number, got {args.root_scale!r}")
-    amass = _is_amass(args.source)
+    amass = is_amass(args.source)
     body_given = args.body is not None or args.body_dir is not None
     if amass and not body_given:
         args.parser.error(f"SOURCE {args.source} is an AMASS motion, which has no skeleton of "
@@ -94,10 +114,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.source}: no clip to retarget")
     try:
         clip = source.clips[0] if args.clip is None else source.clip(clip_key(source, args.clip))
-        out = retarget(source, target, clip, root_scale=scale)
+        out = retarget(source, target, clip, mapping=mapping, root_scale=scale)
         if args.lock_feet:
             out, _ = lock_feet(target, out)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:     # TypeError: a mapping of other than names
         raise CliError(f"{src_label} -> {dst_label}: {exc}") from exc
     if suffix == ".bvh":
         write_bvh(target, out, args.out, frame_time=_frame_time(out))
@@ -109,23 +129,6 @@ def run(args: argparse.Namespace) -> int:
               f"{clip.name if clip.name is not None else 0!r} ({out.duration:g} s, "
               f"{plural(mapped, 'mapped joint')}) in {time.perf_counter() - start:.2f} s")
     return 0
-
-
-AMASS_POSES = ("poses", "root_orient")    # the first pose array of each AMASS layout
-
-
-def _is_amass(path: str) -> bool:
-    """SOURCE is an AMASS motion: an .npz (told by its content) with the pose arrays of one of
-    the AMASS layouts (``skinkit.io.amass``).  OSError: it cannot be read."""
-    fmt = format_of(path)
-    if fmt is None or fmt.name != "npz":
-        return False
-    try:
-        with zipfile.ZipFile(path) as z:
-            names = {n.removesuffix(".npy") for n in z.namelist()}
-    except zipfile.BadZipFile:
-        return False
-    return any(k in names for k in AMASS_POSES)
 
 
 def _amass_source(args: argparse.Namespace) -> Tuple[Model, str]:

@@ -16,7 +16,9 @@ import contextlib
 import math
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +28,7 @@ from typing import (Any, ContextManager, Dict, Iterator, List, Optional, Sequenc
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import limits
 from ..kernels._optional import require
 from . import store
 from .plan import Piece, Plan, Sequence
@@ -98,17 +101,38 @@ def bake_chunk(chunk: int, jobs: List[Tuple[Sequence, str, Piece]], *, source: S
 @contextlib.contextmanager
 def _client(workers: Optional[int], scheduler: Optional[str]) -> Iterator[Any]:
     """A distributed Client: of the cluster at ``scheduler``, or of a LocalCluster of
-    ``workers`` single-threaded processes (default: one per core)."""
+    ``workers`` single-threaded processes (default: one per core) with no dashboard: the
+    scheduler's HTTP server (which distributed starts even without one, on port 8787) on a free
+    port of localhost.  The worker processes start with SIGINT ignored, so that Ctrl-C at a
+    terminal (sent to the whole process group) interrupts the bake, which closes the cluster,
+    rather than every worker printing its traceback."""
     distributed = require("distributed", "dataset", "skinkit bake")
     if scheduler is not None:
         with distributed.Client(scheduler) as client:
             yield client
         return
     n = workers or os.cpu_count() or 1
-    with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with _sigint_ignored():
+        cluster = distributed.LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "localhost:0"})
+    with cluster, distributed.Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in the block (and so in the processes it starts: an ignored signal stays
+    ignored across exec, and Python then installs no KeyboardInterrupt handler), where this is
+    the main thread; its handler restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _progress(total: int, show: bool) -> ContextManager[Any]:
@@ -126,8 +150,9 @@ def _progress(total: int, show: bool) -> ContextManager[Any]:
 
 def _check_arguments(source: Source, fps: Optional[float], frames_per_chunk: int, dtype: str,
                      compression: str, workers: Optional[int], scheduler: Optional[str]) -> None:
-    if fps is not None and not (math.isfinite(fps) and fps > 0):
-        raise ValueError(f"fps must be a positive number, got {fps}")
+    if fps is not None and not (math.isfinite(fps) and 0 < fps <= limits.MAX_FPS):
+        raise ValueError(f"fps must be in (0, {limits.MAX_FPS:g}] frames per second "
+                         f"(skinkit.limits.MAX_FPS), got {fps}")
     if not (isinstance(frames_per_chunk, int) and frames_per_chunk >= 1):
         raise ValueError(f"frames_per_chunk must be a positive integer, got {frames_per_chunk}")
     if dtype not in store.DTYPES:
@@ -260,12 +285,19 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         (skinkit.BodyModelError), body models of different sizes, characters of different
         layouts (the message names the file), or ``out`` holding something else than this bake
         (the message says which argument differs).
+    FileExistsError
+        ``out`` (or the folder beside it that a new store is laid out in, ``out.creating``)
+        is a symbolic link, dangling or not (before anything is written).
     OSError
         ``body`` cannot be read.
     """
     t0 = time.perf_counter()
     source = _source(body, body_dir, clips, fps)
     _check_arguments(source, fps, frames_per_chunk, dtype, compression, workers, scheduler)
+    for path in (out, f"{out}.creating"):   # never a link: it could lead the store elsewhere
+        if os.path.islink(path):
+            raise FileExistsError(17, "is a symbolic link: a store is never written through "
+                                  "one", path)
     out = str(Path(out).resolve())
     files = source.files([str(m) for m in motions])
     from .. import __version__

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ..limits import count_error
 from .schema import FrameArrays, Schema, sha256
 from .plan import (Piece, Sequence, character_files, error_message, motion_files, read_motion,
                    read_sequence)
@@ -276,6 +277,10 @@ class Characters(Source):
             try:
                 i = self._clip_index(model, name)
                 count = frame_count(model.clips[i].duration, self.rate)
+                too_many = count_error(count, "MAX_FRAMES", f"frames ({model.clips[i].duration:g}"
+                                       f" s at {self.rate:g} fps)")
+                if too_many is not None:
+                    raise ValueError(f"{path}: clip {name!r}: {too_many}")
             except ValueError as exc:
                 out.append(Sequence(path, 0, self.rate, clip=name,
                                     error=error_message(path, exc)))

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from .. import limits
 from ..kernels._optional import require
 from ..kernels._types import PathLike
+from . import chunks as _chunks
 from .schema import COMMON_FRAMES, FrameArrays
 from .sources import store_schema
 
@@ -49,6 +50,12 @@ class StoreError(ValueError):
 
 def _zarr() -> ModuleType:
     return require("zarr", "dataset", "a baked store")
+
+
+def _group(path: str, mode: str) -> Any:
+    """The zarr group of the store at ``path``, its own metadata only (a consolidated copy in
+    the root's zarr.json is ignored: every array's codecs are checked from its own)."""
+    return _zarr().open_group(path, mode=mode, zarr_format=3, use_consolidated=False)
 
 
 def _compressors(compression: str = "zstd") -> Any:   # zarr codecs, or None
@@ -97,7 +104,9 @@ def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[
                "start": plan.starts, "count": plan.ends - plan.starts,
                "status": np.array([STATUS_FAILED if s.error else STATUS_PENDING for s in seqs],
                                   dtype=str),
-               "error": np.array([s.error or "" for s in seqs], dtype=str)}
+               # a text cell takes at most MAX_CELL_BYTES of UTF-8 (4 bytes a character)
+               "error": np.array([(s.error or "")[:limits.MAX_CELL_BYTES // 4] for s in seqs],
+                                 dtype=str)}
     sg = g.create_group("sequences")
     for name, a in columns.items():
         arr = sg.create_array(name, shape=a.shape, chunks=tuple(max(n, 1) for n in a.shape),
@@ -138,8 +147,7 @@ def existing(out: str, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
 def check_layout(out: str, plan: Plan) -> None:
     """ValueError unless the store at ``out`` was laid out for ``plan`` (the motion files
     changed between the bake and its resumption)."""
-    g = _zarr().open_group(out, mode="r")
-    count = g["sequences/count"][...]
+    count = _read_whole(out, _group(out, "r"), "sequences/count")
     want = plan.ends - plan.starts
     if count.shape != want.shape or (count != want).any():
         bad = [plan.sequences[i].source for i in np.flatnonzero(count != want)] \
@@ -158,20 +166,22 @@ def discard_partial_writes(out: str) -> None:
 
 def done_chunks(out: str) -> NDArray[Any]:
     """(C,) bool: the chunks already written."""
-    done: NDArray[Any] = _zarr().open_group(out, mode="r")["chunk_done"][...].astype(bool)
+    done: NDArray[Any] = _read_whole(out, _group(out, "r"), "chunk_done").astype(bool)
     return done
 
 
 def chunk_done(out: str, chunk: int) -> bool:
     """Whether chunk ``chunk`` is written (reads its mark only)."""
-    return bool(_zarr().open_group(out, mode="r")["chunk_done"][chunk])
+    a = _group(out, "r")["chunk_done"]
+    return bool(_chunks.CheckedArray(out, "chunk_done", a, _rules(out, "chunk_done", a),
+                                     StoreError)[chunk])
 
 
 def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, NDArray[Any]]
                 ) -> None:
     """Write the frame arrays of chunk ``chunk`` (each a whole Zarr chunk), then its done mark:
     a chunk cut short by a killed process is not marked, and is written again on resuming."""
-    g = _zarr().open_group(out, mode="r+")
+    g = _group(out, "r+")
     lo = chunk * frames_per_chunk
     for name, a in arrays.items():
         g[name][lo:lo + len(a)] = a
@@ -181,11 +191,11 @@ def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, N
 def finish(out: str, failed_chunks: List[int]) -> None:
     """Status ``done`` for every pending sequence with all its chunks written (those in
     ``failed_chunks`` are not)."""
-    g = _zarr().open_group(out, mode="r+")
-    done = g["chunk_done"][...].astype(bool)
+    g = _group(out, "r+")
+    done = _read_whole(out, g, "chunk_done").astype(bool)
     K = g["frame_time"].chunks[0]
-    start, count = g["sequences/start"][...], g["sequences/count"][...]
-    status = g["sequences/status"][...]
+    start, count, status = (_read_whole(out, g, f"sequences/{k}")
+                            for k in ("start", "count", "status"))
     for i in range(len(status)):
         chunks = range(int(start[i]) // K, -(-int(start[i] + count[i]) // K))
         if status[i] == STATUS_PENDING and all(done[c] for c in chunks):
@@ -255,7 +265,13 @@ def open_store(store: PathLike) -> BakedStore:
     """
     da = require("dask.array", "dataset", "skinkit.dataset.open")
     g, attrs, static, sequences = _checked(os.fspath(store))
-    frames = {k: da.from_zarr(g[k]) for k in frame_names(attrs)}
+    frames = {}
+    for k in frame_names(attrs):
+        a = g[k]
+        checked = _chunks.CheckedArray(os.fspath(store), k, a, _rules(os.fspath(store), k, a),
+                                       StoreError)
+        frames[k] = da.from_array(checked, chunks=a.chunks, inline_array=True,
+                                  name=f"skinkit-store-{k}-{id(checked):x}")
     if "primitives" in attrs:      # characters: one vertices and faces array per primitive
         keys = attrs["primitives"]
         vertices: Any = {k: frames.pop(f"vertices/{k}") for k in keys}
@@ -276,7 +292,7 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
     _only_files_and_folders(path)
     zarr = _zarr()
     try:
-        g = zarr.open_group(path, mode="r", zarr_format=3)
+        g = _group(path, "r")
         attrs = dict(g.attrs).get("skinkit")
     except Exception as exc:   # noqa: BLE001 - whatever zarr raises for a foreign folder
         raise StoreError(f"{path}: not a Zarr v3 store ({type(exc).__name__}: {exc})") from None
@@ -307,6 +323,9 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
         chunks[name] = (a.chunks, np.dtype(a.dtype).itemsize)
         shapes[name] = a.shape
     N = sizes["N"]
+    if sizes["S"] > limits.MAX_SEQUENCES:
+        raise StoreError(f"{path}: sequences: {sizes['S']} rows, more than the limit of "
+                         f"{limits.MAX_SEQUENCES} (skinkit.limits.MAX_SEQUENCES)")
     too_big = _limits_error(N, K, chunks)
     if too_big is not None:
         raise StoreError(f"{path}: {too_big}")
@@ -315,12 +334,13 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
                          f"(one for each chunk of {K} of the {N} frames)")
     faces = {}
     for name, (_, vertices) in kind.faces.items():
-        f, V = g[name][...], shapes[vertices][1]
+        f, V = _read_whole(path, g, name), shapes[vertices][1]
         if f.size and not (f.min() >= 0 and f.max() < V):
             raise StoreError(f"{path}: {name}: an index outside 0..{V - 1} (the vertex rows "
                              f"of {vertices})")
         faces[name] = f
-    sequences = {k.split("/")[1]: g[k][...] for k in layout if k.startswith("sequences/")}
+    sequences = {k.split("/")[1]: _read_whole(path, g, k) for k in layout
+                 if k.startswith("sequences/")}
     _check_sequences(path, sequences, N)
     return g, attrs, faces, sequences
 
@@ -351,7 +371,30 @@ def _array(zarr: ModuleType, g: Any, path: str, name: str) -> Any:
                          f"{exc})") from None
     if not isinstance(a, zarr.Array):
         raise StoreError(f"{path}: {name} is a {type(a).__name__}, not an array")
+    _rules(path, name, a)
     return a
+
+
+def _rules(path: str, name: str, a: Any) -> _chunks.ArrayChunks:
+    """What the chunk files of array ``name`` must hold (StoreError for codecs or chunk
+    keys a bake does not write)."""
+    try:
+        return _chunks.check_array(os.path.join(path, name), a)
+    except _chunks.ChunkError as exc:
+        raise StoreError(f"{path}: {name}: {exc}") from None
+
+
+def _read_whole(path: str, g: Any, name: str) -> NDArray[Any]:
+    """Array ``name`` read whole, once each chunk file is seen to decode within its chunk
+    (StoreError naming the array and the chunk otherwise, or whatever zarr raises)."""
+    a = g[name]
+    try:
+        _chunks.check_chunks(_rules(path, name, a))
+        out: NDArray[Any] = a[...]
+    except Exception as exc:   # noqa: BLE001 - a chunk that does not decode
+        what = str(exc) if isinstance(exc, _chunks.ChunkError) else f"{type(exc).__name__}: {exc}"
+        raise StoreError(f"{path}: {name}: {what}") from None
+    return out
 
 
 def _check_array(a: Any, path: str, name: str, dims: Tuple[Any, ...], dtype: str,
@@ -411,11 +454,9 @@ def frame_arrays(group: Any, chunk: int) -> Tuple[int, Dict[str, NDArray[Any]]]:
     go chunk by chunk), named as ``frame_names`` names them."""
     K = group["frame_time"].chunks[0]
     lo = chunk * K
+    path = str(group.store.root)
     out = {}
     for k in frame_names(dict(group.attrs)["skinkit"]):
-        try:
-            out[k] = group[k][lo:lo + K]
-        except Exception as exc:   # noqa: BLE001 - a chunk file that does not decode
-            raise StoreError(f"{group.store_path}: {k}: chunk {chunk} cannot be read "
-                             f"({type(exc).__name__}: {exc})") from None
+        a = group[k]
+        out[k] = _chunks.CheckedArray(path, k, a, _rules(path, k, a), StoreError)[lo:lo + K]
     return lo, out

@@ -62,7 +62,7 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
         if not 0 <= i < self._len:
             raise IndexError(f"frame {index} outside 0..{self._len - 1}")
         if self._group is None:
-            self._group = _store._zarr().open_group(self.store, mode="r")
+            self._group = _store._group(self.store, "r")
         K = self._group["frame_time"].chunks[0]
         if self._chunk is None or not self._chunk[0] <= i < self._chunk[0] + K:
             self._chunk = _store.frame_arrays(self._group, i // K)

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from ..kernels.wrappers import quat_from_rotvec, slerp
 from ..kernels._types import PathLike
-from ..limits import MAX_ARRAY_BYTES, MAX_FPS
+from ..limits import MAX_ARRAY_BYTES, MAX_FILE_VALUE, MAX_FPS
 from ..body.kinds import BodyModelError
 from .body.npz import read_npz, read_npz_text
 from .formats import check_format
@@ -147,11 +147,16 @@ def _frames(raw: Dict[str, NDArray[Any]], key: str, width: int, T: Optional[int]
 
 
 def _finite(a: NDArray[Any], key: str, name: str) -> NDArray[Any]:
+    """``a`` as float64, refused unless every value is finite and within MAX_FILE_VALUE (so
+    that a float32 pose stays finite)."""
     a = a.astype(np.float64)
-    if not np.isfinite(a).all():
-        bad = np.argwhere(~np.isfinite(a))[0]
+    with np.errstate(invalid="ignore"):
+        bad_values = ~(np.abs(a) <= MAX_FILE_VALUE)
+    if bad_values.any():
+        bad = np.argwhere(bad_values)[0]
         raise BodyModelError(f"{name}: {key}{list(bad.tolist())} = {a[tuple(bad)]} is not "
-                             "finite")
+                             f"finite or past the limit of {MAX_FILE_VALUE:g} "
+                             "(skinkit.limits.MAX_FILE_VALUE)")
     return a
 
 
@@ -208,7 +213,7 @@ def load_amass(path: PathLike) -> BodyMotion:
         raise BodyModelError(f"{name}: gender must be one of {', '.join(GENDERS)}, got "
                              f"{gender!r}")
     keys = [k for k, _ in _LAYOUTS[model_type]] + ["trans", "betas", "expression"]
-    raw = read_npz(path, keys)
+    raw = read_npz(path, keys, frames=True)
     first, width = _LAYOUTS[model_type][0]
     T = _frames(raw, first, width, None, name).shape[0]
     if T == 0:

@@ -35,6 +35,7 @@ __all__ = ["FbxError", "load_fbx"]
 AXES = ("gltf", "file")
 _PATHS = ("translation", "rotation", "scale")
 _WEIGHT_TRACK = 3
+FIRST_VERSION = 2000   # FBX versions count from 2000 (FBX 2.0) to 7700 (FBX 2020); 0 is none
 
 
 class FbxError(ValueError):
@@ -121,20 +122,40 @@ def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
         raise FbxError(f"{path}: {e}") from None
 
 
+def _checked(a: NDArray[Any], dtype: np.dtype[Any], what: str) -> NDArray[Any]:
+    """``a`` in ``dtype``, once every value is seen to be finite and of magnitude at most
+    ``skinkit.limits.MAX_FILE_VALUE`` (as the glTF and BVH readers hold numbers: a float32 load
+    never turns one into inf); ValueError naming the field, the index and the value."""
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(a) <= limits.MAX_FILE_VALUE)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{what}{list(at)} = {float(a[at]):g} is not finite or past the "
+                         f"limit of {limits.MAX_FILE_VALUE:g} (skinkit.limits.MAX_FILE_VALUE)")
+    return a.astype(dtype)
+
+
 def _assemble(scene: Dict[str, Any], dtype: np.dtype[Any], path: Path) -> Model:
+    version = scene["version"]
+    if not FIRST_VERSION <= version:
+        raise ValueError(f"FBXVersion {version}: not an FBX version ({FIRST_VERSION} or "
+                         "later)")
     nodes = scene["nodes"]
+    if not len(nodes["names"]):
+        raise ValueError(f"an empty scene (FBXVersion {version}): no node to pose")
     too_many = limits.nodes_error(len(nodes["names"]))
     if too_many is not None:
         raise ValueError(too_many)
-    trs = nodes["trs"].astype(dtype)
+    trs = _checked(nodes["trs"], dtype, "node TRS")
     skeleton = Skeleton(nodes["names"], nodes["parents"], trs[:, :3].copy(), trs[:, 3:7].copy(),
                         trs[:, 7:].copy())
     skins = []
     for i, s in enumerate(scene["skins"]):
         if np.any(s["joints"] < 0):
             raise ValueError(f"skin {i} ({s['name']!r}): a cluster has no bone node")
-        skins.append(Skin(s["name"] or None, s["joints"], s["ibm"].astype(dtype)))
-    primitives = [_primitive(p, dtype) for p in scene["primitives"]]
+        skins.append(Skin(s["name"] or None, s["joints"],
+                          _checked(s["ibm"], dtype, f"skin {i} ({s['name']!r}): bind matrix")))
+    primitives = [_primitive(p, dtype, nodes["names"][p["node"]]) for p in scene["primitives"]]
     for p, prim in zip(scene["primitives"], primitives):
         if prim.skin is not None and prim.weights is not None and prim.joints is not None:
             node = skeleton.names[prim.node]
@@ -160,20 +181,23 @@ def _log_weights(path: Path, node: Optional[str], p: Dict[str, Any], count: int)
                   "1", path, node, p["renormalized"], count)
 
 
-def _primitive(p: Dict[str, Any], dtype: np.dtype[Any]) -> Primitive:
+def _primitive(p: Dict[str, Any], dtype: np.dtype[Any], node: str) -> Primitive:
     faces = p["faces"]
     faces = faces[np.all(faces >= 0, axis=1)]
     targets = len(p["target_weight"])
     skinned = p["skin"] >= 0 and p["joints"] is not None
-    def cast(a: Optional[NDArray[Any]]) -> Optional[NDArray[Any]]:
-        return None if a is None else a.astype(dtype)
+
+    def cast(key: str) -> Optional[NDArray[Any]]:
+        a = p[key]
+        return None if a is None else _checked(a, dtype, f"mesh node {node!r}: {key}")
 
     return Primitive(
         node=p["node"], mesh=p["mesh"], index=0, skin=p["skin"] if skinned else None,
-        positions=p["positions"].astype(dtype), normals=cast(p["normals"]), uvs=cast(p["uvs"]),
-        joints=p["joints"] if skinned else None, weights=cast(p["weights"]) if skinned else None,
+        positions=_checked(p["positions"], dtype, f"mesh node {node!r}: positions"),
+        normals=cast("normals"), uvs=cast("uvs"),
+        joints=p["joints"] if skinned else None, weights=cast("weights") if skinned else None,
         faces=faces,
-        morph_positions=cast(p["morph_positions"]) if targets else None,
+        morph_positions=cast("morph_positions") if targets else None,
         morph_weights=shape_weights(p["channel_weight"], p)[0].astype(dtype) if targets else None,
         target_names=p["target_names"] if targets else None)
 
@@ -230,6 +254,12 @@ def _clip(clip: Dict[str, Any], prims: List[Dict[str, Any]], dtype: np.dtype[Any
     channels = []
     weight_tracks: Dict[int, Tuple[NDArray[Any], NDArray[Any]]] = {}
     for target, kind, times, values in clip["tracks"]:
+        path = _PATHS[kind] if kind < len(_PATHS) else "weights"
+        what = f"animation stack {clip['name']!r}: node {target} {path}"
+        too_long = limits.duration_error(float(times.max())) if len(times) else None
+        if too_long is not None:
+            raise ValueError(f"{what}: {too_long}")
+        _checked(values, dtype, f"{what} keys")
         if kind == _WEIGHT_TRACK:
             weight_tracks[target] = (times, values[:, 0])
         elif len(times):

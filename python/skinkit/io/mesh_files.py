@@ -332,7 +332,8 @@ def write_glb(path: PathLike, positions_by_prim: Mapping[str, NDArray[Any]],
         Posed positions in the world space of the scene.
     faces_by_prim : mapping key -> int array (F, 3) or None
         Triangles per primitive; its keys, in order, choose the primitives.  A primitive without
-        triangles becomes a POINTS primitive.
+        triangles becomes a POINTS primitive, one without vertices is left out (a glTF accessor
+        holds at least one element); ValueError when every one is.
     normals_by_prim : mapping key -> float array (V, 3) or (1, V, 3) or None, optional
         Vertex NORMALs (skipped for a primitive that has none).
     names : mapping key -> str, optional
@@ -351,6 +352,8 @@ def write_glb(path: PathLike, positions_by_prim: Mapping[str, NDArray[Any]],
         p = one_frame(positions_by_prim[key], f"positions of {key!r}", np.float64)
         f = _faces(faces_by_prim[key], len(p), key)
         n = None if normals_by_prim is None else normals_by_prim.get(key)
+        if not len(p):   # glTF accessors hold at least one element (glTF 2.0, 5.1.1 count)
+            continue
         if f is None or len(f) == 0:
             geometry = trimesh.PointCloud(p)
         else:
@@ -364,6 +367,9 @@ def write_glb(path: PathLike, positions_by_prim: Mapping[str, NDArray[Any]],
             raise ValueError(f"duplicate node name {name!r}")
         used.add(name)
         scene.add_geometry(geometry, node_name=name, geom_name=name)
+    if not used:
+        raise ValueError(f"{os.fspath(path)}: no primitive has a vertex; a glTF file of no mesh "
+                         "is not written")
     # include_normals=None: the NORMALs given (trimesh caches them), no computed ones
     data = scene.export(file_type="glb",
                         include_normals=None if normals_by_prim is not None else False)

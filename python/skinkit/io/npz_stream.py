@@ -143,8 +143,9 @@ class NpzStream:
                              f"{m.dtype} {m.shape}")
         if m.rows + len(b) > m.shape[0]:
             raise ValueError(f"{name}: more than its {m.shape[0]} rows")
-        self._write_at(b.data, m.data + len(m.header) + m.rows * m.row_bytes)
-        m.crc = zlib.crc32(b.data, m.crc)
+        if b.size:   # a block of no bytes (0 rows, or rows of 0 values) writes nothing
+            self._write_at(b.data, m.data + len(m.header) + m.rows * m.row_bytes)
+            m.crc = zlib.crc32(b.data, m.crc)
         m.rows += len(b)
 
     def finish(self) -> None:

@@ -38,7 +38,9 @@ class Model:
     materials : dict or None
         What a glTF file's primitives are drawn with, kept so that ``write_gltf`` writes it
         back: its ``materials``, ``textures`` and ``samplers`` (the JSON objects as in the file),
-        ``images`` (JSON objects, each with its bytes as a uint8 array under ``"data"``) and the
+        ``images`` (JSON objects, each with its bytes as a uint8 array under ``"data"``, or for
+        an image file beside a glTF its path under ``"file"``, read by ``write_gltf`` only, or
+        its ``"uri"`` alone when that file was missing) and the
         ``extensionsUsed`` they need.  None for other sources.
     """
 

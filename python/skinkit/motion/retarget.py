@@ -6,9 +6,10 @@ src/retarget.c).  For a target joint j mapped to source joint m(j),
     W_t[j](t) = W_s[m](t) R_s[m]^-1 A_j R_t[j],
 
 where W are world rotations, R rest world rotations and A_j the shortest rotation taking the
-target's rest bone direction (j toward its mapped child) onto the source's: the target joint
-turns from its rest by what the source joint turned from its own, after the bones are aligned,
-so skeletons in T and A poses, or with other joint axes, give parallel bones.  Unmapped target
+target's rest bone direction (j toward its first mapped descendant, through unmapped joints)
+onto the source's: the target joint turns from its rest by what the source joint turned from its
+own, after the bones are aligned, so skeletons in T and A poses, or with other joint axes, give
+parallel bones.  Unmapped target
 joints keep their rest local rotation.  The root (the canonical ``hips``) follows the source's
 displacement from its rest, scaled by the ratio of hip heights or leg lengths.
 """
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tupl
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import _core, kernels
+from .. import _core, kernels, limits
 from ..model.clip import Channel, Clip
 from ..model.joint_names import PRESETS, canonical_names
 from ..kernels._generated import Float, Input
@@ -156,13 +157,27 @@ def _rotations(world: NDArray[np.floating[Any]]) -> Float:
 
 
 def _bone_child(parents: NDArray[np.integer[Any]], m: NDArray[np.int64],
-                names: Sequence[Optional[str]]) -> NDArray[np.int64]:
-    """for each target joint, the mapped child its bone points to, or -1 (several: the one that
-    continues the spine, else none)"""
+                spine: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """for each mapped target joint, the joint its bone points to: its first mapped descendant
+    along the chain (through unmapped joints: CMU's LowerBack between Hips and Spine), or -1
+    (several: the one that continues the spine, ``spine``, else none).  Looking past unmapped
+    joints, and telling the spine by either skeleton's names, pairs the same bones whichever
+    skeleton is the source, so that A -> B -> A returns every mapped joint's world rotation."""
+    children: List[List[int]] = [[] for _ in parents]
+    for c, p in enumerate(parents.tolist()):
+        if p >= 0:
+            children[p].append(c)
     out = np.full(len(parents), -1, dtype=np.int64)
-    for j in range(len(parents)):
-        kids = [c for c in np.flatnonzero(parents == j).tolist() if m[c] >= 0]
-        chain = [c for c in kids if names[c] in _CHAIN_FIRST]
+    for j in np.flatnonzero(m >= 0).tolist():
+        kids: List[int] = []
+        todo = list(children[j])
+        while todo:      # each unmapped joint is seen from its nearest mapped ancestor only
+            c = todo.pop(0)
+            if m[c] >= 0:
+                kids.append(c)
+            else:
+                todo.extend(children[c])
+        chain = [c for c in kids if spine[c]]
         if chain:
             out[j] = chain[0]
         elif len(kids) == 1:
@@ -170,15 +185,23 @@ def _bone_child(parents: NDArray[np.integer[Any]], m: NDArray[np.int64],
     return out
 
 
-def _alignments(target: Model, m: NDArray[np.int64], t_pos: _F64, s_pos: _F64) -> _F64:
+def _spine(model: Model) -> NDArray[np.bool_]:
+    """(N,) whether each joint of ``model`` continues the spine at a fork (its preset name is
+    one of _CHAIN_FIRST; none when no preset matches the skeleton)"""
+    try:
+        names = canonical_names(list(model.skeleton.names))
+    except ValueError:
+        names = [None] * model.skeleton.count
+    return np.array([n in _CHAIN_FIRST for n in names], dtype=bool)
+
+
+def _alignments(source: Model, target: Model, m: NDArray[np.int64], t_pos: _F64,
+                s_pos: _F64) -> _F64:
     """A_j of the module docstring, (J, 4): target rest bone onto source rest bone; a mapped
     joint without a bone takes its parent's"""
     parents = np.asarray(target.skeleton.parents)
-    try:
-        names = canonical_names(list(target.skeleton.names))
-    except ValueError:
-        names = [None] * len(parents)
-    child = _bone_child(parents, m, names)
+    spine = _spine(target) | ((m >= 0) & _spine(source)[np.maximum(m, 0)])
+    child = _bone_child(parents, m, spine)
     a = np.tile([0.0, 0.0, 0.0, 1.0], (len(parents), 1))
     order = _order(parents)
     for j in order:
@@ -284,7 +307,8 @@ def retarget(source: Model, target: Model, clip: ClipLike = None,
     TypeError
         ``mapping`` is not a dict of names (see ``joint_mapping``).
     ValueError
-        No clip, or a clip of another skeleton; unmapped skeletons (see ``joint_mapping``); a
+        No clip, or a clip of another skeleton; more than ``skinkit.limits.MAX_SAMPLES``
+        frames x joints (refused before sampling); unmapped skeletons (see ``joint_mapping``); a
         ``root_scale`` that is not "hips", "legs" or a finite number, or a ratio the rest
         poses cannot give (a source root at its lowest joint, legs not mapped).
     """
@@ -292,6 +316,11 @@ def retarget(source: Model, target: Model, clip: ClipLike = None,
     if times is None:
         times = np.unique(np.concatenate([ch.times for ch in c.channels]))
     times = np.asarray(times, dtype=np.float64).reshape(-1)
+    joints = max(source.skeleton.count, target.skeleton.count)
+    too_many = limits.count_error(len(times) * joints, "MAX_SAMPLES",
+                                  f"joint samples ({len(times)} frames of {joints} joints)")
+    if too_many is not None:
+        raise ValueError(f"retarget: {too_many}; give times= for part of the clip")
     tr, ro, sc = (np.asarray(x, np.float64) for x in source.local_pose(c, times))
     rot, root, root_translation = retarget_pose(source, target, ro, tr, sc, mapping, root_scale,
                                                 threads)
@@ -338,7 +367,7 @@ def retarget_pose(source: Model, target: Model, rotations: ArrayLike,
     parents = np.asarray(target.skeleton.parents)
     s_w, s_rot, s_pos = _rest(source)
     t_w, t_rot, t_pos = _rest(target)
-    a = _alignments(target, m, t_pos, s_pos)
+    a = _alignments(source, target, m, t_pos, s_pos)
     mapped = m >= 0
     src = np.where(mapped, m, 0)
     offsets = kernels.quat_multiply(kernels.quat_multiply(kernels.quat_conjugate(s_rot[src]), a),

@@ -215,8 +215,10 @@ class BodyModel(torch.nn.Module):
         Raises
         ------
         ValueError
-            An argument of the wrong shape (the message names it and the expected shapes), an
-            argument the model kind does not have.
+            An argument of the wrong shape (the message names it and the expected shapes).
+        TypeError
+            An argument the model kind does not have (``right_hand_pose`` for MANO), as Python
+            says of an unexpected keyword (smplx-style code catches it to try another spelling).
         """
         given = dict(global_orient=global_orient, body_pose=body_pose,
                      left_hand_pose=left_hand_pose, right_hand_pose=right_hand_pose,
@@ -224,9 +226,9 @@ class BodyModel(torch.nn.Module):
                      hand_pose=hand_pose)
         parts = dict(POSE_PARTS[self.kind])
         for k, v in given.items():
-            if v is not None and k not in parts:
-                raise ValueError(f"{k} is not an argument of a {self.kind} model (its pose "
-                                 f"arguments: {', '.join(parts)})")
+            if v is not None and k not in parts:   # Python's error for an unexpected keyword
+                raise TypeError(f"{k} is not an argument of a {self.kind} model (its pose "
+                                f"arguments: {', '.join(parts)})")
         tensors = [t for t in (betas, expression, transl, *given.values()) if t is not None]
         dt = (torch.float64 if any(t.dtype == torch.float64 for t in tensors) else
               torch.float32) if tensors else self.v_template.dtype

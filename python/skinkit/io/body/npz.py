@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 import numpy.lib.format as npy
 
 from ...kernels._types import PathLike
-from ...limits import MAX_ARRAY_BYTES, MAX_TEXT_BYTES
+from ...limits import MAX_ARRAY_BYTES, MAX_FRAMES, MAX_TEXT_BYTES
 from ...body.kinds import BodyModelError
 from .arrays import checked_shape, from_bytes, numeric_dtype
 
@@ -47,7 +47,7 @@ def _check_dtype(dtype: np.dtype[Any], kind: str, shape: Tuple[int, ...],
 
 
 def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str,
-            where: str) -> Union[str, NDArray[Any]]:
+            where: str, frames: bool) -> Union[str, NDArray[Any]]:
     limit = MAX_TEXT_BYTES if kind == "text" else MAX_ARRAY_BYTES
     if info.file_size > limit + 65536:                # the .npy header is at most 64 KiB
         raise BodyModelError(f"{where}: the member is {info.file_size} bytes uncompressed, "
@@ -59,6 +59,9 @@ def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str,
         shape, fortran, dtype = _HEADER_READERS[version](fp)
         dtype = _check_dtype(dtype, kind, shape, where)
         shape = checked_shape(shape, dtype.itemsize, where)
+        if frames and shape and shape[0] > MAX_FRAMES:
+            raise BodyModelError(f"{where}: {shape[0]} frames, more than the limit of "
+                                 f"{MAX_FRAMES} (skinkit.limits.MAX_FRAMES)")
         want = math.prod(shape) * dtype.itemsize
         have = info.file_size - fp.tell()
         if have != want:
@@ -72,7 +75,8 @@ def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, kind: str,
     return from_bytes(dtype, shape, data, fortran, where)
 
 
-def _read(path: PathLike, keys: Iterable[str], kind: str) -> Dict[str, Any]:
+def _read(path: PathLike, keys: Iterable[str], kind: str, frames: bool = False
+          ) -> Dict[str, Any]:
     name = os.fspath(path)
     with open(path, "rb"):
         pass                                          # OSError for a missing file, as before
@@ -87,7 +91,7 @@ def _read(path: PathLike, keys: Iterable[str], kind: str) -> Dict[str, Any]:
             if key in members:
                 where = f"{name}: {key}"
                 try:
-                    out[key] = _member(zf, members[key], kind, where)
+                    out[key] = _member(zf, members[key], kind, where, frames)
                 except BodyModelError:
                     raise
                 except _ZIP_ERRORS as e:
@@ -96,9 +100,11 @@ def _read(path: PathLike, keys: Iterable[str], kind: str) -> Dict[str, Any]:
     return out
 
 
-def read_npz(path: PathLike, keys: Iterable[str]) -> Dict[str, NDArray[Any]]:
+def read_npz(path: PathLike, keys: Iterable[str], frames: bool = False
+             ) -> Dict[str, NDArray[Any]]:
     """The numeric arrays ``keys`` of the .npz at ``path`` that it holds (owned copies);
-    missing keys are absent from the result.
+    missing keys are absent from the result.  With ``frames`` (a motion file's arrays), an
+    array of more than ``skinkit.limits.MAX_FRAMES`` rows is refused before it is read.
 
     Raises
     ------
@@ -108,7 +114,7 @@ def read_npz(path: PathLike, keys: Iterable[str]) -> Dict[str, NDArray[Any]]:
     OSError
         The file cannot be opened.
     """
-    return _read(path, keys, "numeric")
+    return _read(path, keys, "numeric", frames)
 
 
 def read_npz_text(path: PathLike, keys: Iterable[str]) -> Dict[str, str]:

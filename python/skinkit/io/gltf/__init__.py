@@ -140,7 +140,7 @@ def _read(path: Path, data: bytes, dtype: np.dtype[Any],
     primitives = read_primitives(doc, accessors, scene_nodes(doc, skeleton, scene), skins, dtype)
     clips = read_clips(doc, accessors, target_counts(doc), dtype)
     model = Model(skeleton, skins, primitives, clips, name=path.stem,
-                  materials=read_materials(doc, accessors))
+                  materials=read_materials(doc, accessors, os.fspath(path)))
     return model, doc
 
 

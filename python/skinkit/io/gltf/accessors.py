@@ -186,13 +186,10 @@ class Accessors:
             raise GltfError(f"{path}.byteLength: {length} bytes declared, the data has {len(data)}")
         return memoryview(data)[:length]
 
-    def file(self, uri: str, path: str) -> bytes:
-        """The whole file a relative URI names inside the model's folder (an image)."""
-        return self._file(uri, None, path)
-
-    def _file(self, uri: str, length: Optional[int], path: str) -> bytes:
-        """Read ``length`` bytes (None: all) of the file a relative URI names inside the model's
-        folder."""
+    def file_path(self, uri: str, path: str) -> Tuple[Path, int]:
+        """The file a relative URI names inside the model's folder, and its size (GltfError
+        naming ``path`` for a URI with a scheme, an absolute one, one resolving outside the
+        folder or naming no file); nothing is read."""
         if urlsplit(uri).scheme:
             raise GltfError(f"{path}: {uri!r:.60} has a URI scheme; only data: URIs and relative "
                             "file paths are supported")
@@ -210,10 +207,15 @@ class Accessors:
             raise GltfError(f"{path}: {uri!r:.60} resolves outside the model's folder")
         if size is None:
             raise GltfError(f"{path}: {uri!r:.60} is not a file")
-        if length is not None and size < length:
+        return target, size
+
+    def _file(self, uri: str, length: int, path: str) -> bytes:
+        """Read ``length`` bytes of the file a relative URI names inside the model's folder."""
+        target, size = self.file_path(uri, path)
+        if size < length:
             raise GltfError(f"{path}: {uri!r:.60} has {size} bytes, byteLength says {length}")
         with open(target, "rb") as f:
-            return f.read(size if length is None else length)
+            return f.read(length)
 
     def _view(self, v: int) -> Tuple[memoryview, Optional[int]]:
         """Bytes of bufferViews[v] (memoryview) and its byteStride (None when absent)."""

@@ -14,6 +14,7 @@ from .accessors import (FLOAT, INT8_16, JOINT_INDEX, SNORM, UNORM, VERTEX_INDEX,
 from .draco import DRACO, decode_draco
 from .fields import GltfError, Json, int_field, list_field, numbers_field, obj, objects
 from ...model.records import Primitive, Skin
+from ...limits import count_error
 
 # Attribute types: glTF 2.0 "Meshes" widened by KHR_mesh_quantization (positions and morph
 # deltas as (normalized) 8/16-bit integers, normals as normalized signed integers).
@@ -70,6 +71,9 @@ def target_counts(doc: Json) -> Dict[int, int]:
                     raise GltfError(f"{path}.primitives[{k}].targets: {c} morph targets, "
                                     f"primitives[0] has {counts[0]} (every primitive of a mesh "
                                     "must have the same number)")
+            too_many = count_error(counts[0], "MAX_MORPH_TARGETS", "morph targets")
+            if too_many is not None:
+                raise GltfError(f"{path}.primitives[0].targets: {too_many}")
             per_mesh[m] = counts[0]
         out[i] = per_mesh[m]
     return out

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ...model.clip import Clip
 from ..mesh_files import write_atomic
+from .materials import image_bytes
 from ...kernels._types import PathLike
 from .fields import Json
 
@@ -280,9 +281,13 @@ def _materials(model: Model, doc: Json, buf: _Buffer) -> None:
         if carried.get(key):
             doc[key] = carried[key]
     images = []
-    for im in carried.get("images", []):
-        entry = {k: v for k, v in im.items() if k not in ("data", "uri", "bufferView")}
-        entry["bufferView"] = buf.view(np.asarray(im["data"], np.uint8).tobytes())
+    for i, im in enumerate(carried.get("images", [])):
+        entry = {k: v for k, v in im.items() if k not in ("data", "file", "uri", "bufferView")}
+        data = image_bytes(im, f"images[{i}]")
+        if data is None:     # its file was missing when read: the reference as it was
+            entry["uri"] = im["uri"]
+        else:
+            entry["bufferView"] = buf.view(data)
         images.append(entry)
     if images:
         doc["images"] = images

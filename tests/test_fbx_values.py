@@ -1,0 +1,126 @@
+"""FBX values the glTF and BVH readers refuse (issue 31), in files edited from the committed
+ASCII fixtures (``Name: *count { a: ... }`` arrays) or written whole: clips past MAX_DURATION
+(key times of 2^62 ticks), skin weights of 1e308, blend-shape indices out of range or negative,
+values past float32 in a float32 load, empty scenes (version 0, 6100, 7400; an FBX header then
+zeros saved as .glb).  Each is an FbxError naming the file, the field and the value; and the
+writers take zero-size arrays (0 frames, 0 vertices)."""
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import skinkit as sk
+from skinkit.io.mesh_files import write_frames, write_glb
+from skinkit.io.npz_stream import NpzStream
+
+FBX = Path(__file__).resolve().parent / "data" / "fbx"
+SKIN = FBX / "max_transformed_skin_7500_ascii.fbx"        # a skinned, animated mesh
+BLEND = FBX / "maya_blend_shape_cube_7700_ascii.fbx"      # blend shapes TopH, TopV
+VERTICES = "a: -5.55567026138306,-5.55565738677979,"      # the first control point's x, y
+
+
+def edited(fixture, old, new):
+    text = fixture.read_text()
+    assert text.count(old) >= 1, old
+    return text.replace(old, new, 1)
+
+
+def binary_header(version):
+    """A binary FBX header (magic, 0x1a 0x00, the version) then zeros: no node record."""
+    return b"Kaydara FBX Binary  \x00\x1a\x00" + version.to_bytes(4, "little") + bytes(200)
+
+
+CASES = {   # name -> (file name, its content, load_fbx keywords, the message after the path)
+    "key times at 2^62 ticks": (
+        "keys.fbx", lambda: edited(SKIN, "a: 0,36948926400", f"a: 0,{2**62}"), {},
+        r"animation stack 'Take 001': node \d+ rotation: the clip lasts 9.985e\+07 s, more "
+        r"than the limit of 1e\+06 s \(skinkit.limits.MAX_DURATION\)"),
+    "skin weights of 1e308": (
+        "weights.fbx", lambda: edited(SKIN, "a: " + ",".join(["1"] * 17),
+                                      "a: " + ",".join(["1e308"] * 17)), {},
+        r"primitive 0: mesh '.*': the skin weights of control point \d+ sum to 1e\+308, more "
+        r"than 1e\+30 \(skinkit.limits.MAX_FILE_VALUE\)"),
+    "a blend-shape index past the control points": (
+        "shape.fbx", lambda: edited(BLEND, "a: 2,3,4,5", "a: 2,3,4,99"), {},
+        r"mesh '.*': blend shape 'TopH': Indexes holds 99, not one of the mesh's 8 control "
+        r"points"),
+    "a negative blend-shape index": (
+        "negative.fbx", lambda: edited(BLEND, "a: 2,3,4,5", "a: -1,3,4,5"), {},
+        r"blend shape 'TopH': Indexes holds -1, not one of the mesh's 8 control points"),
+    "a vertex past float32 in a float32 load": (
+        "big.fbx", lambda: edited(SKIN, VERTICES, "a: 1e39,-5.55565738677979,"),
+        {"dtype": np.float32},
+        r"mesh node '.*': positions\[\d+, \d\] = .*e\+\d\d is not finite or past the limit of "
+        r"1e\+30 \(skinkit.limits.MAX_FILE_VALUE\)"),
+    "a vertex past 1e30 in a float64 load": (
+        "big64.fbx", lambda: edited(SKIN, VERTICES, "a: 1e300,-5.55565738677979,"), {},
+        r"positions\[\d+, \d\] = .*e\+\d\d\d is not finite or past the limit of 1e\+30"),
+    "an empty ASCII scene": (
+        "empty.fbx", lambda: "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n"
+                             "\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n}\n", {},
+        r"an empty scene \(FBXVersion 7400\): no node to pose"),
+    "a binary header of version 0": ("v0.fbx", lambda: binary_header(0), {},
+                                     r"FBXVersion 0: not an FBX version \(2000 or later\)"),
+    "a binary header of version 6100, then zeros": (
+        "v6100.fbx", lambda: binary_header(6100), {},
+        r"an empty scene \(FBXVersion 6100\): no node to pose"),
+    "an FBX header then zeros saved as .glb": (
+        "character.glb", lambda: binary_header(7400), {},
+        r"an empty scene \(FBXVersion 7400\): no node to pose"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_value_the_other_readers_refuse_is_refused(tmp_path, case):
+    name, content, kw, message = CASES[case]
+    path = tmp_path / name
+    data = content()
+    path.write_bytes(data) if isinstance(data, bytes) else path.write_text(data)
+    for load in (sk.load_fbx, sk.load_model):
+        with pytest.raises(sk.FbxError) as info:
+            load(path, **kw)
+        text = str(info.value)
+        assert text.startswith(f"{path}: ") and re.search(message, text), text
+
+
+@pytest.mark.parametrize("fixture", [SKIN, BLEND], ids=["skin", "blend shapes"])
+def test_the_untouched_fixtures_load_in_both_precisions(fixture):
+    for dtype in (np.float64, np.float32):
+        model = sk.load_fbx(fixture, dtype=dtype)
+        assert model.clips and model.primitives
+
+
+def test_the_npz_stream_writes_zero_size_members():
+    buf = io.BytesIO()
+    members = {"frames": ((0, 5, 3), np.dtype(np.float32)),
+               "vertices": ((4, 0, 3), np.dtype(np.float64))}
+    s = NpzStream(buf, members)
+    s.write("frames", np.zeros((0, 5, 3), np.float32))
+    s.write("vertices", np.zeros((4, 0, 3)))
+    s.finish()
+    buf.seek(0)
+    with np.load(buf) as z:
+        assert z["frames"].shape == (0, 5, 3) and z["vertices"].shape == (4, 0, 3)
+
+
+@pytest.mark.parametrize("format", ["ply", "obj"])
+def test_frame_files_of_zero_frames_or_vertices(tmp_path, format):
+    tri = np.array([[0, 1, 2]])
+    assert write_frames(tmp_path / "none", {"m": np.zeros((0, 3, 3))}, {"m": tri}, format) == []
+    files = write_frames(tmp_path / "empty", {"m": np.zeros((2, 0, 3))},
+                         {"m": np.zeros((0, 3), int)}, format)
+    assert len(files) == 2 and all(Path(f).is_file() for f in files)
+
+
+def test_a_glb_leaves_out_primitives_without_vertices(tmp_path):
+    pytest.importorskip("trimesh", reason='pip install ".[export]"')
+    tri = np.array([[0, 1, 2]])
+    write_glb(tmp_path / "a.glb", {"empty": np.zeros((0, 3)), "tri": np.eye(3)},
+              {"empty": np.zeros((0, 3), int), "tri": tri})
+    model = sk.load_gltf(tmp_path / "a.glb")
+    assert [len(p.positions) for p in model.primitives] == [3]
+    with pytest.raises(ValueError, match=r"b.glb: no primitive has a vertex"):
+        write_glb(tmp_path / "b.glb", {"empty": np.zeros((0, 3))}, {"empty": None})
+    assert not (tmp_path / "b.glb").exists()
