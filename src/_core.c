@@ -213,7 +213,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (!from_dlpack)
         PyErr_Clear();
     PyObject *m = PyModule_Create(&moduledef);
-    if (m && (add_kernels(m) < 0 || add_clip_player(m) < 0))
+    if (m && (PyModule_AddStringConstant(m, "__version__", SKINKIT_VERSION) < 0 ||
+              add_kernels(m) < 0 || add_clip_player(m) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -16,6 +16,10 @@
 #ifndef SKINKIT_H
 #define SKINKIT_H
 
+/* The release, the one place it is written: the Python package (skinkit.__version__, read from
+   the extension) and its wheel's metadata (pyproject.toml's version regex) take it from here. */
+#define SKINKIT_VERSION "0.1.0"
+
 #include <stddef.h>
 #include <stdint.h>
 

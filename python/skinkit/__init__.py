@@ -6,7 +6,7 @@ body models with analytic gradients, and the ``skinkit`` command.
 """
 import logging as _logging
 
-from . import data
+from . import _core, data
 from .kernels.blending import additive_pose, blend_poses, pose_delta
 from .body.body_model import BodyModel
 from .body.kinds import BodyModelError
@@ -53,7 +53,7 @@ from .apps.viewer import view, view_body
 # application configures logging (the skinkit command prints its warnings)
 _logging.getLogger("skinkit").addHandler(_logging.NullHandler())
 
-__version__ = "0.1.0"
+__version__ = _core.__version__   # SKINKIT_VERSION of src/skinkit.h
 __all__ = ["BodyModel", "BodyModelError", "BodyMotion", "BvhError", "Channel", "Clip",
            "CompressedClip", "FbxError", "FitResult", "GltfError", "Model", "PosedMeshes",
            "PoseRequest", "UsdError", "compress", "load_compressed", "save_compressed",

@@ -18,6 +18,7 @@ from .kernels._generated import Float, Input, Out
 # the operands of every kernel descriptor: name -> ((operand, "(..., J, 4)", "in" | "optional" |
 # "out"), ...); skinkit.kernels and tests/test_binding_table.py read it
 _shapes: Dict[str, Tuple[Tuple[str, str, str], ...]]
+__version__: str   # SKINKIT_VERSION of src/skinkit.h
 
 # -- clip sampling: a clip table (skinkit.model.clip.ClipTable) sampled into ``out``; returns None
 

@@ -27,7 +27,7 @@ import sys
 import traceback
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from .. import __version__, _core
+from .. import _core
 from . import bake, info, pose, retarget
 from .common import PROG, Arg, CliError, add_arguments
 
@@ -44,7 +44,7 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Fast, batchable skeletal animation: pose glTF models with C kernels.")
     _add_debug(parser, False)
     parser.add_argument("--version", action="version",
-                        version=f"%(prog)s {__version__} (ufbx {_core.ufbx_version()})")
+                        version=f"%(prog)s {_core.__version__} (ufbx {_core.ufbx_version()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     commands: Dict[str, Tuple[str, str, Sequence[Union[Arg, List[Arg]]],

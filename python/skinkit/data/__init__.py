@@ -71,7 +71,7 @@ def path(name: str) -> Path:
 def _folder() -> Path:
     """Where the generated files live: named after the version and a hash of the code that
     makes them (this module, the character's, the humanoid's and the two writers)."""
-    from .. import __version__
+    from .._core import __version__
     from ..io.bvh import write as bvh_write
     from ..io.gltf import write as gltf_write
     from ..model import humanoid

@@ -300,7 +300,7 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
                                   "one", path)
     out = str(Path(out).resolve())
     files = source.files([str(m) for m in motions])
-    from .. import __version__
+    from .._core import __version__
     arguments = {"characters" if isinstance(source, Characters) else "motions": files,
                  "fps": fps, "frames_per_chunk": frames_per_chunk, "dtype": dtype,
                  "compression": compression, **source.arguments()}

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tupl
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import _core, kernels, limits
+from .. import _core, limits
+from ..kernels import wrappers as kernels
 from ..model.clip import Channel, Clip
 from ..model.joint_names import PRESETS, canonical_names
 from ..kernels._generated import Float, Input

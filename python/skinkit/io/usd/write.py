@@ -159,7 +159,7 @@ class _Writer:
                 self.path[n] = prefix + token
                 self.order.append(n)
                 stack.append((n, self.path[n] + "/"))
-        from ... import kernels
+        from ...kernels import wrappers as kernels
         r, t, s = (np.asarray(a, np.float64) for a in (sk.rotations, sk.translations, sk.scales))
         self.local = kernels.forward_kinematics(np.full(len(parents), -1), r, t, s)
         self.world_rest = kernels.forward_kinematics(parents, r, t, s)
