@@ -182,13 +182,13 @@ def test_posed_glb_keeps_uvs_and_materials(tmp_path):
                                model.pose(0, [1.0]).positions[prim.key][0], atol=1e-5)
 
 
-def test_retarget_onto_an_fbx_character_with_a_mapping(tmp_path, capsys):
+def test_retarget_onto_an_fbx_character_with_a_mapping(tmp_path, capsys, blender_conversions):
     """Issue 31: FBX targets were refused and there was no --mapping.  CesiumMan's names match
     no preset: a mapping file pairs its joints with the CMU BVH's, and the result is the
     library's with that mapping."""
     import json
-    src = DATA / "bvh" / "cmu_01_03_first300.bvh"
-    target = DATA / "fbx" / "blender_RiggedSimple.fbx"        # Bone, Bone.001
+    src = BVH / "cmu_01_03_first300.bvh"
+    target = blender_conversions / "RiggedSimple.fbx"        # Blender's export: Bone, Bone.001
     mapping = {"Bone": "Hips", "Bone.001": "Spine"}
     (tmp_path / "map.json").write_text(json.dumps(mapping))
     out = tmp_path / "out.glb"
@@ -210,9 +210,10 @@ def test_retarget_onto_an_fbx_character_with_a_mapping(tmp_path, capsys):
     assert code == 1 and "NoSuchJoint" in err and not (tmp_path / "x.glb").exists()
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("command", ["pose", "retarget"])
 def test_a_negative_clip_index_is_refused(tmp_path, character, capsys, command):
-    src = DATA / "bvh" / "cmu_01_03_first300.bvh"
+    src = BVH / "cmu_01_03_first300.bvh"
     argv = (["pose", src, "--clip", "-1", "--out", tmp_path / "x.npz"] if command == "pose" else
             ["retarget", src, character, "--clip", "-1", "--out", tmp_path / "x.glb"])
     code, _, err = run(argv, capsys)

@@ -1,28 +1,38 @@
-"""FBX values the glTF and BVH readers refuse (issue 31), in files edited from the committed
-ASCII fixtures (``Name: *count { a: ... }`` arrays) or written whole: clips past MAX_DURATION
-(key times of 2^62 ticks), skin weights of 1e308, blend-shape indices out of range or negative,
-values past float32 in a float32 load, empty scenes (version 0, 6100, 7400; an FBX header then
-zeros saved as .glb).  Each is an FbxError naming the file, the field and the value; and the
-writers take zero-size arrays (0 frames, 0 vertices)."""
+"""FBX values the glTF and BVH readers refuse (issue 31), in files edited from the ASCII form of
+Blender's export of tests/blender_scenes.py (``rig.fbx`` through tests/fbx_transcode.py:
+``Name: *count { a: ... }`` arrays) or written whole: clips past MAX_DURATION (key times of 2^62
+ticks), skin weights of 1e308, blend-shape indices out of range or negative, values past float32
+in a float32 load, empty scenes (version 0, 6100, 7400; an FBX header then zeros saved as .glb).
+Each is an FbxError naming the file, the field and the value; and the writers take zero-size
+arrays (0 frames, 0 vertices)."""
 import io
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fbx_transcode import parse, to_ascii
 
 import skinkit as sk
 from skinkit.io.mesh_files import write_frames, write_glb
 from skinkit.io.npz_stream import NpzStream
 
-FBX = Path(__file__).resolve().parent / "data" / "fbx"
-SKIN = FBX / "max_transformed_skin_7500_ascii.fbx"        # a skinned, animated mesh
-BLEND = FBX / "maya_blend_shape_cube_7700_ascii.fbx"      # blend shapes TopH, TopV
-VERTICES = "a: -5.55567026138306,-5.55565738677979,"      # the first control point's x, y
+# the first entries of arrays of Blender's rig (a tube of 104 control points skinned to three
+# bones, a shape key on it, a rigid box): a key time, a cluster's weight, the shape's index, the
+# tube's first control point
+KEYS = "KeyTime: *25 {\n\t\t\ta: 0,1924423250,"
+WEIGHTS = "Weights: *48 {\n\t\t\ta: 1.0,"
+SHAPE = "Indexes: *104 {\n\t\t\ta: 0,1,2,"
+VERTICES = "Vertices: *312 {\n\t\t\ta: 0.10000000149011612,"
 
 
-def edited(fixture, old, new):
-    text = fixture.read_text()
+@pytest.fixture(scope="module")
+def rig(blender_files):
+    """Blender's rig.fbx as ASCII FBX text."""
+    return to_ascii(parse((blender_files / "rig.fbx").read_bytes()))
+
+
+def edited(text, old, new):
     assert text.count(old) >= 1, old
     return text.replace(old, new, 1)
 
@@ -32,51 +42,52 @@ def binary_header(version):
     return b"Kaydara FBX Binary  \x00\x1a\x00" + version.to_bytes(4, "little") + bytes(200)
 
 
-CASES = {   # name -> (file name, its content, load_fbx keywords, the message after the path)
+CASES = {   # name -> (file name, its content from the rig's text, load_fbx keywords, the message)
     "key times at 2^62 ticks": (
-        "keys.fbx", lambda: edited(SKIN, "a: 0,36948926400", f"a: 0,{2**62}"), {},
-        r"animation stack 'Take 001': node \d+ rotation: the clip lasts 9.985e\+07 s, more "
-        r"than the limit of 1e\+06 s \(skinkit.limits.MAX_DURATION\)"),
+        "keys.fbx", lambda rig: edited(rig, KEYS, KEYS.replace("1924423250", str(2**62))), {},
+        r"animation stack '.*': node \d+ \w+: the clip lasts 9.985e\+07 s, more than the limit "
+        r"of 1e\+06 s \(skinkit.limits.MAX_DURATION\)"),
     "skin weights of 1e308": (
-        "weights.fbx", lambda: edited(SKIN, "a: " + ",".join(["1"] * 17),
-                                      "a: " + ",".join(["1e308"] * 17)), {},
-        r"primitive 0: mesh '.*': the skin weights of control point \d+ sum to 1e\+308, more "
+        "weights.fbx", lambda rig: edited(rig, WEIGHTS, WEIGHTS.replace("1.0,", "1e308,")), {},
+        r"primitive \d+: mesh '.*': the skin weights of control point \d+ sum to 1e\+308, more "
         r"than 1e\+30 \(skinkit.limits.MAX_FILE_VALUE\)"),
     "a blend-shape index past the control points": (
-        "shape.fbx", lambda: edited(BLEND, "a: 2,3,4,5", "a: 2,3,4,99"), {},
-        r"mesh '.*': blend shape 'TopH': Indexes holds 99, not one of the mesh's 8 control "
+        "shape.fbx", lambda rig: edited(rig, SHAPE, SHAPE.replace("0,1,2,", "0,1,9999,")), {},
+        r"mesh '.*': blend shape '.*': Indexes holds 9999, not one of the mesh's 104 control "
         r"points"),
     "a negative blend-shape index": (
-        "negative.fbx", lambda: edited(BLEND, "a: 2,3,4,5", "a: -1,3,4,5"), {},
-        r"blend shape 'TopH': Indexes holds -1, not one of the mesh's 8 control points"),
+        "negative.fbx", lambda rig: edited(rig, SHAPE, SHAPE.replace("0,1,2,", "-1,1,2,")), {},
+        r"blend shape '.*': Indexes holds -1, not one of the mesh's 104 control points"),
     "a vertex past float32 in a float32 load": (
-        "big.fbx", lambda: edited(SKIN, VERTICES, "a: 1e39,-5.55565738677979,"),
+        "big.fbx", lambda rig: edited(rig, VERTICES, VERTICES.replace("0.10000000149011612",
+                                                                      "1e39")),
         {"dtype": np.float32},
         r"mesh node '.*': positions\[\d+, \d\] = .*e\+\d\d is not finite or past the limit of "
         r"1e\+30 \(skinkit.limits.MAX_FILE_VALUE\)"),
     "a vertex past 1e30 in a float64 load": (
-        "big64.fbx", lambda: edited(SKIN, VERTICES, "a: 1e300,-5.55565738677979,"), {},
+        "big64.fbx", lambda rig: edited(rig, VERTICES, VERTICES.replace("0.10000000149011612",
+                                                                        "1e300")), {},
         r"positions\[\d+, \d\] = .*e\+\d\d\d is not finite or past the limit of 1e\+30"),
     "an empty ASCII scene": (
-        "empty.fbx", lambda: "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n"
+        "empty.fbx", lambda rig: "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n"
                              "\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n}\n", {},
         r"an empty scene \(FBXVersion 7400\): no node to pose"),
-    "a binary header of version 0": ("v0.fbx", lambda: binary_header(0), {},
+    "a binary header of version 0": ("v0.fbx", lambda rig: binary_header(0), {},
                                      r"FBXVersion 0: not an FBX version \(2000 or later\)"),
     "a binary header of version 6100, then zeros": (
-        "v6100.fbx", lambda: binary_header(6100), {},
+        "v6100.fbx", lambda rig: binary_header(6100), {},
         r"an empty scene \(FBXVersion 6100\): no node to pose"),
     "an FBX header then zeros saved as .glb": (
-        "character.glb", lambda: binary_header(7400), {},
+        "character.glb", lambda rig: binary_header(7400), {},
         r"an empty scene \(FBXVersion 7400\): no node to pose"),
 }
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_a_value_the_other_readers_refuse_is_refused(tmp_path, case):
+def test_a_value_the_other_readers_refuse_is_refused(tmp_path, rig, case):
     name, content, kw, message = CASES[case]
     path = tmp_path / name
-    data = content()
+    data = content(rig)
     path.write_bytes(data) if isinstance(data, bytes) else path.write_text(data)
     for load in (sk.load_fbx, sk.load_model):
         with pytest.raises(sk.FbxError) as info:
@@ -85,11 +96,15 @@ def test_a_value_the_other_readers_refuse_is_refused(tmp_path, case):
         assert text.startswith(f"{path}: ") and re.search(message, text), text
 
 
-@pytest.mark.parametrize("fixture", [SKIN, BLEND], ids=["skin", "blend shapes"])
-def test_the_untouched_fixtures_load_in_both_precisions(fixture):
-    for dtype in (np.float64, np.float32):
-        model = sk.load_fbx(fixture, dtype=dtype)
-        assert model.clips and model.primitives
+def test_the_untouched_rig_loads_in_both_precisions(tmp_path, rig, blender_files):
+    """The controls: the rig's own files, binary and ASCII, load (so each refusal above comes
+    from its one edit)."""
+    (tmp_path / "rig.fbx").write_text(rig)
+    for path in (blender_files / "rig.fbx", tmp_path / "rig.fbx"):
+        for dtype in (np.float64, np.float32):
+            model = sk.load_fbx(path, dtype=dtype)
+            assert model.clips and model.primitives and any(p.target_count for p in
+                                                              model.primitives)
 
 
 def test_the_npz_stream_writes_zero_size_members():

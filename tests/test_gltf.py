@@ -78,7 +78,7 @@ def test_fixture_loads_consistently(name, dtype):
 
 @pytest.mark.shared
 def test_fixture_facts_from_licence_notes():
-    """Joint and clip counts stated in tests/data/gltf/LICENSES.md."""
+    """Joint and clip counts stated in ../shared/fixtures/gltf/LICENSES.md."""
     fox = load_gltf(GLTF / "Fox.glb")
     assert [len(s.joints) for s in fox.skins] == [24]
     assert [c.name for c in fox.clips] == ["Survey", "Walk", "Run"]

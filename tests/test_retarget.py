@@ -10,7 +10,7 @@ from skinkit.model.clip import Channel, Clip
 from skinkit.model.humanoid import humanoid_model
 from skinkit import Model, Skeleton
 
-from conftest import BVH
+from conftest import BVH, GLTF
 
 T = np.linspace(0.0, 1.0, 11)
 
@@ -366,11 +366,12 @@ def test_a_round_trip_through_unmapped_joints_returns_every_mapped_world_rotatio
     assert_round_trip(a, b, random_clip(a, seed=seed), mapping, mapped, 1e-9)
 
 
+@pytest.mark.shared
 def test_cmu_bvh_to_cesium_man_and_back():
     """CMU's LowerBack (between Hips and Spine) and Neck1 (between Neck and Head) and CesiumMan's
     unmapped joints: every mapped joint returns (0.17 rad at Hips before issue 31)."""
-    cmu = skinkit.load_bvh(DATA / "bvh" / "cmu_01_03_first300.bvh")
-    man = skinkit.load_gltf(DATA / "gltf" / "CesiumMan.glb")
+    cmu = skinkit.load_bvh(BVH / "cmu_01_03_first300.bvh")
+    man = skinkit.load_gltf(GLTF / "CesiumMan.glb")
     mapping = dict(zip(   # CMU joint -> CesiumMan joint (no preset names CesiumMan's)
         ["Hips", "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase", "LeftUpLeg", "LeftLeg",
          "LeftFoot", "LeftToeBase", "Spine", "Spine1", "RightArm", "RightForeArm", "RightHand",

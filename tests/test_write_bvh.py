@@ -80,10 +80,11 @@ def test_a_uniform_scale_is_folded_and_a_non_uniform_one_refused(tmp_path):
     assert not (tmp_path / "s.bvh").exists()
 
 
-def test_a_blender_fbx_character_with_its_mesh_at_scale_100_is_written(tmp_path):
+def test_a_blender_fbx_character_with_its_mesh_at_scale_100_is_written(tmp_path,
+                                                                       blender_conversions):
     """Blender's FBX export puts the mesh and helper nodes at scale 100 (centimetres): FBX ->
     BVH keeps every node's world position (the scale folded into the offsets below it)."""
-    model = skinkit.load_fbx(DATA / "fbx" / "blender_RiggedSimple.fbx")
+    model = skinkit.load_fbx(blender_conversions / "RiggedSimple.fbx")
     assert np.allclose(model.skeleton.scales[0], 100.0, rtol=1e-6)
     clip = model.clips[0]
     skinkit.write_bvh(model, clip, tmp_path / "b.bvh", frame_time=1 / 24)
