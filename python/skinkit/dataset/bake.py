@@ -247,7 +247,7 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Sour
 def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
          body_dir: Optional[str] = None, clips: Union[str, Seq[str], None] = None,
          fps: Optional[float] = None, frames_per_chunk: int = 256, dtype: str = "float32",
-         compression: str = "zstd", workers: Optional[int] = None,
+         compression: str = "none", workers: Optional[int] = None,
          scheduler: Optional[str] = None, progress: bool = False) -> BakeSummary:
     """Pose AMASS motions with a body model (or glTF/FBX characters' clips) into a Zarr
     store, on Dask distributed.
@@ -280,10 +280,11 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         Frames per Zarr chunk and per task (default 256).
     dtype : "float32" or "float16"
         Precision of the stored vertices and joints (posing is float32).
-    compression : "zstd" or "none"
-        The frame arrays' codec: Zstandard level 1 (default), or none, which writes faster
-        (zstd takes about as long as posing and saves about 8% on vertex coordinates:
-        ``benchmarks/bake.py``) and stores more.
+    compression : "none" or "zstd"
+        The frame arrays' codec: none (default), or Zstandard level 1, which keeps 0.92 of
+        the bytes of float32 vertex coordinates (0.91 of float16) and costs 0.7 of the posing
+        time on one core (none: 0.1; a byte shuffle before zstd keeps 0.83-0.89 for about the
+        posing time again: ``benchmarks/bake.py``).
     workers : int, optional
         Worker processes of a local cluster (default: one per core), or
     scheduler : str, optional
