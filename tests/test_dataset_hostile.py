@@ -33,14 +33,15 @@ FRAME_ARRAYS = ("vertices", "joints", "frame_sequence", "frame_time")
 
 @pytest.fixture(scope="module")
 def baked(tmp_path_factory):
-    """(motions folder, body model, store): two motions baked by one worker."""
+    """(motions folder, body model, store): two motions baked by one worker, the frame arrays
+    with zstd (a codec to feed broken frames to; the default stores them raw)."""
     d = tmp_path_factory.mktemp("hostile-store")
     np.savez(d / "body.npz", **synthetic_body_arrays("SMPL+H", seed=3, num_vertices=V))
     (d / "motions").mkdir()
     for i, T in enumerate((5, 7)):
         write_motion(d / "motions" / f"m{i}.npz", T, seed=i, gender="female")
     s = sk.dataset.bake([str(d / "motions")], str(d / "ref.zarr"), body=str(d / "body.npz"),
-                        frames_per_chunk=K, workers=1)
+                        frames_per_chunk=K, compression="zstd", workers=1)
     assert s.ok and s.frames == N
     return d / "motions", d / "body.npz", d / "ref.zarr"
 

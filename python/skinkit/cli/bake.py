@@ -44,9 +44,9 @@ ARGS: List[Union[_Arg, List[_Arg]]] = [
                                 help="frames per Zarr chunk and per task (default 256)")),
     ("--dtype", dict(choices=("float32", "float16"), default="float32",
                      help="precision of the stored vertices and joints (default float32)")),
-    ("--compression", dict(choices=("zstd", "none"), default="zstd",
-                           help="codec of the frame arrays: zstd level 1 (default) or none "
-                                "(faster to write, about 8%% larger)")),
+    ("--compression", dict(choices=("none", "zstd"), default="none",
+                           help="codec of the frame arrays: none (default) or zstd level 1 "
+                                "(about 8%% smaller, slower to write)")),
     [("--workers", dict(type=int, metavar="N", help="worker processes of a local Dask cluster "
                                                     "(default: one per core)")),
      ("--scheduler", dict(metavar="ADDRESS", help="a running Dask scheduler, tcp://HOST:PORT "

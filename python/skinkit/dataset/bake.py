@@ -2,10 +2,11 @@
 to a Zarr store, on Dask.
 
 The run: read every file on the workers (the plan: frame counts, and the malformed files
-found before anything is laid out), lay the store out, then one task per chunk of whole frames
-not yet written; each task poses its frames (``BodyModel.forward`` or ``skinkit.model.pose.run``, one
-BLAS and one skinkit thread: the input kind is a ``skinkit.dataset.sources.Source``) and writes
-them as whole Zarr chunks, then the chunk's done mark.  A rerun with the
+found before anything is laid out), lay the store out, then one task per run of chunks of whole
+frames not yet written (``task_chunks``); each task poses a chunk's frames (``BodyModel.forward``
+or ``skinkit.model.pose.run``, one BLAS and one skinkit thread: the input kind is a
+``skinkit.dataset.sources.Source``) while a second thread writes the chunk before it as whole
+Zarr chunks, then that chunk's done mark.  A rerun with the
 same arguments submits only the chunks without a mark; Dask reruns the tasks of a worker that
 died.  Every chunk's bytes depend only on the inputs, so a resumed or repaired bake equals an
 uninterrupted one bit for bit.
@@ -20,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import (Any, ContextManager, Dict, Iterator, List, Optional, Sequence as Seq, Tuple,
@@ -71,31 +73,70 @@ class BakeSummary:
         return out
 
 
-def bake_chunk(chunk: int, jobs: List[Tuple[Sequence, str, Piece]], *, source: Source,
-               out: str, frames_per_chunk: int, dtype: str) -> int:
-    """Pose and write chunk ``chunk`` (a Dask task): ``jobs`` are (sequence, model file,
-    piece) in row order, posed by ``source``.  Returns the frames written (0 if the chunk was
-    done)."""
-    if store.chunk_done(out, chunk):
-        return 0
-    threadpoolctl = require("threadpoolctl", "dataset", "skinkit bake")
+# chunks per task: at most MAX_TASK_CHUNKS (the work a killed worker loses), and at least
+# TASKS_PER_WORKER tasks a worker where there are chunks enough (the tail's balance)
+MAX_TASK_CHUNKS, TASKS_PER_WORKER = 16, 4
+
+
+def task_chunks(todo: List[int], workers: int) -> List[List[int]]:
+    """``todo`` (the chunks to bake, in order) cut into the chunk lists of the bake's tasks:
+    runs of consecutive entries, as long as ``MAX_TASK_CHUNKS`` and ``TASKS_PER_WORKER``
+    allow for ``workers`` worker threads."""
+    n = max(1, min(MAX_TASK_CHUNKS, len(todo) // (TASKS_PER_WORKER * max(workers, 1))))
+    return [todo[i:i + n] for i in range(0, len(todo), n)]
+
+
+def pose_chunk(jobs: List[Tuple[Sequence, str, Piece]], source: Source, dtype: str
+               ) -> Dict[str, NDArray[Any]]:
+    """The frame arrays of one chunk: ``jobs`` are (sequence, model file, piece) in row
+    order, posed by ``source`` (in the calling thread's BLAS and skinkit threads).  A chunk
+    of one piece keeps the posed arrays when they are in ``dtype`` (no copy)."""
     rows = sum(p.stop - p.first for _, _, p in jobs)
-    out_arrays: Dict[str, NDArray[Any]] = {}
-    with threadpoolctl.threadpool_limits(1):
-        for seq, model, p in jobs:
-            posed, times = source.pose(seq, model, p)
-            dst = slice(p.row, p.row + p.stop - p.first)
-            for name, a in posed.items():
-                if name not in out_arrays:
-                    out_arrays[name] = np.empty((rows,) + a.shape[1:], dtype)
-                out_arrays[name][dst] = a
-            if "frame_time" not in out_arrays:
-                out_arrays["frame_sequence"] = np.empty(rows, np.int32)
-                out_arrays["frame_time"] = np.empty(rows, np.float64)
-            out_arrays["frame_sequence"][dst] = p.sequence
-            out_arrays["frame_time"][dst] = times
-    store.write_chunk(out, chunk, frames_per_chunk, out_arrays)
-    return rows
+    out: Dict[str, NDArray[Any]] = {}
+    for seq, model, p in jobs:
+        posed, times = source.pose(seq, model, p)
+        n = p.stop - p.first
+        dst = slice(p.row, p.row + n)
+        for name, a in posed.items():
+            if name not in out:
+                out[name] = a if n == rows and a.dtype == dtype else \
+                    np.empty((rows,) + a.shape[1:], dtype)
+            if out[name] is not a:
+                out[name][dst] = a
+        if "frame_time" not in out:
+            out["frame_sequence"] = np.empty(rows, np.int32)
+            out["frame_time"] = np.empty(rows, np.float64)
+        out["frame_sequence"][dst] = p.sequence
+        out["frame_time"][dst] = times
+    return out
+
+
+def bake_chunks(chunks: List[int], jobs: List[List[Tuple[Sequence, str, Piece]]], *,
+                source: Source, out: str, frames_per_chunk: int, dtype: str) -> int:
+    """Pose and write the chunks ``chunks`` (a Dask task; ``jobs[i]``: chunk ``chunks[i]``'s
+    (sequence, model file, piece) in row order, posed by ``source``): each chunk is posed
+    while the one before it is encoded and written (``store.write_chunk``, arrays then done
+    mark) by a second thread.  Returns the frames written (chunks already marked done are
+    skipped)."""
+    threadpoolctl = require("threadpoolctl", "dataset", "skinkit bake")
+    zarr = require("zarr", "dataset", "skinkit bake")
+    written = 0
+    # every chunk is whole: zarr's scan of each for the fill value (to leave it out) is a pass
+    # over the frames for nothing
+    with threadpoolctl.threadpool_limits(1), ThreadPoolExecutor(1) as writer, \
+            zarr.config.set({"array.write_empty_chunks": True}):
+        pending: Optional[Future[None]] = None
+        for chunk, job in zip(chunks, jobs):
+            if store.chunk_done(out, chunk):
+                continue
+            arrays = pose_chunk(job, source, dtype)
+            if pending is not None:
+                pending.result()
+            pending = writer.submit(store.write_chunk, out, chunk, frames_per_chunk, arrays)
+            written += len(arrays["frame_time"])
+        if pending is not None:
+            pending.result()
+    return written
 
 
 @contextlib.contextmanager
@@ -189,7 +230,7 @@ def _lay_out(out: str, plan: Plan, source: Source, layout: Layout, dtype: str,
 def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Source,
          dtype: str, frame_bytes: int, progress: bool
          ) -> Tuple[int, List[int], List[Tuple[str, str]]]:
-    """One task per chunk not yet marked done, once the disk is seen to have room for them
+    """One task per run of chunks not yet marked done (``task_chunks``), once the disk is seen to have room for them
     (``frame_bytes`` a frame, before compression); returns the frames baked, the chunks whose
     task failed and (sources, message) of each."""
     distributed = require("distributed", "dataset", "skinkit bake")
@@ -203,21 +244,24 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Sour
                          f"frames of {frame_bytes} bytes before compression) and the disk has "
                          f"{free / 1e9:.2f} GB free")
     files = [s.source for s in plan.sequences]
-    jobs = [[(plan.sequences[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
-            for c in todo]
-    futures = dict(zip(client.map(bake_chunk, todo, jobs, out=out, source=source, dtype=dtype,
-                                  frames_per_chunk=plan.frames_per_chunk, pure=False), todo))
+    tasks = task_chunks(todo, sum(client.nthreads().values()))
+    jobs = [[[(plan.sequences[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
+             for c in chunks] for chunks in tasks]
+    futures = dict(zip(client.map(bake_chunks, tasks, jobs, out=out, source=source, dtype=dtype,
+                                  frames_per_chunk=plan.frames_per_chunk, pure=False), tasks))
     baked, failed_chunks, errors = 0, [], []
     with _progress(todo_frames, progress) as bar:
         for future in distributed.as_completed(futures):
-            c = futures[future]
+            chunks = futures[future]
             try:
                 n = future.result()
-            except Exception as exc:   # noqa: BLE001 - reported per chunk, the others go on
-                failed_chunks.append(c)
+            except Exception as exc:   # noqa: BLE001 - reported per task, the others go on
+                failed_chunks += chunks
                 srcs = ", ".join(sorted({os.path.basename(files[p.sequence])
-                                         for p in plan.pieces(c)}))
-                errors.append((srcs, f"chunk {c} ({srcs}): {type(exc).__name__}: {exc}"))
+                                         for c in chunks for p in plan.pieces(c)}))
+                where = f"chunk {chunks[0]}" if len(chunks) == 1 else \
+                    f"chunks {chunks[0]}-{chunks[-1]}"
+                errors.append((srcs, f"{where} ({srcs}): {type(exc).__name__}: {exc}"))
                 continue
             baked += n
             if bar is not None:
@@ -228,7 +272,7 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Sour
 def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
          body_dir: Optional[str] = None, clips: Union[str, Seq[str], None] = None,
          fps: Optional[float] = None, frames_per_chunk: int = 256, dtype: str = "float32",
-         compression: str = "zstd", workers: Optional[int] = None,
+         compression: str = "none", workers: Optional[int] = None,
          scheduler: Optional[str] = None, progress: bool = False) -> BakeSummary:
     """Pose AMASS motions with a body model (or glTF/FBX characters' clips) into a Zarr
     store, on Dask distributed.
@@ -261,10 +305,11 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         Frames per Zarr chunk and per task (default 256).
     dtype : "float32" or "float16"
         Precision of the stored vertices and joints (posing is float32).
-    compression : "zstd" or "none"
-        The frame arrays' codec: Zstandard level 1 (default), or none, which writes faster
-        (zstd takes about as long as posing and saves about 8% on vertex coordinates:
-        ``benchmarks/bake.py``) and stores more.
+    compression : "none" or "zstd"
+        The frame arrays' codec: none (default), or Zstandard level 1, which keeps 0.92 of
+        the bytes of float32 vertex coordinates (0.91 of float16) and costs 0.7 of the posing
+        time on one core (none: 0.1; a byte shuffle before zstd keeps 0.83-0.89 for about the
+        posing time again: ``benchmarks/bake.py``).
     workers : int, optional
         Worker processes of a local cluster (default: one per core), or
     scheduler : str, optional
