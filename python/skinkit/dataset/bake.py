@@ -14,6 +14,7 @@ uninterrupted one bit for bit.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import shutil
@@ -120,6 +121,9 @@ def bake_chunks(chunks: List[int], jobs: List[List[Tuple[Sequence, str, Piece]]]
     skipped)."""
     threadpoolctl = require("threadpoolctl", "dataset", "skinkit bake")
     zarr = require("zarr", "dataset", "skinkit bake")
+    # an interrupted bake (Ctrl-C) closes the cluster under this task: the worker's warning that
+    # it cancelled it would reach the terminal beside the bake's one line
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
     written = 0
     # every chunk is whole: zarr's scan of each for the fill value (to leave it out) is a pass
     # over the frames for nothing
