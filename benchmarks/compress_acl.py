@@ -33,6 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import skinkit
 from skinkit.io.acl_sjson import load_acl_sjson
+from skinkit.motion.compressed_file import dumps
 
 DEFAULT_DATA = "/work/shared/acl-test-data/acl-test-data-47bfa3c-cmu18.tar.xz"
 
@@ -141,7 +142,7 @@ def measure(path: str, quick: bool) -> Dict[str, Any]:
     t64 = np.resize(t, 64).astype(np.float32)
     calls = 200 if quick else 2000
     return {"clip": os.path.basename(path).split(".")[0], "bones": skel.count,
-            "samples": a.num_samples, "raw": raw, "bytes": cc.nbytes,
+            "samples": a.num_samples, "raw": raw, "bytes": len(dumps(cc)),
             "max_error": float(err.max()), "p99_error": float(np.percentile(err, 99)),
             "mb_per_s": raw / seconds / 1e6,
             "decode_us_one": 1e6 * per_call(one, calls),

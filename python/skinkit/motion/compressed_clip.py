@@ -184,12 +184,6 @@ class CompressedClip:
         """The nodes whose morph target weights the clip animates, in track order."""
         return [t.node for t in self.tracks if t.path == len(PATHS)]
 
-    @property
-    def nbytes(self) -> int:
-        """Size of the container ``compressed_file.dumps`` writes, in bytes."""
-        from .compressed_file import dumps
-        return len(dumps(self))
-
     def to_clip(self) -> Clip:
         """The decoded keys as a Clip: every stored track a channel of its source interpolation
         (a constant one key), in the source's dtype; for writers (glTF) and other samplers.
