@@ -11,7 +11,8 @@
  * rounds of nanoseconds per item (a vertex, or a joint of a pose; CPU time of the
  * process, so that other work on a shared machine counts less), the quartiles around it, and
  * an FNV-1a hash of the output's bytes after the last round (the same bits give the same
- * hash: compare two builds). */
+ * hash: compare two builds).  SKINKIT_SIMD=avx2 or baseline caps the SIMD level, as it does
+ * for the module. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -220,6 +221,11 @@ int main(int argc, char **argv)
     if (rounds < 1 || rounds > MAX_ROUNDS || V < NJ * NL)
         return fprintf(stderr, "usage: kernels_bench [V >= %d] [rounds 1..%d]\n", NJ * NL,
                        MAX_ROUNDS), 2;
+    const char *simd = getenv("SKINKIT_SIMD");
+    if (simd && !strcmp(simd, "avx2"))
+        sk_set_simd(SK_SIMD_AVX2);
+    else if (simd && !strcmp(simd, "baseline"))
+        sk_set_simd(SK_SIMD_BASELINE);
     P = V / NJ;
     PJ = P * NJ;
     v = reals(3 * V, -1.f), n = reals(3 * V, -1.f), g = reals(3 * V, -1.f);
