@@ -107,7 +107,7 @@ static PyMethodDef methods[] = {
      "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
      "rotation keys and the keys of its lane groups side by side."},
     {"decode_compressed", py_decode_compressed, METH_VARARGS,
-     "decode_compressed(tracks, key_times, ranges, bytes, widths, out_stride, times, out, "
+     "decode_compressed(tracks, key_times, ranges, bytes, widths, seg_bits, out_stride, times, out, "
      "cursor, "
      "threads=None)\n\nSamples a compressed clip's tracks at times into out (translations, "
      "rotations, scales, weights), straight from its codes; cursor None or one key interval "

@@ -51,20 +51,21 @@ static const char *cclip_problem(int status)
     }
 }
 
-/* decode_compressed(tracks, key_times, ranges, bytes, widths, out_stride, times, out, cursor,
+/* decode_compressed(tracks, key_times, ranges, bytes, widths, seg_bits, out_stride, times, out,
+ * cursor,
  * threads=None): every track of a compressed clip at times into out (four arrays:
  * translations, rotations, scales, weights), see sk_decode_cclip; cursor None, or an int64
  * array of one key interval per track kept between calls (then one thread).  Returns None. */
 PyObject *py_decode_compressed(PyObject *self, PyObject *args)
 {
-    PyObject *tracks, *kt, *ranges, *bytes, *widths, *stride, *times, *out, *cursor;
+    PyObject *tracks, *kt, *ranges, *bytes, *widths, *segs, *stride, *times, *out, *cursor;
     PyObject *threads = Py_None;
     decode_call_t dc;
     int nthreads;
     (void)self;
     memset(&dc, 0, sizeof dc);
-    if (!PyArg_UnpackTuple(args, "decode_compressed", 9, 10, &tracks, &kt, &ranges, &bytes,
-                           &widths, &stride, &times, &out, &cursor, &threads) ||
+    if (!PyArg_UnpackTuple(args, "decode_compressed", 10, 11, &tracks, &kt, &ranges, &bytes,
+                           &widths, &segs, &stride, &times, &out, &cursor, &threads) ||
         parse_threads(threads, &nthreads) < 0)
         return NULL;
     int type = PyArray_Check(kt) ? PyArray_TYPE((PyArrayObject *)kt) : NPY_DOUBLE;
@@ -76,6 +77,7 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
         check_array(ranges, "", "ranges", NPY_FLOAT, 0) < 0 ||
         check_array(bytes, "", "bytes", NPY_UINT8, 0) < 0 ||
         check_array(widths, "", "widths", NPY_UINT8, 0) < 0 ||
+        check_array(segs, "", "seg_bits", NPY_INT64, 0) < 0 ||
         check_array(stride, "", "out_stride", NPY_INT64, 0) < 0 ||
         check_array(times, "", "times", type, 0) < 0 ||
         (cursor != Py_None && check_array(cursor, "", "cursor", NPY_INT64, 1) < 0))
@@ -84,7 +86,7 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
     if (ntr % SK_CTRACK_FIELDS || PyArray_SIZE((PyArrayObject *)stride) != NOUT ||
         (cursor != Py_None &&
          PyArray_SIZE((PyArrayObject *)cursor) != ntr / SK_CTRACK_FIELDS)) {
-        PyErr_SetString(PyExc_ValueError, "tracks must hold 14 int64 fields a track, out_stride "
+        PyErr_SetString(PyExc_ValueError, "tracks must hold 15 int64 fields a track, out_stride "
                         "4 strides, and cursor one int64 a track");
         return NULL;
     }
@@ -115,7 +117,9 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
      v.bytes = (const unsigned char *)PyArray_DATA((PyArrayObject *)bytes),               \
      v.nbytes = (size_t)PyArray_SIZE((PyArrayObject *)bytes),                             \
      v.widths = (const unsigned char *)PyArray_DATA((PyArrayObject *)widths),             \
-     v.nwidths = (size_t)PyArray_SIZE((PyArrayObject *)widths))
+     v.nwidths = (size_t)PyArray_SIZE((PyArrayObject *)widths),                           \
+     v.seg_bits = (const int64_t *)PyArray_DATA((PyArrayObject *)segs),                   \
+     v.nseg_bits = (size_t)PyArray_SIZE((PyArrayObject *)segs))
     FILL(dc.f, float), FILL(dc.d, double);
 #undef FILL
     size_t bad = 0;

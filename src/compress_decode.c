@@ -35,20 +35,25 @@ int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, cons
                 need = 4 * nst;
             else if (t->level == SK_CLEVEL_RAW)
                 need = rows * nc * (int64_t)sizeof(T);
-            else
-                need = (rows * t->row_bits + 7) / 8;
             if (t->level > 0 && t->level < SK_CLEVEL_RAW) {
-                int64_t sum = 0;
-                if (t->width < 0 || nst > (int64_t)clip->nwidths - t->width ||
-                    t->range < 0 || 2 * nst > (int64_t)clip->nranges - t->range)
+                int64_t sr = t->seg_rows, nseg = sr > 0 ? (rows + sr - 1) / sr : 0, bits = 0;
+                if (sr < 1 || t->width < 0 || t->range < 0 || t->segment < 0 ||
+                    nseg > ((int64_t)clip->nwidths - t->width) / nst ||
+                    nseg > ((int64_t)clip->nranges - t->range) / (2 * nst) ||
+                    nseg > (int64_t)clip->nseg_bits - t->segment)
                     st = SK_ERR_CLIP_VALUES;
-                for (int64_t c = 0; st == SK_OK && c < nst; c++) {
-                    if (clip->widths[t->width + c] > t->level)
+                for (int64_t s = 0; st == SK_OK && s < nseg; s++) {
+                    int64_t sum = 0, n = s + 1 < nseg ? sr : rows - s * sr;
+                    for (int64_t c = 0; st == SK_OK && c < nst; c++) {
+                        if (clip->widths[t->width + s * nst + c] > t->level)
+                            st = SK_ERR_CLIP_VALUES;
+                        sum += clip->widths[t->width + s * nst + c];
+                    }
+                    if (clip->seg_bits[t->segment + s] != bits)
                         st = SK_ERR_CLIP_VALUES;
-                    sum += clip->widths[t->width + c];
+                    bits += n * sum;
                 }
-                if (st == SK_OK && sum != t->row_bits)
-                    st = SK_ERR_CLIP_VALUES;
+                need = (bits + 7) / 8;
             }
             if (t->data < 0 || t->data > (int64_t)clip->nbytes ||
                 need + 8 > (int64_t)clip->nbytes - t->data)
@@ -115,9 +120,13 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
         memcpy(&f, p + 4 * (size_t)c, 4);
         return (T)f;
     }
-    const float *lo = clip->ranges + t->range, *ext = lo + t->nstored;
-    const unsigned char *w = clip->widths + t->width;
-    uint64_t at = (uint64_t)r * (uint64_t)t->row_bits, word = 0;
+    int64_t seg = r / t->seg_rows, nst = t->nstored;
+    const float *lo = clip->ranges + t->range + 2 * nst * seg, *ext = lo + nst;
+    const unsigned char *w = clip->widths + t->width + nst * seg;
+    uint64_t row = 0, at = (uint64_t)clip->seg_bits[t->segment + seg], word = 0;
+    for (int64_t k = 0; k < nst; k++)
+        row += w[k];
+    at += (uint64_t)(r - seg * t->seg_rows) * row;
     for (int64_t k = 0; k < c; k++)
         at += w[k];
     uint32_t bits = w[c], mask = (1u << bits) - 1;

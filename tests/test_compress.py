@@ -180,3 +180,43 @@ def test_a_tiny_precision_keeps_raw_keys_that_decode_as_the_source():
     t = dense([ch.times for ch in clip.channels])
     for x, y in zip(cc.sample(t, rest), clip.sample(t, rest)):
         np.testing.assert_allclose(x, y, atol=1e-13)
+
+
+@pytest.mark.parametrize("interp", ["LINEAR", "CUBICSPLINE"])
+def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
+    """A track in segments of 16 keys: each key within half a step of its segment's range
+    (from the source values, not the codec), the C decoder's keys those of decode_track, and the
+    container gives the same track back."""
+    from skinkit.motion import compressed_file as cf
+    from skinkit.motion.compress import _encode
+    from skinkit.motion.compressed_clip import CompressedClip, Track, decode_track
+    rng = np.random.default_rng(4)
+    keys = 45
+    rows = keys * (3 if interp == "CUBICSPLINE" else 1)
+    values = np.cumsum(rng.normal(0, 0.1, (rows, 3)), axis=0)
+    base = Track(0, 0, ["STEP", "LINEAR", "CUBICSPLINE"].index(interp), 0, 3, RAW)
+    tr = _encode(values, base, 10, 16)
+    assert tr.seg_codes.shape == (3, 6) and tr.widths.size == 9
+    per = 16 * rows // keys
+    decoded = decode_track(tr, keys, np.dtype(np.float64))
+    for s in range(3):
+        seg = values[s * per:(s + 1) * per]
+        lo, hi = seg.min(axis=0), seg.max(axis=0)
+        # the segment's range covers its values, at most 2/255 of the clip's range wider
+        rng_lo, rng_ext = tr.segment_ranges()[s].astype(np.float64)
+        clip_ext = values.max(axis=0) - values.min(axis=0)
+        assert np.all(rng_lo <= lo) and np.all(rng_lo + rng_ext >= hi - 1e-6 * clip_ext)
+        assert np.all(rng_ext - (hi - lo) <= 2.01 * clip_ext / 255)
+        w = tr.widths.reshape(3, 3)[s]
+        step = rng_ext / ((1 << w.astype(np.int64)) - 1)
+        assert np.all(np.abs(decoded[s * per:(s + 1) * per] - seg) <= 0.5 * step + 1e-9)
+    times = np.linspace(0, 1, keys)
+    cc = CompressedClip(None, np.float64, 1, [times], [tr])
+    rest = (np.zeros((1, 3)), np.array([[0, 0, 0, 1.0]]), np.ones((1, 3)))
+    key_rows = decoded[1::3] if interp == "CUBICSPLINE" else decoded
+    np.testing.assert_allclose(cc.sample(times, rest).translations[:, 0], key_rows, atol=1e-12)
+    back = cf.loads(cf.dumps(cc))
+    assert back.tracks[0].seg_keys == 16
+    np.testing.assert_array_equal(back.tracks[0].seg_codes, tr.seg_codes)
+    np.testing.assert_array_equal(decode_track(back.tracks[0], keys, np.dtype(np.float64)),
+                                  decoded)

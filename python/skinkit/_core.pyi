@@ -28,7 +28,8 @@ def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArr
 def prepare_clip(table: Any, /) -> NDArray[np.floating[Any]]: ...
 def decode_compressed(tracks: NDArray[np.int64], key_times: NDArray[np.floating[Any]],
                       ranges: NDArray[np.float32], bytes: NDArray[np.uint8],
-                      widths: NDArray[np.uint8], out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
+                      widths: NDArray[np.uint8], seg_bits: NDArray[np.int64],
+                      out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
                       out: Tuple[NDArray[np.floating[Any]], ...],
                       cursor: Optional[NDArray[np.int64]], threads: Optional[int] = None,
                       /) -> None: ...

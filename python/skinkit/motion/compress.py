@@ -41,8 +41,10 @@ from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
                               pack_codes)
+from .compressed_file import track_bytes
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
+SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
 
 
 def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
@@ -54,8 +56,9 @@ def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
     return np.delete(q, dropped, axis=1), dropped
 
 
-def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
-    """``values`` (rows, stored components) at ``level`` (CONSTANT or a bit rate)."""
+def _encode(values: NDArray[np.float64], base: Track, level: int, seg_keys: int = 0) -> Track:
+    """``values`` (rows, stored components) at ``level`` (CONSTANT or a bit rate), in segments
+    of ``seg_keys`` keys (0: one segment) each with its own range and widths."""
     if level == CONSTANT:
         mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
         if base.stored_components() != base.ncomp:
@@ -67,17 +70,34 @@ def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     span = values.max(axis=0) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    # each component's step about the widest one's: fewer bits for narrower ranges
+    tr = replace(base, level=level, minimum=lo, extent=ext, seg_keys=seg_keys)
+    per = tr.seg_rows(values.shape[0] // (3 if tr.rows(1) == 3 else 1))
+    nseg = -(-values.shape[0] // per)
     e64 = ext.astype(np.float64)
+    if seg_keys:        # each segment's range in 255ths of the clip's, outwards
+        seg = [values[s * per:(s + 1) * per] for s in range(nseg)]
+        safe = np.where(e64 > 0, e64, 1.0)
+        m = np.array([np.floor(255 * (v.min(axis=0) - lo) / safe) for v in seg]).clip(0, 255)
+        top = np.array([np.ceil(255 * (v.max(axis=0) - lo) / safe) for v in seg]).clip(0, 255)
+        e = np.maximum(top - m, 1)
+        m = np.minimum(m, 255 - e)
+        zero = e64 == 0
+        m[:, zero], e[:, zero] = 0, 0
+        tr.seg_codes = np.concatenate([m, e], axis=1).astype(np.uint8)
+    ranges = tr.segment_ranges().astype(np.float64)                     # (segments, 2, c)
+    # each component's step about the clip's widest one's: fewer bits for narrower ranges
     widest = float(e64.max(initial=0.0))
+    seg_ext = ranges[:, 1]
     with np.errstate(divide="ignore"):
-        fewer = np.floor(np.log2(widest / np.where(e64 > 0, e64, 1.0)))
-    widths = np.where(e64 > 0, np.clip(level - fewer, 1, level), 0).astype(np.uint8)
+        fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
+    widths = np.where((seg_ext > 0) & (e64 > 0), np.clip(level - fewer, 1, level), 0)
+    tr.widths = widths.astype(np.uint8).reshape(-1)
     scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)
-    safe = np.where(ext > 0, e64, 1.0)
-    codes = np.clip(np.rint((values - lo.astype(np.float64)) / safe * scale), 0, scale)
-    return replace(base, level=level, minimum=lo, extent=ext, widths=widths,
-                   payload=pack_codes(codes.astype(np.uint32), widths))
+    rows = np.arange(values.shape[0]) // per
+    safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
+    codes = np.clip(np.rint((values - ranges[rows, 0]) / safe * scale[rows]), 0, scale[rows])
+    tr.payload = pack_codes(codes.astype(np.uint32), widths.astype(np.uint8), per)
+    return tr
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -156,7 +176,7 @@ def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArr
 
 
 def _cost(tr: Optional[Track]) -> int:
-    return 0 if tr is None else 3 + 9 * tr.minimum.size + len(tr.payload)
+    return 0 if tr is None else len(track_bytes(tr, 2))
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
@@ -239,7 +259,8 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         cubic = ch.interpolation == "CUBICSPLINE"
         levels[CONSTANT] = _encode(vals[1::3] if cubic else vals, base, CONSTANT)
         for b in BIT_RATES:
-            levels[b] = _encode(vals, base, b)
+            levels[b] = min((_encode(vals, base, b, keys) for keys in (0, SEGMENT_KEYS)
+                             if keys < len(kt)), key=_cost)
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
