@@ -28,14 +28,18 @@ int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, cons
                  nst != (t->rotation && t->interp != SK_CUBICSPLINE && t->level != SK_CLEVEL_RAW ? 3 : nc))
             st = SK_ERR_CLIP_NCOMP;
         else if (t->interp < SK_STEP || t->interp > SK_CUBICSPLINE ||
-                 !(t->level == 0 || t->level == SK_CLEVEL_RAW || (t->level >= 3 && t->level <= 23)))
+                 !(t->level >= 0 && (t->level <= 23 || t->level == SK_CLEVEL_RAW)))
             st = SK_ERR_CLIP_INTERP;
         if (st == SK_OK) {
             if (t->level == 0)
                 need = 4 * nst;
+            else if (t->level == SK_CLEVEL_CONST24)
+                need = 3 * nst;
+            else if (t->level == SK_CLEVEL_KEYS24)
+                need = 3 * rows * nst;
             else if (t->level == SK_CLEVEL_RAW)
                 need = rows * nc * (int64_t)sizeof(T);
-            if (t->level > 0 && t->level < SK_CLEVEL_RAW) {
+            if (t->level >= 3 && t->level < SK_CLEVEL_RAW) {
                 int64_t sr = t->seg_rows, nseg = sr > 0 ? (rows + sr - 1) / sr : 0, bits = 0;
                 if (sr < 1 || t->width < 0 || t->range < 0 || t->segment < 0 ||
                     nseg > ((int64_t)clip->nwidths - t->width) / nst ||
@@ -120,6 +124,13 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
         memcpy(&f, p + 4 * (size_t)c, 4);
         return (T)f;
     }
+    if (t->level < 3) {               /* the top 24 bits of a float32 */
+        const unsigned char *b = p + 3 * (size_t)(r * t->nstored + c);
+        uint32_t u = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16) << 8;
+        float f;
+        memcpy(&f, &u, 4);
+        return (T)f;
+    }
     int64_t seg = r / t->seg_rows, nst = t->nstored;
     const float *lo = clip->ranges + t->range + 2 * nst * seg, *ext = lo + nst;
     const unsigned char *w = clip->widths + t->width + nst * seg;
@@ -163,14 +174,14 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
 {
     int64_t nc = t->ncomp, cubic = t->interp == SK_CUBICSPLINE;
     int64_t key = -1;                 /* >= 0: the value of that key alone */
-    if (t->level == 0)
+    if (t->level <= SK_CLEVEL_CONST24)
         key = 0;
     else if (t->interp == SK_STEP || s <= 0)
         key = s >= 1 ? k + 1 : k;
     else if (s >= 1)
         key = k + 1;
     if (key >= 0) {
-        int64_t r = t->level == 0 ? 0 : cubic ? 3 * key + 1 : key;
+        int64_t r = t->level <= SK_CLEVEL_CONST24 ? 0 : cubic ? 3 * key + 1 : key;
         if (t->rotation) {
             FN(rotation_row)(clip, t, r, o);
             FN(qunit)(o);

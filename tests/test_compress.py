@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit.motion.compress import CONSTANT, RAW, compress
+from skinkit.motion.compress import BIT_RATES, CONSTANTS, RAW, compress
 
 import reference as ref
 from conftest import BVH, GLTF
@@ -82,7 +82,7 @@ def test_random_clip_within_precision_densely(dtype):
     assert np.abs(w - src_w).max() <= 2e-3 + slack
     levels = {(tr.node, skinkit.motion.compress.PATH_NAMES[tr.path]): tr.level for tr in cc.tracks}
     assert (3, "translation") not in levels                 # the rest pose: folded away
-    assert levels[(4, "translation")] == CONSTANT
+    assert levels[(4, "translation")] in CONSTANTS
     assert cc.nbytes < sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2
 
 
@@ -110,7 +110,7 @@ def test_bvh_fixture_compresses_within_precision():
     assert err.max() <= precision + 1e-9
     raw = sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2   # as float32
     assert cc.nbytes * 4 < raw
-    assert any(tr.level not in (CONSTANT, RAW) for tr in cc.tracks)
+    assert any(tr.level in BIT_RATES for tr in cc.tracks)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -220,3 +220,34 @@ def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
     np.testing.assert_array_equal(back.tracks[0].seg_codes, tr.seg_codes)
     np.testing.assert_array_equal(decode_track(back.tracks[0], keys, np.dtype(np.float64)),
                                   decoded)
+
+
+def test_24_bit_levels_round_to_nearest_and_decode_in_c():
+    """KEYS24 and CONSTANT24 keep the top 24 bits of each float32, rounded to nearest (within
+    2^-16 relative, against the values themselves), the same in C and NumPy and through the
+    container."""
+    from skinkit.motion import compressed_file as cf
+    from skinkit.motion.compress import _encode
+    from skinkit.motion.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
+                                                decode_track)
+    rng = np.random.default_rng(5)
+    values = rng.normal(0, 30, (7, 3))
+    base = Track(0, 0, 1, 0, 3, RAW)
+    keys = _encode(values, base, KEYS24)
+    const = replace_node(_encode(values[:1], base, CONSTANT24), 1)
+    got = decode_track(keys, 7, np.dtype(np.float64))
+    assert np.all(np.abs(got - values) <= np.abs(values) * 2.0 ** -16)
+    assert not np.array_equal(got, values.astype(np.float32))     # 8 bits fewer than float32
+    times = np.linspace(0, 1, 7)
+    cc = cf.loads(cf.dumps(CompressedClip(None, np.float64, 2, [times], [keys, const])))
+    rest = (np.zeros((2, 3)), np.tile([0, 0, 0, 1.0], (2, 1)), np.ones((2, 3)))
+    pose = cc.sample(times, rest).translations
+    np.testing.assert_array_equal(pose[:, 0], got)
+    c = decode_track(cc.tracks[1], 1, np.dtype(np.float64))[0]
+    assert np.all(np.abs(c - values[0]) <= np.abs(values[0]) * 2.0 ** -16)
+    np.testing.assert_array_equal(pose[:, 1], np.broadcast_to(c, (7, 3)))
+
+
+def replace_node(tr, node):
+    from dataclasses import replace
+    return replace(tr, node=node)

@@ -39,8 +39,8 @@ from numpy.typing import ArrayLike, NDArray
 from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
-from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
-                              pack_codes)
+from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
+                              CompressedClip, Track, pack_codes, to_float24)
 from .compressed_file import track_bytes
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
@@ -57,13 +57,16 @@ def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
 
 
 def _encode(values: NDArray[np.float64], base: Track, level: int, seg_keys: int = 0) -> Track:
-    """``values`` (rows, stored components) at ``level`` (CONSTANT or a bit rate), in segments
-    of ``seg_keys`` keys (0: one segment) each with its own range and widths."""
-    if level == CONSTANT:
+    """``values`` (rows, stored components) at ``level`` (a constant, KEYS24 or a bit rate),
+    in segments of ``seg_keys`` keys (0: one segment) each with its own range and widths."""
+    if level in CONSTANTS:
         mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
         if base.stored_components() != base.ncomp:
             mid = mid / max(1.0, float(np.linalg.norm(mid)))
-        return replace(base, level=CONSTANT, payload=mid.astype(np.float32).tobytes())
+        data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
+        return replace(base, level=level, payload=data)
+    if level == KEYS24:
+        return replace(base, level=level, payload=to_float24(values))
     lo = values.min(axis=0).astype(np.float32)
     lo = np.where(lo.astype(np.float64) > values.min(axis=0), np.nextafter(lo, np.float32(-np.inf)),
                   lo)
@@ -257,7 +260,9 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         raw = replace(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
         levels: Dict[int, Optional[Track]] = {RAW: raw}
         cubic = ch.interpolation == "CUBICSPLINE"
-        levels[CONSTANT] = _encode(vals[1::3] if cubic else vals, base, CONSTANT)
+        for lv in CONSTANTS:
+            levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
+        levels[KEYS24] = _encode(vals, base, KEYS24)
         for b in BIT_RATES:
             levels[b] = min((_encode(vals, base, b, keys) for keys in (0, SEGMENT_KEYS)
                              if keys < len(kt)), key=_cost)
@@ -314,9 +319,10 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
             for tr in sorted(candidates[i].values(), key=_cost, reverse=True):
                 if _cost(tr) >= _cost(best[i]):
                     continue
-                if not poses.try_level(i, _level(tr), precision):
+                if poses.try_level(i, _level(tr), precision):
+                    best[i] = tr
+                elif _level(tr) != KEYS24:    # the others' errors grow as their costs fall
                     break
-                best[i] = tr
     if not passes(best):          # a search whose every try failed: the keys as they are
         best = [c[RAW] for c in candidates]
     return build(best)

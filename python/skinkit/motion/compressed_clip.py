@@ -23,6 +23,8 @@ from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip, as_times
 
 PATH_NAMES = tuple(PATHS) + (WEIGHTS,)         # a track's path code indexes this
 CONSTANT, RAW = 0, 255                         # level codes; 3..23 are bit rates
+CONSTANT24, KEYS24 = 1, 2                      # a constant, the keys: 24-bit floats
+CONSTANTS = (CONSTANT, CONSTANT24)
 BIT_RATES = tuple(range(3, 17)) + (18, 20, 23)
 TRACK_FIELDS = 15                              # int64 fields a track (sk_ctrack, src/skinkit.h)
 Rest = Tuple[ArrayLike, ArrayLike, ArrayLike]
@@ -34,7 +36,7 @@ class Track:
 
     ``node``, ``path`` (an index into PATH_NAMES), ``interp`` (into INTERPOLATIONS), ``times``
     (an index into the clip's key-time arrays), ``ncomp`` (components of the channel), ``level``
-    (CONSTANT, a bit rate, or RAW), ``dropped`` (the component a STEP or LINEAR rotation leaves
+    (CONSTANT, CONSTANT24, KEYS24, a bit rate, or RAW), ``dropped`` (the component a STEP or LINEAR rotation leaves
     out, >= 0 in every key), ``minimum``/``extent`` (float32, per stored component, for a
     bit rate: the range over the clip), ``seg_keys`` (keys a segment, 0: one segment of all
     keys), ``seg_codes`` (uint8 (segments, 2 c): each segment's minimum and extent in 255ths of
@@ -104,6 +106,20 @@ def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8], per: int) -> byte
     return bytes(np.packbits(bits, bitorder="little"))
 
 
+def to_float24(values: NDArray[Any]) -> bytes:
+    """Values as the top 24 bits of their float32s (rounded to nearest), 3 bytes each, little
+    endian: a float with a 15-bit mantissa."""
+    u = np.asarray(values, np.float32).reshape(-1).view(np.uint32).astype(np.uint64)
+    top = ((u + 0x80) >> 8).astype(np.uint32)
+    return bytes(np.stack([top & 0xFF, top >> 8 & 0xFF, top >> 16 & 0xFF], -1)
+                 .astype(np.uint8).reshape(-1))
+
+
+def from_float24(data: Union[bytes, memoryview]) -> NDArray[np.float32]:
+    b = np.frombuffer(data, np.uint8).reshape(-1, 3).astype(np.uint32)
+    return ((b[:, 0] | b[:, 1] << 8 | b[:, 2] << 16) << 8).astype(np.uint32).view(np.float32)
+
+
 def segment_ranges(minimum: NDArray[np.float32], extent: NDArray[np.float32],
                    codes: NDArray[np.uint8]) -> NDArray[np.float32]:
     """Segment ranges (segments, 2, c) float32 from the clip's range (c) and each segment's
@@ -132,6 +148,8 @@ def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]
         return np.frombuffer(track.payload, dtype).reshape(-1, track.ncomp).copy()
     if track.level == CONSTANT:
         v = np.frombuffer(track.payload, np.float32).astype(dtype).reshape(1, c)
+    elif track.level in (CONSTANT24, KEYS24):
+        v = from_float24(track.payload).astype(dtype).reshape(-1, c)
     else:
         rows, per = track.rows(nkeys), track.seg_rows(nkeys)
         starts = track.code_bits(nkeys)
@@ -210,7 +228,7 @@ class CompressedClip:
                          nrange, nwidth, tr.seg_rows(nkeys), nseg])
             chunks.append(bytes(tr.payload))
             data += len(chunks[-1])
-            if tr.level not in (CONSTANT, RAW):
+            if tr.level in BIT_RATES:
                 ranges.append(tr.segment_ranges().reshape(-1))
                 nrange += ranges[-1].size
                 widths.append(tr.widths)
@@ -256,7 +274,7 @@ class CompressedClip:
             kt = self.times[tr.times]
             values = decode_track(tr, kt.size, self.dtype)
             interp = INTERPOLATIONS[tr.interp]
-            if tr.level == CONSTANT:
+            if tr.level in CONSTANTS:
                 kt, interp = kt[:1], "LINEAR" if interp == "CUBICSPLINE" else interp
             channels.append(Channel(tr.node, PATH_NAMES[tr.path], kt, values, interp))
         return Clip(self.name, channels, self.dtype)

@@ -21,6 +21,8 @@ Layout (little-endian; ``varint`` is unsigned LEB128, at most 5 bytes)::
         weights track only: the path gives it otherwise), times varint (which key-time array;
         only with ntimes > 1 and a level other than constant, 0 otherwise), then by level:
         0 (constant):     c f32
+        1 (constant):     c values of 3 bytes, each the top 24 bits of a float32 (rounded)
+        2 (24-bit keys):  rows * c values so
         3..23 (bit rate): c f32 minimum, c f32 extent (the range over the clip), keys a
                           segment varint (0: one segment), then each segment's c u8 minimum
                           and c u8 extent in 255ths of the clip's range (only with keys a
@@ -50,7 +52,8 @@ import numpy as np
 from ..io.mesh_files import atomic_file
 from ..limits import MAX_FILE_VALUE, nodes_error
 from ..model.clip import INTERPOLATIONS, PATHS
-from .compressed_clip import BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track
+from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
+                              CompressedClip, Track, from_float24)
 
 MAGIC = b"SKCC"
 VERSION = 2
@@ -84,9 +87,9 @@ def track_bytes(tr: Track, ntimes: int) -> bytes:
     head = [_varint(tr.node), bytes([tr.path | tr.interp << 2 | tr.dropped << 4, tr.level])]
     if PATH_NAMES[tr.path] not in PATHS:
         head.append(_varint(tr.ncomp))
-    if ntimes > 1 and tr.level != CONSTANT:
+    if ntimes > 1 and tr.level not in CONSTANTS:
         head.append(_varint(tr.times))
-    if tr.level not in (CONSTANT, RAW):
+    if tr.level in BIT_RATES:
         c = tr.minimum.size
         segs = tr.widths.astype(np.uint8).reshape(-1, c)
         if tr.seg_keys:
@@ -206,19 +209,25 @@ def _track(r: _Reader, i: int, nodes: int, times: List[np.ndarray], dtype: np.dt
     path, interp, dropped = code & 3, code >> 2 & 3, code >> 4
     if interp >= len(INTERPOLATIONS) or dropped > 3:
         raise r.fail(f"{what}: interpolation {interp} or dropped component {dropped} unknown")
-    if level not in (CONSTANT, RAW) and level not in BIT_RATES:
-        raise r.fail(f"{what}: level {level}, expected 0, 255 or one of {BIT_RATES}")
+    if level not in (CONSTANT, CONSTANT24, KEYS24, RAW) and level not in BIT_RATES:
+        raise r.fail(f"{what}: level {level}, expected 0, 1, 2, 255 or one of {BIT_RATES}")
     expected = PATHS.get(PATH_NAMES[path])
     ncomp = expected or r.varint(f"{what} components", MAX_COMPONENTS)
     if ncomp == 0:
         raise r.fail(f"{what}: 0 components for a {PATH_NAMES[path]} track")
     if not times:
         raise r.fail(f"{what}: the container has no key times")
-    t = r.varint(f"{what} key times", len(times) - 1) if len(times) > 1 and level else 0
+    keyed = len(times) > 1 and level not in CONSTANTS
+    t = r.varint(f"{what} key times", len(times) - 1) if keyed else 0
     tr = Track(node, path, interp, t, ncomp, level, dropped)
     c, rows = tr.stored_components(), tr.rows(times[t].size)
     if level == CONSTANT:
         tr.payload = r.floats(c, "<f4", f"{what} constant").astype(np.float32).tobytes()
+    elif level in (CONSTANT24, KEYS24):
+        n = c if level == CONSTANT24 else rows * c
+        tr.payload = r.take(3 * n, f"{what} 24-bit values")
+        if not np.all(np.abs(from_float24(tr.payload)) <= MAX_FILE_VALUE):
+            raise r.fail(f"{what} holds a value that is not finite or beyond 1e30")
     elif level == RAW:
         tr.payload = r.floats(rows * ncomp, dtype.newbyteorder("<").str, f"{what} keys"
                               ).astype(dtype).tobytes()
