@@ -41,7 +41,6 @@ from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
                               CompressedClip, Track, pack_codes, to_float24)
-from .compressed_file import track_bytes
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
@@ -56,51 +55,59 @@ def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
     return np.delete(q, dropped, axis=1), dropped
 
 
-def _encode(values: NDArray[np.float64], base: Track, level: int, seg_keys: int = 0) -> Track:
-    """``values`` (rows, stored components) at ``level`` (a constant, KEYS24 or a bit rate),
-    in segments of ``seg_keys`` keys (0: one segment) each with its own range and widths."""
-    if level in CONSTANTS:
-        mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
-        if base.stored_components() != base.ncomp:
-            mid = mid / max(1.0, float(np.linalg.norm(mid)))
-        data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
-        return replace(base, level=level, payload=data)
+def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
+    """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
     if level == KEYS24:
         return replace(base, level=level, payload=to_float24(values))
+    mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
+    if base.stored_components() != base.ncomp:
+        mid = mid / max(1.0, float(np.linalg.norm(mid)))
+    data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
+    return replace(base, level=level, payload=data)
+
+
+def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
+    """The ranges of ``values`` (rows, stored components) in segments of ``seg_keys`` keys (0:
+    one segment): the clip's float32 range, outwards, and each segment's in 255ths of it."""
     lo = values.min(axis=0).astype(np.float32)
     lo = np.where(lo.astype(np.float64) > values.min(axis=0), np.nextafter(lo, np.float32(-np.inf)),
                   lo)
     span = values.max(axis=0) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    tr = replace(base, level=level, minimum=lo, extent=ext, seg_keys=seg_keys)
-    per = tr.seg_rows(values.shape[0] // (3 if tr.rows(1) == 3 else 1))
-    nseg = -(-values.shape[0] // per)
-    e64 = ext.astype(np.float64)
-    if seg_keys:        # each segment's range in 255ths of the clip's, outwards
-        seg = [values[s * per:(s + 1) * per] for s in range(nseg)]
+    tr = replace(base, minimum=lo, extent=ext, seg_keys=seg_keys)
+    if seg_keys:
+        per = tr.rows(seg_keys)
+        starts = np.arange(0, values.shape[0], per)
+        e64 = ext.astype(np.float64)
         safe = np.where(e64 > 0, e64, 1.0)
-        m = np.array([np.floor(255 * (v.min(axis=0) - lo) / safe) for v in seg]).clip(0, 255)
-        top = np.array([np.ceil(255 * (v.max(axis=0) - lo) / safe) for v in seg]).clip(0, 255)
+        m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
+        top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
         e = np.maximum(top - m, 1)
         m = np.minimum(m, 255 - e)
         zero = e64 == 0
         m[:, zero], e[:, zero] = 0, 0
         tr.seg_codes = np.concatenate([m, e], axis=1).astype(np.uint8)
-    ranges = tr.segment_ranges().astype(np.float64)                     # (segments, 2, c)
+    return tr
+
+
+def _quantize(values: NDArray[np.float64], layout: Track, level: int) -> Track:
+    """``values`` at bit rate ``level`` in the ranges of ``layout`` (``_layout``)."""
+    ranges = layout.segment_ranges().astype(np.float64)                 # (segments, 2, c)
+    per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
+    e64 = layout.extent.astype(np.float64)
     # each component's step about the clip's widest one's: fewer bits for narrower ranges
     widest = float(e64.max(initial=0.0))
     seg_ext = ranges[:, 1]
     with np.errstate(divide="ignore"):
         fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
     widths = np.where((seg_ext > 0) & (e64 > 0), np.clip(level - fewer, 1, level), 0)
-    tr.widths = widths.astype(np.uint8).reshape(-1)
     scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)
     rows = np.arange(values.shape[0]) // per
     safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
     codes = np.clip(np.rint((values - ranges[rows, 0]) / safe * scale[rows]), 0, scale[rows])
-    tr.payload = pack_codes(codes.astype(np.uint32), widths.astype(np.uint8), per)
-    return tr
+    return replace(layout, level=level, widths=widths.astype(np.uint8).reshape(-1),
+                   payload=pack_codes(codes.astype(np.uint32), widths.astype(np.uint8), per))
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -179,7 +186,11 @@ def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArr
 
 
 def _cost(tr: Optional[Track]) -> int:
-    return 0 if tr is None else len(track_bytes(tr, 2))
+    """The bytes of a track in the container (``track_bytes``), without building them."""
+    if tr is None:
+        return 0
+    ranges = 8 * tr.minimum.size + 1 + tr.widths.size + tr.seg_codes.size
+    return 3 + len(tr.payload) + (ranges if tr.level in BIT_RATES else 0)
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
@@ -263,9 +274,9 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         for lv in CONSTANTS:
             levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
         levels[KEYS24] = _encode(vals, base, KEYS24)
+        layouts = [_layout(vals, base, keys) for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
         for b in BIT_RATES:
-            levels[b] = min((_encode(vals, base, b, keys) for keys in (0, SEGMENT_KEYS)
-                             if keys < len(kt)), key=_cost)
+            levels[b] = min((_quantize(vals, lay, b) for lay in layouts), key=_cost)
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)

@@ -95,14 +95,10 @@ def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8], per: int) -> byte
     """Unsigned codes (rows, C) in segments of ``per`` rows, component c of segment s
     ``widths[s, c]`` bits long, packed segment after segment and row after row, least
     significant bit first, with no padding between segments."""
-    parts = []
-    for s, ws in enumerate(widths):
-        seg = codes[s * per:(s + 1) * per].astype(np.uint32)
-        cols = [((seg[:, c:c + 1] >> np.arange(w, dtype=np.uint32)) & 1).astype(np.uint8)
-                for c, w in enumerate(ws.tolist())]
-        parts.append(np.concatenate(cols + [np.zeros((seg.shape[0], 0), np.uint8)],
-                                    axis=1).reshape(-1))
-    bits = np.concatenate(parts + [np.zeros(0, np.uint8)])
+    w = widths.astype(np.int64)[np.arange(codes.shape[0]) // per]            # (rows, C)
+    top = int(w.max(initial=0))
+    planes = (codes.astype(np.uint32)[..., None] >> np.arange(top, dtype=np.uint32)) & 1
+    bits = planes[np.arange(top) < w[..., None]].astype(np.uint8)      # row, component, bit
     return bytes(np.packbits(bits, bitorder="little"))
 
 
