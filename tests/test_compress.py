@@ -246,6 +246,10 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
     c = decode_track(cc.tracks[1], 1, np.dtype(np.float64))[0]
     assert np.all(np.abs(c - values[0]) <= np.abs(values[0]) * 2.0 ** -16)
     np.testing.assert_array_equal(pose[:, 1], np.broadcast_to(c, (7, 3)))
+    nan = replace_node(keys, 0)
+    nan.payload = b"\xff\xff\x7f" + bytes(keys.payload)[3:]      # 0x7fffff00: a NaN
+    with pytest.raises(ValueError, match="not finite"):
+        cf.loads(cf.dumps(CompressedClip(None, np.float64, 2, [times], [nan])), "nan.skc")
 
 
 def replace_node(tr, node):

@@ -12,9 +12,13 @@ interpolates (its glTF interpolation: STEP, LINEAR with slerp, CUBICSPLINE; glTF
 Each channel becomes one track, stored at one of these levels:
 
 * default: equal to the skeleton's rest pose; not stored (the sampler leaves the rest pose);
-* constant: one value (float32; a rotation as three components, the fourth >= 0 left out);
-* quantized: range reduction over the clip (per component minimum and extent, float32), then every
-  key at ``bits`` bits per component (3 to 23); STEP and LINEAR rotations as three components,
+* constant: one value (float32, or the top 24 bits of each float32; a rotation as three
+  components, the fourth >= 0 left out);
+* 24-bit keys: every key, each component the top 24 bits of its float32 (short tracks);
+* quantized: range reduction over the clip (per component minimum and extent, float32) and, where
+  smaller, over segments of 16 keys (each segment's range in 255ths of the clip's, its own bits
+  per component), then every key at ``bits`` bits per component (3 to 23) for the clip's widest
+  range, fewer for a narrower one; STEP and LINEAR rotations as three components,
   the track's fourth (the one farthest from 0 over all its keys, made >= 0: q and -q are one
   rotation and slerp takes the shortest path) restored as sqrt(1 - the others' squares),
   CUBICSPLINE rotations and tangents with all four components;
