@@ -213,7 +213,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (!from_dlpack)
         PyErr_Clear();
     PyObject *m = PyModule_Create(&moduledef);
-    if (m && (add_kernels(m) < 0 || add_clip_player(m) < 0))
+    if (m && (add_kernels(m) < 0 || add_clip_player(m) < 0 ||
+              add_compressed_player(m) < 0))
         Py_CLEAR(m);
     return m;
 }

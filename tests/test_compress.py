@@ -128,6 +128,15 @@ def test_sample_is_bitwise_for_threads_batches_and_playback(dtype):
     for i in list(range(0, 300, 7)) + [3, 2, 1]:
         for got, want in zip(play.sample(float(t[i])), one):
             assert got.tobytes() == want[i].tobytes()
+    looped = cc.playback(rest, loop=True)
+    wrapped = cc.sample(t[:40], rest, loop=True)
+    for i in range(40):
+        for got, want in zip(looped.sample(t[i]), wrapped):
+            assert got.tobytes() == want[i].tobytes()
+    with pytest.raises(ValueError, match="finite"):
+        play.sample(float("nan"))
+    with pytest.raises(TypeError):
+        skinkit._core.CompressedPlayer((1, 2), 0.0, None)
     w = cc.sample_weights(t[:9])[5]
     assert w.tobytes() == cc.sample_weights(t, threads=3)[5][:9].tobytes()
     # the decoded keys as a Clip sample the same up to rounding (its own slerp)

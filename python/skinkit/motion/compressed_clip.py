@@ -403,21 +403,12 @@ class CompressedPlayback:
     def __init__(self, clip: CompressedClip, rest: Rest, loop: bool = False):
         self.clip, self.loop = clip, loop
         self.pose = clip.sample(0.0, rest)
-        self._table = clip._tables[0]
-        self._cursor = np.zeros(self._table.size // TRACK_FIELDS, np.int64)
-        self._time = np.zeros(1, clip.dtype)
-        self._out = tuple(o.reshape(-1) for o in self.pose) + (np.zeros(0, clip.dtype),)
-        self._strides = clip._strides(self.pose.translations.shape[0])
-        self._duration = clip.duration if loop else 0.0
+        out = tuple(o.reshape(-1) for o in self.pose) + (np.zeros(0, clip.dtype),)
+        call = (clip._tables[0],) + clip._arrays + (
+            clip._strides(self.pose.translations.shape[0]), out)
+        self._player = _core.CompressedPlayer(call, clip.duration if loop else 0.0, self.pose)
 
     def sample(self, time: float) -> TRS:
         """The pose at ``time`` (seconds), in the arrays of ``pose`` (overwritten next call)."""
-        t = float(time)
-        if self._duration > 0:
-            t %= self._duration
-        self._time[0] = t
-        if not np.isfinite(self._time[0]):
-            raise ValueError(f"time must be finite, got {time!r}")
-        _core.decode_compressed(self._table, *self.clip._arrays, self._strides,
-                                self._time, self._out, self._cursor, 1)
-        return self.pose
+        pose: TRS = self._player.sample(time)
+        return pose
