@@ -149,21 +149,50 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
     return (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
 }
 
+/* the nstored components of row r into v: value's, with the row's place found once */
+static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r, T *v)
+{
+    int64_t nst = t->nstored;
+    if (t->level < 3 || t->level == SK_CLEVEL_RAW) {
+        for (int64_t c = 0; c < nst; c++)
+            v[c] = FN(value)(clip, t, r, c);
+        return;
+    }
+    const unsigned char *p = clip->bytes + t->data;
+    int64_t seg = r / t->seg_rows;
+    const float *lo = clip->ranges + t->range + 2 * nst * seg, *ext = lo + nst;
+    const unsigned char *w = clip->widths + t->width + nst * seg;
+    uint64_t bits = 0, at = (uint64_t)clip->seg_bits[t->segment + seg];
+    for (int64_t k = 0; k < nst; k++)
+        bits += w[k];
+    at += (uint64_t)(r - seg * t->seg_rows) * bits;
+    for (int64_t c = 0; c < nst; at += w[c++]) {
+        uint32_t mask = (1u << w[c]) - 1;
+        uint64_t word = 0;
+        if (w[c] == 0) {
+            v[c] = (T)lo[c];
+            continue;
+        }
+        for (int b = 0; b < 4; b++)
+            word |= (uint64_t)p[at / 8 + (uint64_t)b] << (8 * b);
+        uint32_t code = (uint32_t)(word >> (at % 8)) & mask;
+        v[c] = (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
+    }
+}
+
 /* row r of a rotation track as a unit quaternion (a STEP or LINEAR one with its dropped
  * component restored, >= 0) */
 static inline void FN(rotation_row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
                                     T *q)
 {
     if (t->nstored == 4) {
-        for (int c = 0; c < 4; c++)
-            q[c] = FN(value)(clip, t, r, c);
+        FN(row)(clip, t, r, q);
         return;
     }
     T kept[3], sum = 0;
-    for (int c = 0; c < 3; c++) {
-        kept[c] = FN(value)(clip, t, r, c);
+    FN(row)(clip, t, r, kept);
+    for (int c = 0; c < 3; c++)
         sum += kept[c] * kept[c];
-    }
     for (int c = 0, k = 0; c < 4; c++)
         q[c] = c == (int)t->dropped ? (sum < 1 ? SQRT(1 - sum) : 0) : kept[k++];
 }
@@ -186,8 +215,7 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
             FN(rotation_row)(clip, t, r, o);
             FN(qunit)(o);
         } else {
-            for (int64_t c = 0; c < nc; c++)
-                o[c] = FN(value)(clip, t, r, c);
+            FN(row)(clip, t, r, o);
         }
         return;
     }
@@ -211,6 +239,14 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
         FN(qunit)(a);
         FN(qunit)(b);
         FN(qslerp)(a, b, s, o);
+        return;
+    }
+    if (nc <= 4) {                    /* translations, scales, small weights tracks */
+        T a[4], b[4];
+        FN(row)(clip, t, k, a);
+        FN(row)(clip, t, k + 1, b);
+        for (int64_t c = 0; c < nc; c++)
+            o[c] = (1 - s) * a[c] + s * b[c];
         return;
     }
     for (int64_t c = 0; c < nc; c++)
