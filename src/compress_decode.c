@@ -253,6 +253,21 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
         o[c] = (1 - s) * FN(value)(clip, t, k, c) + s * FN(value)(clip, t, k + 1, c);
 }
 
+/* the keys k and k + 1 of a keyed STEP or LINEAR track of at most 4 components, as
+ * sample_track uses them (rotations unit) */
+static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k, T *a, T *b)
+{
+    if (t->rotation) {
+        FN(rotation_row)(clip, t, k, a);
+        FN(rotation_row)(clip, t, k + 1, b);
+        FN(qunit)(a);
+        FN(qunit)(b);
+    } else {
+        FN(row)(clip, t, k, a);
+        FN(row)(clip, t, k + 1, b);
+    }
+}
+
 void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                          const T *times, int64_t *cursor, const int64_t *out_stride,
                          T *const *out)
@@ -262,10 +277,33 @@ void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t 
         const T *kt = clip->key_times + t->key_offset;
         int64_t k = cursor ? cursor[i - t0] : 0, os = out_stride[t->out];
         T *o = out[t->out] + t->out_offset;
+        /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its
+         * last interval when it samples several times (sorted times meet each interval
+         * several times): the values sample_track would decode again */
+        int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
+                    t->ncomp <= 4 && t->nkeys >= 2;
+        int64_t have = -1;
+        T a[4], b[4];
         for (size_t j = i0; j < i1; j++) {
             T s;
             k = FN(interval)(kt, t->nkeys, times[j], k, &s);
-            FN(sample_track)(clip, t, kt, k, s, o + (ptrdiff_t)j * os);
+            T *oj = o + (ptrdiff_t)j * os;
+            if (!pairs) {
+                FN(sample_track)(clip, t, kt, k, s, oj);
+                continue;
+            }
+            if (k != have) {
+                FN(key_pair)(clip, t, k, a, b);
+                have = k;
+            }
+            const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
+            if (key)
+                memcpy(oj, key, (size_t)t->ncomp * sizeof(T));
+            else if (t->rotation)
+                FN(qslerp)(a, b, s, oj);
+            else
+                for (int64_t c = 0; c < t->ncomp; c++)
+                    oj[c] = (1 - s) * a[c] + s * b[c];
         }
         if (cursor)
             cursor[i - t0] = k;
