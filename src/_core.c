@@ -107,7 +107,7 @@ static PyMethodDef methods[] = {
      "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
      "rotation keys and the keys of its lane groups side by side."},
     {"decode_compressed", py_decode_compressed, METH_VARARGS,
-     "decode_compressed(tracks, key_times, ranges, bytes, widths, out_stride, times, out, "
+     "decode_compressed(tracks, key_times, ranges, bytes, widths, seg_bits, out_stride, times, out, "
      "cursor, "
      "threads=None)\n\nSamples a compressed clip's tracks at times into out (translations, "
      "rotations, scales, weights), straight from its codes; cursor None or one key interval "
@@ -214,7 +214,7 @@ PyMODINIT_FUNC PyInit__core(void)
         PyErr_Clear();
     PyObject *m = PyModule_Create(&moduledef);
     if (m && (PyModule_AddStringConstant(m, "__version__", SKINKIT_VERSION) < 0 ||
-              add_kernels(m) < 0 || add_clip_player(m) < 0))
+              add_kernels(m) < 0 || add_clip_player(m) < 0 || add_compressed_player(m) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -28,27 +28,36 @@ int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, cons
                  nst != (t->rotation && t->interp != SK_CUBICSPLINE && t->level != SK_CLEVEL_RAW ? 3 : nc))
             st = SK_ERR_CLIP_NCOMP;
         else if (t->interp < SK_STEP || t->interp > SK_CUBICSPLINE ||
-                 !(t->level == 0 || t->level == SK_CLEVEL_RAW || (t->level >= 3 && t->level <= 23)))
+                 !(t->level >= 0 && (t->level <= 23 || t->level == SK_CLEVEL_RAW)))
             st = SK_ERR_CLIP_INTERP;
         if (st == SK_OK) {
             if (t->level == 0)
                 need = 4 * nst;
+            else if (t->level == SK_CLEVEL_CONST24)
+                need = 3 * nst;
+            else if (t->level == SK_CLEVEL_KEYS24)
+                need = 3 * rows * nst;
             else if (t->level == SK_CLEVEL_RAW)
                 need = rows * nc * (int64_t)sizeof(T);
-            else
-                need = (rows * t->row_bits + 7) / 8;
-            if (t->level > 0 && t->level < SK_CLEVEL_RAW) {
-                int64_t sum = 0;
-                if (t->width < 0 || nst > (int64_t)clip->nwidths - t->width ||
-                    t->range < 0 || 2 * nst > (int64_t)clip->nranges - t->range)
+            if (t->level >= 3 && t->level < SK_CLEVEL_RAW) {
+                int64_t sr = t->seg_rows, nseg = sr > 0 ? (rows + sr - 1) / sr : 0, bits = 0;
+                if (sr < 1 || t->width < 0 || t->range < 0 || t->segment < 0 ||
+                    nseg > ((int64_t)clip->nwidths - t->width) / nst ||
+                    nseg > ((int64_t)clip->nranges - t->range) / (2 * nst) ||
+                    nseg > (int64_t)clip->nseg_bits - t->segment)
                     st = SK_ERR_CLIP_VALUES;
-                for (int64_t c = 0; st == SK_OK && c < nst; c++) {
-                    if (clip->widths[t->width + c] > t->level)
+                for (int64_t s = 0; st == SK_OK && s < nseg; s++) {
+                    int64_t sum = 0, n = s + 1 < nseg ? sr : rows - s * sr;
+                    for (int64_t c = 0; st == SK_OK && c < nst; c++) {
+                        if (clip->widths[t->width + s * nst + c] > t->level)
+                            st = SK_ERR_CLIP_VALUES;
+                        sum += clip->widths[t->width + s * nst + c];
+                    }
+                    if (clip->seg_bits[t->segment + s] != bits)
                         st = SK_ERR_CLIP_VALUES;
-                    sum += clip->widths[t->width + c];
+                    bits += n * sum;
                 }
-                if (st == SK_OK && sum != t->row_bits)
-                    st = SK_ERR_CLIP_VALUES;
+                need = (bits + 7) / 8;
             }
             if (t->data < 0 || t->data > (int64_t)clip->nbytes ||
                 need + 8 > (int64_t)clip->nbytes - t->data)
@@ -115,9 +124,20 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
         memcpy(&f, p + 4 * (size_t)c, 4);
         return (T)f;
     }
-    const float *lo = clip->ranges + t->range, *ext = lo + t->nstored;
-    const unsigned char *w = clip->widths + t->width;
-    uint64_t at = (uint64_t)r * (uint64_t)t->row_bits, word = 0;
+    if (t->level < 3) {               /* the top 24 bits of a float32 */
+        const unsigned char *b = p + 3 * (size_t)(r * t->nstored + c);
+        uint32_t u = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16) << 8;
+        float f;
+        memcpy(&f, &u, 4);
+        return (T)f;
+    }
+    int64_t seg = r / t->seg_rows, nst = t->nstored;
+    const float *lo = clip->ranges + t->range + 2 * nst * seg, *ext = lo + nst;
+    const unsigned char *w = clip->widths + t->width + nst * seg;
+    uint64_t row = 0, at = (uint64_t)clip->seg_bits[t->segment + seg], word = 0;
+    for (int64_t k = 0; k < nst; k++)
+        row += w[k];
+    at += (uint64_t)(r - seg * t->seg_rows) * row;
     for (int64_t k = 0; k < c; k++)
         at += w[k];
     uint32_t bits = w[c], mask = (1u << bits) - 1;
@@ -129,21 +149,50 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
     return (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
 }
 
+/* the nstored components of row r into v: value's, with the row's place found once */
+static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r, T *v)
+{
+    int64_t nst = t->nstored;
+    if (t->level < 3 || t->level == SK_CLEVEL_RAW) {
+        for (int64_t c = 0; c < nst; c++)
+            v[c] = FN(value)(clip, t, r, c);
+        return;
+    }
+    const unsigned char *p = clip->bytes + t->data;
+    int64_t seg = r / t->seg_rows;
+    const float *lo = clip->ranges + t->range + 2 * nst * seg, *ext = lo + nst;
+    const unsigned char *w = clip->widths + t->width + nst * seg;
+    uint64_t bits = 0, at = (uint64_t)clip->seg_bits[t->segment + seg];
+    for (int64_t k = 0; k < nst; k++)
+        bits += w[k];
+    at += (uint64_t)(r - seg * t->seg_rows) * bits;
+    for (int64_t c = 0; c < nst; at += w[c++]) {
+        uint32_t mask = (1u << w[c]) - 1;
+        uint64_t word = 0;
+        if (w[c] == 0) {
+            v[c] = (T)lo[c];
+            continue;
+        }
+        for (int b = 0; b < 4; b++)
+            word |= (uint64_t)p[at / 8 + (uint64_t)b] << (8 * b);
+        uint32_t code = (uint32_t)(word >> (at % 8)) & mask;
+        v[c] = (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
+    }
+}
+
 /* row r of a rotation track as a unit quaternion (a STEP or LINEAR one with its dropped
  * component restored, >= 0) */
 static inline void FN(rotation_row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
                                     T *q)
 {
     if (t->nstored == 4) {
-        for (int c = 0; c < 4; c++)
-            q[c] = FN(value)(clip, t, r, c);
+        FN(row)(clip, t, r, q);
         return;
     }
     T kept[3], sum = 0;
-    for (int c = 0; c < 3; c++) {
-        kept[c] = FN(value)(clip, t, r, c);
+    FN(row)(clip, t, r, kept);
+    for (int c = 0; c < 3; c++)
         sum += kept[c] * kept[c];
-    }
     for (int c = 0, k = 0; c < 4; c++)
         q[c] = c == (int)t->dropped ? (sum < 1 ? SQRT(1 - sum) : 0) : kept[k++];
 }
@@ -154,20 +203,19 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
 {
     int64_t nc = t->ncomp, cubic = t->interp == SK_CUBICSPLINE;
     int64_t key = -1;                 /* >= 0: the value of that key alone */
-    if (t->level == 0)
+    if (t->level <= SK_CLEVEL_CONST24)
         key = 0;
     else if (t->interp == SK_STEP || s <= 0)
         key = s >= 1 ? k + 1 : k;
     else if (s >= 1)
         key = k + 1;
     if (key >= 0) {
-        int64_t r = t->level == 0 ? 0 : cubic ? 3 * key + 1 : key;
+        int64_t r = t->level <= SK_CLEVEL_CONST24 ? 0 : cubic ? 3 * key + 1 : key;
         if (t->rotation) {
             FN(rotation_row)(clip, t, r, o);
             FN(qunit)(o);
         } else {
-            for (int64_t c = 0; c < nc; c++)
-                o[c] = FN(value)(clip, t, r, c);
+            FN(row)(clip, t, r, o);
         }
         return;
     }
@@ -193,8 +241,31 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
         FN(qslerp)(a, b, s, o);
         return;
     }
+    if (nc <= 4) {                    /* translations, scales, small weights tracks */
+        T a[4], b[4];
+        FN(row)(clip, t, k, a);
+        FN(row)(clip, t, k + 1, b);
+        for (int64_t c = 0; c < nc; c++)
+            o[c] = (1 - s) * a[c] + s * b[c];
+        return;
+    }
     for (int64_t c = 0; c < nc; c++)
         o[c] = (1 - s) * FN(value)(clip, t, k, c) + s * FN(value)(clip, t, k + 1, c);
+}
+
+/* the keys k and k + 1 of a keyed STEP or LINEAR track of at most 4 components, as
+ * sample_track uses them (rotations unit) */
+static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k, T *a, T *b)
+{
+    if (t->rotation) {
+        FN(rotation_row)(clip, t, k, a);
+        FN(rotation_row)(clip, t, k + 1, b);
+        FN(qunit)(a);
+        FN(qunit)(b);
+    } else {
+        FN(row)(clip, t, k, a);
+        FN(row)(clip, t, k + 1, b);
+    }
 }
 
 void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
@@ -206,10 +277,33 @@ void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t 
         const T *kt = clip->key_times + t->key_offset;
         int64_t k = cursor ? cursor[i - t0] : 0, os = out_stride[t->out];
         T *o = out[t->out] + t->out_offset;
+        /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its
+         * last interval when it samples several times (sorted times meet each interval
+         * several times): the values sample_track would decode again */
+        int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
+                    t->ncomp <= 4 && t->nkeys >= 2;
+        int64_t have = -1;
+        T a[4], b[4];
         for (size_t j = i0; j < i1; j++) {
             T s;
             k = FN(interval)(kt, t->nkeys, times[j], k, &s);
-            FN(sample_track)(clip, t, kt, k, s, o + (ptrdiff_t)j * os);
+            T *oj = o + (ptrdiff_t)j * os;
+            if (!pairs) {
+                FN(sample_track)(clip, t, kt, k, s, oj);
+                continue;
+            }
+            if (k != have) {
+                FN(key_pair)(clip, t, k, a, b);
+                have = k;
+            }
+            const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
+            if (key)
+                memcpy(oj, key, (size_t)t->ncomp * sizeof(T));
+            else if (t->rotation)
+                FN(qslerp)(a, b, s, oj);
+            else
+                for (int64_t c = 0; c < t->ncomp; c++)
+                    oj[c] = (1 - s) * a[c] + s * b[c];
         }
         if (cursor)
             cursor[i - t0] = k;

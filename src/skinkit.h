@@ -59,19 +59,24 @@ enum sk_index_type { SK_U8 = 1, SK_U16 = 2, SK_I32 = 4 };
 /* glTF 2.0 animation sampler interpolations */
 enum sk_interpolation { SK_STEP = 0, SK_LINEAR = 1, SK_CUBICSPLINE = 2 };
 
-/* One track of a compressed clip (sk_cclip, skinkit_jobs.h), fourteen int64 fields: its
+/* One track of a compressed clip (sk_cclip, skinkit_jobs.h), fifteen int64 fields: its
    components go to output out (0 translations, 1 rotations, 2 scales, 3 morph weights) at
-   out_offset of a time's row; level 0 constant, 3..23 quantized (at most that many bits a
+   out_offset of a time's row; level 0 constant (float32), 1 constant and 2 every row (each
+   component the top 24 bits of a float32), 3..23 quantized (at most that many bits a
    component), 255 raw; nstored components a row (3 for a constant or quantized STEP or LINEAR
    rotation, whose component dropped is implied, >= 0; ncomp otherwise); rows are nkeys
-   (3 nkeys for CUBICSPLINE); a quantized track's component c has widths[width + c] bits
-   (0: its minimum), row_bits in all. */
+   (3 nkeys for CUBICSPLINE); a quantized track's rows come in segments of seg_rows (the last
+   one shorter), segment s with its own ranges (ranges[range + 2 nstored s ...]: nstored
+   minima, then nstored extents), widths (component c widths[width + nstored s + c] bits, 0:
+   its minimum) and first bit (seg_bits[segment + s], from data). */
 typedef struct {
     int64_t out, out_offset, interp, level, dropped, ncomp, nstored, rotation;
-    int64_t key_offset, nkeys, data, range, width, row_bits;
+    int64_t key_offset, nkeys, data, range, width, seg_rows, segment;
 } sk_ctrack;
-#define SK_CTRACK_FIELDS 14
+#define SK_CTRACK_FIELDS 15
 #define SK_CLEVEL_RAW 255
+#define SK_CLEVEL_CONST24 1 /* a constant, each component the top 24 bits of a float32 */
+#define SK_CLEVEL_KEYS24 2  /* every row so */
 
 /* The job structs of the wide kernels (skinning, pose blending, the VJPs of skinning and FK)
    and the clip table, for float (sk_skin_job_f, ...) and double (sk_skin_job_d, ...): one

@@ -189,9 +189,9 @@ typedef struct {
 /* A compressed clip (skinkit.motion.compress, its container: motion/compressed_file.py): track
  * t (tracks + t, sk_ctrack in skinkit.h) has nkeys key times at key_times + key_offset and its
  * payload at bytes + data: a constant's nstored float32 values, a quantized track's codes
- * (nstored per row, component c widths[width + c] bits, least significant bit first, row_bits
- * a row) with its range at ranges + range (nstored minima, then nstored extents), or a raw
- * track's rows of ncomp SK_REALs.
+ * segment after segment (nstored per row, each its width of bits, least significant bit
+ * first; a segment's ranges, widths and first bit: sk_ctrack), or a raw track's rows of ncomp
+ * SK_REALs.
  * bytes holds 8 readable bytes past every payload.  sk_check_cclip checks all of this. */
 typedef struct {
     size_t ntracks;
@@ -204,4 +204,6 @@ typedef struct {
     size_t nbytes;
     const unsigned char *widths;
     size_t nwidths;
+    const int64_t *seg_bits;
+    size_t nseg_bits;
 } SK_TYPE(sk_cclip);

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit.motion.compress import CONSTANT, RAW, compress
+from skinkit.motion.compress import BIT_RATES, CONSTANTS, RAW, compress
 from skinkit.motion.compressed_file import dumps
 
 import reference as ref
@@ -83,7 +83,7 @@ def test_random_clip_within_precision_densely(dtype):
     assert np.abs(w - src_w).max() <= 2e-3 + slack
     levels = {(tr.node, skinkit.motion.compress.PATH_NAMES[tr.path]): tr.level for tr in cc.tracks}
     assert (3, "translation") not in levels                 # the rest pose: folded away
-    assert levels[(4, "translation")] == CONSTANT
+    assert levels[(4, "translation")] in CONSTANTS
     assert len(dumps(cc)) < sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2
 
 
@@ -111,7 +111,7 @@ def test_bvh_fixture_compresses_within_precision():
     assert err.max() <= precision + 1e-9
     raw = sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2   # as float32
     assert len(dumps(cc)) * 4 < raw
-    assert any(tr.level not in (CONSTANT, RAW) for tr in cc.tracks)
+    assert any(tr.level in BIT_RATES for tr in cc.tracks)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -129,6 +129,15 @@ def test_sample_is_bitwise_for_threads_batches_and_playback(dtype):
     for i in list(range(0, 300, 7)) + [3, 2, 1]:
         for got, want in zip(play.sample(float(t[i])), one):
             assert got.tobytes() == want[i].tobytes()
+    looped = cc.playback(rest, loop=True)
+    wrapped = cc.sample(t[:40], rest, loop=True)
+    for i in range(40):
+        for got, want in zip(looped.sample(t[i]), wrapped):
+            assert got.tobytes() == want[i].tobytes()
+    with pytest.raises(ValueError, match="finite"):
+        play.sample(float("nan"))
+    with pytest.raises(TypeError):
+        skinkit._core.CompressedPlayer((1, 2), 0.0, None)
     w = cc.sample_weights(t[:9])[5]
     assert w.tobytes() == cc.sample_weights(t, threads=3)[5][:9].tobytes()
     # the decoded keys as a Clip sample the same up to rounding (its own slerp)
@@ -181,3 +190,78 @@ def test_a_tiny_precision_keeps_raw_keys_that_decode_as_the_source():
     t = dense([ch.times for ch in clip.channels])
     for x, y in zip(cc.sample(t, rest), clip.sample(t, rest)):
         np.testing.assert_allclose(x, y, atol=1e-13)
+
+
+@pytest.mark.parametrize("interp", ["LINEAR", "CUBICSPLINE"])
+def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
+    """A track in segments of 16 keys: each key within half a step of its segment's range
+    (from the source values, not the codec), the C decoder's keys those of decode_track, and the
+    container gives the same track back."""
+    from skinkit.motion import compressed_file as cf
+    from skinkit.motion.compress import _layout, _quantize
+    from skinkit.motion.compressed_clip import CompressedClip, Track, decode_track
+    rng = np.random.default_rng(4)
+    keys = 45
+    rows = keys * (3 if interp == "CUBICSPLINE" else 1)
+    values = np.cumsum(rng.normal(0, 0.1, (rows, 3)), axis=0)
+    base = Track(0, 0, ["STEP", "LINEAR", "CUBICSPLINE"].index(interp), 0, 3, RAW)
+    tr = _quantize(values, _layout(values, base, 16), 10)
+    assert tr.seg_codes.shape == (3, 6) and tr.widths.size == 9
+    per = 16 * rows // keys
+    decoded = decode_track(tr, keys, np.dtype(np.float64))
+    for s in range(3):
+        seg = values[s * per:(s + 1) * per]
+        lo, hi = seg.min(axis=0), seg.max(axis=0)
+        # the segment's range covers its values, at most 2/255 of the clip's range wider
+        rng_lo, rng_ext = tr.segment_ranges()[s].astype(np.float64)
+        clip_ext = values.max(axis=0) - values.min(axis=0)
+        assert np.all(rng_lo <= lo) and np.all(rng_lo + rng_ext >= hi - 1e-6 * clip_ext)
+        assert np.all(rng_ext - (hi - lo) <= 2.01 * clip_ext / 255)
+        w = tr.widths.reshape(3, 3)[s]
+        step = rng_ext / ((1 << w.astype(np.int64)) - 1)
+        assert np.all(np.abs(decoded[s * per:(s + 1) * per] - seg) <= 0.5 * step + 1e-9)
+    times = np.linspace(0, 1, keys)
+    cc = CompressedClip(None, np.float64, 1, [times], [tr])
+    rest = (np.zeros((1, 3)), np.array([[0, 0, 0, 1.0]]), np.ones((1, 3)))
+    key_rows = decoded[1::3] if interp == "CUBICSPLINE" else decoded
+    np.testing.assert_allclose(cc.sample(times, rest).translations[:, 0], key_rows, atol=1e-12)
+    back = cf.loads(cf.dumps(cc))
+    assert back.tracks[0].seg_keys == 16
+    np.testing.assert_array_equal(back.tracks[0].seg_codes, tr.seg_codes)
+    np.testing.assert_array_equal(decode_track(back.tracks[0], keys, np.dtype(np.float64)),
+                                  decoded)
+
+
+def test_24_bit_levels_round_to_nearest_and_decode_in_c():
+    """KEYS24 and CONSTANT24 keep the top 24 bits of each float32, rounded to nearest (within
+    2^-16 relative, against the values themselves), the same in C and NumPy and through the
+    container."""
+    from skinkit.motion import compressed_file as cf
+    from skinkit.motion.compress import _encode
+    from skinkit.motion.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
+                                                decode_track)
+    rng = np.random.default_rng(5)
+    values = rng.normal(0, 30, (7, 3))
+    base = Track(0, 0, 1, 0, 3, RAW)
+    keys = _encode(values, base, KEYS24)
+    const = replace_node(_encode(values[:1], base, CONSTANT24), 1)
+    got = decode_track(keys, 7, np.dtype(np.float64))
+    assert np.all(np.abs(got - values) <= np.abs(values) * 2.0 ** -16)
+    assert not np.array_equal(got, values.astype(np.float32))     # 8 bits fewer than float32
+    times = np.linspace(0, 1, 7)
+    cc = cf.loads(cf.dumps(CompressedClip(None, np.float64, 2, [times], [keys, const])))
+    rest = (np.zeros((2, 3)), np.tile([0, 0, 0, 1.0], (2, 1)), np.ones((2, 3)))
+    pose = cc.sample(times, rest).translations
+    np.testing.assert_array_equal(pose[:, 0], got)
+    c = decode_track(cc.tracks[1], 1, np.dtype(np.float64))[0]
+    assert np.all(np.abs(c - values[0]) <= np.abs(values[0]) * 2.0 ** -16)
+    np.testing.assert_array_equal(pose[:, 1], np.broadcast_to(c, (7, 3)))
+    nan = replace_node(keys, 0)
+    nan.payload = b"\xff\xff\x7f" + bytes(keys.payload)[3:]      # 0x7fffff00: a NaN
+    with pytest.raises(ValueError, match="not finite"):
+        cf.loads(cf.dumps(CompressedClip(None, np.float64, 2, [times], [nan])), "nan.skc")
+
+
+def replace_node(tr, node):
+    from dataclasses import replace
+    return replace(tr, node=node)

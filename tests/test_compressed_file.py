@@ -73,12 +73,15 @@ def test_hostile_containers_are_refused(compressed):
     pos = len(body) - sum(len(cf.track_bytes(tr, len(cc.times))) for tr in cc.tracks)
     for tr in cc.tracks:
         size = len(cf.track_bytes(tr, len(cc.times)))
-        if tr.level not in (cf.CONSTANT, cf.RAW):
-            at = pos + size - len(tr.payload) - 9 * tr.minimum.size      # its range minimum
+        if tr.level in cf.BIT_RATES:
+            c = tr.minimum.size
+            table = tr.widths.size + tr.seg_codes.size                   # its segments' bytes
+            seg = pos + size - len(tr.payload) - table                   # the first segment
+            at = seg - len(cf._varint(tr.seg_keys)) - 8 * c              # its range minimum
             cases["not finite"] = reseal(good, body[:at] + np.float32(np.nan).tobytes()
                                          + body[at + 4:])
             cases["level 17"] = reseal(good, body[:pos + 2] + bytes([17]) + body[pos + 3:])
-            wide = pos + size - len(tr.payload) - tr.widths.size       # its first width
+            wide = seg + (2 * c if tr.seg_keys else 0)                   # its first width
             cases["width above its level"] = reseal(good, body[:wide] + bytes([30])
                                                     + body[wide + 1:])
             node = cf._varint(cc.node_count + 5)

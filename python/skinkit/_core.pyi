@@ -29,7 +29,8 @@ def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArr
 def prepare_clip(table: Any, /) -> NDArray[np.floating[Any]]: ...
 def decode_compressed(tracks: NDArray[np.int64], key_times: NDArray[np.floating[Any]],
                       ranges: NDArray[np.float32], bytes: NDArray[np.uint8],
-                      widths: NDArray[np.uint8], out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
+                      widths: NDArray[np.uint8], seg_bits: NDArray[np.int64],
+                      out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
                       out: Tuple[NDArray[np.floating[Any]], ...],
                       cursor: Optional[NDArray[np.int64]], threads: Optional[int] = None,
                       /) -> None: ...
@@ -45,6 +46,11 @@ class ClipPlayer:   # subclassed by skinkit.model.clip.Playback
                 threads: Optional[int], duration: float, pose: Any,
                 convert: Callable[[Any], Any], /) -> _Player: ...
     def sample(self, time: float) -> Any: ...
+
+class CompressedPlayer:   # skinkit.motion.compressed_clip.CompressedPlayback
+    def __new__(cls, call: Tuple[Any, ...], duration: float, pose: Any, /
+                ) -> "CompressedPlayer": ...
+    def sample(self, time: float, /) -> Any: ...
 
 # -- FBX (src/fbx_read.c over the vendored ufbx; skinkit.io.fbx assembles the Model)
 

@@ -12,9 +12,13 @@ interpolates (its glTF interpolation: STEP, LINEAR with slerp, CUBICSPLINE; glTF
 Each channel becomes one track, stored at one of these levels:
 
 * default: equal to the skeleton's rest pose; not stored (the sampler leaves the rest pose);
-* constant: one value (float32; a rotation as three components, the fourth >= 0 left out);
-* quantized: range reduction over the clip (per component minimum and extent, float32), then every
-  key at ``bits`` bits per component (3 to 23); STEP and LINEAR rotations as three components,
+* constant: one value (float32, or the top 24 bits of each float32; a rotation as three
+  components, the fourth >= 0 left out);
+* 24-bit keys: every key, each component the top 24 bits of its float32 (short tracks);
+* quantized: range reduction over the clip (per component minimum and extent, float32) and, where
+  smaller, over segments of 16 keys (each segment's range in 255ths of the clip's, its own bits
+  per component), then every key at ``bits`` bits per component (3 to 23) for the clip's widest
+  range, fewer for a narrower one; STEP and LINEAR rotations as three components,
   the track's fourth (the one farthest from 0 over all its keys, made >= 0: q and -q are one
   rotation and slerp takes the shortest path) restored as sqrt(1 - the others' squares),
   CUBICSPLINE rotations and tangents with all four components;
@@ -39,10 +43,11 @@ from numpy.typing import ArrayLike, NDArray
 from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
-from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
-                              pack_codes)
+from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
+                              CompressedClip, Track, pack_codes, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
+SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
 
 
 def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
@@ -55,29 +60,58 @@ def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
 
 
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
-    """``values`` (rows, stored components) at ``level`` (CONSTANT or a bit rate)."""
-    if level == CONSTANT:
-        mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
-        if base.stored_components() != base.ncomp:
-            mid = mid / max(1.0, float(np.linalg.norm(mid)))
-        return replace(base, level=CONSTANT, payload=mid.astype(np.float32).tobytes())
+    """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
+    if level == KEYS24:
+        return replace(base, level=level, payload=to_float24(values))
+    mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
+    if base.stored_components() != base.ncomp:
+        mid = mid / max(1.0, float(np.linalg.norm(mid)))
+    data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
+    return replace(base, level=level, payload=data)
+
+
+def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
+    """The ranges of ``values`` (rows, stored components) in segments of ``seg_keys`` keys (0:
+    one segment): the clip's float32 range, outwards, and each segment's in 255ths of it."""
     lo = values.min(axis=0).astype(np.float32)
     lo = np.where(lo.astype(np.float64) > values.min(axis=0), np.nextafter(lo, np.float32(-np.inf)),
                   lo)
     span = values.max(axis=0) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    # each component's step about the widest one's: fewer bits for narrower ranges
-    e64 = ext.astype(np.float64)
+    tr = replace(base, minimum=lo, extent=ext, seg_keys=seg_keys)
+    if seg_keys:
+        per = tr.rows(seg_keys)
+        starts = np.arange(0, values.shape[0], per)
+        e64 = ext.astype(np.float64)
+        safe = np.where(e64 > 0, e64, 1.0)
+        m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
+        top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
+        e = np.maximum(top - m, 1)
+        m = np.minimum(m, 255 - e)
+        zero = e64 == 0
+        m[:, zero], e[:, zero] = 0, 0
+        tr.seg_codes = np.concatenate([m, e], axis=1).astype(np.uint8)
+    return tr
+
+
+def _quantize(values: NDArray[np.float64], layout: Track, level: int) -> Track:
+    """``values`` at bit rate ``level`` in the ranges of ``layout`` (``_layout``)."""
+    ranges = layout.segment_ranges().astype(np.float64)                 # (segments, 2, c)
+    per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
+    e64 = layout.extent.astype(np.float64)
+    # each component's step about the clip's widest one's: fewer bits for narrower ranges
     widest = float(e64.max(initial=0.0))
+    seg_ext = ranges[:, 1]
     with np.errstate(divide="ignore"):
-        fewer = np.floor(np.log2(widest / np.where(e64 > 0, e64, 1.0)))
-    widths = np.where(e64 > 0, np.clip(level - fewer, 1, level), 0).astype(np.uint8)
+        fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
+    widths = np.where((seg_ext > 0) & (e64 > 0), np.clip(level - fewer, 1, level), 0)
     scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)
-    safe = np.where(ext > 0, e64, 1.0)
-    codes = np.clip(np.rint((values - lo.astype(np.float64)) / safe * scale), 0, scale)
-    return replace(base, level=level, minimum=lo, extent=ext, widths=widths,
-                   payload=pack_codes(codes.astype(np.uint32), widths))
+    rows = np.arange(values.shape[0]) // per
+    safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
+    codes = np.clip(np.rint((values - ranges[rows, 0]) / safe * scale[rows]), 0, scale[rows])
+    return replace(layout, level=level, widths=widths.astype(np.uint8).reshape(-1),
+                   payload=pack_codes(codes.astype(np.uint32), widths.astype(np.uint8), per))
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -156,7 +190,11 @@ def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArr
 
 
 def _cost(tr: Optional[Track]) -> int:
-    return 0 if tr is None else 3 + 9 * tr.minimum.size + len(tr.payload)
+    """The bytes of a track in the container (``track_bytes``), without building them."""
+    if tr is None:
+        return 0
+    ranges = 8 * tr.minimum.size + 1 + tr.widths.size + tr.seg_codes.size
+    return 3 + len(tr.payload) + (ranges if tr.level in BIT_RATES else 0)
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
@@ -237,9 +275,12 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         raw = replace(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
         levels: Dict[int, Optional[Track]] = {RAW: raw}
         cubic = ch.interpolation == "CUBICSPLINE"
-        levels[CONSTANT] = _encode(vals[1::3] if cubic else vals, base, CONSTANT)
+        for lv in CONSTANTS:
+            levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
+        levels[KEYS24] = _encode(vals, base, KEYS24)
+        layouts = [_layout(vals, base, keys) for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
         for b in BIT_RATES:
-            levels[b] = _encode(vals, base, b)
+            levels[b] = min((_quantize(vals, lay, b) for lay in layouts), key=_cost)
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
@@ -293,9 +334,10 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
             for tr in sorted(candidates[i].values(), key=_cost, reverse=True):
                 if _cost(tr) >= _cost(best[i]):
                     continue
-                if not poses.try_level(i, _level(tr), precision):
+                if poses.try_level(i, _level(tr), precision):
+                    best[i] = tr
+                elif _level(tr) != KEYS24:    # the others' errors grow as their costs fall
                     break
-                best[i] = tr
     if not passes(best):          # a search whose every try failed: the keys as they are
         best = [c[RAW] for c in candidates]
     return build(best)

@@ -23,7 +23,10 @@ from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip, as_times
 
 PATH_NAMES = tuple(PATHS) + (WEIGHTS,)         # a track's path code indexes this
 CONSTANT, RAW = 0, 255                         # level codes; 3..23 are bit rates
+CONSTANT24, KEYS24 = 1, 2                      # a constant, the keys: 24-bit floats
+CONSTANTS = (CONSTANT, CONSTANT24)
 BIT_RATES = tuple(range(3, 17)) + (18, 20, 23)
+TRACK_FIELDS = 15                              # int64 fields a track (sk_ctrack, src/skinkit.h)
 Rest = Tuple[ArrayLike, ArrayLike, ArrayLike]
 
 
@@ -33,11 +36,15 @@ class Track:
 
     ``node``, ``path`` (an index into PATH_NAMES), ``interp`` (into INTERPOLATIONS), ``times``
     (an index into the clip's key-time arrays), ``ncomp`` (components of the channel), ``level``
-    (CONSTANT, a bit rate, or RAW), ``dropped`` (the component a STEP or LINEAR rotation leaves
+    (CONSTANT, CONSTANT24, KEYS24, a bit rate, or RAW), ``dropped`` (the component a STEP or LINEAR rotation leaves
     out, >= 0 in every key), ``minimum``/``extent`` (float32, per stored component, for a
-    bit rate), ``widths`` (uint8, the bits of each stored component for a bit rate: ``level``
-    for the widest range, fewer for narrower ones, 0 for a component at its minimum) and
-    ``payload`` (the constant's float32 values, the packed codes, or the raw keys).
+    bit rate: the range over the clip), ``seg_keys`` (keys a segment, 0: one segment of all
+    keys), ``seg_codes`` (uint8 (segments, 2 c): each segment's minimum and extent in 255ths of
+    the clip's range, ``segment_ranges``; only with ``seg_keys``), ``widths`` (uint8
+    (segments * c), the bits of each stored component in each segment for a bit rate: ``level``
+    for the clip's widest range, fewer for narrower ones, 0 for a component constant over the
+    clip) and ``payload`` (the constant's float32 values, the packed codes segment after
+    segment, or the raw keys).
     """
 
     node: int
@@ -51,6 +58,28 @@ class Track:
     extent: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
     widths: NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
     payload: Union[bytes, memoryview] = b""
+    seg_keys: int = 0
+    seg_codes: NDArray[np.uint8] = field(default_factory=lambda: np.zeros((0, 0), np.uint8))
+
+    def seg_rows(self, nkeys: int) -> int:
+        """Rows a segment (the last one: what is left)."""
+        return self.rows(self.seg_keys if self.seg_keys else nkeys)
+
+    def segment_ranges(self) -> NDArray[np.float32]:
+        """(segments, 2, c) float32: each segment's minima and extents as the decoder reads
+        them."""
+        if not self.seg_keys:
+            return np.stack([self.minimum, self.extent])[None].astype(np.float32)
+        return segment_ranges(self.minimum, self.extent, self.seg_codes)
+
+    def code_bits(self, nkeys: int) -> NDArray[np.int64]:
+        """The first bit of every segment's codes, and the bits of all (segments + 1)."""
+        rows, per = self.rows(nkeys), self.seg_rows(nkeys)
+        c = self.stored_components()
+        n = -(-rows // per)
+        counts = np.minimum(per, rows - per * np.arange(n))
+        bits = counts * self.widths.astype(np.int64).reshape(n, c).sum(axis=1)
+        return np.concatenate([[0], np.cumsum(bits)]).astype(np.int64)
 
     def stored_components(self) -> int:
         """Components stored per key: a quantized or constant STEP or LINEAR rotation drops
@@ -62,17 +91,49 @@ class Track:
         return 3 * nkeys if INTERPOLATIONS[self.interp] == "CUBICSPLINE" else nkeys
 
 
-def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8]) -> bytes:
-    """Unsigned codes (rows, C), component c ``widths[c]`` bits long, packed row after row,
-    least significant bit first."""
-    cols = [(codes[:, c:c + 1].astype(np.uint32) >> np.arange(w, dtype=np.uint32)) & 1
-            for c, w in enumerate(widths.tolist())]
-    b = np.concatenate(cols + [np.zeros((codes.shape[0], 0), np.uint32)], axis=1)
-    return bytes(np.packbits(b.astype(np.uint8).reshape(-1), bitorder="little"))
+def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8], per: int) -> bytes:
+    """Unsigned codes (rows, C) in segments of ``per`` rows, component c of segment s
+    ``widths[s, c]`` bits long, packed segment after segment and row after row, least
+    significant bit first, with no padding between segments."""
+    w = widths.astype(np.int64)[np.arange(codes.shape[0]) // per]            # (rows, C)
+    top = int(w.max(initial=0))
+    planes = (codes.astype(np.uint32)[..., None] >> np.arange(top, dtype=np.uint32)) & 1
+    bits = planes[np.arange(top) < w[..., None]].astype(np.uint8)      # row, component, bit
+    return bytes(np.packbits(bits, bitorder="little"))
 
 
-def row_bits(widths: NDArray[np.uint8]) -> int:
-    return int(widths.astype(np.int64).sum())
+def to_float24(values: NDArray[Any]) -> bytes:
+    """Values as the top 24 bits of their float32s (rounded to nearest), 3 bytes each, little
+    endian: a float with a 15-bit mantissa."""
+    u = np.asarray(values, np.float32).reshape(-1).view(np.uint32).astype(np.uint64)
+    top = ((u + 0x80) >> 8).astype(np.uint32)
+    return bytes(np.stack([top & 0xFF, top >> 8 & 0xFF, top >> 16 & 0xFF], -1)
+                 .astype(np.uint8).reshape(-1))
+
+
+def from_float24(data: Union[bytes, memoryview]) -> NDArray[np.float32]:
+    b = np.frombuffer(data, np.uint8).reshape(-1, 3).astype(np.uint32)
+    return ((b[:, 0] | b[:, 1] << 8 | b[:, 2] << 16) << 8).astype(np.uint32).view(np.float32)
+
+
+def segment_ranges(minimum: NDArray[np.float32], extent: NDArray[np.float32],
+                   codes: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Segment ranges (segments, 2, c) float32 from the clip's range (c) and each segment's
+    minimum and extent in 255ths of it (codes (segments, 2 c)): the float32 minimum at or
+    below, the extent at or above (range reduction in two levels: N. Frechette, "Animation
+    Compression: Range Reduction", 2016, and ACL's segments)."""
+    c = minimum.size
+    lo64, ext64 = minimum.astype(np.float64), extent.astype(np.float64)
+    m, e = codes[:, :c].astype(np.float64), codes[:, c:].astype(np.float64)
+    lo = lo64 + ext64 * (m / 255)
+    hi = lo64 + ext64 * ((m + e) / 255)
+    lo32 = lo.astype(np.float32)
+    lo32 = np.where(lo32.astype(np.float64) > lo, np.nextafter(lo32, np.float32(-np.inf)), lo32)
+    span = hi - lo32.astype(np.float64)
+    ext32 = np.maximum(span, 0).astype(np.float32)
+    ext32 = np.where(ext32.astype(np.float64) < span, np.nextafter(ext32, np.float32(np.inf)),
+                     ext32)
+    return np.stack([lo32, ext32], axis=1).astype(np.float32)
 
 
 def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]:
@@ -83,21 +144,27 @@ def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]
         return np.frombuffer(track.payload, dtype).reshape(-1, track.ncomp).copy()
     if track.level == CONSTANT:
         v = np.frombuffer(track.payload, np.float32).astype(dtype).reshape(1, c)
+    elif track.level in (CONSTANT24, KEYS24):
+        v = from_float24(track.payload).astype(dtype).reshape(-1, c)
     else:
-        rows, width = track.rows(nkeys), row_bits(track.widths)
-        bits = np.unpackbits(np.frombuffer(track.payload, np.uint8), count=rows * width,
-                             bitorder="little").reshape(rows, width).astype(np.int64)
+        rows, per = track.rows(nkeys), track.seg_rows(nkeys)
+        starts = track.code_bits(nkeys)
+        bits = np.unpackbits(np.frombuffer(track.payload, np.uint8), count=int(starts[-1]),
+                             bitorder="little")
         v = np.empty((rows, c), dtype)
-        at = 0
-        for k, w in enumerate(track.widths.tolist()):
-            if w == 0:
-                v[:, k] = track.minimum[k]
-                continue
-            code = (bits[:, at:at + w] << np.arange(w)).sum(axis=1)
-            step = dtype.type(1) / dtype.type((1 << w) - 1)
-            v[:, k] = (dtype.type(track.minimum[k])
-                       + dtype.type(track.extent[k]) * (code.astype(dtype) * step))
-            at += w
+        for s, (rng, ws) in enumerate(zip(track.segment_ranges(), track.widths.reshape(-1, c))):
+            r0, r1 = s * per, min(rows, (s + 1) * per)
+            seg = bits[starts[s]:starts[s + 1]].reshape(r1 - r0, -1).astype(np.int64)
+            at = 0
+            for k, w in enumerate(ws.tolist()):
+                if w == 0:
+                    v[r0:r1, k] = rng[0, k]
+                    continue
+                code = (seg[:, at:at + w] << np.arange(w)).sum(axis=1)
+                step = dtype.type(1) / dtype.type((1 << w) - 1)
+                v[r0:r1, k] = (dtype.type(rng[0, k])
+                               + dtype.type(rng[1, k]) * (code.astype(dtype) * step))
+                at += w
     if c == track.ncomp:
         return np.asarray(v, dtype)
     s = v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2]
@@ -130,8 +197,8 @@ class CompressedClip:
     tracks: List[Track]
     _tables: Tuple[NDArray[np.int64], NDArray[np.int64]] = field(init=False, repr=False,
                                                                   compare=False)
-    _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8]] = field(
-        init=False, repr=False, compare=False)
+    _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8],
+                   NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _width: int = field(init=False, repr=False, compare=False)
     _free: Dict[int, Tuple[NDArray[np.int64], ...]] = field(init=False, repr=False,
                                                             compare=False)
@@ -144,33 +211,37 @@ class CompressedClip:
         width = sum(t.ncomp for t in weights)
         rows, ranges, chunks, data, nrange, col = [], [], [], 0, 0, 0
         widths: List[NDArray[np.uint8]] = []
-        nwidth = 0
+        segs: List[NDArray[np.int64]] = []
+        nwidth = nseg = 0
         for tr in self.tracks:
             if tr.path == len(PATHS):
                 offset, col = col, col + tr.ncomp
             else:
                 offset = tr.node * tr.ncomp
+            nkeys = self.times[tr.times].size
             rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
-                         tr.stored_components(), tr.path == 1, starts[tr.times],
-                         self.times[tr.times].size, data, nrange, nwidth,
-                         row_bits(tr.widths)])
+                         tr.stored_components(), tr.path == 1, starts[tr.times], nkeys, data,
+                         nrange, nwidth, tr.seg_rows(nkeys), nseg])
             chunks.append(bytes(tr.payload))
             data += len(chunks[-1])
-            if tr.level not in (CONSTANT, RAW):
-                ranges += [tr.minimum, tr.extent]
-                nrange += 2 * tr.minimum.size
+            if tr.level in BIT_RATES:
+                ranges.append(tr.segment_ranges().reshape(-1))
+                nrange += ranges[-1].size
                 widths.append(tr.widths)
                 nwidth += tr.widths.size
+                segs.append(tr.code_bits(nkeys)[:-1])
+                nseg += segs[-1].size
         buf = np.frombuffer(b"".join(chunks) + bytes(8), np.uint8)
         for tr, row in zip(self.tracks, rows):      # the payloads: views of the one buffer
             tr.payload = buf.data[row[10]:row[10] + len(tr.payload)]
-        table = np.array(rows, np.int64).reshape(-1, 14)
+        table = np.array(rows, np.int64).reshape(-1, TRACK_FIELDS)
         is_weights = table[:, 0] == len(PATHS)
         self._tables = (np.ascontiguousarray(table[~is_weights]).reshape(-1),
                         np.ascontiguousarray(table[is_weights]).reshape(-1))
         self._arrays = (key_times, np.concatenate(ranges + [np.zeros(0, np.float32)]
                                                   ).astype(np.float32), buf,
-                        np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8))
+                        np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8),
+                        np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
         self._width = width
         self._free: Dict[int, Tuple[NDArray[np.int64], ...]] = {}
 
@@ -193,7 +264,7 @@ class CompressedClip:
             kt = self.times[tr.times]
             values = decode_track(tr, kt.size, self.dtype)
             interp = INTERPOLATIONS[tr.interp]
-            if tr.level == CONSTANT:
+            if tr.level in CONSTANTS:
                 kt, interp = kt[:1], "LINEAR" if interp == "CUBICSPLINE" else interp
             channels.append(Channel(tr.node, PATH_NAMES[tr.path], kt, values, interp))
         return Clip(self.name, channels, self.dtype)
@@ -212,10 +283,8 @@ class CompressedClip:
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
                 cursor: Optional[NDArray[np.int64]], threads: Optional[int]) -> None:
         """The TRS tracks (or the weights tracks) at times t into out (4 arrays)."""
-        key_times, ranges, buf, widths = self._arrays
-        _core.decode_compressed(self._tables[weights], key_times, ranges, buf, widths,
-                                self._strides(n), t, tuple(o.reshape(-1) for o in out), cursor,
-                                threads)
+        _core.decode_compressed(self._tables[weights], *self._arrays, self._strides(n), t,
+                                tuple(o.reshape(-1) for o in out), cursor, threads)
 
     def _times(self, times: ArrayLike, loop: bool) -> NDArray[Any]:
         t = as_times(times, self.dtype)
@@ -328,22 +397,12 @@ class CompressedPlayback:
     def __init__(self, clip: CompressedClip, rest: Rest, loop: bool = False):
         self.clip, self.loop = clip, loop
         self.pose = clip.sample(0.0, rest)
-        self._table = clip._tables[0]
-        self._cursor = np.zeros(self._table.size // 14, np.int64)
-        self._time = np.zeros(1, clip.dtype)
-        self._out = tuple(o.reshape(-1) for o in self.pose) + (np.zeros(0, clip.dtype),)
-        self._strides = clip._strides(self.pose.translations.shape[0])
-        self._duration = clip.duration if loop else 0.0
+        out = tuple(o.reshape(-1) for o in self.pose) + (np.zeros(0, clip.dtype),)
+        call = (clip._tables[0],) + clip._arrays + (
+            clip._strides(self.pose.translations.shape[0]), out)
+        self._player = _core.CompressedPlayer(call, clip.duration if loop else 0.0, self.pose)
 
     def sample(self, time: float) -> TRS:
         """The pose at ``time`` (seconds), in the arrays of ``pose`` (overwritten next call)."""
-        t = float(time)
-        if self._duration > 0:
-            t %= self._duration
-        self._time[0] = t
-        if not np.isfinite(self._time[0]):
-            raise ValueError(f"time must be finite, got {time!r}")
-        key_times, ranges, buf, widths = self.clip._arrays
-        _core.decode_compressed(self._table, key_times, ranges, buf, widths, self._strides,
-                                self._time, self._out, self._cursor, 1)
-        return self.pose
+        pose: TRS = self._player.sample(time)
+        return pose

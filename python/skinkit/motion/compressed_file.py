@@ -4,7 +4,7 @@ Layout (little-endian; ``varint`` is unsigned LEB128, at most 5 bytes)::
 
     header (16 bytes)
       magic    4s   b"SKCC"
-      version  u16  1
+      version  u16  2
       itemsize u8   4 (float32 clip) or 8 (float64 clip)
       reserved u8   0
       length   u32  bytes of the body that follows (exactly: nothing may trail it)
@@ -21,9 +21,14 @@ Layout (little-endian; ``varint`` is unsigned LEB128, at most 5 bytes)::
         weights track only: the path gives it otherwise), times varint (which key-time array;
         only with ntimes > 1 and a level other than constant, 0 otherwise), then by level:
         0 (constant):     c f32
-        3..23 (bit rate): c f32 minimum, c f32 extent, c u8 widths (the bits of each
-                          component, at most level), ceil(rows * sum(widths) / 8) bytes of
-                          codes, row after row
+        1 (constant):     c values of 3 bytes, each the top 24 bits of a float32 (rounded)
+        2 (24-bit keys):  rows * c values so
+        3..23 (bit rate): c f32 minimum, c f32 extent (the range over the clip), keys a
+                          segment varint (0: one segment), then each segment's c u8 minimum
+                          and c u8 extent in 255ths of the clip's range (only with keys a
+                          segment > 0) and c u8 widths (the bits of each component, at most
+                          level), then the codes, segment after segment and row after row,
+                          in ceil(sum of rows * sum(widths) over the segments / 8) bytes
         255 (raw):        rows * ncomp values of the clip's dtype
       with rows = K keys (3 K for CUBICSPLINE) and c the stored components (3 for a constant
       or quantized STEP or LINEAR rotation, whose component ``dropped`` is >= 0 and implied;
@@ -47,11 +52,11 @@ import numpy as np
 from ..io.mesh_files import atomic_file
 from ..limits import MAX_FILE_VALUE, nodes_error
 from ..model.clip import INTERPOLATIONS, PATHS
-from .compressed_clip import (BIT_RATES, CONSTANT, PATH_NAMES, RAW, CompressedClip, Track,
-                              row_bits)
+from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
+                              CompressedClip, Track, from_float24)
 
 MAGIC = b"SKCC"
-VERSION = 1
+VERSION = 2
 _HEADER = struct.Struct("<4sHBBII")
 MAX_COMPONENTS = 1 << 16
 MAX_KEYS = 1 << 24        # keys of a uniform key-time array (the only count no byte backs)
@@ -82,11 +87,15 @@ def track_bytes(tr: Track, ntimes: int) -> bytes:
     head = [_varint(tr.node), bytes([tr.path | tr.interp << 2 | tr.dropped << 4, tr.level])]
     if PATH_NAMES[tr.path] not in PATHS:
         head.append(_varint(tr.ncomp))
-    if ntimes > 1 and tr.level != CONSTANT:
+    if ntimes > 1 and tr.level not in CONSTANTS:
         head.append(_varint(tr.times))
-    if tr.level not in (CONSTANT, RAW):
+    if tr.level in BIT_RATES:
+        c = tr.minimum.size
+        segs = tr.widths.astype(np.uint8).reshape(-1, c)
+        if tr.seg_keys:
+            segs = np.concatenate([tr.seg_codes.astype(np.uint8), segs], axis=1)
         head += [tr.minimum.astype("<f4").tobytes(), tr.extent.astype("<f4").tobytes(),
-                 tr.widths.astype(np.uint8).tobytes()]
+                 _varint(tr.seg_keys), segs.tobytes()]
     return b"".join(head) + tr.payload
 
 
@@ -200,19 +209,25 @@ def _track(r: _Reader, i: int, nodes: int, times: List[np.ndarray], dtype: np.dt
     path, interp, dropped = code & 3, code >> 2 & 3, code >> 4
     if interp >= len(INTERPOLATIONS) or dropped > 3:
         raise r.fail(f"{what}: interpolation {interp} or dropped component {dropped} unknown")
-    if level not in (CONSTANT, RAW) and level not in BIT_RATES:
-        raise r.fail(f"{what}: level {level}, expected 0, 255 or one of {BIT_RATES}")
+    if level not in (CONSTANT, CONSTANT24, KEYS24, RAW) and level not in BIT_RATES:
+        raise r.fail(f"{what}: level {level}, expected 0, 1, 2, 255 or one of {BIT_RATES}")
     expected = PATHS.get(PATH_NAMES[path])
     ncomp = expected or r.varint(f"{what} components", MAX_COMPONENTS)
     if ncomp == 0:
         raise r.fail(f"{what}: 0 components for a {PATH_NAMES[path]} track")
     if not times:
         raise r.fail(f"{what}: the container has no key times")
-    t = r.varint(f"{what} key times", len(times) - 1) if len(times) > 1 and level else 0
+    keyed = len(times) > 1 and level not in CONSTANTS
+    t = r.varint(f"{what} key times", len(times) - 1) if keyed else 0
     tr = Track(node, path, interp, t, ncomp, level, dropped)
     c, rows = tr.stored_components(), tr.rows(times[t].size)
     if level == CONSTANT:
         tr.payload = r.floats(c, "<f4", f"{what} constant").astype(np.float32).tobytes()
+    elif level in (CONSTANT24, KEYS24):
+        n = c if level == CONSTANT24 else rows * c
+        tr.payload = r.take(3 * n, f"{what} 24-bit values")
+        if not np.all(np.abs(from_float24(tr.payload)) <= MAX_FILE_VALUE):
+            raise r.fail(f"{what} holds a value that is not finite or beyond 1e30")
     elif level == RAW:
         tr.payload = r.floats(rows * ncomp, dtype.newbyteorder("<").str, f"{what} keys"
                               ).astype(dtype).tobytes()
@@ -221,10 +236,16 @@ def _track(r: _Reader, i: int, nodes: int, times: List[np.ndarray], dtype: np.dt
         tr.extent = r.floats(c, "<f4", f"{what} range extent").astype(np.float32)
         if np.any(tr.extent < 0):
             raise r.fail(f"{what}: a negative range extent")
-        tr.widths = np.frombuffer(r.take(c, f"{what} widths"), np.uint8).copy()
+        tr.seg_keys = r.varint(f"{what} keys a segment", times[t].size)
+        nseg = -(-rows // tr.seg_rows(times[t].size))
+        per = 3 * c if tr.seg_keys else c
+        segs = np.frombuffer(r.take(nseg * per, f"{what} segments"), np.uint8).reshape(nseg, per)
+        tr.widths = segs[:, per - c:].reshape(-1).copy()
+        if tr.seg_keys:
+            tr.seg_codes = segs[:, :2 * c].copy()
         if np.any(tr.widths > level):
             raise r.fail(f"{what}: a component width above its level {level}")
-        tr.payload = r.take(-(-rows * row_bits(tr.widths) // 8), f"{what} codes")
+        tr.payload = r.take(-(-int(tr.code_bits(times[t].size)[-1]) // 8), f"{what} codes")
     return tr
 
 
