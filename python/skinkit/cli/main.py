@@ -99,9 +99,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 1
-    except (CliError, OSError, ValueError, TypeError, MemoryError) as exc:
+    except (CliError, ImportError, OSError, ValueError, TypeError, MemoryError) as exc:
         # what a bad file or argument causes: skinkit's errors (GltfError, BvhError and
-        # BodyModelError are ValueErrors), the system's, and memory a file asked for
+        # BodyModelError are ValueErrors), the system's, memory a file asked for, and a missing
+        # optional dependency (the message names the extra that installs it)
         if args.debug:
             traceback.print_exc()
         print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)

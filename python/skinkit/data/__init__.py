@@ -69,15 +69,16 @@ def path(name: str) -> Path:
 
 
 def _folder() -> Path:
-    """Where the generated files live: named after the version and a hash of the code that
-    makes them (this module, the character's, the humanoid's and the two writers)."""
+    """Where the generated files live: named after the version, NumPy's version (whose math
+    functions may differ in the last bit from one release to another) and a hash of the code
+    that makes them (this module, the character's, the humanoid's and the two writers)."""
     from .._core import __version__
     from ..io.bvh import write as bvh_write
     from ..io.gltf import write as gltf_write
     from ..model import humanoid
     from . import procedural
 
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(np.__version__.encode())
     for module in (sys.modules[__name__], procedural, humanoid, bvh_write, gltf_write):
         digest.update(Path(str(module.__file__)).read_bytes())
     base = os.environ.get("SKINKIT_DATA_DIR") or Path.home() / ".cache" / "skinkit"

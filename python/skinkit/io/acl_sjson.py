@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..limits import MAX_FPS, nodes_error
 from ..model.clip import Channel, Clip
@@ -36,7 +37,7 @@ class AclClip:
     skeleton: Skeleton
     clip: Clip
     error_threshold: float
-    vertex_distance: np.ndarray
+    vertex_distance: NDArray[Any]
     sample_rate: float
     num_samples: int
 
@@ -102,7 +103,7 @@ def _parse(text: str, where: str) -> Any:
     return members("")
 
 
-def _floats(x: Any, width: int, what: str, where: str) -> np.ndarray:
+def _floats(x: Any, width: int, what: str, where: str) -> NDArray[Any]:
     try:
         a = np.asarray(x, np.float64)
     except (TypeError, ValueError):

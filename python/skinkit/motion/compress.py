@@ -117,8 +117,8 @@ def _quantize(values: NDArray[np.float64], layout: Track, level: int) -> Track:
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
     """Every key time of ``clip`` and ``per_interval - 1`` times evenly between each pair of
     consecutive ones: the times at which ``compress`` bounds the error (4x the sample rate)."""
-    keys = np.unique(np.concatenate([np.asarray(ch.times, np.float64) for ch in clip.channels]
-                                    or [np.zeros(1)]))
+    keys: NDArray[np.float64] = np.unique(np.concatenate(
+        [np.asarray(ch.times, np.float64) for ch in clip.channels] or [np.zeros(1)]))
     if keys.size < 2:
         return keys
     f = np.arange(per_interval) / per_interval

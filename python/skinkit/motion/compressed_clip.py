@@ -79,7 +79,8 @@ class Track:
         n = -(-rows // per)
         counts = np.minimum(per, rows - per * np.arange(n))
         bits = counts * self.widths.astype(np.int64).reshape(n, c).sum(axis=1)
-        return np.concatenate([[0], np.cumsum(bits)]).astype(np.int64)
+        offsets: NDArray[np.int64] = np.concatenate([[0], np.cumsum(bits)]).astype(np.int64)
+        return offsets
 
     def stored_components(self) -> int:
         """Components stored per key: a quantized or constant STEP or LINEAR rotation drops

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, List, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..io.mesh_files import atomic_file
 from ..limits import MAX_FILE_VALUE, nodes_error
@@ -71,7 +72,7 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def _times(t: np.ndarray) -> bytes:
+def _times(t: NDArray[Any]) -> bytes:
     k = t.size
     if k >= 2:
         rate = (k - 1) / (t[-1] - t[0])
@@ -135,7 +136,7 @@ class _Reader:
                 return n
         raise self.fail(f"{what} is not a varint of at most 5 bytes")
 
-    def floats(self, n: int, dtype: str, what: str) -> np.ndarray:
+    def floats(self, n: int, dtype: str, what: str) -> NDArray[Any]:
         a = np.frombuffer(self.take(n * np.dtype(dtype).itemsize, what), dtype)
         if not np.all(np.abs(a) <= MAX_FILE_VALUE):      # NaN too
             raise self.fail(f"{what} holds a value that is not finite or beyond 1e30")
@@ -175,7 +176,7 @@ def loads(data: bytes, where: str = "compressed clip") -> CompressedClip:
     ntracks = r.varint("track count", r.left() // 5)
     nlen = r.varint("name length", r.left() + 1)
     name = None if nlen == 0 else r.take(nlen - 1, "name").decode("utf-8", "replace")
-    times: List[np.ndarray] = []
+    times: List[NDArray[Any]] = []
     for i in range(ntimes):
         kind = r.take(1, f"times[{i}] kind")[0]
         if kind == 0:
@@ -199,7 +200,7 @@ def loads(data: bytes, where: str = "compressed clip") -> CompressedClip:
     return CompressedClip(name, dtype, nodes, times, tracks)
 
 
-def _track(r: _Reader, i: int, nodes: int, times: List[np.ndarray], dtype: np.dtype[Any]
+def _track(r: _Reader, i: int, nodes: int, times: List[NDArray[Any]], dtype: np.dtype[Any]
            ) -> Track:
     what = f"track {i}"
     node = r.varint(f"{what} node", max(nodes - 1, 0))

@@ -134,7 +134,7 @@ def _bone_rotations(joints: F64, sigma: float) -> F64:
     bones = np.concatenate([root[:, None], _between(DIRECTIONS[1:], joints[:, children] -
                                                     joints[:, parents])], axis=1)
     previous = bones[:, np.where(np.isin(children, FIRST_OF_CHAIN), 0, parents)]
-    rotations = np.concatenate([root[:, None], kernels.quat_multiply(
+    rotations: NDArray[np.float64] = np.concatenate([root[:, None], kernels.quat_multiply(
         kernels.quat_conjugate(previous), bones[:, 1:])], axis=1)
     return rotations
 
