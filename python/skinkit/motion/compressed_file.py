@@ -92,7 +92,7 @@ def track_bytes(tr: Track, ntimes: int) -> bytes:
         head.append(_varint(tr.times))
     if tr.level in BIT_RATES:
         c = tr.minimum.size
-        segs = tr.widths.astype(np.uint8).reshape(-1, c)
+        segs: NDArray[np.uint8] = tr.widths.astype(np.uint8).reshape(-1, c)
         if tr.seg_keys:
             segs = np.concatenate([tr.seg_codes.astype(np.uint8), segs], axis=1)
         head += [tr.minimum.astype("<f4").tobytes(), tr.extent.astype("<f4").tobytes(),
