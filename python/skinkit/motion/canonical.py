@@ -75,7 +75,7 @@ def canonical_transform(joints: ArrayLike, z_up: bool = True, floor: str = "clip
     turned = kernels.quat_rotate(np.broadcast_to(rotation, p.shape[:-1] + (4,)), p)
     heights = turned[:, list(feet), 1]
     offset = -turned[0, 0] * np.array([1.0, 0.0, 1.0]) + np.zeros((len(p), 3))
-    offset[:, 1] = -(heights.min() if floor == "clip" else heights.min(axis=1))
+    offset[:, 1] = -(np.min(heights) if floor == "clip" else np.min(heights, axis=1))
     return rotation, offset
 
 

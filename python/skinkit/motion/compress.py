@@ -101,7 +101,7 @@ def _quantize(values: NDArray[np.float64], layout: Track, level: int) -> Track:
     per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
     e64 = layout.extent.astype(np.float64)
     # each component's step about the clip's widest one's: fewer bits for narrower ranges
-    widest = float(e64.max(initial=0.0))
+    widest = float(np.max(e64, initial=0.0))
     seg_ext = ranges[:, 1]
     with np.errstate(divide="ignore"):
         fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
@@ -309,7 +309,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     def passes(chosen: Sequence[Optional[Track]]) -> bool:
         """The exact check of the decoder's own samples."""
         decoded = build(chosen)
-        if float(prob.pose_error(decoded).max(initial=0.0)) > precision:
+        if float(np.max(prob.pose_error(decoded), initial=0.0)) > precision:
             return False
         w = decoded.sample_weights(prob.t)
         return all(float(np.abs(w.get(k, 0) - v).max(initial=0.0)) <= limit[True]
@@ -458,7 +458,7 @@ def gltf_clip(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         reduced = _short_rotations(compress(clip, skeleton, p, shell_distance,
                                             weights_precision).to_clip())
         prob = prob or _Problem(clip, skeleton, float(shell_distance))
-        if float(prob.pose_error(reduced).max(initial=0.0)) <= precision:
+        if float(np.max(prob.pose_error(reduced), initial=0.0)) <= precision:
             return reduced
         p /= 2
     return clip

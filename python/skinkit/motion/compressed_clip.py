@@ -97,7 +97,7 @@ def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8], per: int) -> byte
     ``widths[s, c]`` bits long, packed segment after segment and row after row, least
     significant bit first, with no padding between segments."""
     w = widths.astype(np.int64)[np.arange(codes.shape[0]) // per]            # (rows, C)
-    top = int(w.max(initial=0))
+    top = int(np.max(w, initial=0))
     planes = (codes.astype(np.uint32)[..., None] >> np.arange(top, dtype=np.uint32)) & 1
     bits = planes[np.arange(top) < w[..., None]].astype(np.uint8)      # row, component, bit
     return bytes(np.packbits(bits, bitorder="little"))

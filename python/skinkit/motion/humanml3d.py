@@ -187,7 +187,7 @@ def humanml3d_preprocess(joints: ArrayLike,
     leg = [i - 1 for i in LEG]
     scale = lengths[list(LEG)].sum() / first[leg].sum()
     p = _chain_positions(_bone_rotations(j, 0.0), j[:, 0] * scale, lengths)
-    p[..., 1] -= p[..., 1].min()
+    p[..., 1] -= np.min(p[..., 1])
     p -= p[0, 0] * np.array([1.0, 0.0, 1.0])
     r_hip, l_hip, r_shoulder, l_shoulder = FACE_JOINTS
     turn = _facing(p[:1], ((r_hip, l_hip), (r_shoulder, l_shoulder)))[0]

@@ -82,7 +82,7 @@ def rep272_features(joints: ArrayLike, rotations: ArrayLike) -> F64:
     p, T = p[:, :JOINTS].copy(), len(p)
     matrices = np.asarray(kernels.quat_to_matrix(kernels.quat_from_rotvec(r[:, :JOINTS])),
                           np.float64)
-    p -= p[0, 0] * np.array([1.0, 0.0, 1.0]) + np.array([0.0, p[..., 1].min(), 0.0])
+    p -= p[0, 0] * np.array([1.0, 0.0, 1.0]) + np.array([0.0, np.min(p[..., 1]), 0.0])
     root_step = p[1:, 0] - p[:-1, 0]
     p[..., 0] -= p[:, :1, 0]
     p[..., 2] -= p[:, :1, 2]
