@@ -20,11 +20,6 @@ def _sha(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.mark.xfail(np.lib.NumpyVersion(np.__version__) < "2.0.0", strict=False,
-                   reason="found in the oldest-NumPy sessions: under NumPy 1.x two generations in "
-                          "one process differ in walk.bvh's frames 139-140 about one run in two "
-                          "(not with SKINKIT_NUM_THREADS=1 either; never seen with NumPy 2); "
-                          "the cause is not yet found")
 def test_files_are_generated_deterministically(tmp_path, monkeypatch):
     """A fresh cache folder gets the same bytes as the first (both made here: the default
     cache may hold files another process made, under another NumPy's last bits)."""

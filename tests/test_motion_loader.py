@@ -72,15 +72,7 @@ def test_crops_are_the_resampled_motion(folder, model):
 
 
 def same(x, y):
-    """Bitwise equal with NumPy 2; with NumPy 1.x (the oldest-NumPy sessions) within 8 units of
-    the dtype's epsilon, where the same crop computed twice in one process was seen 2e-16 apart
-    near zero (one float32 unit in the features; issue 32's loader: the cause, somewhere in
-    NumPy 1.x's reductions or products, is not yet found)."""
-    x, y = np.asarray(x), np.asarray(y)
-    if np.lib.NumpyVersion(np.__version__) >= "2.0.0" or not np.issubdtype(x.dtype, np.floating):
-        np.testing.assert_array_equal(x, y)
-    else:
-        np.testing.assert_allclose(x, y, rtol=0, atol=8 * np.finfo(x.dtype).eps)
+    np.testing.assert_array_equal(x, y)
 
 
 def test_deterministic_and_sharded(folder, model):

@@ -59,7 +59,8 @@ def _rotvec(R: Float) -> Float:
     q = quat_from_matrix(R)
     n = np.linalg.norm(q[..., :3], axis=-1, keepdims=True)
     safe = np.where(n > 1e-12, n, 1)
-    rotvec: Float = q[..., :3] * np.where(n > 1e-12, 2 * np.arctan2(n, q[..., 3:]) / safe, 2)
+    w = np.ascontiguousarray(q[..., 3:])          # see _euler (io/bvh/write.py)
+    rotvec: Float = q[..., :3] * np.where(n > 1e-12, 2 * np.arctan2(n, w) / safe, 2)
     return rotvec
 
 

@@ -39,7 +39,7 @@ def quat_to_rotvec(q: NDArray[Any]) -> NDArray[Any]:
     """Rotation vectors (..., 3) of unit quaternions (..., 4) (x, y, z, w), angles in [0, pi]:
     ``2 atan2(|v|, w) v / |v|`` with the sign making w >= 0 (series 2/w near zero)."""
     q = np.where(q[..., 3:] < 0, -q, q)
-    v, w = q[..., :3], q[..., 3]
+    v, w = q[..., :3], np.ascontiguousarray(q[..., 3])  # see _euler (io/bvh/write.py)
     s = np.linalg.norm(v, axis=-1)
     small = s < 1e-8
     ratio = np.where(small, 2 / np.where(small, w, 1), 2 * np.arctan2(s, w) / np.where(small, 1, s))

@@ -234,7 +234,7 @@ def humanml3d_features(joints: ArrayLike, foot_threshold: float = FOOT_THRESHOLD
     six = matrix_to_6d(kernels.quat_to_matrix(rotations[:, 1:]))
     joint_velocity = kernels.quat_rotate(each[:-1], step)
     n = len(p) - 1
-    return np.concatenate([np.arcsin(turn[:, 1:2]), velocity[:, [0, 2]], p[:-1, 0, 1:2],
+    return np.concatenate([np.arcsin(np.ascontiguousarray(turn[:, 1:2])), velocity[:, [0, 2]], p[:-1, 0, 1:2],
                            ric[:-1, 1:].reshape(n, -1), six[:-1].reshape(n, -1),
                            joint_velocity.reshape(n, -1), contacts[0], contacts[1]], axis=-1)
 

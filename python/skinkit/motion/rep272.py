@@ -86,7 +86,8 @@ def rep272_features(joints: ArrayLike, rotations: ArrayLike) -> F64:
     root_step = p[1:, 0] - p[:-1, 0]
     p[..., 0] -= p[:, :1, 0]
     p[..., 2] -= p[:, :1, 2]
-    heading = -np.arctan2(matrices[:, 0, 0, 2], matrices[:, 0, 2, 2])
+    heading = -np.arctan2(np.ascontiguousarray(matrices[:, 0, 0, 2]),   # contiguous: see _euler
+                          np.ascontiguousarray(matrices[:, 0, 2, 2]))     # (io/bvh/write.py)
     unturn = _yaw(heading)
     local = np.einsum("tij,tkj->tki", unturn, p)
     matrices[:, 0] = unturn @ matrices[:, 0]

@@ -33,13 +33,14 @@ def _euler(q: NDArray[Any], order: str) -> NDArray[Any]:
     Tait-Bryan angles; the middle one by atan2, accurate near +-90); at gimbal lock c = 0."""
     i, j, k = (_AXIS[c] for c in order)
     s = 1.0 if (j - i) % 3 == 1 else -1.0          # cyclic order or not
-    R = kernels.quat_to_matrix(kernels.quat_normalize(q))
-    cb = np.hypot(R[..., i, i], R[..., i, j])
-    b = np.arctan2(s * R[..., i, k], cb)
+    # R[i, j] is the (T,) column of entry (i, j), contiguous: NumPy 1.x's arctan2 of a strided
+    # view may differ in the last bit with the view's alignment in memory
+    R = np.ascontiguousarray(np.moveaxis(kernels.quat_to_matrix(kernels.quat_normalize(q)), 0, -1))
+    cb = np.hypot(R[i, i], R[i, j])
+    b = np.arctan2(s * R[i, k], cb)
     lock = cb < 1e-12
-    a = np.where(lock, np.arctan2(s * R[..., k, j], R[..., j, j]),
-                 np.arctan2(-s * R[..., j, k], R[..., k, k]))
-    c = np.where(lock, 0.0, np.arctan2(-s * R[..., i, j], R[..., i, i]))
+    a = np.where(lock, np.arctan2(s * R[k, j], R[j, j]), np.arctan2(-s * R[j, k], R[k, k]))
+    c = np.where(lock, 0.0, np.arctan2(-s * R[i, j], R[i, i]))
     degrees: NDArray[np.float64] = np.degrees(np.stack([a, b, c], -1))
     return degrees
 
