@@ -108,6 +108,20 @@ def shell_error(wa: np.ndarray, wb: np.ndarray, shell: float) -> np.ndarray:
     return np.linalg.norm((wa @ verts - wb @ verts)[..., :3, :], axis=-2).max(axis=-1)
 
 
+def dump_table(cc, nodes: int, frames: np.ndarray, t64: np.ndarray, path: str) -> None:
+    """The C decode table of a float32 compressed clip for ``kernels_bench cclip``: 8 int64
+    (tracks, key times, ranges, bytes, widths, segments, nodes, frames), then tracks (int64),
+    key_times, ranges (float32), bytes, widths (uint8), seg_bits (int64), the frame times and
+    64 times (float32)."""
+    tables, arrays = cc._tables[0], cc._arrays
+    key_times, ranges, data, widths, segs = arrays
+    head = np.array([tables.size // 15, key_times.size, ranges.size, data.size, widths.size,
+                     segs.size, nodes, frames.size], np.int64)
+    with open(path, "wb") as f:
+        for a in (head, tables, key_times, ranges, data, widths, segs, frames, t64):
+            f.write(np.ascontiguousarray(a).tobytes())
+
+
 def per_call(fn, calls: int) -> float:
     fn()
     best = np.inf

@@ -160,7 +160,8 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
  * once, each track keeping its key interval between calls, on one thread.  The call is checked
  * when it is made and the fields that say where it reads and writes (tracks, widths, seg_bits,
  * out_stride, the cursor) are copied, so that nothing done to the arrays afterwards moves an
- * access outside them. */
+ * access outside them.  Only the keyed tracks are copied: a constant track's values, which the
+ * caller's outputs hold already (CompressedPlayback samples them once), do not change. */
 typedef struct {
     PyObject_HEAD
     decode_call_t dc;       /* its times: the one time of a call */
@@ -264,7 +265,12 @@ static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_DECREF(p);
         return PyErr_NoMemory();
     }
-    const sk_ctrack *tracks = copy_to(dc->d.tracks, nt * sizeof(sk_ctrack), &at);
+    sk_ctrack *tracks = copy_to(dc->d.tracks, nt * sizeof(sk_ctrack), &at);
+    size_t keyed = 0;  /* the constants stay as the construction's sample wrote them */
+    for (size_t i = 0; i < nt; i++)
+        if (tracks[i].level > SK_CLEVEL_CONST24)
+            tracks[keyed++] = tracks[i];
+    dc->f.ntracks = dc->d.ntracks = keyed;
     const unsigned char *widths = copy_to(dc->d.widths, nw, &at);
     const int64_t *segs = copy_to(dc->d.seg_bits, 8 * ns, &at);
     dc->out_stride = copy_to(dc->out_stride, 8 * NOUT, &at);
@@ -294,7 +300,7 @@ static PyTypeObject cplayer_type = {
     .tp_doc = "CompressedPlayer(call, duration, pose)\n\n"
               "A compressed clip bound to its outputs for one time a call: call holds the "
               "arguments of decode_compressed from tracks to out, times left out; its "
-              "sample(time) decodes at time, each track keeping its key interval between "
+              "sample(time) decodes at time (the keyed tracks: the constants out holds already stay), each track keeping its key interval between "
               "calls, and returns pose (skinkit.motion.compressed_clip.CompressedPlayback).",
     .tp_methods = cplayer_methods,
     .tp_new = cplayer_new,

@@ -6,6 +6,7 @@
 
 #include "real.h"
 #include "qmath.h"
+#include "simd.h"
 
 /* component counts of the outputs: translations, rotations, scales (weights: any) */
 static const int64_t path_width[3] = {3, 4, 3};
@@ -254,58 +255,208 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
 }
 
 /* the keys k and k + 1 of a keyed STEP or LINEAR track of at most 4 components, as
- * sample_track uses them (rotations unit) */
-static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k, T *a, T *b)
+ * sample_track uses them (rotations unit); have: the key pair held in a, b (-2: none), whose
+ * key k is b when k follows it */
+static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k, int64_t have,
+                         T *a, T *b)
 {
+    if (k == have + 1)
+        memcpy(a, b, 4 * sizeof(T));
     if (t->rotation) {
-        FN(rotation_row)(clip, t, k, a);
+        if (k != have + 1) {
+            FN(rotation_row)(clip, t, k, a);
+            FN(qunit)(a);
+        }
         FN(rotation_row)(clip, t, k + 1, b);
-        FN(qunit)(a);
         FN(qunit)(b);
     } else {
-        FN(row)(clip, t, k, a);
+        if (k != have + 1)
+            FN(row)(clip, t, k, a);
         FN(row)(clip, t, k + 1, b);
     }
+}
+
+/* one track at times i0 <= j < i1; cursor: its key interval, or NULL */
+static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_t i0, size_t i1,
+                             const T *times, int64_t *cursor, const int64_t *out_stride,
+                             T *const *out)
+{
+    const T *kt = clip->key_times + t->key_offset;
+    int64_t k = cursor ? *cursor : 0, os = out_stride[t->out];
+    T *o = out[t->out] + t->out_offset;
+    /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its last
+     * interval when it samples several times (sorted times meet each interval several
+     * times): the values sample_track would decode again */
+    int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
+                t->ncomp <= 4 && t->nkeys >= 2;
+    int64_t have = -2;
+    T a[4], b[4];
+    if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4) {
+        /* a constant: decoded once, the same value at every time */
+        FN(sample_track)(clip, t, kt, 0, 0, a);
+        for (size_t j = i0; j < i1; j++)
+            for (int64_t c = 0; c < t->ncomp; c++)  /* not memcpy: a call for a few values */
+                o[(ptrdiff_t)j * os + c] = a[c];
+        return;
+    }
+    for (size_t j = i0; j < i1; j++) {
+        T s;
+        k = FN(interval)(kt, t->nkeys, times[j], k, &s);
+        T *oj = o + (ptrdiff_t)j * os;
+        if (!pairs) {
+            FN(sample_track)(clip, t, kt, k, s, oj);
+            continue;
+        }
+        if (k != have) {
+            FN(key_pair)(clip, t, k, have, a, b);
+            have = k;
+        }
+        const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
+        if (key)
+            for (int64_t c = 0; c < t->ncomp; c++)
+                oj[c] = key[c];
+        else if (t->rotation)
+            FN(qslerp)(a, b, s, oj);
+        else
+            for (int64_t c = 0; c < t->ncomp; c++)
+                oj[c] = (1 - s) * a[c] + s * b[c];
+    }
+    if (cursor)
+        *cursor = k;
+}
+
+/* A lane group: up to SK_CLANES keyed LINEAR rotation tracks of one key-time array, sampled
+ * together at several times.  Each key interval met decodes the two keys of every lane once
+ * (key_pair) and their slerp constants (qslerp_key); each time between them is one slerp of
+ * all lanes (slerp_lanes), the operations of qslerp on each lane. */
+#define SK_CLANES 8
+
+static int FN(lane_track)(const sk_ctrack *t)
+{
+    return t->rotation && t->interp == SK_LINEAR && t->level >= SK_CLEVEL_KEYS24 &&
+           t->nkeys >= 2;
+}
+
+/* qslerp_at of every lane at s (keys a, b and constants k [component][lane]) into o: with
+ * AVX2 or AVX-512 for float32 where the CPU has them, the same bits */
+static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int level = sk_simd();
+    if (level >= SK_SIMD_AVX2 && (level >= SK_SIMD_AVX512 ? sk_cclip_slerp8_avx512(a, b, k, s, o)
+                                                          : sk_cclip_slerp8_avx2(a, b, k, s, o)))
+        return;
+#endif
+    for (int l = 0; l < SK_CLANES; l++) {
+        T qa[4], qb[4], qk[4], q[4];
+        for (int c = 0; c < 4; c++)
+            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
+            qk[c] = k[SK_CLANES * c + l];
+        FN(qslerp_at)(qa, qb, qk, s, q);
+        for (int c = 0; c < 4; c++)
+            o[SK_CLANES * c + l] = q[c];
+    }
+}
+
+/* row r of the n tracks idx[] of a lane group as unit quaternions into q [component][lane]
+ * (rotation_row and qunit, as sample_track decodes a key), the lanes from n on lane 0's */
+static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q)
+{
+    for (int l = 0; l < SK_CLANES; l++) {
+        T v[4];
+        if (l < n) {
+            FN(rotation_row)(clip, clip->tracks + idx[l], r, v);
+            FN(qunit)(v);
+        }
+        for (int c = 0; c < 4; c++)
+            q[SK_CLANES * c + l] = l < n ? v[c] : q[SK_CLANES * c];
+    }
+}
+
+/* the n tracks idx[] of a lane group at times i0 <= j < i1; cursor: each track's key interval
+ * (cursor[idx[l] - t0]), or NULL.  The rows of key k (a) and k + 1 (b) are decoded when a
+ * time first needs them, the slerp constants when a time between them does. */
+static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n, size_t i0,
+                             size_t i1, const T *times, int64_t *cursor, size_t t0,
+                             const int64_t *out_stride, T *const *out)
+{
+    const sk_ctrack *first = clip->tracks + idx[0];
+    const T *kt = clip->key_times + first->key_offset;
+    int64_t k = cursor ? cursor[idx[0] - t0] : 0, ra = -1, rb = -1, rk = -1;
+    T a[4 * SK_CLANES], b[4 * SK_CLANES], kc[4 * SK_CLANES], r[4 * SK_CLANES];
+    T *o[SK_CLANES];
+    int64_t os[SK_CLANES];
+    for (int l = 0; l < n; l++) {
+        const sk_ctrack *t = clip->tracks + idx[l];
+        o[l] = out[t->out] + t->out_offset;
+        os[l] = out_stride[t->out];
+    }
+    for (size_t j = i0; j < i1; j++) {
+        T s;
+        const T *src = r;
+        k = FN(interval)(kt, first->nkeys, times[j], k, &s);
+        if (!(s >= 1) && ra != k) {
+            if (rb == k)
+                memcpy(a, b, sizeof a);
+            else
+                FN(lane_rows)(clip, idx, n, k, a);
+            ra = k;
+        }
+        if (!(s <= 0) && rb != k + 1) {
+            FN(lane_rows)(clip, idx, n, k + 1, b);
+            rb = k + 1;
+        }
+        if (s <= 0) {
+            src = a;
+        } else if (s >= 1) {
+            src = b;
+        } else {
+            if (rk != k) {
+                for (int l = 0; l < SK_CLANES; l++) {
+                    T qa[4], qb[4], qk[4];
+                    for (int c = 0; c < 4; c++)
+                        qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
+                    FN(qslerp_key)(qa, qb, qk);
+                    for (int c = 0; c < 4; c++)
+                        kc[SK_CLANES * c + l] = qk[c];
+                }
+                rk = k;
+            }
+            FN(slerp_lanes)(a, b, kc, s, r);
+        }
+        for (int l = 0; l < n; l++) {
+            T *p = o[l] + (ptrdiff_t)j * os[l];
+            for (int c = 0; c < 4; c++)
+                p[c] = src[SK_CLANES * c + l];
+        }
+    }
+    for (int l = 0; cursor && l < n; l++)
+        cursor[idx[l] - t0] = k;
 }
 
 void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                          const T *times, int64_t *cursor, const int64_t *out_stride,
                          T *const *out)
 {
+    size_t group[SK_CLANES] = {0};
+    int n = 0;
     for (size_t i = t0; i < t1; i++) {
-        const sk_ctrack *t = clip->tracks + i;
-        const T *kt = clip->key_times + t->key_offset;
-        int64_t k = cursor ? cursor[i - t0] : 0, os = out_stride[t->out];
-        T *o = out[t->out] + t->out_offset;
-        /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its
-         * last interval when it samples several times (sorted times meet each interval
-         * several times): the values sample_track would decode again */
-        int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
-                    t->ncomp <= 4 && t->nkeys >= 2;
-        int64_t have = -1;
-        T a[4], b[4];
-        for (size_t j = i0; j < i1; j++) {
-            T s;
-            k = FN(interval)(kt, t->nkeys, times[j], k, &s);
-            T *oj = o + (ptrdiff_t)j * os;
-            if (!pairs) {
-                FN(sample_track)(clip, t, kt, k, s, oj);
-                continue;
+        const sk_ctrack *t = clip->tracks + i, *g = clip->tracks + group[0];
+        if (FN(lane_track)(t)) {
+            if (n && (g->key_offset != t->key_offset || g->nkeys != t->nkeys)) {
+                FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
+                n = 0;
             }
-            if (k != have) {
-                FN(key_pair)(clip, t, k, a, b);
-                have = k;
+            group[n++] = i;
+            if (n == SK_CLANES) {
+                FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
+                n = 0;
             }
-            const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
-            if (key)
-                memcpy(oj, key, (size_t)t->ncomp * sizeof(T));
-            else if (t->rotation)
-                FN(qslerp)(a, b, s, oj);
-            else
-                for (int64_t c = 0; c < t->ncomp; c++)
-                    oj[c] = (1 - s) * a[c] + s * b[c];
+            continue;
         }
-        if (cursor)
-            cursor[i - t0] = k;
+        FN(decode_track)(clip, t, i0, i1, times, cursor ? cursor + (i - t0) : NULL, out_stride,
+                         out);
     }
+    if (n)
+        FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
 }
