@@ -1,11 +1,12 @@
-/* compress_avx2.c -- the float32 slerp of a compressed clip's lane group with AVX2
- * (cclip_slerp.h): the 8 lanes' sines and cosines in two registers of 4 doubles. */
+/* compress_avx2.c -- a compressed clip's float32 lane groups with AVX2
+ * (cclip_lanes.h): the 8 lanes' sines and cosines in two registers of 4 doubles. */
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
 
 #define V(op) _mm256_##op##_pd
-#define NAME sk_cclip_slerp8_avx2
+#define SLERP_NAME sk_cclip_slerp8_avx2
+#define UNIT_NAME sk_cclip_unit8_avx2
 #define SINCOS8(x, s, c) sincos8(x, s, c)
 
 #include <immintrin.h>
@@ -40,4 +41,4 @@ static inline void sincos8(__m256 x, __m256 *s, __m256 *c)
     *c = _mm256_set_m128(_mm256_cvtpd_ps(c1), _mm256_cvtpd_ps(c0));
 }
 
-#include "cclip_slerp.h"
+#include "cclip_lanes.h"

@@ -1,5 +1,5 @@
-/* compress_avx512.c -- the float32 slerp of a compressed clip's lane group with AVX-512
- * (cclip_slerp.h): the 8 lanes' sines and cosines in one register of 8 doubles. */
+/* compress_avx512.c -- a compressed clip's float32 lane groups with AVX-512
+ * (cclip_lanes.h): the 8 lanes' sines and cosines in one register of 8 doubles. */
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
@@ -9,7 +9,8 @@
 #include "qmath.h"
 
 #define V(op) _mm512_##op##_pd
-#define NAME sk_cclip_slerp8_avx512
+#define SLERP_NAME sk_cclip_slerp8_avx512
+#define UNIT_NAME sk_cclip_unit8_avx512
 #define SK_ADD_MUL_PD(a, b, c) V(add)(c, V(mul)(a, b))
 #define SK_SET1_PD(c) V(set1)(c)
 
@@ -30,4 +31,4 @@ static inline void sincos8(__m256 xf, __m256 *s, __m256 *c)
 }
 
 #define SINCOS8(x, s, c) sincos8(x, s, c)
-#include "cclip_slerp.h"
+#include "cclip_lanes.h"

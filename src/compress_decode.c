@@ -150,6 +150,37 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
     return (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
 }
 
+/* 1 / (2^w - 1) for the widths w of quantized codes: value's factor, rounded once (a constant
+ * expression, folded by the compiler as the division would round it) */
+#define SK_INV(w) ((T)1 / (T)((1u << (w)) - 1))
+static const T FN(inv_mask)[24] = {
+    0, SK_INV(1), SK_INV(2), SK_INV(3), SK_INV(4), SK_INV(5), SK_INV(6), SK_INV(7),
+    SK_INV(8), SK_INV(9), SK_INV(10), SK_INV(11), SK_INV(12), SK_INV(13), SK_INV(14),
+    SK_INV(15), SK_INV(16), SK_INV(17), SK_INV(18), SK_INV(19), SK_INV(20), SK_INV(21),
+    SK_INV(22), SK_INV(23)};
+#undef SK_INV
+
+/* the 4 bytes at p, little endian (a payload has 8 readable bytes past its last code) */
+static inline uint64_t le32(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t u;
+    memcpy(&u, p, 4);
+    return u;
+#else
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+#endif
+}
+
+/* the segment of row r, segments of sr rows (a 32-bit division where both fit: a third of the
+ * latency of a 64-bit one on some x86-64 cores) */
+static inline int64_t FN(segment_of)(int64_t r, int64_t sr)
+{
+    if (r <= UINT32_MAX && sr <= UINT32_MAX)
+        return (int64_t)((uint32_t)r / (uint32_t)sr);
+    return r / sr;
+}
+
 /* the nstored components of row r into v: value's, with the row's place found once */
 static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r, T *v)
 {
@@ -160,7 +191,7 @@ static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t
         return;
     }
     const unsigned char *p = clip->bytes + t->data;
-    int64_t seg = r / t->seg_rows;
+    int64_t seg = FN(segment_of)(r, t->seg_rows);
     const float *lo = clip->ranges + t->range + 2 * nst * seg, *ext = lo + nst;
     const unsigned char *w = clip->widths + t->width + nst * seg;
     uint64_t bits = 0, at = (uint64_t)clip->seg_bits[t->segment + seg];
@@ -169,15 +200,12 @@ static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t
     at += (uint64_t)(r - seg * t->seg_rows) * bits;
     for (int64_t c = 0; c < nst; at += w[c++]) {
         uint32_t mask = (1u << w[c]) - 1;
-        uint64_t word = 0;
         if (w[c] == 0) {
             v[c] = (T)lo[c];
             continue;
         }
-        for (int b = 0; b < 4; b++)
-            word |= (uint64_t)p[at / 8 + (uint64_t)b] << (8 * b);
-        uint32_t code = (uint32_t)(word >> (at % 8)) & mask;
-        v[c] = (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
+        uint32_t code = (uint32_t)(le32(p + at / 8) >> (at % 8)) & mask;
+        v[c] = (T)lo[c] + (T)ext[c] * ((T)code * FN(inv_mask)[w[c]]);
     }
 }
 
@@ -358,19 +386,53 @@ static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o)
     }
 }
 
+/* the lanes' keys q [component][lane] made unit quaternions (unit8 in cclip_lanes.h; the
+ * SIMD code for float32 where the CPU has it, the same bits) */
+static void FN(unit_lanes)(T *q, const int32_t *drop)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int level = sk_simd();
+    if (level >= SK_SIMD_AVX512) {
+        sk_cclip_unit8_avx512(q, drop);
+        return;
+    }
+    if (level >= SK_SIMD_AVX2) {
+        sk_cclip_unit8_avx2(q, drop);
+        return;
+    }
+#endif
+    for (int l = 0; l < SK_CLANES; l++) {
+        T v[4], sum = 0;
+        for (int c = 0; c < 4; c++)
+            v[c] = q[SK_CLANES * c + l];
+        if (drop[l] >= 0) {         /* rotation_row's operations */
+            for (int c = 0; c < 4; c++)
+                if (c != drop[l])
+                    sum += v[c] * v[c];
+            v[drop[l]] = sum < 1 ? SQRT(1 - sum) : 0;
+        }
+        FN(qunit)(v);
+        for (int c = 0; c < 4; c++)
+            q[SK_CLANES * c + l] = v[c];
+    }
+}
+
 /* row r of the n tracks idx[] of a lane group as unit quaternions into q [component][lane]
  * (rotation_row and qunit, as sample_track decodes a key), the lanes from n on lane 0's */
 static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q)
 {
+    int32_t drop[SK_CLANES];
     for (int l = 0; l < SK_CLANES; l++) {
-        T v[4];
-        if (l < n) {
-            FN(rotation_row)(clip, clip->tracks + idx[l], r, v);
-            FN(qunit)(v);
-        }
+        const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
+        T v[4] = {0, 0, 0, 0}, kept[4];
+        drop[l] = t->nstored == 4 ? -1 : (int32_t)t->dropped;
+        FN(row)(clip, t, r, kept);
+        for (int c = 0, i = 0; c < 4; c++)
+            v[c] = c == drop[l] ? 0 : kept[i++];
         for (int c = 0; c < 4; c++)
-            q[SK_CLANES * c + l] = l < n ? v[c] : q[SK_CLANES * c];
+            q[SK_CLANES * c + l] = v[c];
     }
+    FN(unit_lanes)(q, drop);
 }
 
 /* the n tracks idx[] of a lane group at times i0 <= j < i1; cursor: each track's key interval
