@@ -186,9 +186,13 @@ static void cplayer_dealloc(PyObject *obj)
 static PyObject *cplayer_sample(PyObject *obj, PyObject *time)
 {
     cplayer_t *p = (cplayer_t *)obj;
-    double x = PyFloat_AsDouble(time);
+    double x = PyFloat_CheckExact(time) ? PyFloat_AS_DOUBLE(time) : PyFloat_AsDouble(time);
     if (x == -1.0 && PyErr_Occurred())
         return NULL;
+    if (!p->pose) {
+        PyErr_SetString(PyExc_RuntimeError, "CompressedPlayer.sample: the player is not made");
+        return NULL;
+    }
     /* wrapped in the clip's type as sample's np.mod does (the result takes the sign of d) */
     if (p->dc.dbl && p->duration > 0) {
         double m = fmod(x, p->duration);
@@ -296,7 +300,7 @@ static PyTypeObject cplayer_type = {
     .tp_name = "skinkit._core.CompressedPlayer",
     .tp_basicsize = sizeof(cplayer_t),
     .tp_dealloc = cplayer_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, /* CompressedPlayback's base */
     .tp_doc = "CompressedPlayer(call, duration, pose)\n\n"
               "A compressed clip bound to its outputs for one time a call: call holds the "
               "arguments of decode_compressed from tracks to out, times left out; its "

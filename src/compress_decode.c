@@ -322,9 +322,16 @@ static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_
     if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4) {
         /* a constant: decoded once, the same value at every time */
         FN(sample_track)(clip, t, kt, 0, 0, a);
-        for (size_t j = i0; j < i1; j++)
-            for (int64_t c = 0; c < t->ncomp; c++)  /* not memcpy: a call for a few values */
-                o[(ptrdiff_t)j * os + c] = a[c];
+        if (t->ncomp == 4)            /* copies of a known size, not a call of memcpy */
+            for (size_t j = i0; j < i1; j++)
+                memcpy(o + (ptrdiff_t)j * os, a, 4 * sizeof(T));
+        else if (t->ncomp == 3)
+            for (size_t j = i0; j < i1; j++)
+                memcpy(o + (ptrdiff_t)j * os, a, 3 * sizeof(T));
+        else
+            for (size_t j = i0; j < i1; j++)
+                for (int64_t c = 0; c < t->ncomp; c++)
+                    o[(ptrdiff_t)j * os + c] = a[c];
         return;
     }
     for (size_t j = i0; j < i1; j++) {
