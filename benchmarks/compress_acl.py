@@ -4,7 +4,12 @@ For every clip: raw bytes (bones x samples x 40: float32 rotation, translation a
 raw size), compressed bytes (the container), ratio, maximum and 99th percentile object-space
 error (shell and precision from the file: ``vertex_distance``, ``error_threshold``, its units),
 compression MB/s (raw bytes / seconds), decode time per pose: one pose a call with a playback
-context, and 64 poses a call, one thread.
+context (every frame in turn) and 64 poses a call (``CompressedClip.sample``, one thread), both
+from Python and, with ``--kernels-bench`` (benchmarks/kernels_bench.c built), from C as a C host
+calls ``sk_decode_cclip_f`` (the clip's table written to a temporary folder); each the median
+of interleaved rounds (every clip once a round), beside ACL's ``decompress_pose`` (x: ACL's time
+over skinkit's; the targets: above 1 one a call, 4 or more 64 a call) and the time a pose's
+output bytes take at the STREAM triad's rate (benchmarks/triad.c, one thread, same run).
 
 The errors come from one dense evaluation, independent of both codecs: the source keys sampled
 at 4x the sample rate in plain NumPy (float64 shortest-path slerp, glTF LINEAR), through NumPy
@@ -14,6 +19,7 @@ its driver measured them against that same evaluation (its README entry: figures
 ``version``, ``cpu``, ``date``), printed side by side.
 
     python benchmarks/compress_acl.py [--data DIR_OR_TAR] [--acl acl_results.json] [--json OUT]
+        [--kernels-bench build-bench/kernels_bench] [--rounds R] [--quick]
 """
 from __future__ import annotations
 
@@ -22,17 +28,20 @@ import glob
 import json
 import os
 import platform
+import subprocess
 import sys
 import tarfile
 import tempfile
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import peers   # benchmarks/peers.py, beside this script: the STREAM triad
 import skinkit
 from skinkit.io.acl_sjson import load_acl_sjson
+from skinkit.motion.compress import CONSTANTS
 from skinkit.motion.compressed_file import dumps
 
 DEFAULT_DATA = "/work/shared/acl-test-data/acl-test-data-47bfa3c-cmu18.tar.xz"
@@ -108,10 +117,25 @@ def shell_error(wa: np.ndarray, wb: np.ndarray, shell: float) -> np.ndarray:
     return np.linalg.norm((wa @ verts - wb @ verts)[..., :3, :], axis=-2).max(axis=-1)
 
 
+def dump_table(cc, nodes: int, frames: np.ndarray, t64: np.ndarray, path: str) -> None:
+    """The C decode table of a float32 compressed clip for ``kernels_bench cclip``: 8 int64
+    (tracks, key times, ranges, bytes, widths, segments, nodes, frames), then tracks (int64),
+    key_times, ranges (float32), bytes, widths (uint8), seg_bits (int64), the frame times and
+    64 times (float32)."""
+    tables, arrays = cc._tables[0], cc._arrays
+    key_times, ranges, data, widths, segs = arrays
+    head = np.array([tables.size // 15, key_times.size, ranges.size, data.size, widths.size,
+                     segs.size, nodes, frames.size], np.int64)
+    with open(path, "wb") as f:
+        for a in (head, tables, key_times, ranges, data, widths, segs, frames, t64):
+            f.write(np.ascontiguousarray(a).tobytes())
+
+
 def per_call(fn, calls: int) -> float:
+    """Seconds a call: the best of 3 loops of ``calls`` calls (one round)."""
     fn()
     best = np.inf
-    for _ in range(5):
+    for _ in range(3):
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
@@ -119,7 +143,21 @@ def per_call(fn, calls: int) -> float:
     return best
 
 
-def measure(path: str, quick: bool) -> Dict[str, Any]:
+def c_round(bench: str, table: str) -> Dict[str, float]:
+    """One round of ``kernels_bench cclip``: ns a pose, one a call and 64 a call (medians of
+    its own 5 rounds)."""
+    out = subprocess.run([bench, "cclip", table, "5"], capture_output=True, text=True,
+                         check=True).stdout
+    got = {}
+    for line in out.splitlines():
+        words = line.split()
+        if words and words[0] in ("one_per_call", "64_per_call"):
+            got[words[0]] = float(words[1])
+    return got
+
+
+def measure(path: str, dump: str) -> Dict[str, Any]:
+    """Compress one clip, measure its errors, and make what the timing rounds call."""
     a = load_acl_sjson(path, np.float32)
     skel, clip = a.skeleton, a.clip
     shell, precision = float(np.max(a.vertex_distance)), a.error_threshold
@@ -131,23 +169,60 @@ def measure(path: str, quick: bool) -> Dict[str, Any]:
     t = dense_times(a.num_samples, a.sample_rate)
     src = world(skel.parents, reference_pose(clip, rest, t))
     err = shell_error(src, world(skel.parents, cc.sample(t, rest)), shell)
-    play = cc.playback(rest)
+    name = os.path.basename(path).split(".")[0]
     frames = np.arange(a.num_samples) / a.sample_rate
-    i = [0]
-
-    def one() -> None:
-        play.sample(frames[i[0] % frames.size])
-        i[0] += 1
-
     t64 = np.resize(t, 64).astype(np.float32)
-    calls = 200 if quick else 2000
-    return {"clip": os.path.basename(path).split(".")[0], "bones": skel.count,
+    table = os.path.join(dump, name + ".table")
+    dump_table(cc, skel.count, frames.astype(np.float32), t64, table)
+    play = cc.playback(rest)
+    times = [float(x) for x in frames]
+
+    def one() -> None:                 # every frame in turn, one a call
+        sample = play.sample
+        for x in times:
+            sample(x)
+
+    return {"clip": name, "bones": skel.count,
+            "keyed": sum(tr.level not in CONSTANTS for tr in cc.tracks),
             "samples": a.num_samples, "raw": raw, "bytes": len(dumps(cc)),
             "max_error": float(err.max()), "p99_error": float(np.percentile(err, 99)),
-            "mb_per_s": raw / seconds / 1e6,
-            "decode_us_one": 1e6 * per_call(one, calls),
-            "decode_us_64": 1e6 * per_call(lambda: cc.sample(t64, rest, threads=1), calls // 10) / 64,
-            "precision": precision}
+            "mb_per_s": raw / seconds / 1e6, "precision": precision,
+            "pose_bytes": skel.count * 10 * 4,
+            "_one": (one, len(times)), "_64": lambda: cc.sample(t64, rest, threads=1),
+            "_table": table}
+
+
+def time_rounds(rows: List[Dict[str, Any]], rounds: int, bench: Optional[str]) -> None:
+    """Interleaved rounds (every clip once a round, in turn), medians into each row: us a pose
+    from Python (one a call, 64 a call) and from C (kernels_bench)."""
+    got: Dict[str, List[List[float]]] = {r["clip"]: [[], [], [], []] for r in rows}
+    for _ in range(rounds):
+        for r in rows:
+            fn, n = r["_one"]
+            g = got[r["clip"]]
+            g[0].append(1e6 * per_call(fn, max(1, 2000 // n)) / n)
+            g[1].append(1e6 * per_call(r["_64"], 30) / 64)
+            if bench:
+                c = c_round(bench, r["_table"])
+                g[2].append(c["one_per_call"] / 1e3)
+                g[3].append(c["64_per_call"] / 1e3)
+    for r in rows:
+        g = got[r["clip"]]
+        keys = ("us_one_py", "us_64_py", "us_one_c", "us_64_c")
+        for k, v in zip(keys, g):
+            r[k] = float(np.median(v)) if v else None
+        for k in ("_one", "_64", "_table"):
+            del r[k]
+
+
+def triad_bytes_per_s() -> Optional[float]:
+    """The STREAM triad (benchmarks/triad.c), 1 thread, 3 x 64 MiB: bytes/s, best of 10."""
+    try:
+        tri = peers.CTriad(64 << 20, 1)
+    except peers.CTriadUnavailable as e:
+        print(f"(no STREAM triad: {e})")
+        return None
+    return tri.bytes_moved / tri.best(1)
 
 
 def main() -> None:
@@ -155,41 +230,73 @@ def main() -> None:
     ap.add_argument("--data", default=DEFAULT_DATA, help="folder of *.acl.sjson or a tar of one")
     ap.add_argument("--acl", help="ACL's figures (JSON, see the module docstring)")
     ap.add_argument("--json", help="write skinkit's figures here")
-    ap.add_argument("--quick", action="store_true", help="fewer timing calls")
+    ap.add_argument("--kernels-bench", help="benchmarks/kernels_bench.c built "
+                    "(-DSKINKIT_BENCHMARKS=ON): the decode timed from C too")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    ap.add_argument("--quick", action="store_true", help="one timing round")
     args = ap.parse_args()
     acl: Dict[str, Any] = {}
     if args.acl:
         with open(args.acl) as f:
             acl = json.load(f)
-    peers = acl.get("clips", {})
-    rows = [measure(p, args.quick) for p in clip_files(args.data)]
+    peers_ = acl.get("clips", {})
+    dump = tempfile.mkdtemp(prefix="skinkit-cclip-")
+    rows = [measure(p, dump) for p in clip_files(args.data)]
+    time_rounds(rows, 1 if args.quick else args.rounds, args.kernels_bench)
+    triad = triad_bytes_per_s()
     print(f"skinkit {skinkit.__version__}, {platform.processor() or platform.machine()}, "
-          f"{time.strftime('%Y-%m-%d')}; ACL: {acl.get('version', '-')}, {acl.get('cpu', '-')}, "
-          f"{acl.get('date', '-')}")
+          f"{time.strftime('%Y-%m-%d')}, SIMD {skinkit._core.simd()}; ACL: "
+          f"{acl.get('version', '-')}, {acl.get('cpu', '-')}, {acl.get('date', '-')}")
+    print("decode in us a pose, medians of interleaved rounds: 1/call (a playback context) "
+          "from Python and from C, 64/call (one thread); ACL: decompress_pose; x: ACL's time / "
+          "skinkit's; triad: a pose's output bytes at the STREAM triad's rate (1 thread)")
     head = (f"{'clip':8} {'raw':>8} {'bytes':>7} {'ACL':>7} {'ratio':>6} {'ACL':>6} "
             f"{'max cm':>7} {'ACL':>7} {'p99 cm':>7} {'ACL':>7} {'MB/s':>6} {'ACL':>6} "
-            f"{'1/call us':>9} {'ACL':>6} {'64/call us':>10} {'ACL':>6}")
+            f"{'keyed':>5} "
+            f"{'1 py':>6} {'1 C':>6} {'ACL':>6} {'x py':>5} {'x C':>5} "
+            f"{'64 py':>6} {'64 C':>6} {'x py':>5} {'x C':>5} {'triad':>6}")
     print(head)
 
     def f(v: Any, fmt: str) -> str:
         return format(v, fmt) if isinstance(v, (int, float)) else "-"
 
+    def x(a: Any, b: Any) -> Optional[float]:
+        return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
+
     for r in rows:
-        p = peers.get(r["clip"], {})
+        p = peers_.get(r["clip"], {})
         ratio = r["raw"] / r["bytes"]
         pr = r["raw"] / p["bytes"] if "bytes" in p else None
+        ours = p.get("decode_us_one")
+        lim = r["pose_bytes"] / triad * 1e6 if triad else None
         print(f"{r['clip']:8} {r['raw']:8d} {r['bytes']:7d} {f(p.get('bytes'), '7d'):>7} "
               f"{ratio:6.2f} {f(pr, '6.2f'):>6} {r['max_error']:7.4f} "
               f"{f(p.get('max_error'), '7.4f'):>7} {r['p99_error']:7.4f} "
               f"{f(p.get('p99_error'), '7.4f'):>7} {r['mb_per_s']:6.2f} "
-              f"{f(p.get('mb_per_s'), '6.2f'):>6} {r['decode_us_one']:9.2f} "
-              f"{f(p.get('decode_us_one'), '6.2f'):>6} {r['decode_us_64']:10.3f} "
-              f"{f(p.get('decode_us_64'), '6.3f'):>6}")
+              f"{f(p.get('mb_per_s'), '6.2f'):>6} {r['keyed']:5d} {r['us_one_py']:6.3f} "
+              f"{f(r['us_one_c'], '6.3f'):>6} {f(ours, '6.2f'):>6} "
+              f"{f(x(ours, r['us_one_py']), '5.2f'):>5} {f(x(ours, r['us_one_c']), '5.2f'):>5} "
+              f"{r['us_64_py']:6.3f} {f(r['us_64_c'], '6.3f'):>6} "
+              f"{f(x(ours, r['us_64_py']), '5.2f'):>5} {f(x(ours, r['us_64_c']), '5.2f'):>5} "
+              f"{f(lim, '6.3f'):>6}")
     raw, size = sum(r["raw"] for r in rows), sum(r["bytes"] for r in rows)
-    acl_size = sum(peers[r["clip"]]["bytes"] for r in rows if r["clip"] in peers) or None
+    acl_size = sum(peers_[r["clip"]]["bytes"] for r in rows if r["clip"] in peers_) or None
+    timed = [r for r in rows if "decode_us_one" in peers_.get(r["clip"], {})]
+
+    def total(key: str) -> Optional[float]:   # sums over the clips ACL timed: a pose of each
+        vals = [r[key] for r in timed]
+        return float(sum(vals)) if timed and all(v is not None for v in vals) else None
+
+    acl_t = float(sum(peers_[r["clip"]]["decode_us_one"] for r in timed)) if timed else None
     print(f"{'total':8} {raw:8d} {size:7d} {f(acl_size, '7d'):>7} {raw / size:6.2f} "
           f"{f(raw / acl_size if acl_size else None, '6.2f'):>6} "
-          f"{max(r['max_error'] for r in rows):7.4f}")
+          f"{max(r['max_error'] for r in rows):7.4f} {'':7} {'':7} {'':7} {'':6} {'':6} {'':5} "
+          f"{f(total('us_one_py'), '6.2f'):>6} {f(total('us_one_c'), '6.2f'):>6} "
+          f"{f(acl_t, '6.2f'):>6} {f(x(acl_t, total('us_one_py')), '5.2f'):>5} "
+          f"{f(x(acl_t, total('us_one_c')), '5.2f'):>5} {f(total('us_64_py'), '6.2f'):>6} "
+          f"{f(total('us_64_c'), '6.2f'):>6} {f(x(acl_t, total('us_64_py')), '5.2f'):>5} "
+          f"{f(x(acl_t, total('us_64_c')), '5.2f'):>5}")
+    print("totals: one pose of every clip; targets: 1/call x > 1, 64/call x >= 4")
     over = [r["clip"] for r in rows if r["max_error"] > r["precision"]]
     print(f"clips above their precision: {len(over)} {over}")
     if args.json:

@@ -12,7 +12,15 @@
  * process, so that other work on a shared machine counts less), the quartiles around it, and
  * an FNV-1a hash of the output's bytes after the last round (the same bits give the same
  * hash: compare two builds).  SKINKIT_SIMD=avx2 or baseline caps the SIMD level, as it does
- * for the module. */
+ * for the module.
+ *
+ *     build-bench/kernels_bench cclip FILE [rounds]
+ *
+ * decodes a compressed clip (a table benchmarks/compress_acl.py --dump wrote: the arrays of
+ * sk_cclip_f, the clip's frame times and 64 times) as a C host would: one pose a call at the
+ * frames in turn with a cursor, the keyed tracks only (the playback context's way: the
+ * constants stay in the output), and 64 poses a call, every track; printed: ns per pose, the
+ * median and quartiles of the rounds, and the hash of the 64 poses. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -214,18 +222,99 @@ typedef struct {
     size_t per;
 } bench_case;
 
+/* the next n elements of size bytes from f into a new array (NULL at the end of the file) */
+static void *read_array(FILE *f, size_t n, size_t size)
+{
+    void *a = malloc(n * size + 8);
+    if (a && fread(a, size, n, f) != n) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* kernels_bench cclip FILE [rounds] (see the top of the file) */
+static int cclip_main(const char *path, int rounds)
+{
+    FILE *f = fopen(path, "rb");
+    int64_t h[8];
+    if (!f || fread(h, 8, 8, f) != 8 || h[0] < 1 || h[6] < 1 || h[7] < 1)
+        return fprintf(stderr, "%s: not a table of compress_acl.py --dump\n", path), 2;
+    sk_cclip_f clip = {(size_t)h[0], NULL, NULL, (size_t)h[1], NULL, (size_t)h[2], NULL,
+                       (size_t)h[3], NULL, (size_t)h[4], NULL, (size_t)h[5]};
+    sk_ctrack *tracks = read_array(f, clip.ntracks, sizeof(sk_ctrack));
+    clip.tracks = tracks;
+    clip.key_times = read_array(f, clip.nkey_times, 4);
+    clip.ranges = read_array(f, clip.nranges, 4);
+    clip.bytes = read_array(f, clip.nbytes, 1);
+    clip.widths = read_array(f, clip.nwidths, 1);
+    clip.seg_bits = read_array(f, clip.nseg_bits, 8);
+    size_t nodes = (size_t)h[6], frames = (size_t)h[7], bad = 0;
+    float *ft = read_array(f, frames, 4), *t64 = read_array(f, 64, 4);
+    fclose(f);
+    int64_t stride[4] = {3 * (int64_t)nodes, 4 * (int64_t)nodes, 3 * (int64_t)nodes, 0};
+    size_t nout[4] = {64 * 3 * nodes, 64 * 4 * nodes, 64 * 3 * nodes, 0};
+    float *out[4] = {calloc(nout[0], 4), calloc(nout[1], 4), calloc(nout[2], 4), NULL};
+    int64_t *cursor = calloc(clip.ntracks, 8);
+    if (!tracks || !clip.key_times || !clip.ranges || !clip.bytes || !clip.widths ||
+        !clip.seg_bits || !ft || !t64 || !out[0] || !out[1] || !out[2] || !cursor)
+        return fprintf(stderr, "%s: short file or out of memory\n", path), 2;
+    int st = sk_check_cclip_f(&clip, stride, nout, 64, &bad);
+    if (st != SK_OK)
+        return fprintf(stderr, "%s: track %zu refused (status %d)\n", path, bad, st), 2;
+    sk_cclip_f keyed = clip; /* the playback context's tracks */
+    sk_ctrack *kt = malloc(clip.ntracks * sizeof *kt);
+    if (!kt)
+        return fprintf(stderr, "out of memory\n"), 2;
+    keyed.ntracks = 0;
+    for (size_t i = 0; i < clip.ntracks; i++)
+        if (tracks[i].level > SK_CLEVEL_CONST24)
+            kt[keyed.ntracks++] = tracks[i];
+    keyed.tracks = kt;
+    static double t1[MAX_ROUNDS], t2[MAX_ROUNDS];
+    size_t reps = 1 + 20000 / frames;
+    for (int r = 0; r < rounds; r++) {
+        double t0 = now();
+        for (size_t k = 0; k < reps; k++)
+            for (size_t i = 0; i < frames; i++)
+                sk_decode_cclip_f(&keyed, 0, keyed.ntracks, 0, 1, ft + i, cursor, stride, out);
+        t1[r] = (now() - t0) / (double)(reps * frames);
+        t0 = now();
+        for (int k = 0; k < 300; k++)
+            sk_decode_cclip_f(&clip, 0, clip.ntracks, 0, 64, t64, NULL, stride, out);
+        t2[r] = (now() - t0) / (300.0 * 64);
+    }
+    qsort(t1, (size_t)rounds, sizeof t1[0], cmp);
+    qsort(t2, (size_t)rounds, sizeof t2[0], cmp);
+    printf("cclip %s: %zu nodes, %zu tracks (%zu keyed), SIMD level %d; ns per pose, median "
+           "[quartiles] of %d rounds (CPU time)\n", path, nodes, clip.ntracks, keyed.ntracks,
+           sk_simd(), rounds);
+    printf("  one_per_call %8.1f  [%7.1f %7.1f]\n", 1e9 * t1[rounds / 2], 1e9 * t1[rounds / 4],
+           1e9 * t1[(3 * rounds) / 4]);
+    printf("  64_per_call  %8.1f  [%7.1f %7.1f]  %016llx\n", 1e9 * t2[rounds / 2],
+           1e9 * t2[rounds / 4], 1e9 * t2[(3 * rounds) / 4], fnv1a(out[1], nout[1] * 4));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    V = argc > 1 ? (size_t)atol(argv[1]) : 100000;
-    int rounds = argc > 2 ? atoi(argv[2]) : 21;
-    if (rounds < 1 || rounds > MAX_ROUNDS || V < NJ * NL)
-        return fprintf(stderr, "usage: kernels_bench [V >= %d] [rounds 1..%d]\n", NJ * NL,
-                       MAX_ROUNDS), 2;
     const char *simd = getenv("SKINKIT_SIMD");
     if (simd && !strcmp(simd, "avx2"))
         sk_set_simd(SK_SIMD_AVX2);
     else if (simd && !strcmp(simd, "baseline"))
         sk_set_simd(SK_SIMD_BASELINE);
+    if (argc > 2 && !strcmp(argv[1], "cclip")) {
+        int rounds = argc > 3 ? atoi(argv[3]) : 21;
+        if (rounds < 1 || rounds > MAX_ROUNDS)
+            return fprintf(stderr, "usage: kernels_bench cclip FILE [rounds 1..%d]\n",
+                           MAX_ROUNDS), 2;
+        return cclip_main(argv[2], rounds);
+    }
+    V = argc > 1 ? (size_t)atol(argv[1]) : 100000;
+    int rounds = argc > 2 ? atoi(argv[2]) : 21;
+    if (rounds < 1 || rounds > MAX_ROUNDS || V < NJ * NL)
+        return fprintf(stderr, "usage: kernels_bench [V >= %d] [rounds 1..%d]\n", NJ * NL,
+                       MAX_ROUNDS), 2;
     P = V / NJ;
     PJ = P * NJ;
     v = reals(3 * V, -1.f), n = reals(3 * V, -1.f), g = reals(3 * V, -1.f);

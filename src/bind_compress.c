@@ -160,7 +160,8 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
  * once, each track keeping its key interval between calls, on one thread.  The call is checked
  * when it is made and the fields that say where it reads and writes (tracks, widths, seg_bits,
  * out_stride, the cursor) are copied, so that nothing done to the arrays afterwards moves an
- * access outside them. */
+ * access outside them.  Only the keyed tracks are copied: a constant track's values, which the
+ * caller's outputs hold already (CompressedPlayback samples them once), do not change. */
 typedef struct {
     PyObject_HEAD
     decode_call_t dc;       /* its times: the one time of a call */
@@ -185,9 +186,13 @@ static void cplayer_dealloc(PyObject *obj)
 static PyObject *cplayer_sample(PyObject *obj, PyObject *time)
 {
     cplayer_t *p = (cplayer_t *)obj;
-    double x = PyFloat_AsDouble(time);
+    double x = PyFloat_CheckExact(time) ? PyFloat_AS_DOUBLE(time) : PyFloat_AsDouble(time);
     if (x == -1.0 && PyErr_Occurred())
         return NULL;
+    if (!p->pose) {
+        PyErr_SetString(PyExc_RuntimeError, "CompressedPlayer.sample: the player is not made");
+        return NULL;
+    }
     /* wrapped in the clip's type as sample's np.mod does (the result takes the sign of d) */
     if (p->dc.dbl && p->duration > 0) {
         double m = fmod(x, p->duration);
@@ -264,7 +269,12 @@ static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_DECREF(p);
         return PyErr_NoMemory();
     }
-    const sk_ctrack *tracks = copy_to(dc->d.tracks, nt * sizeof(sk_ctrack), &at);
+    sk_ctrack *tracks = copy_to(dc->d.tracks, nt * sizeof(sk_ctrack), &at);
+    size_t keyed = 0;  /* the constants stay as the construction's sample wrote them */
+    for (size_t i = 0; i < nt; i++)
+        if (tracks[i].level > SK_CLEVEL_CONST24)
+            tracks[keyed++] = tracks[i];
+    dc->f.ntracks = dc->d.ntracks = keyed;
     const unsigned char *widths = copy_to(dc->d.widths, nw, &at);
     const int64_t *segs = copy_to(dc->d.seg_bits, 8 * ns, &at);
     dc->out_stride = copy_to(dc->out_stride, 8 * NOUT, &at);
@@ -290,11 +300,11 @@ static PyTypeObject cplayer_type = {
     .tp_name = "skinkit._core.CompressedPlayer",
     .tp_basicsize = sizeof(cplayer_t),
     .tp_dealloc = cplayer_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, /* CompressedPlayback's base */
     .tp_doc = "CompressedPlayer(call, duration, pose)\n\n"
               "A compressed clip bound to its outputs for one time a call: call holds the "
               "arguments of decode_compressed from tracks to out, times left out; its "
-              "sample(time) decodes at time, each track keeping its key interval between "
+              "sample(time) decodes at time (the keyed tracks: the constants out holds already stay), each track keeping its key interval between "
               "calls, and returns pose (skinkit.motion.compressed_clip.CompressedPlayback).",
     .tp_methods = cplayer_methods,
     .tp_new = cplayer_new,

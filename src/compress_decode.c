@@ -6,6 +6,7 @@
 
 #include "real.h"
 #include "qmath.h"
+#include "simd.h"
 
 /* component counts of the outputs: translations, rotations, scales (weights: any) */
 static const int64_t path_width[3] = {3, 4, 3};
@@ -149,6 +150,37 @@ static inline T FN(value)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t 
     return (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
 }
 
+/* 1 / (2^w - 1) for the widths w of quantized codes: value's factor, rounded once (a constant
+ * expression, folded by the compiler as the division would round it) */
+#define SK_INV(w) ((T)1 / (T)((1u << (w)) - 1))
+static const T FN(inv_mask)[24] = {
+    0, SK_INV(1), SK_INV(2), SK_INV(3), SK_INV(4), SK_INV(5), SK_INV(6), SK_INV(7),
+    SK_INV(8), SK_INV(9), SK_INV(10), SK_INV(11), SK_INV(12), SK_INV(13), SK_INV(14),
+    SK_INV(15), SK_INV(16), SK_INV(17), SK_INV(18), SK_INV(19), SK_INV(20), SK_INV(21),
+    SK_INV(22), SK_INV(23)};
+#undef SK_INV
+
+/* the 4 bytes at p, little endian (a payload has 8 readable bytes past its last code) */
+static inline uint64_t le32(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t u;
+    memcpy(&u, p, 4);
+    return u;
+#else
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+#endif
+}
+
+/* the segment of row r, segments of sr rows (a 32-bit division where both fit: a third of the
+ * latency of a 64-bit one on some x86-64 cores) */
+static inline int64_t FN(segment_of)(int64_t r, int64_t sr)
+{
+    if (r <= UINT32_MAX && sr <= UINT32_MAX)
+        return (int64_t)((uint32_t)r / (uint32_t)sr);
+    return r / sr;
+}
+
 /* the nstored components of row r into v: value's, with the row's place found once */
 static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r, T *v)
 {
@@ -159,7 +191,7 @@ static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t
         return;
     }
     const unsigned char *p = clip->bytes + t->data;
-    int64_t seg = r / t->seg_rows;
+    int64_t seg = FN(segment_of)(r, t->seg_rows);
     const float *lo = clip->ranges + t->range + 2 * nst * seg, *ext = lo + nst;
     const unsigned char *w = clip->widths + t->width + nst * seg;
     uint64_t bits = 0, at = (uint64_t)clip->seg_bits[t->segment + seg];
@@ -168,15 +200,12 @@ static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t
     at += (uint64_t)(r - seg * t->seg_rows) * bits;
     for (int64_t c = 0; c < nst; at += w[c++]) {
         uint32_t mask = (1u << w[c]) - 1;
-        uint64_t word = 0;
         if (w[c] == 0) {
             v[c] = (T)lo[c];
             continue;
         }
-        for (int b = 0; b < 4; b++)
-            word |= (uint64_t)p[at / 8 + (uint64_t)b] << (8 * b);
-        uint32_t code = (uint32_t)(word >> (at % 8)) & mask;
-        v[c] = (T)lo[c] + (T)ext[c] * ((T)code * ((T)1 / (T)mask));
+        uint32_t code = (uint32_t)(le32(p + at / 8) >> (at % 8)) & mask;
+        v[c] = (T)lo[c] + (T)ext[c] * ((T)code * FN(inv_mask)[w[c]]);
     }
 }
 
@@ -254,58 +283,249 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
 }
 
 /* the keys k and k + 1 of a keyed STEP or LINEAR track of at most 4 components, as
- * sample_track uses them (rotations unit) */
-static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k, T *a, T *b)
+ * sample_track uses them (rotations unit); have: the key pair held in a, b (-2: none), whose
+ * key k is b when k follows it */
+static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k, int64_t have,
+                         T *a, T *b)
 {
+    if (k == have + 1)
+        memcpy(a, b, 4 * sizeof(T));
     if (t->rotation) {
-        FN(rotation_row)(clip, t, k, a);
+        if (k != have + 1) {
+            FN(rotation_row)(clip, t, k, a);
+            FN(qunit)(a);
+        }
         FN(rotation_row)(clip, t, k + 1, b);
-        FN(qunit)(a);
         FN(qunit)(b);
     } else {
-        FN(row)(clip, t, k, a);
+        if (k != have + 1)
+            FN(row)(clip, t, k, a);
         FN(row)(clip, t, k + 1, b);
     }
+}
+
+/* one track at times i0 <= j < i1; cursor: its key interval, or NULL */
+static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_t i0, size_t i1,
+                             const T *times, int64_t *cursor, const int64_t *out_stride,
+                             T *const *out)
+{
+    const T *kt = clip->key_times + t->key_offset;
+    int64_t k = cursor ? *cursor : 0, os = out_stride[t->out];
+    T *o = out[t->out] + t->out_offset;
+    /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its last
+     * interval when it samples several times (sorted times meet each interval several
+     * times): the values sample_track would decode again */
+    int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
+                t->ncomp <= 4 && t->nkeys >= 2;
+    int64_t have = -2;
+    T a[4], b[4];
+    if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4) {
+        /* a constant: decoded once, the same value at every time */
+        FN(sample_track)(clip, t, kt, 0, 0, a);
+        if (t->ncomp == 4)            /* copies of a known size, not a call of memcpy */
+            for (size_t j = i0; j < i1; j++)
+                memcpy(o + (ptrdiff_t)j * os, a, 4 * sizeof(T));
+        else if (t->ncomp == 3)
+            for (size_t j = i0; j < i1; j++)
+                memcpy(o + (ptrdiff_t)j * os, a, 3 * sizeof(T));
+        else
+            for (size_t j = i0; j < i1; j++)
+                for (int64_t c = 0; c < t->ncomp; c++)
+                    o[(ptrdiff_t)j * os + c] = a[c];
+        return;
+    }
+    for (size_t j = i0; j < i1; j++) {
+        T s;
+        k = FN(interval)(kt, t->nkeys, times[j], k, &s);
+        T *oj = o + (ptrdiff_t)j * os;
+        if (!pairs) {
+            FN(sample_track)(clip, t, kt, k, s, oj);
+            continue;
+        }
+        if (k != have) {
+            FN(key_pair)(clip, t, k, have, a, b);
+            have = k;
+        }
+        const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
+        if (key)
+            for (int64_t c = 0; c < t->ncomp; c++)
+                oj[c] = key[c];
+        else if (t->rotation)
+            FN(qslerp)(a, b, s, oj);
+        else
+            for (int64_t c = 0; c < t->ncomp; c++)
+                oj[c] = (1 - s) * a[c] + s * b[c];
+    }
+    if (cursor)
+        *cursor = k;
+}
+
+/* A lane group: up to SK_CLANES keyed LINEAR rotation tracks of one key-time array, sampled
+ * together at several times.  Each key interval met decodes the two keys of every lane once
+ * (key_pair) and their slerp constants (qslerp_key); each time between them is one slerp of
+ * all lanes (slerp_lanes), the operations of qslerp on each lane. */
+#define SK_CLANES 8
+
+static int FN(lane_track)(const sk_ctrack *t)
+{
+    return t->rotation && t->interp == SK_LINEAR && t->level >= SK_CLEVEL_KEYS24 &&
+           t->nkeys >= 2;
+}
+
+/* qslerp_at of every lane at s (keys a, b and constants k [component][lane]) into o: with
+ * AVX2 or AVX-512 for float32 where the CPU has them, the same bits */
+static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int level = sk_simd();
+    if (level >= SK_SIMD_AVX2 && (level >= SK_SIMD_AVX512 ? sk_cclip_slerp8_avx512(a, b, k, s, o)
+                                                          : sk_cclip_slerp8_avx2(a, b, k, s, o)))
+        return;
+#endif
+    for (int l = 0; l < SK_CLANES; l++) {
+        T qa[4], qb[4], qk[4], q[4];
+        for (int c = 0; c < 4; c++)
+            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
+            qk[c] = k[SK_CLANES * c + l];
+        FN(qslerp_at)(qa, qb, qk, s, q);
+        for (int c = 0; c < 4; c++)
+            o[SK_CLANES * c + l] = q[c];
+    }
+}
+
+/* the lanes' keys q [component][lane] made unit quaternions (unit8 in cclip_lanes.h; the
+ * SIMD code for float32 where the CPU has it, the same bits) */
+static void FN(unit_lanes)(T *q, const int32_t *drop)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int level = sk_simd();
+    if (level >= SK_SIMD_AVX512) {
+        sk_cclip_unit8_avx512(q, drop);
+        return;
+    }
+    if (level >= SK_SIMD_AVX2) {
+        sk_cclip_unit8_avx2(q, drop);
+        return;
+    }
+#endif
+    for (int l = 0; l < SK_CLANES; l++) {
+        T v[4], sum = 0;
+        for (int c = 0; c < 4; c++)
+            v[c] = q[SK_CLANES * c + l];
+        if (drop[l] >= 0) {         /* rotation_row's operations */
+            for (int c = 0; c < 4; c++)
+                if (c != drop[l])
+                    sum += v[c] * v[c];
+            v[drop[l]] = sum < 1 ? SQRT(1 - sum) : 0;
+        }
+        FN(qunit)(v);
+        for (int c = 0; c < 4; c++)
+            q[SK_CLANES * c + l] = v[c];
+    }
+}
+
+/* row r of the n tracks idx[] of a lane group as unit quaternions into q [component][lane]
+ * (rotation_row and qunit, as sample_track decodes a key), the lanes from n on lane 0's */
+static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q)
+{
+    int32_t drop[SK_CLANES];
+    for (int l = 0; l < SK_CLANES; l++) {
+        const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
+        T v[4] = {0, 0, 0, 0}, kept[4];
+        drop[l] = t->nstored == 4 ? -1 : (int32_t)t->dropped;
+        FN(row)(clip, t, r, kept);
+        for (int c = 0, i = 0; c < 4; c++)
+            v[c] = c == drop[l] ? 0 : kept[i++];
+        for (int c = 0; c < 4; c++)
+            q[SK_CLANES * c + l] = v[c];
+    }
+    FN(unit_lanes)(q, drop);
+}
+
+/* the n tracks idx[] of a lane group at times i0 <= j < i1; cursor: each track's key interval
+ * (cursor[idx[l] - t0]), or NULL.  The rows of key k (a) and k + 1 (b) are decoded when a
+ * time first needs them, the slerp constants when a time between them does. */
+static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n, size_t i0,
+                             size_t i1, const T *times, int64_t *cursor, size_t t0,
+                             const int64_t *out_stride, T *const *out)
+{
+    const sk_ctrack *first = clip->tracks + idx[0];
+    const T *kt = clip->key_times + first->key_offset;
+    int64_t k = cursor ? cursor[idx[0] - t0] : 0, ra = -1, rb = -1, rk = -1;
+    T a[4 * SK_CLANES], b[4 * SK_CLANES], kc[4 * SK_CLANES], r[4 * SK_CLANES];
+    T *o[SK_CLANES];
+    int64_t os[SK_CLANES];
+    for (int l = 0; l < n; l++) {
+        const sk_ctrack *t = clip->tracks + idx[l];
+        o[l] = out[t->out] + t->out_offset;
+        os[l] = out_stride[t->out];
+    }
+    for (size_t j = i0; j < i1; j++) {
+        T s;
+        const T *src = r;
+        k = FN(interval)(kt, first->nkeys, times[j], k, &s);
+        if (!(s >= 1) && ra != k) {
+            if (rb == k)
+                memcpy(a, b, sizeof a);
+            else
+                FN(lane_rows)(clip, idx, n, k, a);
+            ra = k;
+        }
+        if (!(s <= 0) && rb != k + 1) {
+            FN(lane_rows)(clip, idx, n, k + 1, b);
+            rb = k + 1;
+        }
+        if (s <= 0) {
+            src = a;
+        } else if (s >= 1) {
+            src = b;
+        } else {
+            if (rk != k) {
+                for (int l = 0; l < SK_CLANES; l++) {
+                    T qa[4], qb[4], qk[4];
+                    for (int c = 0; c < 4; c++)
+                        qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
+                    FN(qslerp_key)(qa, qb, qk);
+                    for (int c = 0; c < 4; c++)
+                        kc[SK_CLANES * c + l] = qk[c];
+                }
+                rk = k;
+            }
+            FN(slerp_lanes)(a, b, kc, s, r);
+        }
+        for (int l = 0; l < n; l++) {
+            T *p = o[l] + (ptrdiff_t)j * os[l];
+            for (int c = 0; c < 4; c++)
+                p[c] = src[SK_CLANES * c + l];
+        }
+    }
+    for (int l = 0; cursor && l < n; l++)
+        cursor[idx[l] - t0] = k;
 }
 
 void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                          const T *times, int64_t *cursor, const int64_t *out_stride,
                          T *const *out)
 {
+    size_t group[SK_CLANES] = {0};
+    int n = 0;
     for (size_t i = t0; i < t1; i++) {
-        const sk_ctrack *t = clip->tracks + i;
-        const T *kt = clip->key_times + t->key_offset;
-        int64_t k = cursor ? cursor[i - t0] : 0, os = out_stride[t->out];
-        T *o = out[t->out] + t->out_offset;
-        /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its
-         * last interval when it samples several times (sorted times meet each interval
-         * several times): the values sample_track would decode again */
-        int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
-                    t->ncomp <= 4 && t->nkeys >= 2;
-        int64_t have = -1;
-        T a[4], b[4];
-        for (size_t j = i0; j < i1; j++) {
-            T s;
-            k = FN(interval)(kt, t->nkeys, times[j], k, &s);
-            T *oj = o + (ptrdiff_t)j * os;
-            if (!pairs) {
-                FN(sample_track)(clip, t, kt, k, s, oj);
-                continue;
+        const sk_ctrack *t = clip->tracks + i, *g = clip->tracks + group[0];
+        if (FN(lane_track)(t)) {
+            if (n && (g->key_offset != t->key_offset || g->nkeys != t->nkeys)) {
+                FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
+                n = 0;
             }
-            if (k != have) {
-                FN(key_pair)(clip, t, k, a, b);
-                have = k;
+            group[n++] = i;
+            if (n == SK_CLANES) {
+                FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
+                n = 0;
             }
-            const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
-            if (key)
-                memcpy(oj, key, (size_t)t->ncomp * sizeof(T));
-            else if (t->rotation)
-                FN(qslerp)(a, b, s, oj);
-            else
-                for (int64_t c = 0; c < t->ncomp; c++)
-                    oj[c] = (1 - s) * a[c] + s * b[c];
+            continue;
         }
-        if (cursor)
-            cursor[i - t0] = k;
+        FN(decode_track)(clip, t, i0, i1, times, cursor ? cursor + (i - t0) : NULL, out_stride,
+                         out);
     }
+    if (n)
+        FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
 }

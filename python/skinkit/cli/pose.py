@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     request = build_request(model, args, writer)
     logging.getLogger(PROG).info("%s: %r", label, request)
     for played in [c for c in request.clips if c is not None]:
-        for what in played.unsupported:
+        for what in getattr(played, "unsupported", ()):   # a model's Clip
             logging.getLogger(PROG).info("clip %r: not played: %s", played.name, what)
     if writer.max_frames is not None and request.count > writer.max_frames:
         args.parser.error(f"--out {args.out} writes one posed frame, got {request.count} times; "

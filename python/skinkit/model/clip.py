@@ -15,7 +15,8 @@ import functools
 import operator
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import (TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Protocol, Sequence,
+                    Tuple, runtime_checkable)
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
@@ -171,6 +172,28 @@ class ClipTable(NamedTuple):
             rotation=np.array([ch.path == "rotation" for ch in c], dtype=np.int32),
             node=np.array([ch.node for ch in c], dtype=np.int64),
             path=np.array([_PATH_INDEX[ch.path] for ch in c], dtype=np.int64))
+
+
+@runtime_checkable
+class SampledClip(Protocol):
+    """What posing needs of a clip (``skinkit.model.pose``): a ``Clip``, or a compressed clip
+    (``skinkit.motion.CompressedClip``, sampled straight from its codes).  ``sample`` and
+    ``sample_weights`` as ``Clip``'s: the same arguments, shapes, dtypes and errors."""
+
+    name: Optional[str]
+    dtype: np.dtype[Any]
+
+    @property
+    def duration(self) -> float: ...
+
+    @property
+    def weights_nodes(self) -> List[int]: ...
+
+    def sample(self, times: ArrayLike, rest: Tuple[ArrayLike, ArrayLike, ArrayLike],
+               loop: bool = False, threads: Optional[int] = None) -> TRS: ...
+
+    def sample_weights(self, times: ArrayLike, loop: bool = False,
+                       threads: Optional[int] = None) -> Dict[int, NDArray[Any]]: ...
 
 
 class Clip:

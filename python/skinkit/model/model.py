@@ -17,7 +17,7 @@ from .summary import escape, listing, plural, table
 
 if TYPE_CHECKING:
     from .posed import PosedMeshes
-    from .request import BlendLayers, ClipLike, PoseRequest
+    from .request import BlendLayers, ClipLike, PoseClip, PoseRequest
 
 
 @dataclass(repr=False)
@@ -71,21 +71,21 @@ class Model:
         assert clip is not None  # only None resolves to None
         return clip
 
-    def local_pose(self, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+    def local_pose(self, clip: PoseClip = None, times: Optional[ArrayLike] = None,
                    loop: Optional[bool] = None) -> TRS:
         """Local TRS of every node, (T, N, 3), (T, N, 4), (T, N, 3); see ``skinkit.model.pose.local_pose``."""
         from .pose import local_pose
 
         return local_pose(self, clip, times, loop)
 
-    def world_matrices(self, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+    def world_matrices(self, clip: PoseClip = None, times: Optional[ArrayLike] = None,
                        loop: Optional[bool] = None) -> NDArray[Any]:
         """World matrices of every node, (T, N, 4, 4); see ``skinkit.model.pose.world_matrices``."""
         from .pose import world_matrices
 
         return world_matrices(self, clip, times, loop)
 
-    def request(self, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
+    def request(self, clip: PoseClip = None, times: Optional[ArrayLike] = None, *,
                 fps: Optional[float] = None, loop: Optional[bool] = None, normals: bool = False,
                 skinning: str = "lbs", blend: Optional[BlendLayers] = None,
                 joints: bool = False) -> PoseRequest:
@@ -96,7 +96,7 @@ class Model:
         return PoseRequest.build(self, clip, times, fps=fps, loop=loop, normals=normals,
                                  skinning=skinning, blend=blend, joints=joints)
 
-    def pose(self, clip: Union[ClipLike, PoseRequest] = None, times: Optional[ArrayLike] = None,
+    def pose(self, clip: Union[PoseClip, PoseRequest] = None, times: Optional[ArrayLike] = None,
              loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
              blend: Optional[BlendLayers] = None) -> PosedMeshes:
         """Posed positions (and normals) of every primitive instance, a ``PosedMeshes`` record

@@ -27,7 +27,7 @@ from . import stages
 from ..kernels.trs import TRS
 from .posed import Layout, PosedMeshes
 from .posed import layout as _layout
-from .request import BlendLayers, ClipLike, PoseRequest, frame_times, resolve_clip
+from .request import BlendLayers, PoseClip, PoseRequest, frame_times, resolve_clip
 from .stages import MorphWeights, skinning_matrices
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ __all__ = ["resolve_clip", "local_pose", "blended_local_pose", "world_matrices",
 BLOCK_FRAMES = 64   # pose_blocks' default block: 64 frames of the default model are 0.2 MB
 
 
-def local_pose(model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+def local_pose(model: Posable, clip: PoseClip = None, times: Optional[ArrayLike] = None,
                loop: Optional[bool] = None) -> TRS:
     """Local TRS of every node of ``model`` at every time.
 
@@ -49,9 +49,11 @@ def local_pose(model: Posable, clip: ClipLike = None, times: Optional[ArrayLike]
     model : Model
         Its skeleton gives the nodes (N) and their rest pose; its ``clips`` are those ``clip``
         can name.
-    clip : Clip, int, str or None
-        The clip to play (object, index into ``model.clips`` or name).  None gives the rest pose:
-        the skeleton's default TRS (glTF node ``translation``/``rotation``/``scale``).
+    clip : Clip, int, str, CompressedClip or None
+        The clip to play (object, index into ``model.clips`` or name), or a compressed clip
+        (``skinkit.compress``; any ``SampledClip``), decoded straight from its codes.  None
+        gives the rest pose: the skeleton's default TRS (glTF node
+        ``translation``/``rotation``/``scale``).
     times : float or array-like (T,), optional
         Seconds.  Default: for the rest pose one frame (T = 1); for a clip
         ``frame_times(clip, 30.0)`` (the whole clip at 30 frames per second).  For the rest pose
@@ -113,7 +115,7 @@ def blended_local_pose(model: Posable, blend: BlendLayers, times: Optional[Array
     return stages.blend(model, layers, request.blend_weights)
 
 
-def world_matrices(model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+def world_matrices(model: Posable, clip: PoseClip = None, times: Optional[ArrayLike] = None,
                    loop: Optional[bool] = None) -> NDArray[Any]:
     """World matrices of every node of ``model`` at every time.
 
@@ -137,7 +139,7 @@ def world_matrices(model: Posable, clip: ClipLike = None, times: Optional[ArrayL
     return stages.forward_kinematics(model, local_pose(model, clip, times, loop))
 
 
-def morph_weights(model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None,
+def morph_weights(model: Posable, clip: PoseClip = None, times: Optional[ArrayLike] = None,
                   loop: Optional[bool] = None) -> MorphWeights:
     """Morph target weights of every node whose mesh has morph targets, at every time.
 
@@ -185,7 +187,7 @@ def run(model: Posable, request: PoseRequest, start: int = 0,
     return PosedMeshes(np.asarray(times), positions, normals, joints)
 
 
-def pose(model: Posable, clip: Union[ClipLike, PoseRequest] = None,
+def pose(model: Posable, clip: Union[PoseClip, PoseRequest] = None,
          times: Optional[ArrayLike] = None,
          loop: Optional[bool] = None, normals: bool = False, skinning: str = "lbs",
          blend: Optional[BlendLayers] = None) -> PosedMeshes:

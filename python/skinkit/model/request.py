@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Tuple, Unio
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from .clip import Clip, as_times
+from .clip import Clip, SampledClip, as_times
 from ..kernels.skinning import SKINNING
 
 __all__ = ["PoseRequest", "frame_count", "frame_times", "resolve_clip"]
@@ -30,7 +30,10 @@ if TYPE_CHECKING:
     from .records import Posable
 
 ClipLike = Union[Clip, int, str, None]
-BlendLayers = Sequence[Tuple[ClipLike, ArrayLike]]
+PoseClip = Union[ClipLike, SampledClip]
+"""What posing takes: a model's clip (object, index, name), None, or any ``SampledClip`` (a
+compressed clip)."""
+BlendLayers = Sequence[Tuple[PoseClip, ArrayLike]]
 """The layers of a blend: (clip, weight) pairs, a weight a number or an array (T,)."""
 DEFAULT_FPS = 30.0
 MAX_FRAMES = 2.0**53   # frame indices exact in float64; far beyond any memory or disk
@@ -76,6 +79,13 @@ def resolve_clip(model: Posable, clip: ClipLike) -> Optional[Clip]:
     raise TypeError(f"clip must be a Clip, an int index, a name or None, got {type(clip).__name__}")
 
 
+def resolve_sampled(model: Posable, clip: PoseClip) -> Optional[SampledClip]:
+    """``resolve_clip``, and a ``SampledClip`` that is no Clip (a compressed clip) as is."""
+    if isinstance(clip, SampledClip) and not isinstance(clip, Clip):
+        return clip
+    return resolve_clip(model, clip)
+
+
 def _available(clips: Sequence[Clip]) -> str:
     if not clips:
         return "the model has no clips"
@@ -103,13 +113,13 @@ def frame_count(duration: float, fps: float) -> int:
     return int(math.ceil(x - 1e-9 * max(1.0, x))) + 1
 
 
-def frame_times(clip: Union[Clip, float], fps: float = DEFAULT_FPS, start: int = 0,
+def frame_times(clip: Union[SampledClip, float], fps: float = DEFAULT_FPS, start: int = 0,
                 stop: Optional[int] = None) -> NDArray[np.float64]:
     """Frame times covering a clip: 0, 1/fps, 2/fps, ... up to and including its duration.
 
     Parameters
     ----------
-    clip : Clip or float
+    clip : Clip (any SampledClip) or float
         The clip, or a duration in seconds (>= 0).
     fps : float
         Frames per second, > 0.
@@ -128,7 +138,7 @@ def frame_times(clip: Union[Clip, float], fps: float = DEFAULT_FPS, start: int =
     ValueError
         fps not finite and positive, or a negative or non-finite duration.
     """
-    duration = float(clip.duration if isinstance(clip, Clip) else clip)
+    duration = float(clip.duration if isinstance(clip, SampledClip) else clip)
     n = frame_count(duration, fps)
     start, stop, _ = slice(start, stop).indices(n)
     t = np.arange(start, max(start, stop), dtype=np.float64) / float(fps)
@@ -163,7 +173,7 @@ class PoseRequest:
         float32 or float64, the precision of every result (the first clip's, else the model's).
     """
 
-    clips: Tuple[Optional[Clip], ...]
+    clips: Tuple[Optional[SampledClip], ...]
     blend_weights: Optional[NDArray[Any]]
     count: int
     fps: Optional[float]
@@ -175,7 +185,7 @@ class PoseRequest:
     _times: Optional[NDArray[Any]] = None
 
     @classmethod
-    def build(cls, model: Posable, clip: ClipLike = None, times: Optional[ArrayLike] = None, *,
+    def build(cls, model: Posable, clip: PoseClip = None, times: Optional[ArrayLike] = None, *,
               fps: Optional[float] = None, loop: Optional[bool] = None, normals: bool = False,
               skinning: str = "lbs", blend: Optional[BlendLayers] = None,
               joints: bool = False) -> "PoseRequest":
@@ -184,9 +194,10 @@ class PoseRequest:
         Parameters
         ----------
         model : Model
-        clip : Clip, int, str or None
-            The clip to play (object, index into ``model.clips`` or name); None for the rest
-            pose (the skeleton's default TRS).
+        clip : Clip, int, str, CompressedClip or None
+            The clip to play (object, index into ``model.clips`` or name, or any
+            ``SampledClip``: a compressed clip); None for the rest pose (the skeleton's default
+            TRS).
         times : float or array-like (T,), optional
             Seconds.  Default: for the rest pose one frame; for a clip its frames at ``fps``.
         fps : float, optional
@@ -222,7 +233,7 @@ class PoseRequest:
             raise ValueError(f"skinning must be one of {', '.join(map(repr, SKINNING))}, got "
                              f"{skinning!r}")
         if blend is None:
-            clips: Tuple[Optional[Clip], ...] = (resolve_clip(model, clip),)
+            clips: Tuple[Optional[SampledClip], ...] = (resolve_sampled(model, clip),)
             pairs = None
         elif clip is not None:
             raise ValueError("give either clip or blend, not both")
@@ -231,7 +242,7 @@ class PoseRequest:
             if not pairs or not all(isinstance(b, (tuple, list)) and len(b) == 2
                                     for b in pairs):
                 raise ValueError("blend must be a non-empty sequence of (clip, weight) pairs")
-            clips = tuple(resolve_clip(model, c) for c, _ in pairs)
+            clips = tuple(resolve_sampled(model, c) for c, _ in pairs)
         first = clips[0]
         dtype = first.dtype if first is not None else _model_dtype(model)
         held, rate, count = _times(first, times, fps, dtype)
@@ -246,7 +257,7 @@ class PoseRequest:
                    bool(joints), np.dtype(dtype), held)
 
     @property
-    def clip(self) -> Optional[Clip]:
+    def clip(self) -> Optional[SampledClip]:
         """The clip played (the first layer of a blend)."""
         return self.clips[0]
 
@@ -281,7 +292,7 @@ def _model_dtype(model: Posable) -> np.dtype[Any]:
     return dt if dt in (np.float32, np.float64) else np.dtype(np.float64)
 
 
-def _times(clip: Optional[Clip], times: Optional[ArrayLike], fps: Optional[float],
+def _times(clip: Optional[SampledClip], times: Optional[ArrayLike], fps: Optional[float],
            dtype: DTypeLike) -> Tuple[Optional[NDArray[Any]], Optional[float], int]:
     """(held times or None, frame rate or None, count): explicit times as given, the rest
     pose's one frame, or a clip's frames at ``fps`` (not held)."""
@@ -307,7 +318,7 @@ def _blend_weights(weights: Iterable[ArrayLike], count: int) -> NDArray[np.float
                          "(one per time)") from None
 
 
-def _warn_outside(clips: Iterable[Optional[Clip]], times: NDArray[Any]) -> None:
+def _warn_outside(clips: Iterable[Optional[SampledClip]], times: NDArray[Any]) -> None:
     """One warning when times fall outside a clip that will clamp them."""
     lo, hi = float(times.min()), float(times.max())
     for c in clips:

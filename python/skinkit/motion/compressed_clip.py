@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -203,6 +203,7 @@ class CompressedClip:
     _width: int = field(init=False, repr=False, compare=False)
     _free: Dict[int, Tuple[NDArray[np.int64], ...]] = field(init=False, repr=False,
                                                             compare=False)
+    _top_node: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.dtype = np.dtype(self.dtype)
@@ -245,6 +246,7 @@ class CompressedClip:
                         np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
         self._width = width
         self._free: Dict[int, Tuple[NDArray[np.int64], ...]] = {}
+        self._top_node = max((t.node for t in self.tracks if t.path < len(PATHS)), default=-1)
 
     @property
     def duration(self) -> float:
@@ -302,10 +304,9 @@ class CompressedClip:
         if any(a.dtype.kind not in "iuf" for a in arrays):
             raise TypeError("rest must be real number arrays, got dtypes "
                             f"{', '.join(str(a.dtype) for a in arrays)}")
-        nodes = [t.node for t in self.tracks if t.path < len(PATHS)]
-        if nodes and max(nodes) >= n:
-            raise ValueError(f"compressed clip {self.name!r} animates node {max(nodes)}, but the "
-                             f"rest pose has {n} nodes")
+        if self._top_node >= n:
+            raise ValueError(f"compressed clip {self.name!r} animates node {self._top_node}, but "
+                             f"the rest pose has {n} nodes")
         return arrays
 
     def sample(self, times: ArrayLike, rest: Rest, loop: bool = False,
@@ -382,10 +383,13 @@ class CompressedClip:
         return CompressedPlayback(self, rest, loop)
 
 
-class CompressedPlayback:
+class CompressedPlayback(_core.CompressedPlayer):
     """A compressed clip sampled one time a call into a pose of its own, as ``Playback`` does
     for a Clip: each track keeps its key interval from one call to the next (a frame after the
-    last one finds it without a search), the rest pose is written once.  For one thread at a
+    last one finds it without a search); the rest pose and the constant tracks are written once
+    (a first sample), and each call decodes the keyed tracks only.  ``sample`` is the C method
+    itself (``_core.CompressedPlayer``, which checks the clip's table once and keeps copies of
+    its offsets): a float time goes from the call straight to the decoder.  For one thread at a
     time (make one per thread).
 
     Parameters
@@ -395,15 +399,21 @@ class CompressedPlayback:
     loop : bool
     """
 
-    def __init__(self, clip: CompressedClip, rest: Rest, loop: bool = False):
-        self.clip, self.loop = clip, loop
-        self.pose = clip.sample(0.0, rest)
-        out = tuple(o.reshape(-1) for o in self.pose) + (np.zeros(0, clip.dtype),)
-        call = (clip._tables[0],) + clip._arrays + (
-            clip._strides(self.pose.translations.shape[0]), out)
-        self._player = _core.CompressedPlayer(call, clip.duration if loop else 0.0, self.pose)
+    clip: CompressedClip
+    loop: bool
+    pose: TRS
 
-    def sample(self, time: float) -> TRS:
-        """The pose at ``time`` (seconds), in the arrays of ``pose`` (overwritten next call)."""
-        pose: TRS = self._player.sample(time)
-        return pose
+    def __new__(cls, clip: CompressedClip, rest: Rest, loop: bool = False
+                ) -> "CompressedPlayback":
+        pose = clip.sample(0.0, rest)
+        out = tuple(o.reshape(-1) for o in pose) + (np.zeros(0, clip.dtype),)
+        call = (clip._tables[0],) + clip._arrays + (
+            clip._strides(pose.translations.shape[0]), out)
+        self = super().__new__(cls, call, clip.duration if loop else 0.0, pose)
+        self.clip, self.loop, self.pose = clip, loop, pose
+        return self
+
+    if TYPE_CHECKING:   # the C method (its docstring is the documentation), typed here
+        def sample(self, time: float) -> TRS:
+            """The pose at ``time`` (seconds), in the arrays of ``pose`` (overwritten next
+            call)."""

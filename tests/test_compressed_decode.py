@@ -1,0 +1,138 @@
+"""The compressed clip's decoder (src/compress_decode.c): its lane groups of LINEAR rotation
+tracks (batched over times, the slerp with AVX2 or AVX-512 for float32) give the bits of one
+time a call, at every SIMD level and thread count; posing a model with a compressed clip
+(``Model.pose``, ``world_matrices``, ``local_pose``) equals posing with its decoded samples."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import skinkit
+from skinkit import _core
+from skinkit.motion.compress import compress
+from skinkit.motion.compressed_file import dumps, loads
+
+import reference as ref
+from conftest import GLTF, SKINKIT_PATH
+
+LEVELS = ["baseline", "avx2", "avx512"]
+
+
+def linear_clip(rng, dtype, n=21, keys=60):
+    """n LINEAR rotation channels on one key-time array (lane groups of 8, 8 and 5), angles up
+    to about 90 degrees between keys (where the slerp's polynomials meet their flip), and a
+    translation channel."""
+    parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)])
+    rest = (rng.normal(0, 0.1, (n, 3)), ref.quat_normalize(rng.normal(size=(n, 4))),
+            np.ones((n, 3)))
+    times = np.sort(rng.uniform(0, 3, keys))
+    rot = ref.quat_from_rotvec(np.cumsum(rng.normal(0, 0.6, (keys, n, 3)), axis=0))
+    channels = [skinkit.Channel(j, "rotation", times, rot[:, j].astype(dtype))
+                for j in range(n)]
+    channels.append(skinkit.Channel(0, "translation", times,
+                                    rng.normal(0, 0.2, (keys, 3)).astype(dtype)))
+    skel = skinkit.Skeleton([f"j{i}" for i in range(n)], parents, *rest)
+    return skel, skinkit.Clip("linear", channels, dtype)
+
+
+def dense_times(clip):
+    k = np.unique(np.concatenate([ch.times for ch in clip.channels]))
+    inner = (k[:-1, None] + np.diff(k)[:, None] * (np.arange(4) / 4)).ravel()
+    return np.concatenate([[-0.1], inner, k[-1:], [k[-1] + 0.1]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lane_groups_give_the_bits_of_one_time_a_call(dtype):
+    rng = np.random.default_rng(11)
+    skel, clip = linear_clip(rng, dtype)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    assert sum(t.path == 1 and t.level not in (0, 1) for t in cc.tracks) >= 17
+    rest = (skel.translations, skel.rotations, skel.scales)
+    t = dense_times(clip)
+    batch = cc.sample(t, rest, threads=1)
+    for threads in (2, 3):
+        for x, y in zip(cc.sample(t, rest, threads=threads), batch):
+            assert x.tobytes() == y.tobytes()
+    play = cc.playback(rest)
+    for i in range(t.size):                   # one time a call: no lane group shares its rows
+        for got, want in zip(cc.sample(t[i], rest), batch):
+            assert got.tobytes() == want[i].tobytes()
+        for got, want in zip(play.sample(float(t[i])), batch):
+            assert got.tobytes() == want[i].tobytes()
+    shuffled = rng.permutation(t.size)        # unsorted times: other key rows held
+    for x, y in zip(cc.sample(t[shuffled], rest), batch):
+        assert x.tobytes() == y[shuffled].tobytes()
+    # against a dense NumPy evaluation of the source (float64 slerp): within the precision's
+    # angle at the shell (a rotation error e moves a vertex at 0.05 by about 0.05 e)
+    want = ref.sample_clip(clip.channels, t, rest)
+    got_r = np.asarray(batch[1], np.float64)
+    dots = np.abs(np.sum(got_r * want[1], axis=-1)).clip(0, 1)
+    assert np.max(2 * np.arccos(dots)) * 0.05 <= 2e-3
+
+
+SCRIPT = """
+import sys, numpy as np
+from skinkit import _core
+from skinkit.motion.compressed_file import loads
+cc = loads(open(sys.argv[1], "rb").read())
+d = np.load(sys.argv[2])
+rest = (d["rt"], d["rr"], d["rs"])
+out = cc.sample(d["t"], rest, threads=1)
+play = cc.playback(rest)
+one = [play.sample(float(x))[1].copy() for x in d["t"][:50]]
+np.savez(sys.argv[3], t=out[0], r=out[1], s=out[2], one=np.stack(one), simd=_core.simd())
+"""
+
+
+@pytest.mark.parametrize("cap", LEVELS[:-1])
+def test_simd_levels_give_the_same_bits(tmp_path, cap):
+    skel, clip = linear_clip(np.random.default_rng(4), np.float32)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    t = dense_times(clip).astype(np.float32)
+    (tmp_path / "c.skc").write_bytes(dumps(cc))
+    rest = (skel.translations, skel.rotations, skel.scales)
+    np.savez(tmp_path / "in.npz", t=t, rt=rest[0], rr=rest[1], rs=rest[2])
+    env = dict(os.environ, SKINKIT_SIMD=cap, PYTHONPATH=SKINKIT_PATH)
+    subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "c.skc"),
+                    str(tmp_path / "in.npz"), str(tmp_path / "out.npz")], env=env, check=True)
+    base = np.load(tmp_path / "out.npz")
+    assert LEVELS.index(str(base["simd"])) <= LEVELS.index(cap)
+    here = loads((tmp_path / "c.skc").read_bytes())
+    out = here.sample(t, rest, threads=1)
+    for x, key in zip(out, "trs"):
+        assert x.tobytes() == base[key].tobytes()
+    play = here.playback(rest)
+    one = np.stack([play.sample(float(x))[1].copy() for x in t[:50]])
+    assert one.tobytes() == base["one"].tobytes()
+    assert _core.simd() in LEVELS
+
+
+@pytest.mark.parametrize("name", ["CesiumMan.glb", "RiggedFigure.glb"])
+def test_posing_with_a_compressed_clip_is_posing_with_its_samples(name):
+    model = skinkit.load_gltf(GLTF / name)
+    skel, clip = model.skeleton, model.clips[0]
+    cc = compress(clip, skel, precision=1e-4, shell_distance=0.03)
+    rest = (skel.translations, skel.rotations, skel.scales)
+    t = np.linspace(0, clip.duration, 37)
+    samples = cc.sample(t, rest)
+    local = model.local_pose(cc, t)
+    for x, y in zip(local, samples):
+        assert x.tobytes() == y.tobytes()
+    world = model.world_matrices(cc, t)
+    want = ref.forward_kinematics(skel.parents, np.asarray(samples[1], np.float64),
+                                  np.asarray(samples[0], np.float64),
+                                  np.asarray(samples[2], np.float64))
+    np.testing.assert_allclose(world, want, atol=1e-5)
+    # its decoded keys as a Clip pose the same meshes up to the two samplers' rounding
+    posed, other = model.pose(cc, t), model.pose(cc.to_clip(), t)
+    assert set(posed.positions) == set(other.positions) and posed.positions
+    for key in posed.positions:
+        np.testing.assert_allclose(posed.positions[key], other.positions[key], atol=1e-5)
+    blocks = list(model.pose_blocks(model.request(cc, t), frames=10))
+    for key in posed.positions:
+        got = np.concatenate([b.positions[key] for b in blocks])
+        assert got.tobytes() == posed.positions[key].tobytes()
+    with pytest.raises(TypeError, match="clip must be"):
+        model.pose(object(), t)
