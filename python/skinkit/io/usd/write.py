@@ -169,7 +169,7 @@ class _Writer:
         across STEP and CUBICSPLINE channels; on whole time codes when a rate of ``_RATES``
         puts them there (within 1e-3 of a code)."""
         self.rate, self.codes = _RATE, []
-        if self.clip is None:
+        if self.clip is None or not self.clip.channels:
             return np.zeros(0)
         parts = [np.asarray(ch.times, np.float64) for ch in self.clip.channels]
         for ch in self.clip.channels:
