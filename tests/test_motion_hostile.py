@@ -401,3 +401,21 @@ def test_sampler_and_dataset_arguments(model, folder):
           "crops: expected a skinkit.dataset.MotionCrops, got list")
     dataset = MotionDataset(loader(folder, model))
     clean(lambda: dataset.set_epoch(1.5), TypeError, "epoch")
+
+
+def test_lock_feet_arguments():
+    from skinkit.model.humanoid import humanoid_model
+    from test_footlock import sliding_walk
+    from skinkit.motion import lock_feet
+    m = humanoid_model()
+    clip, _ = sliding_walk(m)
+    for legs, match in (({"left": ("a", "b", "c")}, r"legs\['left'\]: 'a' is not a joint of the "
+                                                     "model"),
+                        ({"left": ("mixamorig:LeftUpLeg",)}, r"legs\['left'\]: expected \(hip, "
+                                                              r"knee, ankle\) joint names")):
+        clean(lambda: lock_feet(m, clip, legs=legs), ValueError, match)
+    clean(lambda: lock_feet(m, clip, blend=-1), ValueError, "blend: expected an integer at "
+          "least 0, got -1")
+    clean(lambda: lock_feet(m, clip, times=np.zeros(3)), ValueError,
+          "times: expected strictly increasing")
+    clean(lambda: lock_feet(m, clip, times=[np.nan]), ValueError, "times: expected finite")

@@ -157,6 +157,14 @@ def lock_feet(model: Model, clip: ClipLike, times: Optional[ArrayLike] = None,
                   for side, chain in LEGS.items()}
     else:
         chains = dict(legs)
+    for side, chain in chains.items():
+        if isinstance(chain, str) or len(chain) != 3:
+            raise ValueError(f"legs[{side!r}]: expected (hip, knee, ankle) joint names, got "
+                             f"{chain!r}")
+        missing = [n for n in chain if n not in names]
+        if missing:
+            raise ValueError(f"legs[{side!r}]: {missing[0]!r} is not a joint of the model "
+                             f"(joints such as {names[:4]})")
     tr, ro, sc = (np.array(a, np.float64) for a in model.local_pose(c, times))
     parents = np.asarray(model.skeleton.parents)
     world = kernels.forward_kinematics(parents, ro, tr, sc)
