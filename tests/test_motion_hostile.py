@@ -186,6 +186,8 @@ OPTIONS = {
                            "foot_threshold: expected a real number, got str"),
     "foot_threshold negative": (lambda: humanml3d_features(J22, foot_threshold=-1.0),
                                 ValueError, "foot_threshold"),
+    "continuous a string": (lambda: humanml3d_features(J22, continuous="no"), TypeError,
+                            "continuous: expected True or False, got str 'no'"),
     "bone_lengths zero": (lambda: humanml3d_preprocess(J22, np.zeros(22)), ValueError,
                           "bone_lengths: expected .22,. positive lengths"),
     "feet float": (lambda: canonical_transform(J22, feet=(1.5, 2.0)), TypeError,

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..kernels import wrappers as kernels
-from ._checks import number, values
+from ._checks import flag, number, values
 from .rotations6d import matrix_to_6d
 
 __all__ = ["HUMANML3D_BONE_LENGTHS", "HUMANML3D_PARENTS", "humanml3d_features",
@@ -237,13 +237,15 @@ def humanml3d_features(joints: ArrayLike, foot_threshold: float = FOOT_THRESHOLD
     Raises
     ------
     TypeError
-        for arrays of other than real numbers, a foot_threshold that is not a number.
+        for arrays of other than real numbers, a foot_threshold that is not a number, a
+        continuous that is not a bool.
     ValueError
         on other shapes, values not finite or past skinkit.limits.MAX_FILE_VALUE, a negative
         foot_threshold, a bone of length 0 or a frame whose facing is undefined.
     """
     p = _check_joints(joints, "joints", 2)
     foot_threshold = number(foot_threshold, "foot_threshold")
+    continuous = flag(continuous, "continuous")
     step = p[1:] - p[:-1]
     contacts = [((step[:, list(foot)] ** 2).sum(-1) < foot_threshold) for foot in FEET]
     rotations = _bone_rotations(p, FACING_SIGMA)
