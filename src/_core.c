@@ -118,9 +118,10 @@ static PyMethodDef methods[] = {
      "a multiple of row's), its rows shared out among up to `threads` threads: the rest pose "
      "under a clip's samples."},
     {"fbx_read", py_fbx_read, METH_VARARGS,
-     "fbx_read(path, file_axes, max_memory, max_bytes) -> dict\n\n"
+     "fbx_read(path, file_axes, max_memory, max_bytes, max_targets) -> dict\n\n"
      "An FBX scene read by ufbx as NumPy arrays (skinkit.io.fbx assembles the Model); ufbx may "
-     "allocate max_memory bytes, the arrays max_bytes.  Raises ValueError."},
+     "allocate max_memory bytes, the arrays max_bytes, a mesh have max_targets blend shapes.  "
+     "Raises ValueError."},
     {"ufbx_version", ufbx_version, METH_NOARGS,
      "ufbx_version() -> str: the ufbx release compiled in (vendor/ufbx)"},
     {"default_threads", py_default_threads, METH_NOARGS,

@@ -50,8 +50,8 @@ static PyObject *make_dict(int n, ...)
 }
 
 /* bytes of the arrays the scene's model needs (a double: no overflow); -1 with a ValueError
- * set for a primitive that cannot be read */
-static double scene_bytes(const reader *r, const sk_fbx_info *info)
+ * set for a primitive that cannot be read or has more than max_targets blend shapes */
+static double scene_bytes(const reader *r, const sk_fbx_info *info, size_t max_targets)
 {
     double total = (double)info->nodes * (4 + 80 + 64);
     for (size_t s = 0; s < info->skins; s++)
@@ -61,6 +61,15 @@ static double scene_bytes(const reader *r, const sk_fbx_info *info)
         char err[ERRLEN];
         if (sk_fbx_prim_info_get(r->fbx, p, &pi, err, sizeof err) < 0) {
             PyErr_Format(PyExc_ValueError, "primitive %zu: %s", p, err);
+            return -1.0;
+        }
+        if (pi.targets > max_targets) {
+            size_t len;
+            const char *node = pi.node >= 0 ? sk_fbx_node_name(r->fbx, (size_t)pi.node, &len)
+                                            : "";
+            PyErr_Format(PyExc_ValueError, "mesh node '%.200s': %zu blend shapes (in-between "
+                         "shapes included), more than the limit of %zu (skinkit.limits."
+                         "MAX_MORPH_TARGETS)", node, pi.targets, max_targets);
             return -1.0;
         }
         double v = (double)pi.vertices;
@@ -215,11 +224,11 @@ static PyObject *list_of(reader *r, size_t n, PyObject *(*item)(reader *, size_t
     return list;
 }
 
-static PyObject *read_scene(reader *r, size_t max_memory, double max_bytes)
+static PyObject *read_scene(reader *r, size_t max_memory, double max_bytes, size_t max_targets)
 {
     sk_fbx_info info;
     sk_fbx_get_info(r->fbx, &info);
-    double bytes = scene_bytes(r, &info);
+    double bytes = scene_bytes(r, &info, max_targets);
     if (bytes < 0)
         return NULL;
     if (bytes > max_bytes) {
@@ -260,11 +269,16 @@ PyObject *py_fbx_read(PyObject *self, PyObject *args)
     (void)self;
     PyObject *path;
     int file_axes;
-    Py_ssize_t max_memory;
+    Py_ssize_t max_memory, max_targets;
     double max_bytes;
-    if (!PyArg_ParseTuple(args, "O&pnd:fbx_read", PyUnicode_FSConverter, &path, &file_axes,
-                          &max_memory, &max_bytes))
+    if (!PyArg_ParseTuple(args, "O&pndn:fbx_read", PyUnicode_FSConverter, &path, &file_axes,
+                          &max_memory, &max_bytes, &max_targets))
         return NULL;
+    if (max_memory < 0 || max_targets < 0) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_ValueError, "fbx_read: max_memory and max_targets must be >= 0");
+        return NULL;
+    }
     reader r = {NULL, {0}};
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -274,7 +288,7 @@ PyObject *py_fbx_read(PyObject *self, PyObject *args)
     Py_DECREF(path);
     if (status < 0)
         return fail("ufbx", r.err);
-    PyObject *scene = read_scene(&r, (size_t)max_memory, max_bytes);
+    PyObject *scene = read_scene(&r, (size_t)max_memory, max_bytes, (size_t)max_targets);
     sk_fbx_close(r.fbx);
     return scene;
 }

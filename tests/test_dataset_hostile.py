@@ -288,6 +288,19 @@ CASES = [
         {"name": "transpose", "configuration": {"order": [1, 0]}},
         {"name": "bytes", "configuration": {"endian": "little"}}]),
      "faces: the codecs transpose, bytes"),
+    # an array read whole without its chunk file: zarr would make it of the fill value
+    ("faces without a chunk file", lambda s: shutil.rmtree(s / "faces" / "c"),
+     r"faces: 1 of its 1 chunks \(of \(48, 3\), shape \(48, 3\)\) have no chunk file, 576 "
+     "bytes that zarr would make of the fill value; a bake writes every chunk of it"),
+    ("1.5e8 faces without a chunk file", lambda s: (
+        edit(s, "faces", shape=[150_000_000, 3], chunks=[150_000_000, 3]),
+        shutil.rmtree(s / "faces" / "c")),
+     r"faces: 1 of its 1 chunks .* 1800000000 bytes that zarr would make of the fill value"),
+    ("2 x 2e7 betas without a chunk file", lambda s: (
+        edit(s, "sequences/betas", shape=[2, 20_000_000], chunks=[2, 20_000_000]),
+        shutil.rmtree(s / "sequences" / "betas" / "c")),
+     r"sequences/betas: 1 of its 1 chunks .* 320000000 bytes that zarr would make of the fill "
+     r"value; more than the limit of 268435456 bytes \(skinkit.limits.DECODED_FLOOR\)"),
     ("a sharded array", lambda s: edit(s, "faces", codecs=[
         {"name": "sharding_indexed", "configuration": {
             "chunk_shape": [48, 3], "codecs": [{"name": "bytes"}],

@@ -281,3 +281,23 @@ def test_nodes_beyond_the_limit(monkeypatch, fbx):
     with pytest.raises(skinkit.FbxError, match=rf"^{re.escape(str(path))}: \d+ nodes, more "
                                                r"than the limit of 2 \(skinkit.limits.MAX_NODES"):
         skinkit.load_fbx(path)
+
+
+@pytest.mark.parametrize("limit", [0, 1])
+def test_blend_shapes_beyond_the_limit(monkeypatch, fbx, limit):
+    """The blend-shape cap (skinkit.limits.MAX_MORPH_TARGETS, as glTF's morph targets are held
+    to; lowered to 0: the rig's tube has one shape key, "Bulge") refuses the file before its
+    arrays are allocated, naming the file, the mesh node, the count and the limit; at 1 it
+    loads, with the one target."""
+    import skinkit
+    from skinkit import limits
+    monkeypatch.setattr(limits, "MAX_MORPH_TARGETS", limit)
+    for path in fbx.values():
+        if limit == 0:
+            with pytest.raises(skinkit.FbxError, match=rf"^{re.escape(str(path))}: mesh node "
+                               r"'\w+': 1 blend shapes \(in-between shapes included\), more than "
+                               r"the limit of 0 \(skinkit.limits.MAX_MORPH_TARGETS\)"):
+                skinkit.load_fbx(path)
+        else:
+            model = skinkit.load_fbx(path)
+            assert [len(p.target_names or ()) for p in model.primitives if p.target_names] == [1]

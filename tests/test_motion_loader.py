@@ -103,7 +103,7 @@ def test_bad_options(folder, model, tmp_path):
         crops(folder, model, features=("nope",))
     with pytest.raises(ValueError, match="shard"):
         crops(folder, model, shard=(2, 2))
-    with pytest.raises(ValueError, match="no .npz motion files"):
+    with pytest.raises(ValueError, match="no .npz motion file"):
         MotionCrops.from_folder(tmp_path, model)
     with pytest.raises(ValueError, match="is not a folder"):
         MotionCrops.from_folder(tmp_path / "missing", model)

@@ -19,8 +19,9 @@ DECODED_FLOOR = 256 << 20
 # ... and never more than this share of the machine's memory.
 MEMORY_SHARE = 0.5
 # The magnitude of a number a file writes as text (a glTF node's TRS, matrix or weights, a BVH
-# OFFSET, channel value or frame time): sums and products of a few stay finite in float32
-# (3.4e38) and so casts and kinematics never overflow.
+# OFFSET, channel value or frame time), and of a value of the arrays skinkit.motion's features,
+# canonical frame, mirroring and foot contacts take: sums and products of a few stay finite in
+# float32 (3.4e38) and so casts and kinematics never overflow.
 MAX_FILE_VALUE = 1e30
 # Body-model and motion files (skinkit.io.body, skinkit.io.amass): the largest array a file may
 # ask for (SMPL-X's posedirs, the largest released array, is 122 MB), a text member (AMASS's

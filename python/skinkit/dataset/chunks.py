@@ -183,11 +183,15 @@ class CheckedArray:
                              f"({what})") from None
 
 
-def check_chunks(rules: ArrayChunks) -> None:
-    """``check_chunk`` on every chunk file of the array (for the small arrays read whole)."""
+def check_chunks(rules: ArrayChunks) -> int:
+    """``check_chunk`` on every chunk file of the array (for the small arrays read whole); the
+    number of chunk files."""
     top = os.path.join(rules.folder, "c")
+    found = 0
     for folder, _, files in os.walk(top):
         for name in files:
             parts = os.path.relpath(os.path.join(folder, name), top).split(os.sep)
             if all(p.isdigit() for p in parts) and len(parts) == len(rules.chunk):
                 check_chunk(rules, tuple(int(p) for p in parts))
+                found += 1
+    return found

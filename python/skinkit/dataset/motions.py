@@ -9,18 +9,22 @@ and one shard's order is the file order of its epoch."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from ..io.amass import BodyMotion, load_amass
+from ..io.amass import BodyMotion, _check_fps
 from ..kernels import wrappers as kernels
 from ..kernels._types import PathLike
+from ..limits import MAX_ARRAY_BYTES, MAX_FRAMES
+from ..motion._checks import flag, integer, number
 from ..motion.canonical import canonical_transform, transform_motion
 from ..motion.humanml3d import humanml3d_features, humanml3d_preprocess
 from ..motion.mirror import mirror
 from ..motion.rep272 import rep272_features
+from .plan import error_message, motion_files, read_motion
 
 if TYPE_CHECKING:
     from ..body.body_model import BodyModel
@@ -28,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["Augmentation", "MotionCrops"]
 
 FEATURES = ("humanml3d", "rep272")
+BAD_FILES = ("raise", "skip")
+_log = logging.getLogger(__name__)   # a child of "skinkit": the files a loader skipped
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,10 +47,23 @@ class Augmentation:
     mirror : the probability of mirroring a crop (``skinkit.mirror``, about the body's rest root).
     heading : True turns each crop by a uniform random yaw about +Y after the canonical frame
         (which faces +Z).
+
+    Raises
+    ------
+    TypeError, ValueError
+        a betas_sigma that is not None or a number in [0, skinkit.limits.MAX_FILE_VALUE], a
+        mirror probability outside [0, 1], a heading that is not a bool.
     """
     betas_sigma: Optional[float] = None
     mirror: float = 0.0
     heading: bool = False
+
+    def __post_init__(self) -> None:
+        if self.betas_sigma is not None:
+            number(self.betas_sigma, "augmentation.betas_sigma")
+        if not 0.0 <= number(self.mirror, "augmentation.mirror") <= 1.0:
+            raise ValueError(f"augmentation.mirror: expected a probability, got {self.mirror}")
+        flag(self.heading, "augmentation.heading")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +90,19 @@ class MotionCrops:
     seed, epoch : the draws (``with_epoch`` for another epoch's).  Posing runs on one thread
         (the share of one loader process: DataLoader workers or ranks give the parallelism).
     shard : (index, count): this shard takes the files ``index::count`` of the epoch's order.
+    bad_files : what a file that cannot be read or posed does (a missing key, a non-finite
+        value, a joint count other than the model's, a first frame without a facing): "raise"
+        (ValueError naming the file), or "skip" (a warning on the ``skinkit`` logger naming
+        the file and why; the other files go on).
+
+    Raises
+    ------
+    TypeError, ValueError
+        (naming the argument, the expected and the actual value) frames not an integer in
+        [2, skinkit.limits.MAX_FRAMES] or a crop's vertices past MAX_ARRAY_BYTES, fps not in
+        (0, MAX_FPS], crops_per_motion not in [1, MAX_FRAMES], unknown features, a seed or an
+        epoch not a non-negative integer, a shard not two integers 0 <= index < count, an
+        unknown bad_files.
     """
     files: Tuple[str, ...]
     model: "BodyModel"
@@ -82,41 +114,55 @@ class MotionCrops:
     seed: int = 0
     epoch: int = 0
     shard: Tuple[int, int] = (0, 1)
+    bad_files: str = "raise"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "files", tuple(os.fspath(f) for f in self.files))
+        if isinstance(self.features, str):
+            raise TypeError(f"features: expected a sequence of names from {FEATURES}, got the "
+                            f"string {self.features!r}")
         object.__setattr__(self, "features", tuple(self.features))
         unknown = set(self.features) - set(FEATURES)
         if unknown:
             raise ValueError(f"features: expected names from {FEATURES}, got {sorted(unknown)}")
-        if self.frames < 2 or self.crops_per_motion < 1:
-            raise ValueError(f"frames >= 2 and crops_per_motion >= 1 expected, got "
-                             f"{self.frames} and {self.crops_per_motion}")
-        index, count = self.shard
-        if not 0 <= index < count:
+        frames = integer(self.frames, "frames", 2, MAX_FRAMES, "MAX_FRAMES")
+        crop_bytes = frames * int(self.model.num_vertices) * 3 * 8
+        if crop_bytes > MAX_ARRAY_BYTES:
+            raise ValueError(f"frames: a crop of {frames} frames of {self.model.num_vertices} "
+                             f"vertices takes {crop_bytes} bytes, more than the limit of "
+                             f"{MAX_ARRAY_BYTES} (skinkit.limits.MAX_ARRAY_BYTES)")
+        object.__setattr__(self, "fps", _check_fps(self.fps, "fps"))
+        integer(self.crops_per_motion, "crops_per_motion", 1, MAX_FRAMES, "MAX_FRAMES")
+        integer(self.seed, "seed")
+        integer(self.epoch, "epoch")
+        if not isinstance(self.augmentation, Augmentation):
+            raise TypeError(f"augmentation: expected an Augmentation, got "
+                            f"{type(self.augmentation).__name__}")
+        if isinstance(self.shard, (str, bytes)) or len(self.shard) != 2:
+            raise ValueError(f"shard: expected (index, count), got {self.shard!r}")
+        index = integer(self.shard[0], "shard index")
+        count = integer(self.shard[1], "shard count", 1)
+        if not index < count:
             raise ValueError(f"shard: expected (index, count) with 0 <= index < count, got "
                              f"{self.shard}")
-        if not 0.0 <= self.augmentation.mirror <= 1.0:
-            raise ValueError(f"augmentation.mirror: expected a probability, got "
-                             f"{self.augmentation.mirror}")
+        if self.bad_files not in BAD_FILES:
+            raise ValueError(f"bad_files: expected one of {BAD_FILES}, got {self.bad_files!r}")
 
     @classmethod
     def from_folder(cls, folder: PathLike, model: "BodyModel", **options: Any) -> "MotionCrops":
-        """The ``.npz`` files under ``folder`` (recursively, sorted by path)."""
+        """The ``.npz`` files under ``folder`` (recursively, sorted by path; AMASS's per-subject
+        ``shape.npz`` and ``*_stagei.npz`` left out, as a bake does).  ValueError when ``folder``
+        is not a folder or holds no motion file."""
         root = os.fspath(folder)
         if not os.path.isdir(root):
             raise ValueError(f"folder: {root!r} is not a folder")
-        files = sorted(os.path.join(d, f) for d, _, names in os.walk(root) for f in names
-                       if f.endswith(".npz"))
-        if not files:
-            raise ValueError(f"folder: no .npz motion files under {root!r}")
-        return cls(tuple(files), model, **options)
+        return cls(tuple(str(f) for f in motion_files([root])), model, **options)
 
     def with_epoch(self, epoch: int) -> "MotionCrops":
-        return dataclasses.replace(self, epoch=int(epoch))
+        return dataclasses.replace(self, epoch=epoch)
 
     def with_shard(self, index: int, count: int) -> "MotionCrops":
-        return dataclasses.replace(self, shard=(int(index), int(count)))
+        return dataclasses.replace(self, shard=(index, count))
 
     def order(self) -> List[int]:
         """This shard's file indices in the epoch's order."""
@@ -126,16 +172,31 @@ class MotionCrops:
 
     def __iter__(self) -> Iterator[Dict[str, Any]]:
         for i in self.order():
-            motion = load_amass(self.files[i])
-            for c in range(self.crops_per_motion):
-                item = self._crop(motion, i, np.random.default_rng([self.seed, self.epoch, i, c]))
-                if item is not None:
-                    yield item
+            try:
+                yield from self._crops(i)
+            except ImportError:        # the environment, not the file
+                raise
+            except Exception as exc:   # any failure of one file is that file's
+                message = error_message(self.files[i], exc)
+                if self.bad_files == "raise":
+                    raise ValueError(f"motion {i}: {message}") from exc
+                _log.warning("skipped motion %d: %s", i, message)
+
+    def _crops(self, i: int) -> Iterator[Dict[str, Any]]:
+        """The crops of file ``i`` (its errors not yet named; the file read and checked before
+        the first, so that a file skipped for them gives none)."""
+        motion = read_motion(self.files[i], None)
+        if motion.poses.shape[1] != self.model.num_joints:
+            raise ValueError(f"the motion has {motion.poses.shape[1]} joints, the model "
+                             f"{self.model.num_joints}")
+        for c in range(self.crops_per_motion):
+            item = self._crop(motion, i, np.random.default_rng([self.seed, self.epoch, i, c]))
+            if item is not None:
+                yield item
 
     def batches(self, size: int) -> Iterator[Dict[str, Any]]:
         """Items stacked ``size`` at a time (the last batch may be smaller)."""
-        if size < 1:
-            raise ValueError(f"size: expected >= 1, got {size}")
+        size = integer(size, "size", 1)
         batch: List[Dict[str, Any]] = []
         for item in self:
             batch.append(item)

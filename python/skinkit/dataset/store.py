@@ -334,7 +334,7 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
                          f"(one for each chunk of {K} of the {N} frames)")
     faces = {}
     for name, (_, vertices) in kind.faces.items():
-        f, V = _read_whole(path, g, name), shapes[vertices][1]
+        f, V = _read_whole(path, g, name, written=shapes[name][0] > 0), shapes[vertices][1]
         if f.size and not (f.min() >= 0 and f.max() < V):
             raise StoreError(f"{path}: {name}: an index outside 0..{V - 1} (the vertex rows "
                              f"of {vertices})")
@@ -384,12 +384,27 @@ def _rules(path: str, name: str, a: Any) -> _chunks.ArrayChunks:
         raise StoreError(f"{path}: {name}: {exc}") from None
 
 
-def _read_whole(path: str, g: Any, name: str) -> NDArray[Any]:
+def _read_whole(path: str, g: Any, name: str, written: bool = False) -> NDArray[Any]:
     """Array ``name`` read whole, once each chunk file is seen to decode within its chunk
-    (StoreError naming the array and the chunk otherwise, or whatever zarr raises)."""
+    (StoreError naming the array and the chunk otherwise, or whatever zarr raises).  A chunk
+    without a file stands for the fill value (zarr writes none for a chunk of it): StoreError
+    when ``written`` (an array a bake always writes: the faces) or when those chunks would
+    take more than ``skinkit.limits.DECODED_FLOOR`` bytes (a store of a few bytes declaring a
+    2 GiB array)."""
     a = g[name]
+    rules = _rules(path, name, a)
     try:
-        _chunks.check_chunks(_rules(path, name, a))
+        found = _chunks.check_chunks(rules)
+        grid = math.prod(-(-n // c) for n, c in zip(a.shape, rules.chunk))
+        missing = max(grid - found, 0)
+        fill = missing * math.prod(rules.chunk) * (rules.itemsize or 8)   # text: a reference
+        if missing and (written or fill > limits.DECODED_FLOOR):
+            why = ("a bake writes every chunk of it" if written else
+                   f"more than the limit of {limits.DECODED_FLOOR} bytes "
+                   "(skinkit.limits.DECODED_FLOOR) of fill value")
+            raise _chunks.ChunkError(f"{missing} of its {grid} chunks (of {rules.chunk}, shape "
+                                     f"{a.shape}) have no chunk file, {fill} bytes that zarr "
+                                     f"would make of the fill value; {why}")
         out: NDArray[Any] = a[...]
     except Exception as exc:   # noqa: BLE001 - a chunk that does not decode
         what = str(exc) if isinstance(exc, _chunks.ChunkError) else f"{type(exc).__name__}: {exc}"

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 import torch
 
 from ..kernels._types import PathLike
+from ..motion._checks import integer
 from . import store as _store
 from .motions import MotionCrops
 
@@ -79,17 +80,22 @@ class ChunkGroupedSampler(torch.utils.data.Sampler[int]):
     Parameters
     ----------
     dataset : BakedDataset (or anything with ``len`` and ``frames_per_chunk``).
-    seed : the shuffles' seed; ``set_epoch`` draws another epoch's.
+    seed : the shuffles' seed, an integer >= 0; ``set_epoch`` draws another epoch's.
+
+    Raises
+    ------
+    TypeError, ValueError
+        a seed or an epoch that is not an integer >= 0, a dataset's frames_per_chunk that is not
+        an integer >= 1.
     """
 
     def __init__(self, dataset: Any, seed: int = 0) -> None:
-        self.frames, self.chunk = len(dataset), int(dataset.frames_per_chunk)
-        if self.chunk < 1:
-            raise ValueError(f"dataset.frames_per_chunk: expected >= 1, got {self.chunk}")
-        self.seed, self.epoch = int(seed), 0
+        self.frames = len(dataset)
+        self.chunk = integer(dataset.frames_per_chunk, "dataset.frames_per_chunk", 1)
+        self.seed, self.epoch = integer(seed, "seed"), 0
 
     def set_epoch(self, epoch: int) -> None:
-        self.epoch = int(epoch)
+        self.epoch = integer(epoch, "epoch")
 
     def __len__(self) -> int:
         return self.frames
@@ -110,10 +116,14 @@ class MotionDataset(torch.utils.data.IterableDataset[Dict[str, torch.Tensor]]):
 
     Parameters
     ----------
-    crops : MotionCrops (its ``shard`` is replaced by the process's).
+    crops : MotionCrops (its ``shard`` is replaced by the process's); TypeError for another
+        type.
     """
 
     def __init__(self, crops: MotionCrops) -> None:
+        if not isinstance(crops, MotionCrops):
+            raise TypeError(f"crops: expected a skinkit.dataset.MotionCrops, got "
+                            f"{type(crops).__name__}")
         self.crops = crops
 
     def set_epoch(self, epoch: int) -> None:

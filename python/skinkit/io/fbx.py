@@ -88,8 +88,9 @@ def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
     Raises
     ------
     FbxError
-        ufbx refuses the file (not FBX, truncated, broken indices, over the memory cap) or the
-        model's arrays would exceed ``max_bytes``; the message names the file.
+        ufbx refuses the file (not FBX, truncated, broken indices, over the memory cap), the
+        model's arrays would exceed ``max_bytes`` or a mesh has more blend shapes than
+        ``skinkit.limits.MAX_MORPH_TARGETS``; the message names the file (and the mesh node).
     OSError
         The file cannot be read.
     TypeError, ValueError
@@ -112,7 +113,8 @@ def load_fbx(path: PathLike, dtype: DTypeLike = np.float64, axes: str = "gltf",
     if not isinstance(max_bytes, int) or not 0 < max_bytes < 2**62:
         raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
     try:
-        scene = _core.fbx_read(path, axes == "file", int(max_bytes), float(max_bytes))
+        scene = _core.fbx_read(path, axes == "file", int(max_bytes), float(max_bytes),
+                               limits.MAX_MORPH_TARGETS)
     except ValueError as e:
         limit = f" (max_bytes={max_bytes})" if "Memory limit" in str(e) else ""
         raise FbxError(f"{path}: {e}{limit}") from None

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..io.amass import BodyMotion, quat_to_rotvec
 from ..kernels import wrappers as kernels
+from ._checks import flag, joint_indices, values
 from .humanml3d import FACE_JOINTS, _facing
 
 if TYPE_CHECKING:
@@ -48,32 +49,31 @@ def canonical_transform(joints: ArrayLike, z_up: bool = True, floor: str = "clip
 
     Raises
     ------
+    TypeError
+        for positions of other than real numbers, joint indices that are not integers, a z_up
+        that is not a bool.
     ValueError
-        on a wrong shape, non-finite positions, an unknown floor, joint indices out of range, or a
-        first frame whose facing is vertical (hips and shoulders along the up axis).
+        on a wrong shape, values not finite or past skinkit.limits.MAX_FILE_VALUE, an unknown
+        floor, joint indices out of range, or a first frame whose facing is undefined (hips and
+        shoulders vertical or at one point).
     """
-    p = np.asarray(joints, np.float64)
-    if p.ndim != 3 or p.shape[-1] != 3 or len(p) < 1 or not np.isfinite(p).all():
-        raise ValueError(f"joints: expected finite (T >= 1, J, 3) positions, got {p.shape}")
+    p = values(joints, "joints")
+    if p.ndim != 3 or p.shape[-1] != 3 or len(p) < 1:
+        raise ValueError(f"joints: expected (T >= 1, J, 3) positions, got {p.shape}")
     if floor not in _FLOORS:
         raise ValueError(f"floor: expected one of {_FLOORS}, got {floor!r}")
-    for name, idx in (("feet", feet), ("face_joints", face_joints)):
-        if len(idx) == 0 or not all(0 <= int(i) < p.shape[1] for i in idx):
-            raise ValueError(f"{name}: expected joint indices below {p.shape[1]}, got {idx}")
-    if len(face_joints) != 4:
+    feet = joint_indices(feet, "feet", p.shape[1])
+    face = joint_indices(face_joints, "face_joints", p.shape[1])
+    if len(face) != 4:
         raise ValueError(f"face_joints: expected 4 joints, got {face_joints}")
-    up = Z_UP_TO_Y_UP if z_up else np.array([0.0, 0.0, 0.0, 1.0])
+    up = Z_UP_TO_Y_UP if flag(z_up, "z_up") else np.array([0.0, 0.0, 0.0, 1.0])
     first = np.asarray(kernels.quat_rotate(np.broadcast_to(up, p[0].shape[:-1] + (4,)), p[0]),
                        np.float64)
-    r_hip, l_hip, r_shoulder, l_shoulder = (int(i) for i in face_joints)
-    side = (first[r_hip] - first[l_hip]) + (first[r_shoulder] - first[l_shoulder])
-    if np.hypot(side[0], side[2]) <= 1e-9 * float(np.linalg.norm(side)):
-        raise ValueError("joints: the first frame's hips and shoulders are vertical; its "
-                         "facing is undefined")
+    r_hip, l_hip, r_shoulder, l_shoulder = face
     turn = _facing(first[None], ((r_hip, l_hip), (r_shoulder, l_shoulder)))[0]
     rotation = np.asarray(kernels.quat_multiply(turn, up), np.float64)
     turned = kernels.quat_rotate(np.broadcast_to(rotation, p.shape[:-1] + (4,)), p)
-    heights = turned[:, list(feet), 1]
+    heights = turned[:, feet, 1]
     offset = -turned[0, 0] * np.array([1.0, 0.0, 1.0]) + np.zeros((len(p), 3))
     offset[:, 1] = -(np.min(heights) if floor == "clip" else np.min(heights, axis=1))
     return rotation, offset
@@ -84,7 +84,7 @@ def canonical_joints(joints: ArrayLike, z_up: bool = True, floor: str = "clip",
                      face_joints: Sequence[int] = FACE_JOINTS) -> F64:
     """Joint positions (T, J, 3) in the canonical frame (``canonical_transform``'s arguments and
     errors); float64."""
-    p = np.asarray(joints, np.float64)
+    p = values(joints, "joints")
     rotation, offset = canonical_transform(p, z_up, floor, feet, face_joints)
     out: F64 = kernels.quat_rotate(np.broadcast_to(rotation, p.shape[:-1] + (4,)), p) + \
         offset[:, None]
@@ -141,14 +141,27 @@ def transform_motion(motion: BodyMotion, rotation: ArrayLike, offset: ArrayLike,
     rotation : (4,) unit quaternion (x, y, z, w).
     offset : (T, 3) or (3,) metres.
     rest_root : (3,) metres.
+
+    Raises
+    ------
+    TypeError, ValueError
+        for arrays of other than real numbers, of other shapes, values not finite or past
+        skinkit.limits.MAX_FILE_VALUE, a rotation that is not of unit length.
     """
-    q = np.asarray(rotation, np.float64)
+    q = values(rotation, "rotation")
     T = len(motion.poses)
+    if q.shape != (4,) or not abs(float(np.linalg.norm(q)) - 1.0) <= 1e-6:
+        raise ValueError(f"rotation: expected a unit quaternion (4,), got {q}")
+    shift = values(offset, "offset")
+    if shift.shape not in ((T, 3), (3,)):
+        raise ValueError(f"offset: expected shape ({T}, 3) or (3,), got {shift.shape}")
+    pivot = values(rest_root, "rest_root")
+    if pivot.shape != (3,):
+        raise ValueError(f"rest_root: expected shape (3,), got {pivot.shape}")
     root = kernels.quat_multiply(np.broadcast_to(q, (T, 4)),
                                  kernels.quat_from_rotvec(motion.poses[:, 0]))
     poses = motion.poses.copy()
     poses[:, 0] = quat_to_rotvec(root)
-    pivot = np.asarray(rest_root, np.float64)
     transl = kernels.quat_rotate(np.broadcast_to(q, (T, 4)), motion.transl + pivot) - pivot + \
-        np.asarray(offset, np.float64)
+        shift
     return dataclasses.replace(motion, poses=poses, transl=np.asarray(transl, np.float64))

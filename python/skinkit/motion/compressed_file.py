@@ -102,7 +102,11 @@ def track_bytes(tr: Track, ntimes: int) -> bytes:
 
 def dumps(cc: CompressedClip) -> bytes:
     """The container of ``cc`` (layout in this module's docstring)."""
-    name = b"" if cc.name is None else cc.name.encode("utf-8")
+    try:
+        name = b"" if cc.name is None else cc.name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"the clip's name {cc.name!r} is not UTF-8 (a lone surrogate); the "
+                         "container stores UTF-8: rename it") from None
     body = [_varint(cc.node_count), _varint(len(cc.times)), _varint(len(cc.tracks)),
             _varint(0 if cc.name is None else len(name) + 1), name]
     body += [_times(np.asarray(t, np.float64)) for t in cc.times]

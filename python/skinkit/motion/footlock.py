@@ -9,9 +9,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..kernels import wrappers as kernels
+from ..limits import count_error
 from ..model.clip import Channel, Clip
 from ..kernels.ik import ik_two_bone
 from ..model.joint_names import canonical_names
+from ._checks import integer, number, values
 
 if TYPE_CHECKING:
     from ..model.model import Model
@@ -39,9 +41,25 @@ def foot_contacts(positions: ArrayLike, times: ArrayLike, height: float, speed: 
     Returns
     -------
     bool array (T,)
+
+    Raises
+    ------
+    TypeError
+        for arrays of other than real numbers, thresholds that are not numbers, an up axis that
+        is not an integer.
+    ValueError
+        positions not (T >= 1, 3), times not (T,) strictly increasing, values not finite or past
+        skinkit.limits.MAX_FILE_VALUE, negative thresholds, an up axis other than 0, 1, 2.
     """
-    p = np.asarray(positions, np.float64)
-    t = np.asarray(times, np.float64)
+    p = values(positions, "positions")
+    t = values(times, "times")
+    if p.ndim != 2 or p.shape[1] != 3 or len(p) < 1 or t.shape != (len(p),):
+        raise ValueError(f"positions (T >= 1, 3) and times (T,) expected, got {p.shape} and "
+                         f"{t.shape}")
+    if not (np.diff(t) > 0).all():
+        raise ValueError(f"times: expected strictly increasing seconds, got {t[:8]}...")
+    height, speed = number(height, "height"), number(speed, "speed")
+    up = integer(up, "up", 0, 2)
     v = np.linalg.norm(np.gradient(p, t, axis=0), axis=1) if len(t) > 1 else np.zeros(len(t))
     contacts: NDArray[np.bool_] = (p[:, up] - np.min(p[:, up]) <= height) & (v <= speed)
     return contacts
@@ -56,8 +74,12 @@ def _segments(contacts: ArrayLike) -> List[Tuple[int, int]]:
 
 def foot_drift(positions: ArrayLike, contacts: ArrayLike, up: int = 1) -> NDArray[np.float64]:
     """Horizontal distance of a foot from where each contact began, at every contact frame
-    (0 elsewhere): (T,)."""
-    p = np.asarray(positions, np.float64)
+    (0 elsewhere): (T,).  ValueError for positions not (T, 3) finite, contacts not (T,)."""
+    p = values(positions, "positions")
+    if p.ndim != 2 or p.shape[1] != 3 or np.shape(contacts) != (len(p),):
+        raise ValueError(f"positions (T, 3) and contacts (T,) expected, got {p.shape} and "
+                         f"{np.shape(contacts)}")
+    up = integer(up, "up", 0, 2)
     out = np.zeros(len(p))
     horiz = [a for a in range(3) if a != up]
     for a, b in _segments(contacts):
@@ -112,12 +134,22 @@ def lock_feet(model: Model, clip: ClipLike, times: Optional[ArrayLike] = None,
         rotations corrected by two-bone IK (pole vector: the knee's current side, mid axis:
         the knee's hinge where it bends most in the clip) toward the ankle's position where its contact began.
     contacts : dict leg -> bool (T,)
+
+    Raises
+    ------
+    TypeError, ValueError
+        as ``foot_contacts`` for times and thresholds, a negative blend, more times x joints
+        than skinkit.limits.MAX_SAMPLES, leg joints the model lacks.
     """
     c = model.clip(clip)
     if times is None:
         times = np.unique(np.concatenate([ch.times for ch in c.channels]))
-    times = np.asarray(times, np.float64)
+    times = values(times, "times")
+    blend = integer(blend, "blend")
     names = list(model.skeleton.names)
+    error = count_error(times.size * len(names), "MAX_SAMPLES", "joint samples (times x joints)")
+    if error:
+        raise ValueError(f"times: {error}")
     chains: Dict[str, Sequence[Optional[str]]]
     if legs is None:
         canon = canonical_names(names)
@@ -125,6 +157,14 @@ def lock_feet(model: Model, clip: ClipLike, times: Optional[ArrayLike] = None,
                   for side, chain in LEGS.items()}
     else:
         chains = dict(legs)
+    for side, chain in chains.items():
+        if isinstance(chain, str) or len(chain) != 3:
+            raise ValueError(f"legs[{side!r}]: expected (hip, knee, ankle) joint names, got "
+                             f"{chain!r}")
+        missing = [n for n in chain if n not in names]
+        if missing:
+            raise ValueError(f"legs[{side!r}]: {missing[0]!r} is not a joint of the model "
+                             f"(joints such as {names[:4]})")
     tr, ro, sc = (np.array(a, np.float64) for a in model.local_pose(c, times))
     parents = np.asarray(model.skeleton.parents)
     world = kernels.forward_kinematics(parents, ro, tr, sc)
@@ -149,9 +189,9 @@ def lock_feet(model: Model, clip: ClipLike, times: Optional[ArrayLike] = None,
         new_ro[:, h] = kernels.quat_multiply(ro[:, h], qs)
         new_ro[:, k] = kernels.quat_multiply(ro[:, k], qm)
     animated = {(ch.node, ch.path) for ch in c.channels}
-    values = {"translation": tr, "rotation": new_ro, "scale": sc}
-    chans = [Channel(node, path, times, values[path][:, node])
-             for node, path in sorted(animated) if path in values]
+    by_path = {"translation": tr, "rotation": new_ro, "scale": sc}
+    chans = [Channel(node, path, times, by_path[path][:, node])
+             for node, path in sorted(animated) if path in by_path]
     for side, chain in chains.items():
         for n in chain[:2]:
             j = names.index(n)

@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..kernels import wrappers as kernels
+from ._checks import flag, number, values
 from .rotations6d import matrix_to_6d
 
 __all__ = ["HUMANML3D_BONE_LENGTHS", "HUMANML3D_PARENTS", "humanml3d_features",
@@ -71,11 +72,9 @@ FACING_SIGMA = 20.0
 
 
 def _check_joints(joints: ArrayLike, name: str, min_frames: int) -> F64:
-    j = np.asarray(joints, np.float64)
+    j = values(joints, name)
     if j.ndim != 3 or j.shape[1:] != (JOINTS, 3) or len(j) < min_frames:
         raise ValueError(f"{name}: expected shape (T >= {min_frames}, {JOINTS}, 3), got {j.shape}")
-    if not np.isfinite(j).all():
-        raise ValueError(f"{name}: expected finite positions")
     return j
 
 
@@ -111,12 +110,23 @@ def _gaussian_smooth(x: F64, sigma: float) -> F64:
 
 def _facing(joints: F64, across: Sequence[Tuple[int, int]], sigma: float = 0.0) -> F64:
     """Rotations (T, 4) about +Y taking each frame's forward direction to +Z: forward is up x
-    (the sum of the ``a - b`` of the ``across`` joint pairs), smoothed over time when sigma > 0."""
+    (the sum of the ``a - b`` of the ``across`` joint pairs), smoothed over time when sigma > 0.
+    ValueError naming the first frame whose pairs are vertical or cancel (no facing)."""
     side = sum(joints[:, a] - joints[:, b] for a, b in across)
-    side = side / np.linalg.norm(side, axis=-1, keepdims=True)
-    forward = np.cross(np.array(_Y), side)
+    length = np.linalg.norm(side, axis=-1, keepdims=True)
+    flat = ~(length[:, 0] > 0)
+    if not flat.any():
+        side = side / length
+        forward = np.cross(np.array(_Y), side)
+        flat = ~(np.linalg.norm(forward, axis=-1) > 1e-9)
+    if flat.any():
+        raise ValueError(f"joints: frame {int(np.argmax(flat))}'s hips and shoulders are "
+                         "vertical or coincide; its facing is undefined")
     if sigma > 0:
         forward = _gaussian_smooth(forward, sigma)
+        if not (np.linalg.norm(forward, axis=-1) > 1e-9).all():
+            raise ValueError("joints: the facing smoothed over time cancels (opposite facings "
+                             "within a few frames); it is undefined")
     forward /= np.linalg.norm(forward, axis=-1, keepdims=True)
     return _between(forward, np.array(_Z))
 
@@ -131,8 +141,13 @@ def _bone_rotations(joints: F64, sigma: float) -> F64:
     root[0] = (0.0, 0.0, 0.0, 1.0)
     children = np.arange(1, JOINTS)
     parents = np.array(HUMANML3D_PARENTS[1:])
-    bones = np.concatenate([root[:, None], _between(DIRECTIONS[1:], joints[:, children] -
-                                                    joints[:, parents])], axis=1)
+    vectors = joints[:, children] - joints[:, parents]
+    short = ~(np.abs(vectors).max(-1) > 0)
+    if short.any():
+        t, b = (int(i) for i in np.argwhere(short)[0])
+        raise ValueError(f"joints: frame {t}'s joint {b + 1} is at its parent's position (a bone "
+                         "of length 0 has no rotation)")
+    bones = np.concatenate([root[:, None], _between(DIRECTIONS[1:], vectors)], axis=1)
     previous = bones[:, np.where(np.isin(children, FIRST_OF_CHAIN), 0, parents)]
     rotations: NDArray[np.float64] = np.concatenate([root[:, None], kernels.quat_multiply(
         kernels.quat_conjugate(previous), bones[:, 1:])], axis=1)
@@ -175,18 +190,23 @@ def humanml3d_preprocess(joints: ArrayLike,
 
     Raises
     ------
+    TypeError
+        for arrays of other than real numbers.
     ValueError
-        on other shapes, non-finite values or non-positive bone lengths.
+        on other shapes, values not finite or past skinkit.limits.MAX_FILE_VALUE, non-positive
+        bone lengths, a bone of length 0 or a frame whose facing is undefined (hips and
+        shoulders vertical).
     """
     j = _check_joints(joints, "joints", 1)
-    lengths = np.asarray(bone_lengths, np.float64)
+    lengths = values(bone_lengths, "bone_lengths")
     if lengths.shape != (JOINTS,) or not (lengths[1:] > 0).all():
         raise ValueError(f"bone_lengths: expected ({JOINTS},) positive lengths (the root's "
-                         f"ignored), got shape {lengths.shape}")
+                         f"ignored), got {lengths.shape} {lengths}")
+    rotations = _bone_rotations(j, 0.0)     # refuses bones of length 0
     first = np.linalg.norm(j[0, 1:] - j[0, list(HUMANML3D_PARENTS[1:])], axis=-1)
     leg = [i - 1 for i in LEG]
     scale = lengths[list(LEG)].sum() / first[leg].sum()
-    p = _chain_positions(_bone_rotations(j, 0.0), j[:, 0] * scale, lengths)
+    p = _chain_positions(rotations, j[:, 0] * scale, lengths)
     p[..., 1] -= np.min(p[..., 1])
     p -= p[0, 0] * np.array([1.0, 0.0, 1.0])
     r_hip, l_hip, r_shoulder, l_shoulder = FACE_JOINTS
@@ -216,10 +236,16 @@ def humanml3d_features(joints: ArrayLike, foot_threshold: float = FOOT_THRESHOLD
 
     Raises
     ------
+    TypeError
+        for arrays of other than real numbers, a foot_threshold that is not a number, a
+        continuous that is not a bool.
     ValueError
-        on other shapes or non-finite values.
+        on other shapes, values not finite or past skinkit.limits.MAX_FILE_VALUE, a negative
+        foot_threshold, a bone of length 0 or a frame whose facing is undefined.
     """
     p = _check_joints(joints, "joints", 2)
+    foot_threshold = number(foot_threshold, "foot_threshold")
+    continuous = flag(continuous, "continuous")
     step = p[1:] - p[:-1]
     contacts = [((step[:, list(foot)] ** 2).sum(-1) < foot_threshold) for foot in FEET]
     rotations = _bone_rotations(p, FACING_SIGMA)
@@ -254,10 +280,13 @@ def humanml3d_joints(features: ArrayLike) -> F64:
 
     Raises
     ------
+    TypeError
+        for arrays of other than real numbers.
     ValueError
-        if the last axis is not 263 or there are no frames.
+        if the last axis is not 263, there are no frames, or values are not finite or past
+        skinkit.limits.MAX_FILE_VALUE.
     """
-    f = np.asarray(features, np.float64)
+    f = values(features, "features")
     if f.ndim < 2 or f.shape[-1] != FEATURES or f.shape[-2] < 1:
         raise ValueError(f"features: expected shape (..., T >= 1, {FEATURES}), got {f.shape}")
     angle = np.zeros(f.shape[:-1])

@@ -22,6 +22,7 @@ from ..io.amass import BodyMotion
 from ..kernels import wrappers as kernels
 from ..model.joint_names import (SMPL_JOINT_NAMES, SMPLH_JOINT_NAMES, SMPLX_JOINT_NAMES,
                                  canonical_names)
+from ._checks import values
 
 __all__ = ["mirror", "mirror_permutation", "mirror_positions", "mirror_rotations"]
 
@@ -36,7 +37,7 @@ def _swap_sides(name: str) -> str:
 
 
 def _check_axis(axis: int) -> int:
-    if axis not in (0, 1, 2):
+    if isinstance(axis, (bool, np.bool_)) or axis not in (0, 1, 2):
         raise ValueError(f"axis: expected 0, 1 or 2 (the reflected coordinate), got {axis!r}")
     return int(axis)
 
@@ -75,8 +76,10 @@ def mirror_permutation(names: Sequence[str], preset: Optional[str] = None) -> ND
 
 
 def mirror_positions(positions: ArrayLike, axis: int = 0) -> F64:
-    """Points (..., 3) reflected in the plane normal to ``axis`` through the origin."""
-    p = np.array(positions, np.float64)
+    """Points (..., 3) reflected in the plane normal to ``axis`` through the origin (float64;
+    TypeError or ValueError for other than real numbers, finite and at most
+    skinkit.limits.MAX_FILE_VALUE, or an axis other than 0, 1, 2)."""
+    p = values(positions, "positions").copy()
     if p.shape[-1:] != (3,):
         raise ValueError(f"positions: expected shape (..., 3), got {p.shape}")
     p[..., _check_axis(axis)] *= -1
@@ -105,11 +108,14 @@ def mirror_rotations(rotations: ArrayLike, permutation: ArrayLike, axis: int = 0
 
     Raises
     ------
+    TypeError
+        for rotations of other than real numbers.
     ValueError
-        on mismatched shapes, a permutation that is not an involution, or one that does not map
-        each joint's parent to its mirror joint's parent.
+        on mismatched shapes, values not finite or past skinkit.limits.MAX_FILE_VALUE, parents
+        out of range, a permutation that is not an involution, or one that does not map each
+        joint's parent to its mirror joint's parent.
     """
-    q = np.asarray(rotations, np.float64)
+    q = values(rotations, "rotations")
     perm = np.asarray(permutation)
     J = q.shape[-2] if q.ndim >= 2 else -1
     if q.shape[-1:] != (4,) or perm.shape != (J,) or perm.dtype.kind not in "iu":
@@ -125,11 +131,14 @@ def mirror_rotations(rotations: ArrayLike, permutation: ArrayLike, axis: int = 0
         return out
     if parents is None:
         raise ValueError("parents: needed with rest_world")
-    par = np.asarray(parents, np.int64)
-    rest = kernels.quat_to_matrix(np.asarray(rest_world, np.float64))
-    if par.shape != (J,) or rest.shape != (J, 3, 3):
-        raise ValueError(f"parents (J,) and rest_world (J, 4) expected for J = {J}, got "
-                         f"{par.shape} and {np.shape(rest_world)}")
+    par = np.asarray(parents)
+    rest_q = values(rest_world, "rest_world")
+    if par.shape != (J,) or par.dtype.kind not in "iu" or rest_q.shape != (J, 4):
+        raise ValueError(f"parents (J,) integers and rest_world (J, 4) expected for J = {J}, "
+                         f"got {par.shape} {par.dtype} and {rest_q.shape}")
+    if ((par < -1) | (par >= J)).any():
+        raise ValueError(f"parents: expected indices in [-1, {J}), got {par.tolist()}")
+    rest = kernels.quat_to_matrix(rest_q)
     mapped = np.where(par >= 0, perm[np.maximum(par, 0)], -1)
     if (par[perm] != mapped).any():
         raise ValueError("permutation: a joint's mirror joint must have the mirror of its "
@@ -178,7 +187,7 @@ def mirror(motion: BodyMotion, root: Optional[ArrayLike] = None, axis: int = 0) 
     sign = -np.ones(3)
     sign[_check_axis(axis)] = 1.0
     poses = motion.poses[:, perm] * sign      # the rule on rotation vectors: -M v
-    pivot = np.zeros(3) if root is None else np.asarray(root, np.float64)
+    pivot = np.zeros(3) if root is None else values(root, "root")
     if pivot.shape != (3,):
         raise ValueError(f"root: expected shape (3,), got {pivot.shape}")
     transl = mirror_positions(motion.transl + pivot, axis) - pivot

@@ -27,7 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..io.amass import quat_to_rotvec
 from ..kernels import wrappers as kernels
-from .rotations6d import matrix_from_6d, matrix_to_6d
+from ._checks import values
+from .rotations6d import from_6d, matrix_to_6d
 
 __all__ = ["rep272_features", "rep272_joints", "rep272_rotations"]
 
@@ -48,8 +49,8 @@ def _rows6d(m: F64) -> F64:
     return matrix_to_6d(np.swapaxes(m, -1, -2))
 
 
-def _from_rows6d(d: F64) -> F64:
-    return np.swapaxes(matrix_from_6d(d), -1, -2)
+def _from_rows6d(d: F64, name: str) -> F64:
+    return np.swapaxes(from_6d(d, name), -1, -2)
 
 
 def rep272_features(joints: ArrayLike, rotations: ArrayLike) -> F64:
@@ -66,16 +67,17 @@ def rep272_features(joints: ArrayLike, rotations: ArrayLike) -> F64:
 
     Raises
     ------
+    TypeError
+        for arrays of other than real numbers.
     ValueError
-        on other shapes, different frame counts or non-finite values.
+        on other shapes, different frame counts, values not finite or past
+        skinkit.limits.MAX_FILE_VALUE.
     """
-    p = np.asarray(joints, np.float64)
-    r = np.asarray(rotations, np.float64)
+    p = values(joints, "joints")
+    r = values(rotations, "rotations")
     for name, a in (("joints", p), ("rotations", r)):
         if a.ndim != 3 or a.shape[1] < JOINTS or a.shape[2] != 3 or len(a) < 1:
             raise ValueError(f"{name}: expected shape (T >= 1, >= {JOINTS}, 3), got {a.shape}")
-        if not np.isfinite(a).all():
-            raise ValueError(f"{name}: expected finite values")
     if len(p) != len(r):
         raise ValueError(f"joints and rotations: expected as many frames, got {len(p)} and "
                          f"{len(r)}")
@@ -96,13 +98,13 @@ def rep272_features(joints: ArrayLike, rotations: ArrayLike) -> F64:
     out[1:, 2:8] = _rows6d(_yaw(heading[1:] - heading[:-1]))
     out[1:, 0:2] = np.einsum("tij,tj->ti", unturn[:-1], root_step)[:, [0, 2]]
     out[:, 8:8 + 3 * JOINTS] = local.reshape(T, -1)
-    out[1:, 8 + 3 * JOINTS:8 + 6 * JOINTS] = (local[1:] - local[:-1]).reshape(T - 1, -1)
+    out[1:, 8 + 3 * JOINTS:8 + 6 * JOINTS] = (local[1:] - local[:-1]).reshape(T - 1, 3 * JOINTS)
     out[:, 8 + 6 * JOINTS:] = _rows6d(matrices).reshape(T, -1)
     return out
 
 
 def _check(features: ArrayLike) -> F64:
-    f = np.asarray(features, np.float64)
+    f = values(features, "features")
     if f.ndim != 2 or f.shape[1] != FEATURES or len(f) < 1:
         raise ValueError(f"features: expected shape (T >= 1, {FEATURES}), got {f.shape}")
     return f
@@ -111,7 +113,7 @@ def _check(features: ArrayLike) -> F64:
 def _headings(f: F64) -> Tuple[F64, F64]:
     """The recovered heading rotations (T, 3, 3) (the first frame's the identity) and root path
     (T, 3): ground-plane positions from the velocities, height from the root's row."""
-    turns = _from_rows6d(f[:, 2:8])
+    turns = _from_rows6d(f[:, 2:8], "features[:, 2:8]")
     heading = np.empty_like(turns)
     heading[0] = turns[0]
     for t in range(1, len(f)):
@@ -127,7 +129,14 @@ def _headings(f: F64) -> Tuple[F64, F64]:
 def rep272_joints(features: ArrayLike) -> F64:
     """Joint positions (T, 22, 3) of the representation (the repository's
     ``recover_from_local_position``): the motion turned so that its first heading is 0, its first
-    root over the origin, on the floor."""
+    root over the origin, on the floor.
+
+    Raises
+    ------
+    TypeError, ValueError
+        features not (T >= 1, 272) real numbers, finite and at most
+        skinkit.limits.MAX_FILE_VALUE, or a 6D turn with parallel or zero halves.
+    """
     f = _check(features)
     heading, root = _headings(f)
     local = f[:, 8:8 + 3 * JOINTS].reshape(len(f), JOINTS, 3)
@@ -144,10 +153,16 @@ def rep272_rotations(features: ArrayLike) -> Tuple[F64, F64]:
     rotations (T, 22, 3) axis-angle (radians, angles in [0, pi]), root (T, 3) the root joint's
     positions (metres; a body model's translation is ``root - its rest root joint``); the
     motion turned so that its first heading is 0, as ``rep272_joints``'s.
+
+    Raises
+    ------
+    TypeError, ValueError
+        as ``rep272_joints``, and for a 6D rotation with parallel or zero halves.
     """
     f = _check(features)
     heading, root = _headings(f)
-    matrices = _from_rows6d(f[:, 8 + 6 * JOINTS:].reshape(len(f), JOINTS, 6))
+    matrices = _from_rows6d(f[:, 8 + 6 * JOINTS:].reshape(len(f), JOINTS, 6),
+                            f"features[:, {8 + 6 * JOINTS}:] as (T, {JOINTS}, 6)")
     matrices[:, 0] = np.swapaxes(heading, -1, -2) @ matrices[:, 0]
     rotvec: F64 = np.asarray(quat_to_rotvec(kernels.quat_from_matrix(matrices)), np.float64)
     return rotvec, root

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -25,6 +26,8 @@ from ..mesh_files import write_atomic
 from .materials import image_bytes
 from ...kernels._types import PathLike
 from .fields import Json
+
+_log = logging.getLogger(__name__)   # a child of "skinkit": the clips the writer left out
 
 if TYPE_CHECKING:
     from ...model.model import Model
@@ -241,7 +244,18 @@ def gltf_document(model: Model, clips: Optional[Sequence[Clip]] = None,
     """The glTF JSON document and its binary buffer for ``model`` (see ``write_gltf``)."""
     if rotations not in ("float", "short"):
         raise ValueError(f"rotations must be 'float' or 'short', got {rotations!r}")
-    clips = list(model.clips if clips is None else clips)
+    for k, prim in enumerate(model.primitives):
+        if len(prim.positions) == 0:
+            raise ValueError(f"model.primitives[{k}] ({prim.key!r}) has no vertex; a glTF "
+                             "accessor holds at least one (glTF 2.0 section 5.1: accessor.count "
+                             ">= 1): leave it out of the model")
+    written = []
+    for k, clip in enumerate(model.clips if clips is None else clips):
+        if clip.channels:
+            written.append(clip)
+        else:   # glTF 2.0 section 5.2: animation.channels and samplers hold at least one
+            _log.warning("clip %d (%r) has no channel; a glTF animation needs one, so it is "
+                         "left out", k, clip.name)
     buf = _Buffer()
     nodes = _nodes(model)
     holder = _meshes(model, nodes, buf)
@@ -255,7 +269,7 @@ def gltf_document(model: Model, clips: Optional[Sequence[Clip]] = None,
         if s.skeleton is not None:
             skin["skeleton"] = int(s.skeleton)
         skins.append(skin)
-    animations = [_animation(c, holder, buf, rotations == "short") for c in clips]
+    animations = [_animation(c, holder, buf, rotations == "short") for c in written]
     has_parent = {c for n in nodes for c in n.get("children", [])}
     doc: Json = {"asset": {"version": "2.0", "generator": "skinkit"},
                  "scene": 0, "scenes": [{"nodes": [i for i in range(len(nodes))
@@ -312,7 +326,9 @@ def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = N
         URI.  Written atomically (a temporary file replaced over ``path``).
     clips : sequence of Clip, optional
         The animations (default ``model.clips``): one per clip, a sampler per channel with its
-        key times, values and interpolation (STEP, LINEAR or CUBICSPLINE) unchanged.
+        key times, values and interpolation (STEP, LINEAR or CUBICSPLINE) unchanged; a clip
+        without channels is left out (a glTF animation has at least one), with a warning on the
+        ``skinkit`` logger.
         ``skinkit.motion.compress.gltf_clip`` gives a clip of reduced keys for it.
     rotations : {"float", "short"}
         How STEP and LINEAR rotation keys are stored: float32, or normalized SHORT (c / 32767,
@@ -321,7 +337,8 @@ def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = N
     Raises
     ------
     ValueError
-        ``path`` ends neither in .glb nor in .gltf; ``rotations`` is neither.
+        ``path`` ends neither in .glb nor in .gltf; ``rotations`` is neither; a primitive has
+        no vertex (a glTF accessor holds at least one).
 
     Notes
     -----

@@ -56,7 +56,7 @@ def write_usd(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = No
     Raises
     ------
     ValueError
-        ``path`` has another suffix; more than one clip.
+        ``path`` has another suffix; more than one clip; a name UTF-8 cannot encode.
     ImportError
         usd-core is not installed (``pip install 'skinkit[usd]'``).
 
@@ -72,6 +72,7 @@ def write_usd(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = No
     chosen = list(model.clips[:1] if clips is None else clips)
     if len(chosen) > 1:
         raise ValueError(f"write_usd: a USD stage holds one animation, got {len(chosen)} clips")
+    _check_text(model, chosen[0] if chosen else None)
     pxr()
     from pxr import UsdUtils
     stage = _Writer(model, chosen[0] if chosen else None).stage
@@ -83,6 +84,21 @@ def write_usd(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = No
             raise OSError(f"write_usd: usd-core could not package {path}")
         with open(out, "rb") as src:
             shutil.copyfileobj(src, f)
+
+
+def _check_text(model: Model, clip: Optional[Clip]) -> None:
+    """ValueError naming the first name (the model's, a joint's, a blend shape's, the clip's)
+    that UTF-8 cannot encode (a lone surrogate): a stage's strings are UTF-8."""
+    named = [("the model's name", model.name), ("the clip's name", clip and clip.name)]
+    named += [(f"joint {j}'s name", n) for j, n in enumerate(model.skeleton.names)]
+    named += [(f"primitive {k}'s target {m}'s name", n) for k, p in enumerate(model.primitives)
+              for m, n in enumerate(p.target_names or ())]
+    for what, text in named:
+        try:
+            str(text or "").encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"write_usd: {what} {text!r} is not UTF-8 (a lone surrogate); "
+                             "rename it") from None
 
 
 def _unique(names: Sequence[str], taken: Optional[Set[str]] = None) -> List[str]:
@@ -169,7 +185,7 @@ class _Writer:
         across STEP and CUBICSPLINE channels; on whole time codes when a rate of ``_RATES``
         puts them there (within 1e-3 of a code)."""
         self.rate, self.codes = _RATE, []
-        if self.clip is None:
+        if self.clip is None or not self.clip.channels:
             return np.zeros(0)
         parts = [np.asarray(ch.times, np.float64) for ch in self.clip.channels]
         for ch in self.clip.channels:
