@@ -261,3 +261,14 @@ static int FN(loop_retarget_rotations)(size_t n, char **p, const ptrdiff_t *s, l
                               IN(3), s[3], IN(4), s[4], OUT(5), s[5], OUT(6), s[6]);
     return SK_OK;
 }
+
+/* one item is one pose of J joints (shell_error.c); the parents from c->parents, c->order */
+static int FN(loop_shell_error_fk)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_shell_fk_job) job = {.n = n, .J = SIZE(c, 'J'), .parents = c->parents,
+                               .order = c->order, OPERAND(parent_world, 1), OPERAND(rot, 2),
+                               OPERAND(trans, 3), OPERAND(scale, 4), OPERAND(reference, 5),
+                               OPERAND(shell, 6), OPERAND(world, 7), OPERAND(error, 8)};
+    FN(sk_shell_error_fk)(&job);
+    return SK_OK;
+}

@@ -40,6 +40,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .. import _core
 from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
@@ -386,7 +387,8 @@ def _level(tr: Optional[Track]) -> int:
 class _Poses:
     """The local poses and world matrices of a choice of levels, assembled from each track's
     decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
-    joint's subtree alone."""
+    joint's subtree alone below its parent's kept world matrices (``_core._shell_error_fk``).
+    The joints are held in depth-first preorder, where every subtree is one range."""
 
     def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
         self.prob, self.clip, self.samples = prob, clip, samples
@@ -395,43 +397,59 @@ class _Poses:
         for j, p in enumerate(parents):
             if p >= 0:
                 children[p].append(j)
-        self.subtrees = []
-        for j in range(parents.size):
-            order, stack = [], [j]
-            while stack:
-                k = stack.pop()
-                order.append(k)
-                stack.extend(children[k])
-            pos = {k: i for i, k in enumerate(order)}
-            sub_parents = np.array([-1] + [pos[int(parents[k])] for k in order[1:]], np.int64)
-            self.subtrees.append((np.array(order, np.int64), sub_parents))
+        order: List[int] = []
+        stack = [j for j in range(parents.size) if parents[j] < 0][::-1]
+        while stack:
+            k = stack.pop()
+            order.append(k)
+            stack.extend(children[k][::-1])
+        self.order = np.array(order, np.int64)
+        self.pos = np.empty_like(self.order)
+        self.pos[self.order] = np.arange(self.order.size)
+        self.size = np.ones(parents.size, np.int64)
+        for k in order[::-1]:
+            if parents[k] >= 0:
+                self.size[parents[k]] += self.size[k]
+        self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
+                                -1).astype(np.int32)
+        t = prob.t.size
+        self.reference = np.ascontiguousarray(prob.world[:, self.order])
+        self.shell = np.full(t, prob.shell)
+        self.identity = np.ascontiguousarray(np.broadcast_to(np.eye(4), (t, 4, 4)))
 
     def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
         t = self.prob.t.size
-        self.local = [np.repeat(r[None], t, axis=0) for r in self.prob.rest]
+        self.local = [np.repeat(r[self.order][None], t, axis=0) for r in self.prob.rest]
         for i, ch in enumerate(self.clip.channels):
             if ch.path != WEIGHTS:
-                self.local[list(PATHS).index(ch.path)][:, ch.node] = self.samples[i][_level(chosen[i])]
-        self.world = self.prob._world(self.local)
+                self.local[list(PATHS).index(ch.path)][:, self.pos[ch.node]] = \
+                    self.samples[i][_level(chosen[i])]
+        tr, rot, sc = self.local
+        self.world, err = _core._shell_error_fk(self.parents, self.identity, rot, tr, sc,
+                                                self.reference, self.shell)
+        self.worst = float(np.max(err, initial=0.0))
 
     def error(self) -> float:
-        return float(shell_error(self.prob.world, self.world, self.prob.shell).max(initial=0.0))
+        return self.worst
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
         """Track i at ``level`` if the subtree it moves stays within precision (kept then)."""
         ch = self.clip.channels[i]
-        j, k = ch.node, list(PATHS).index(ch.path)
-        order, sub_parents = self.subtrees[j]
-        local = [a[:, order] for a in self.local]
+        a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
+        b = a + int(self.size[ch.node])
+        sub = self.parents[a:b] - a
+        sub[0] = -1
+        local = [x[:, a:b] for x in self.local]
+        local[k] = local[k].copy()
         local[k][:, 0] = self.samples[i][level]
-        w = np.asarray(forward_kinematics(sub_parents, local[1], local[0], local[2]))
-        parent = int(self.prob.parents[j])
-        if parent >= 0:
-            w = self.world[:, parent, None] @ w
-        if shell_error(self.prob.world[:, order], w, self.prob.shell).max() > precision:
+        p = int(self.parents[a])
+        parent = self.identity if p < 0 else self.world[:, p]
+        w, err = _core._shell_error_fk(sub, parent, local[1], local[0], local[2],
+                                       self.reference[:, a:b], self.shell)
+        if float(np.max(err)) > precision:
             return False
-        self.local[k][:, j] = local[k][:, 0]
-        self.world[:, order] = w
+        self.local[k][:, a] = local[k][:, 0]
+        self.world[:, a:b] = w
         return True
 
 
