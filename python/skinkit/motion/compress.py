@@ -96,8 +96,8 @@ def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
     return tr
 
 
-def _quantize(values: NDArray[np.float64], layout: Track, level: int) -> Track:
-    """``values`` at bit rate ``level`` in the ranges of ``layout`` (``_layout``)."""
+def _quantize(values: NDArray[np.float64], layout: Track) -> Dict[int, Track]:
+    """``values`` at every bit rate (BIT_RATES) in the ranges of ``layout`` (``_layout``)."""
     ranges = layout.segment_ranges().astype(np.float64)                 # (segments, 2, c)
     per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
     e64 = layout.extent.astype(np.float64)
@@ -106,13 +106,19 @@ def _quantize(values: NDArray[np.float64], layout: Track, level: int) -> Track:
     seg_ext = ranges[:, 1]
     with np.errstate(divide="ignore"):
         fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
-    widths = np.where((seg_ext > 0) & (e64 > 0), np.clip(level - fewer, 1, level), 0)
-    scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)
+    stored = (seg_ext > 0) & (e64 > 0)
     rows = np.arange(values.shape[0]) // per
     safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
-    codes = np.clip(np.rint((values - ranges[rows, 0]) / safe * scale[rows]), 0, scale[rows])
-    return replace(layout, level=level, widths=widths.astype(np.uint8).reshape(-1),
-                   payload=pack_codes(codes.astype(np.uint32), widths.astype(np.uint8), per))
+    unit = (values - ranges[rows, 0]) / safe
+    out = {}
+    for level in BIT_RATES:
+        widths = np.where(stored, np.clip(level - fewer, 1, level), 0)
+        scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)[rows]
+        codes = np.clip(np.rint(unit * scale), 0, scale)
+        w8 = widths.astype(np.uint8)
+        out[level] = replace(layout, level=level, widths=w8.reshape(-1),
+                             payload=pack_codes(codes.astype(np.uint32), w8, per))
+    return out
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -178,16 +184,18 @@ class _Problem:
         return reach, parent_scale
 
 
-def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArray[Any],
-                 parent_scale: NDArray[Any]) -> float:
-    """Bound of the object-space error one track causes alone (T samples of it)."""
+def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArray[Any],
+                  parent_scale: NDArray[Any]) -> NDArray[np.float64]:
+    """Bounds of the object-space error each of M tracks of one path causes alone (T samples
+    of M tracks, (T, M, C); levers (T, M)): (M,)."""
     if path == "rotation":
         dot = np.abs(np.sum(src * lossy, axis=-1)).clip(0, 1)
-        return float(np.max(2 * np.sqrt(1 - dot * dot) * reach * parent_scale))
-    diff = np.abs(src - lossy).max(axis=-1)
-    if path == "translation":
-        return float(np.max(diff * parent_scale))
-    return float(np.max(diff * reach * parent_scale / np.maximum(np.abs(src).min(axis=-1), 1e-6)))
+        bound = 2 * np.sqrt(1 - dot * dot) * reach * parent_scale
+    else:
+        bound = np.abs(src - lossy).max(axis=-1) * parent_scale
+        if path != "translation":
+            bound = bound * reach / np.maximum(np.abs(src).min(axis=-1), 1e-6)
+    return np.asarray(np.max(bound, axis=0), np.float64)
 
 
 def _cost(tr: Optional[Track]) -> int:
@@ -279,9 +287,15 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         for lv in CONSTANTS:
             levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
         levels[KEYS24] = _encode(vals, base, KEYS24)
-        layouts = [_layout(vals, base, keys) for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
-        for b in BIT_RATES:
-            levels[b] = min((_quantize(vals, lay, b) for lay in layouts), key=_cost)
+        # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
+        # none is tried that the raw keys undercut
+        if 3 + 9 * vals.shape[1] + 1 < _cost(raw):
+            layouts = [_quantize(vals, _layout(vals, base, keys))
+                       for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
+            for b in BIT_RATES:
+                best_b = min((lay[b] for lay in layouts), key=_cost)
+                if _cost(best_b) < _cost(raw):
+                    levels[b] = best_b
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
@@ -350,33 +364,38 @@ Samples = List[Dict[int, NDArray[Any]]]
 def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
                   time_arrays: List[NDArray[np.float64]]) -> Tuple[List[Dict[int, float]],
                                                                    Samples]:
-    """Each track's own error bound at each of its levels (``_track_error``; a weights track:
+    """Each track's own error bound at each of its levels (``_track_errors``; a weights track:
     its largest error), and its decoded samples at the dense times at each level (T, C)."""
     reach, parent_scale = prob.levers()
     rest = prob.rest
     errors: List[Dict[int, float]] = [{} for _ in candidates]
     samples: Samples = [{} for _ in candidates]
+    paths = [PATH_NAMES.index(ch.path) for ch in clip.channels]
     for lv in sorted({lv for c in candidates for lv in c}):
-        tracks = [c.get(lv, c[RAW]) for c in candidates]
-        sampled = CompressedClip(clip.name, clip.dtype, prob.parents.size, time_arrays,
-                                 [t for t in tracks if t is not None])
-        pose = sampled.sample(prob.t, rest)
-        weights = sampled.sample_weights(prob.t)
-        for i, ch in enumerate(clip.channels):
-            if lv not in candidates[i]:
+        has = [i for i, c in enumerate(candidates) if lv in c]
+        if lv == DEFAULT:
+            pose = tuple(np.broadcast_to(r, (prob.t.size,) + r.shape) for r in rest)
+        else:
+            sampled = CompressedClip(clip.name, clip.dtype, prob.parents.size, time_arrays,
+                                     [t for t in (candidates[i][lv] for i in has)
+                                      if t is not None])
+            pose = sampled.sample(prob.t, rest)
+            weights = sampled.sample_weights(prob.t)
+        for k, path in enumerate(PATH_NAMES):
+            mine = [i for i in has if paths[i] == k]
+            if not mine:
                 continue
-            if ch.path == WEIGHTS:
-                errors[i][lv] = float(np.abs(weights[ch.node] - prob.weights[ch.node]).max())
+            nodes = [clip.channels[i].node for i in mine]
+            if path == WEIGHTS:
+                for i, node in zip(mine, nodes):
+                    errors[i][lv] = float(np.abs(weights[node] - prob.weights[node]).max())
                 continue
-            k = list(PATHS).index(ch.path)
-            src = np.asarray(prob.source[k][:, ch.node], np.float64)
-            if lv == DEFAULT:
-                lossy = np.broadcast_to(rest[k][ch.node], src.shape)
-            else:
-                lossy = np.asarray(pose[k][:, ch.node], np.float64)
-            samples[i][lv] = lossy
-            errors[i][lv] = _track_error(ch.path, src, lossy, reach[:, ch.node],
-                                         parent_scale[:, ch.node])
+            lossy = np.asarray(pose[k][:, nodes], np.float64)
+            bound = _track_errors(path, np.asarray(prob.source[k][:, nodes], np.float64), lossy,
+                                  reach[:, nodes], parent_scale[:, nodes])
+            for m, i in enumerate(mine):
+                samples[i][lv] = lossy[:, m]
+                errors[i][lv] = float(bound[m])
     return errors, samples
 
 
