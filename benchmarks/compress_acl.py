@@ -3,7 +3,8 @@
 For every clip: raw bytes (bones x samples x 40: float32 rotation, translation and scale, ACL's
 raw size), compressed bytes (the container), ratio, maximum and 99th percentile object-space
 error (shell and precision from the file: ``vertex_distance``, ``error_threshold``, its units),
-compression MB/s (raw bytes / seconds), decode time per pose: one pose a call with a playback
+compression MB/s (raw bytes / the median seconds of ``--rounds`` rounds over all clips, the
+clips interleaved in each round), decode time per pose: one pose a call with a playback
 context, and 64 poses a call, one thread.
 
 The errors come from one dense evaluation, independent of both codecs: the source keys sampled
@@ -14,6 +15,7 @@ its driver measured them against that same evaluation (its README entry: figures
 ``version``, ``cpu``, ``date``), printed side by side.
 
     python benchmarks/compress_acl.py [--data DIR_OR_TAR] [--acl acl_results.json] [--json OUT]
+                                      [--rounds 5] [--quick]
 """
 from __future__ import annotations
 
@@ -119,14 +121,32 @@ def per_call(fn, calls: int) -> float:
     return best
 
 
-def measure(path: str, quick: bool) -> Dict[str, Any]:
-    a = load_acl_sjson(path, np.float32)
+def load(path: str) -> Any:
+    return load_acl_sjson(path, np.float32)
+
+
+def compress(a: Any) -> Any:
+    return skinkit.compress(a.clip, a.skeleton, precision=a.error_threshold,
+                            shell_distance=float(np.max(a.vertex_distance)))
+
+
+def compress_seconds(clips: List[Any], rounds: int) -> List[List[float]]:
+    """Each clip's compression time in every round, the clips interleaved within a round (a
+    shared machine's load spreads over all of them)."""
+    seconds: List[List[float]] = [[] for _ in clips]
+    for _ in range(rounds):
+        for a, out in zip(clips, seconds):
+            t0 = time.perf_counter()
+            compress(a)
+            out.append(time.perf_counter() - t0)
+    return seconds
+
+
+def measure(path: str, a: Any, seconds: List[float], quick: bool) -> Dict[str, Any]:
     skel, clip = a.skeleton, a.clip
     shell, precision = float(np.max(a.vertex_distance)), a.error_threshold
     raw = skel.count * a.num_samples * 40
-    t0 = time.perf_counter()
-    cc = skinkit.compress(clip, skel, precision=precision, shell_distance=shell)
-    seconds = time.perf_counter() - t0
+    cc = compress(a)
     rest = (skel.translations, skel.rotations, skel.scales)
     t = dense_times(a.num_samples, a.sample_rate)
     src = world(skel.parents, reference_pose(clip, rest, t))
@@ -144,7 +164,8 @@ def measure(path: str, quick: bool) -> Dict[str, Any]:
     return {"clip": os.path.basename(path).split(".")[0], "bones": skel.count,
             "samples": a.num_samples, "raw": raw, "bytes": len(dumps(cc)),
             "max_error": float(err.max()), "p99_error": float(np.percentile(err, 99)),
-            "mb_per_s": raw / seconds / 1e6,
+            "mb_per_s": raw / float(np.median(seconds)) / 1e6,
+            "mb_per_s_spread": [raw / max(seconds) / 1e6, raw / min(seconds) / 1e6],
             "decode_us_one": 1e6 * per_call(one, calls),
             "decode_us_64": 1e6 * per_call(lambda: cc.sample(t64, rest, threads=1), calls // 10) / 64,
             "precision": precision}
@@ -156,18 +177,24 @@ def main() -> None:
     ap.add_argument("--acl", help="ACL's figures (JSON, see the module docstring)")
     ap.add_argument("--json", help="write skinkit's figures here")
     ap.add_argument("--quick", action="store_true", help="fewer timing calls")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="compression rounds over all clips (MB/s: their median)")
     args = ap.parse_args()
     acl: Dict[str, Any] = {}
     if args.acl:
         with open(args.acl) as f:
             acl = json.load(f)
     peers = acl.get("clips", {})
-    rows = [measure(p, args.quick) for p in clip_files(args.data)]
+    files = clip_files(args.data)
+    clips = [load(p) for p in files]
+    seconds = compress_seconds(clips, max(1, args.rounds))
+    rows = [measure(p, a, sec, args.quick) for p, a, sec in zip(files, clips, seconds)]
     print(f"skinkit {skinkit.__version__}, {platform.processor() or platform.machine()}, "
           f"{time.strftime('%Y-%m-%d')}; ACL: {acl.get('version', '-')}, {acl.get('cpu', '-')}, "
           f"{acl.get('date', '-')}")
     head = (f"{'clip':8} {'raw':>8} {'bytes':>7} {'ACL':>7} {'ratio':>6} {'ACL':>6} "
             f"{'max cm':>7} {'ACL':>7} {'p99 cm':>7} {'ACL':>7} {'MB/s':>6} {'ACL':>6} "
+            f"{'x ACL':>6} "
             f"{'1/call us':>9} {'ACL':>6} {'64/call us':>10} {'ACL':>6}")
     print(head)
 
@@ -182,7 +209,9 @@ def main() -> None:
               f"{ratio:6.2f} {f(pr, '6.2f'):>6} {r['max_error']:7.4f} "
               f"{f(p.get('max_error'), '7.4f'):>7} {r['p99_error']:7.4f} "
               f"{f(p.get('p99_error'), '7.4f'):>7} {r['mb_per_s']:6.2f} "
-              f"{f(p.get('mb_per_s'), '6.2f'):>6} {r['decode_us_one']:9.2f} "
+              f"{f(p.get('mb_per_s'), '6.2f'):>6} "
+              f"{f(r['mb_per_s'] / p['mb_per_s'] if 'mb_per_s' in p else None, '6.3f'):>6} "
+              f"{r['decode_us_one']:9.2f} "
               f"{f(p.get('decode_us_one'), '6.2f'):>6} {r['decode_us_64']:10.3f} "
               f"{f(p.get('decode_us_64'), '6.3f'):>6}")
     raw, size = sum(r["raw"] for r in rows), sum(r["bytes"] for r in rows)
@@ -190,6 +219,10 @@ def main() -> None:
     print(f"{'total':8} {raw:8d} {size:7d} {f(acl_size, '7d'):>7} {raw / size:6.2f} "
           f"{f(raw / acl_size if acl_size else None, '6.2f'):>6} "
           f"{max(r['max_error'] for r in rows):7.4f}")
+    print(f"compression: median of {max(1, args.rounds)} interleaved rounds, "
+          f"{min(r['mb_per_s'] for r in rows):.3f}-{max(r['mb_per_s'] for r in rows):.3f} MB/s"
+          + ("" if any("mb_per_s" in p for p in peers.values()) else
+             "; the ACL file gives no compression MB/s per clip"))
     over = [r["clip"] for r in rows if r["max_error"] > r["precision"]]
     print(f"clips above their precision: {len(over)} {over}")
     if args.json:

@@ -184,18 +184,31 @@ class _Problem:
         return reach, parent_scale
 
 
-def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArray[Any],
-                  parent_scale: NDArray[Any]) -> NDArray[np.float64]:
+def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
+                  lever: NDArray[Any]) -> NDArray[np.float64]:
     """Bounds of the object-space error each of M tracks of one path causes alone (T samples
-    of M tracks, (T, M, C); levers (T, M)): (M,)."""
+    of M tracks, (T, M, C); ``lever`` (T, M): ``_levers``): (M,)."""
     if path == "rotation":
-        dot = np.abs(np.sum(src * lossy, axis=-1)).clip(0, 1)
-        bound = 2 * np.sqrt(1 - dot * dot) * reach * parent_scale
-    else:
-        bound = np.abs(src - lossy).max(axis=-1) * parent_scale
-        if path != "translation":
-            bound = bound * reach / np.maximum(np.abs(src).min(axis=-1), 1e-6)
+        dot = np.abs(np.einsum("tmc,tmc->tm", src, lossy)).clip(0, 1)
+        bound = np.sqrt(1 - dot * dot) * lever
+    else:   # over times first: NumPy reduces the short axis of components slowly
+        return np.asarray(np.max(np.abs(src - lossy) * lever[..., None], axis=0).max(axis=-1),
+                          np.float64)
     return np.asarray(np.max(bound, axis=0), np.float64)
+
+
+def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
+            parent_scale: NDArray[Any]) -> NDArray[np.float64]:
+    """What multiplies a track's own error to bound the object-space error it causes, (T, M):
+    a rotation error of angle a moves a vertex at distance r by 2 sin(a/2) r <= 2 sqrt(1 -
+    cos^2(a/2)) r; a translation moves everything below by its error; a scale error of e moves
+    a vertex at r by r e / s."""
+    if path == "rotation":
+        return np.asarray(2 * reach * parent_scale, np.float64)
+    if path == "translation":
+        return np.asarray(parent_scale, np.float64)
+    return np.asarray(reach * parent_scale / np.maximum(np.abs(src).min(axis=-1), 1e-6),
+                      np.float64)
 
 
 def _cost(tr: Optional[Track]) -> int:
@@ -371,6 +384,8 @@ def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optiona
     errors: List[Dict[int, float]] = [{} for _ in candidates]
     samples: Samples = [{} for _ in candidates]
     paths = [PATH_NAMES.index(ch.path) for ch in clip.channels]
+    src: Dict[Tuple[int, ...], NDArray[np.float64]] = {}   # (path, tracks): samples (T, M, C)
+    lever: Dict[Tuple[int, ...], NDArray[np.float64]] = {}  # and their levers (T, M)
     for lv in sorted({lv for c in candidates for lv in c}):
         has = [i for i, c in enumerate(candidates) if lv in c]
         if lv == DEFAULT:
@@ -390,9 +405,12 @@ def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optiona
                 for i, node in zip(mine, nodes):
                     errors[i][lv] = float(np.abs(weights[node] - prob.weights[node]).max())
                 continue
+            key = (k,) + tuple(mine)
+            if key not in src:
+                src[key] = np.asarray(prob.source[k][:, nodes], np.float64)
+                lever[key] = _levers(path, src[key], reach[:, nodes], parent_scale[:, nodes])
             lossy = np.asarray(pose[k][:, nodes], np.float64)
-            bound = _track_errors(path, np.asarray(prob.source[k][:, nodes], np.float64), lossy,
-                                  reach[:, nodes], parent_scale[:, nodes])
+            bound = _track_errors(path, src[key], lossy, lever[key])
             for m, i in enumerate(mine):
                 samples[i][lv] = lossy[:, m]
                 errors[i][lv] = float(bound[m])
