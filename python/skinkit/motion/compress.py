@@ -96,29 +96,41 @@ def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
     return tr
 
 
-def _quantize(values: NDArray[np.float64], layout: Track) -> Dict[int, Track]:
-    """``values`` at every bit rate (BIT_RATES) in the ranges of ``layout`` (``_layout``)."""
-    ranges = layout.segment_ranges().astype(np.float64)                 # (segments, 2, c)
-    per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
-    e64 = layout.extent.astype(np.float64)
-    # each component's step about the clip's widest one's: fewer bits for narrower ranges
-    widest = float(np.max(e64, initial=0.0))
-    seg_ext = ranges[:, 1]
-    with np.errstate(divide="ignore"):
-        fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
-    stored = (seg_ext > 0) & (e64 > 0)
-    rows = np.arange(values.shape[0]) // per
-    safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
-    unit = (values - ranges[rows, 0]) / safe
-    out = {}
-    for level in BIT_RATES:
-        widths = np.where(stored, np.clip(level - fewer, 1, level), 0)
-        scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)[rows]
-        codes = np.clip(np.rint(unit * scale), 0, scale)
+class _Quantizer:
+    """``values`` (rows, stored components) at a bit rate in the ranges of ``layout``
+    (``_layout``): the bits of each component in each segment, the container bytes they cost,
+    the track."""
+
+    def __init__(self, values: NDArray[np.float64], layout: Track):
+        self.layout = layout
+        ranges = layout.segment_ranges().astype(np.float64)                # (segments, 2, c)
+        self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
+        e64 = layout.extent.astype(np.float64)
+        # each component's step about the clip's widest one's: fewer bits for narrower ranges
+        widest = float(np.max(e64, initial=0.0))
+        seg_ext = ranges[:, 1]
+        with np.errstate(divide="ignore"):
+            self.fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
+        self.stored = (seg_ext > 0) & (e64 > 0)
+        self.rows = np.arange(values.shape[0]) // self.per
+        safe = np.where(seg_ext > 0, seg_ext, 1.0)[self.rows]
+        self.unit = (values - ranges[self.rows, 0]) / safe
+        self.count = np.bincount(self.rows).astype(np.float64)             # rows a segment
+        self.fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
+
+    def widths(self, level: int) -> NDArray[np.float64]:
+        return np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
+
+    def cost(self, widths: NDArray[np.float64]) -> int:
+        """``_cost`` of the track at these widths, without packing it."""
+        return self.fixed + -(-int(self.count @ widths.sum(axis=1)) // 8)
+
+    def track(self, level: int, widths: NDArray[np.float64]) -> Track:
+        scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)[self.rows]
+        codes = np.clip(np.rint(self.unit * scale), 0, scale)
         w8 = widths.astype(np.uint8)
-        out[level] = replace(layout, level=level, widths=w8.reshape(-1),
-                             payload=pack_codes(codes.astype(np.uint32), w8, per))
-    return out
+        return replace(self.layout, level=level, widths=w8.reshape(-1),
+                       payload=pack_codes(codes.astype(np.uint32), w8, self.per))
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -303,12 +315,14 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
         # none is tried that the raw keys undercut
         if 3 + 9 * vals.shape[1] + 1 < _cost(raw):
-            layouts = [_quantize(vals, _layout(vals, base, keys))
+            layouts = [_Quantizer(vals, _layout(vals, base, keys))
                        for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
-            for b in BIT_RATES:
-                best_b = min((lay[b] for lay in layouts), key=_cost)
-                if _cost(best_b) < _cost(raw):
-                    levels[b] = best_b
+            for b in BIT_RATES:       # the layout of fewer bytes (the first of equal ones)
+                widths = [q.widths(b) for q in layouts]
+                costs = [q.cost(w) for q, w in zip(layouts, widths)]
+                pick_layout = int(np.argmin(costs))
+                if costs[pick_layout] < _cost(raw):
+                    levels[b] = layouts[pick_layout].track(b, widths[pick_layout])
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
