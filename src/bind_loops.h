@@ -262,13 +262,14 @@ static int FN(loop_retarget_rotations)(size_t n, char **p, const ptrdiff_t *s, l
     return SK_OK;
 }
 
-/* one item is one pose of J joints (shell_error.c); the parents from c->parents, c->order */
+/* one item is one pose of J joints (shell_error.c); the parents from c->parents, c->order;
+   world is read where the mask is 0 (out= gives it) */
 static int FN(loop_shell_error_fk)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
 {
     FN(sk_shell_fk_job) job = {.n = n, .J = SIZE(c, 'J'), .parents = c->parents,
-                               .order = c->order, OPERAND(parent_world, 1), OPERAND(rot, 2),
-                               OPERAND(trans, 3), OPERAND(scale, 4), OPERAND(reference, 5),
-                               OPERAND(shell, 6), OPERAND(world, 7), OPERAND(error, 8)};
+                               .order = c->order, .mask = IN(6), OPERAND(rot, 1),
+                               OPERAND(trans, 2), OPERAND(scale, 3), OPERAND(reference, 4),
+                               OPERAND(shell, 5), OPERAND(world, 7), OPERAND(error, 8)};
     FN(sk_shell_error_fk)(&job);
     return SK_OK;
 }

@@ -264,15 +264,15 @@ kernel_t kernels[] = {
       OUTPUT("rotations", "(...,J,4)"), OUTPUT("world_rotations", "(...,J,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(retarget_rotations), NULL},
     /* compression (shell_error.c; python/skinkit/motion/compress.py) */
-    {"_shell_error_fk", "World matrices below parent_world and each joint's shell error "
-     "against reference (ACL's object-space metric).",
+    {"_shell_error_fk", "World matrices of the joints of a mask (the others read from out=) "
+     "and each one's shell error against reference (ACL's object-space metric).",
      {{"parents", "(J)", OP_PARENTS},
-      {"parent_world", "(...,4,4)"},
       {"rotations", "(...,J,4)"},
       {"translations", "(...,J,3)"},
       {"scales", "(...,J,3)"},
       {"reference", "(...,J,4,4)"},
       {"shell", "(...)"},
+      {"mask", "(J)"},
       OUTPUT("world", "(...,J,4,4)"),
       OUTPUT("error", "(...,J)")},
      0, 'J', GRAIN_JOINTS, LOOPS(shell_error_fk), NULL},

@@ -1,8 +1,8 @@
-/* shell_error.c -- forward kinematics below given parent transforms and the object-space error
- * of the result against reference world matrices, on virtual vertices at a shell distance
- * (ACL's qvvf_transform_error_metric; N. Frechette, "Animation Compression: Measuring
- * Accuracy", 2016): the check of a candidate pose that skinkit.motion.compress runs on a
- * joint's subtree alone, with the world transforms of the rest kept.  Items are independent
+/* shell_error.c -- forward kinematics of some joints (a mask) and the object-space error of the
+ * result against reference world matrices, on virtual vertices at a shell distance (ACL's
+ * qvvf_transform_error_metric; N. Frechette, "Animation Compression: Measuring Accuracy",
+ * 2016): the check of a candidate pose that skinkit.motion.compress runs on a joint's subtree
+ * alone, in place, with the world matrices of the other joints kept.  Items are independent
  * (one pose each), so the bits do not depend on how a batch is split between threads. */
 #include "real.h"
 #include "qmath.h"
@@ -28,16 +28,18 @@ void FN(sk_shell_error_fk)(const FN(sk_shell_fk_job) *job)
     for (size_t i = 0; i < job->n; i++) {
         const T *q = job->rot + i * job->rot_stride, *t = job->trans + i * job->trans_stride;
         const T *s = job->scale ? job->scale + i * job->scale_stride : NULL;
-        const T *pw = job->parent_world ? job->parent_world + i * job->parent_world_stride
-                                        : NULL;
         const T *ref = job->reference + i * job->reference_stride;
         T shell = job->shell[i * job->shell_stride];
         T *w = job->world + i * job->world_stride, *err = job->error + i * job->error_stride;
         for (size_t k = 0; k < job->J; k++) {
             size_t j = (size_t)job->order[k];
             int32_t p = job->parents[j];
-            FN(trs_world)(p < 0 ? pw : w + 16 * (size_t)p, q + 4 * j, t + 3 * j,
-                        s ? s + 3 * j : one, w + 16 * j);
+            if (job->mask[j] == 0) {
+                err[j] = 0;
+                continue;
+            }
+            FN(trs_world)(p < 0 ? NULL : w + 16 * (size_t)p, q + 4 * j, t + 3 * j,
+                          s ? s + 3 * j : one, w + 16 * j);
             err[j] = FN(vertex_error)(w + 16 * j, ref + 16 * j, shell);
         }
     }

@@ -438,8 +438,9 @@ def _level(tr: Optional[Track]) -> int:
 class _Poses:
     """The local poses and world matrices of a choice of levels, assembled from each track's
     decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
-    joint's subtree alone below its parent's kept world matrices (``_core._shell_error_fk``).
-    The joints are held in depth-first preorder, where every subtree is one range."""
+    joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
+    matrices kept).  The joints are held in depth-first preorder, where every subtree is one
+    range."""
 
     def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
         self.prob, self.clip, self.samples = prob, clip, samples
@@ -463,10 +464,20 @@ class _Poses:
                 self.size[parents[k]] += self.size[k]
         self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
                                 -1).astype(np.int32)
-        t = prob.t.size
+        t, n = prob.t.size, parents.size
         self.reference = np.ascontiguousarray(prob.world[:, self.order])
         self.shell = np.full(t, prob.shell)
-        self.identity = np.ascontiguousarray(np.broadcast_to(np.eye(4), (t, 4, 4)))
+        self.world = np.zeros((t, n, 4, 4))
+        self.errors = np.zeros((t, n))
+
+    def _check(self, first: int, end: int) -> float:
+        """FK of joints first..end-1 (preorder) into world, their largest error."""
+        mask = np.zeros(self.parents.size)
+        mask[first:end] = 1
+        tr, rot, sc = self.local
+        _core._shell_error_fk(self.parents, rot, tr, sc, self.reference, self.shell, mask,
+                              (self.world, self.errors))
+        return float(np.max(self.errors, initial=0.0))
 
     def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
         t = self.prob.t.size
@@ -475,33 +486,24 @@ class _Poses:
             if ch.path != WEIGHTS:
                 self.local[list(PATHS).index(ch.path)][:, self.pos[ch.node]] = \
                     self.samples[i][_level(chosen[i])]
-        tr, rot, sc = self.local
-        self.world, err = _core._shell_error_fk(self.parents, self.identity, rot, tr, sc,
-                                                self.reference, self.shell)
-        self.worst = float(np.max(err, initial=0.0))
+        self.worst = self._check(0, self.parents.size)
 
     def error(self) -> float:
         return self.worst
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
-        """Track i at ``level`` if the subtree it moves stays within precision (kept then)."""
+        """Track i at ``level`` if the subtree it moves stays within precision (kept then;
+        otherwise the subtree is computed back from the kept samples)."""
         ch = self.clip.channels[i]
         a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
         b = a + int(self.size[ch.node])
-        sub = self.parents[a:b] - a
-        sub[0] = -1
-        local = [x[:, a:b] for x in self.local]
-        local[k] = local[k].copy()
-        local[k][:, 0] = self.samples[i][level]
-        p = int(self.parents[a])
-        parent = self.identity if p < 0 else self.world[:, p]
-        w, err = _core._shell_error_fk(sub, parent, local[1], local[0], local[2],
-                                       self.reference[:, a:b], self.shell)
-        if float(np.max(err)) > precision:
-            return False
-        self.local[k][:, a] = local[k][:, 0]
-        self.world[:, a:b] = w
-        return True
+        kept = self.local[k][:, a].copy()
+        self.local[k][:, a] = self.samples[i][level]
+        if self._check(a, b) <= precision:
+            return True
+        self.local[k][:, a] = kept
+        self._check(a, b)
+        return False
 
 
 def _short_rotations(clip: Clip) -> Clip:
