@@ -1,4 +1,5 @@
-"""Clip compression to an object-space error, as ACL (the Animation Compression Library) measures it.
+"""Clip compression to an object-space error, as ACL (the Animation Compression Library)
+measures it.
 
 The error of a lossy pose is measured as ACL's ``qvvf_transform_error_metric`` measures it in
 object space (N. Frechette, "Animation Compression: Measuring Accuracy", 2016): three virtual
@@ -38,7 +39,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from .. import _core
 from ..kernels.wrappers import forward_kinematics
@@ -145,13 +146,27 @@ def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
     return np.concatenate([inner.reshape(-1), keys[-1:]])
 
 
-def shell_error(world_a: ArrayLike, world_b: ArrayLike, shell_distance: float) -> NDArray[Any]:
-    """ACL's object-space error between two sets of world matrices (..., N, 4, 4): for each
-    joint, the largest distance between the images of its three virtual vertices at
-    ``shell_distance`` on its x, y and z axes; (..., N)."""
-    d = np.asarray(world_a, np.float64)[..., :3, :] - np.asarray(world_b, np.float64)[..., :3, :]
-    moved = shell_distance * d[..., :3] + d[..., 3:4]              # columns: the three vertices
-    return np.asarray(np.sqrt(np.einsum("...ij,...ij->...j", moved, moved).max(axis=-1)))
+def _preorder(parents: NDArray[np.int64]) -> Tuple[NDArray[np.int64], NDArray[np.int64],
+                                                   NDArray[np.int64]]:
+    """The joints in depth-first preorder (every subtree one range), each joint's place in it,
+    and the size of each joint's subtree (itself included)."""
+    children: List[List[int]] = [[] for _ in parents]
+    for j, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(j)
+    order: List[int] = []
+    stack = [j for j in range(parents.size) if parents[j] < 0][::-1]
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        stack.extend(children[k][::-1])
+    pos = np.empty(parents.size, np.int64)
+    pos[order] = np.arange(len(order))
+    size = np.ones(parents.size, np.int64)
+    for k in order[::-1]:
+        if parents[k] >= 0:
+            size[parents[k]] += size[k]
+    return np.array(order, np.int64), pos, size
 
 
 class _Problem:
@@ -166,6 +181,7 @@ class _Problem:
         self.t = dense_times(clip)
         self.source = clip.sample(self.t, self.rest)
         self.world = self._world(self.source)
+        self.order, self.pos, self.size = _preorder(self.parents)
         self.weights = clip.sample_weights(self.t)
 
     def _world(self, pose: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
@@ -173,8 +189,14 @@ class _Problem:
         return np.asarray(forward_kinematics(self.parents, r, t, s))
 
     def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
-        """(T, N) object-space error of ``clip`` against the source at the dense times."""
-        return shell_error(self.world, self._world(clip.sample(self.t, self.rest)), self.shell)
+        """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
+        ``qvvf_transform_error_metric``, for each joint the largest distance between the images
+        of its three virtual vertices at ``shell`` on its x, y and z axes
+        (``_core._shell_error_fk``)."""
+        t, r, s = (np.asarray(a, np.float64) for a in clip.sample(self.t, self.rest))
+        _, err = _core._shell_error_fk(self.parents, r, t, s, self.world,
+                                       np.full(self.t.size, self.shell), np.ones(self.parents.size))
+        return np.asarray(err, np.float64)
 
     def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Per joint and time: the largest distance from the joint to a vertex of it or of a
@@ -184,12 +206,10 @@ class _Problem:
         pos = w[..., :3, 3]
         axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
         reach = np.zeros_like(axis)
-        for d in range(n):
-            j, seen = d, 0
-            while j >= 0 and seen <= n:
-                dist = np.linalg.norm(pos[:, d] - pos[:, j], axis=-1) + self.shell * axis[:, d]
-                reach[:, j] = np.maximum(reach[:, j], dist)
-                j, seen = int(self.parents[j]), seen + 1
+        for j in range(n):
+            below = self.order[self.pos[j]:self.pos[j] + self.size[j]]   # j and its subtree
+            dist = np.linalg.norm(pos[:, below] - pos[:, j, None], axis=-1)
+            reach[:, j] = np.max(dist + self.shell * axis[:, below], axis=1)
         parent_scale = np.ones_like(axis)
         has = self.parents >= 0
         parent_scale[:, has] = axis[:, self.parents[has]]
@@ -445,23 +465,7 @@ class _Poses:
     def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
         self.prob, self.clip, self.samples = prob, clip, samples
         parents = prob.parents
-        children: List[List[int]] = [[] for _ in parents]
-        for j, p in enumerate(parents):
-            if p >= 0:
-                children[p].append(j)
-        order: List[int] = []
-        stack = [j for j in range(parents.size) if parents[j] < 0][::-1]
-        while stack:
-            k = stack.pop()
-            order.append(k)
-            stack.extend(children[k][::-1])
-        self.order = np.array(order, np.int64)
-        self.pos = np.empty_like(self.order)
-        self.pos[self.order] = np.arange(self.order.size)
-        self.size = np.ones(parents.size, np.int64)
-        for k in order[::-1]:
-            if parents[k] >= 0:
-                self.size[parents[k]] += self.size[k]
+        self.order, self.pos, self.size = prob.order, prob.pos, prob.size
         self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
                                 -1).astype(np.int32)
         t, n = prob.t.size, parents.size
