@@ -170,50 +170,52 @@ def _preorder(parents: NDArray[np.int64]) -> Tuple[NDArray[np.int64], NDArray[np
 
 
 class _Problem:
-    """The source, sampled densely once, and the checks of a candidate set of tracks."""
+    """The source, sampled densely once (its world matrices with the joints in depth-first
+    preorder, ``_preorder``), and the exact check of a decoded clip."""
 
     def __init__(self, clip: Clip, skeleton: Skeleton, shell: float):
         self.clip, self.shell = clip, shell
-        self.parents = np.asarray(skeleton.parents, np.int64)
+        parents = np.asarray(skeleton.parents, np.int64)
+        self.count = parents.size
+        self.order, self.pos, self.size = _preorder(parents)
+        self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
+                                -1).astype(np.int32)                  # in preorder
         self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = (
             np.asarray(skeleton.translations, np.float64),
             np.asarray(skeleton.rotations, np.float64), np.asarray(skeleton.scales, np.float64))
         self.t = dense_times(clip)
+        self.shells = np.full(self.t.size, shell)
         self.source = clip.sample(self.t, self.rest)
-        self.world = self._world(self.source)
-        self.order, self.pos, self.size = _preorder(self.parents)
+        t, r, s = (np.asarray(a, np.float64)[:, self.order] for a in self.source)
+        self.world = np.asarray(forward_kinematics(self.parents, r, t, s))
         self.weights = clip.sample_weights(self.t)
-
-    def _world(self, pose: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
-        t, r, s = (np.asarray(a, np.float64) for a in pose)
-        return np.asarray(forward_kinematics(self.parents, r, t, s))
 
     def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
         """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
         ``qvvf_transform_error_metric``, for each joint the largest distance between the images
         of its three virtual vertices at ``shell`` on its x, y and z axes
         (``_core._shell_error_fk``)."""
-        t, r, s = (np.asarray(a, np.float64) for a in clip.sample(self.t, self.rest))
-        _, err = _core._shell_error_fk(self.parents, r, t, s, self.world,
-                                       np.full(self.t.size, self.shell), np.ones(self.parents.size))
-        return np.asarray(err, np.float64)
+        t, r, s = (np.asarray(a, np.float64)[:, self.order]
+                   for a in clip.sample(self.t, self.rest))
+        _, err = _core._shell_error_fk(self.parents, r, t, s, self.world, self.shells,
+                                       np.ones(self.count))
+        return np.asarray(err, np.float64)[:, self.pos]
 
     def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
-        """Per joint and time: the largest distance from the joint to a vertex of it or of a
-        descendant (T, N), and its parent's largest world axis scale (T, N)."""
+        """Per joint (the skeleton's order) and time: the largest distance from the joint to a
+        vertex of it or of a descendant (T, N), and its parent's largest world axis scale
+        (T, N)."""
         w = self.world
-        n = self.parents.size
         pos = w[..., :3, 3]
         axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
         reach = np.zeros_like(axis)
-        for j in range(n):
-            below = self.order[self.pos[j]:self.pos[j] + self.size[j]]   # j and its subtree
-            dist = np.linalg.norm(pos[:, below] - pos[:, j, None], axis=-1)
-            reach[:, j] = np.max(dist + self.shell * axis[:, below], axis=1)
+        for a, size in enumerate(self.size[self.order]):          # a and its subtree: a range
+            dist = np.linalg.norm(pos[:, a:a + size] - pos[:, a, None], axis=-1)
+            reach[:, a] = np.max(dist + self.shell * axis[:, a:a + size], axis=1)
         parent_scale = np.ones_like(axis)
         has = self.parents >= 0
         parent_scale[:, has] = axis[:, self.parents[has]]
-        return reach, parent_scale
+        return reach[:, self.pos], parent_scale[:, self.pos]
 
 
 def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
@@ -425,7 +427,7 @@ def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optiona
         if lv == DEFAULT:
             pose = tuple(np.broadcast_to(r, (prob.t.size,) + r.shape) for r in rest)
         else:
-            sampled = CompressedClip(clip.name, clip.dtype, prob.parents.size, time_arrays,
+            sampled = CompressedClip(clip.name, clip.dtype, prob.count, time_arrays,
                                      [t for t in (candidates[i][lv] for i in has)
                                       if t is not None])
             pose = sampled.sample(prob.t, rest)
@@ -464,13 +466,9 @@ class _Poses:
 
     def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
         self.prob, self.clip, self.samples = prob, clip, samples
-        parents = prob.parents
-        self.order, self.pos, self.size = prob.order, prob.pos, prob.size
-        self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
-                                -1).astype(np.int32)
-        t, n = prob.t.size, parents.size
-        self.reference = np.ascontiguousarray(prob.world[:, self.order])
-        self.shell = np.full(t, prob.shell)
+        self.order, self.pos, self.size, self.parents = prob.order, prob.pos, prob.size, \
+            prob.parents
+        t, n = prob.t.size, prob.count
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
 
@@ -479,8 +477,8 @@ class _Poses:
         mask = np.zeros(self.parents.size)
         mask[first:end] = 1
         tr, rot, sc = self.local
-        _core._shell_error_fk(self.parents, rot, tr, sc, self.reference, self.shell, mask,
-                              (self.world, self.errors))
+        _core._shell_error_fk(self.parents, rot, tr, sc, self.prob.world, self.prob.shells,
+                              mask, (self.world, self.errors))
         return float(np.max(self.errors, initial=0.0))
 
     def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
