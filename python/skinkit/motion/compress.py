@@ -436,9 +436,13 @@ def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optiona
             mine = [i for i in has if paths[i] == k]
             if not mine:
                 continue
-            nodes = [clip.channels[i].node for i in mine]
+            listed = [clip.channels[i].node for i in mine]
+            nodes: Union[List[int], slice] = listed
+            if listed == list(range(listed[0], listed[0] + len(listed))):  # a view, no gather
+                nodes = slice(listed[0], listed[0] + len(listed))
             if path == WEIGHTS:
-                for i, node in zip(mine, nodes):
+                for i in mine:
+                    node = clip.channels[i].node
                     errors[i][lv] = float(np.abs(weights[node] - prob.weights[node]).max())
                 continue
             key = (k,) + tuple(mine)
