@@ -3,7 +3,8 @@
 For every clip: raw bytes (bones x samples x 40: float32 rotation, translation and scale, ACL's
 raw size), compressed bytes (the container), ratio, maximum and 99th percentile object-space
 error (shell and precision from the file: ``vertex_distance``, ``error_threshold``, its units),
-compression MB/s (raw bytes / seconds), decode time per pose: one pose a call with a playback
+compression MB/s (raw bytes / the median seconds of ``--rounds`` rounds over all clips, the
+clips interleaved in each round), decode time per pose: one pose a call with a playback
 context (every frame in turn) and 64 poses a call (``CompressedClip.sample``, one thread), both
 from Python and, with ``--kernels-bench`` (benchmarks/kernels_bench.c built), from C as a C host
 calls ``sk_decode_cclip_f`` (the clip's table written to a temporary folder); each the median
@@ -156,15 +157,34 @@ def c_round(bench: str, table: str) -> Dict[str, float]:
     return got
 
 
-def measure(path: str, dump: str) -> Dict[str, Any]:
-    """Compress one clip, measure its errors, and make what the timing rounds call."""
-    a = load_acl_sjson(path, np.float32)
+def load(path: str) -> Any:
+    return load_acl_sjson(path, np.float32)
+
+
+def compress(a: Any) -> Any:
+    return skinkit.compress(a.clip, a.skeleton, precision=a.error_threshold,
+                            shell_distance=float(np.max(a.vertex_distance)))
+
+
+def compress_seconds(clips: List[Any], rounds: int) -> List[List[float]]:
+    """Each clip's compression time in every round, the clips interleaved within a round (a
+    shared machine's load spreads over all of them)."""
+    seconds: List[List[float]] = [[] for _ in clips]
+    for _ in range(rounds):
+        for a, out in zip(clips, seconds):
+            t0 = time.perf_counter()
+            compress(a)
+            out.append(time.perf_counter() - t0)
+    return seconds
+
+
+def measure(path: str, a: Any, seconds: List[float], dump: str) -> Dict[str, Any]:
+    """One clip's figures (its compression times measured before), its errors, and what the
+    timing rounds call."""
     skel, clip = a.skeleton, a.clip
     shell, precision = float(np.max(a.vertex_distance)), a.error_threshold
     raw = skel.count * a.num_samples * 40
-    t0 = time.perf_counter()
-    cc = skinkit.compress(clip, skel, precision=precision, shell_distance=shell)
-    seconds = time.perf_counter() - t0
+    cc = compress(a)
     rest = (skel.translations, skel.rotations, skel.scales)
     t = dense_times(a.num_samples, a.sample_rate)
     src = world(skel.parents, reference_pose(clip, rest, t))
@@ -186,7 +206,7 @@ def measure(path: str, dump: str) -> Dict[str, Any]:
             "keyed": sum(tr.level not in CONSTANTS for tr in cc.tracks),
             "samples": a.num_samples, "raw": raw, "bytes": len(dumps(cc)),
             "max_error": float(err.max()), "p99_error": float(np.percentile(err, 99)),
-            "mb_per_s": raw / seconds / 1e6, "precision": precision,
+            "mb_per_s": raw / float(np.median(seconds)) / 1e6, "precision": precision,
             "pose_bytes": skel.count * 10 * 4,
             "_one": (one, len(times)), "_64": lambda: cc.sample(t64, rest, threads=1),
             "_table": table}
@@ -232,7 +252,7 @@ def main() -> None:
     ap.add_argument("--json", help="write skinkit's figures here")
     ap.add_argument("--kernels-bench", help="benchmarks/kernels_bench.c built "
                     "(-DSKINKIT_BENCHMARKS=ON): the decode timed from C too")
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds: compression (MB/s: their median) and decode")
     ap.add_argument("--quick", action="store_true", help="one timing round")
     args = ap.parse_args()
     acl: Dict[str, Any] = {}
@@ -241,7 +261,10 @@ def main() -> None:
             acl = json.load(f)
     peers_ = acl.get("clips", {})
     dump = tempfile.mkdtemp(prefix="skinkit-cclip-")
-    rows = [measure(p, dump) for p in clip_files(args.data)]
+    files = clip_files(args.data)
+    clips = [load(p) for p in files]
+    seconds = compress_seconds(clips, max(1, args.rounds))
+    rows = [measure(p, a, sec, dump) for p, a, sec in zip(files, clips, seconds)]
     time_rounds(rows, 1 if args.quick else args.rounds, args.kernels_bench)
     triad = triad_bytes_per_s()
     print(f"skinkit {skinkit.__version__}, {platform.processor() or platform.machine()}, "
@@ -297,6 +320,10 @@ def main() -> None:
           f"{f(total('us_64_c'), '6.2f'):>6} {f(x(acl_t, total('us_64_py')), '5.2f'):>5} "
           f"{f(x(acl_t, total('us_64_c')), '5.2f'):>5}")
     print("totals: one pose of every clip; targets: 1/call x > 1, 64/call x >= 4")
+    print(f"compression: median of {max(1, args.rounds)} interleaved rounds, "
+          f"{min(r['mb_per_s'] for r in rows):.3f}-{max(r['mb_per_s'] for r in rows):.3f} MB/s"
+          + ("" if any("mb_per_s" in p for p in peers_.values()) else
+             "; the ACL file gives no compression MB/s per clip"))
     over = [r["clip"] for r in rows if r["max_error"] > r["precision"]]
     print(f"clips above their precision: {len(over)} {over}")
     if args.json:

@@ -261,3 +261,15 @@ static int FN(loop_retarget_rotations)(size_t n, char **p, const ptrdiff_t *s, l
                               IN(3), s[3], IN(4), s[4], OUT(5), s[5], OUT(6), s[6]);
     return SK_OK;
 }
+
+/* one item is one pose of J joints (shell_error.c); the parents from c->parents, c->order;
+   world is read where the mask is 0 (out= gives it) */
+static int FN(loop_shell_error_fk)(size_t n, char **p, const ptrdiff_t *s, loop_ctx *c)
+{
+    FN(sk_shell_fk_job) job = {.n = n, .J = SIZE(c, 'J'), .parents = c->parents,
+                               .order = c->order, .mask = IN(6), OPERAND(rot, 1),
+                               OPERAND(trans, 2), OPERAND(scale, 3), OPERAND(reference, 4),
+                               OPERAND(shell, 5), OPERAND(world, 7), OPERAND(error, 8)};
+    FN(sk_shell_error_fk)(&job);
+    return SK_OK;
+}

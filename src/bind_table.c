@@ -263,5 +263,18 @@ kernel_t kernels[] = {
       {"mapped", "(J)"}, {"rest_rotations", "(J,4)"},
       OUTPUT("rotations", "(...,J,4)"), OUTPUT("world_rotations", "(...,J,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(retarget_rotations), NULL},
+    /* compression (shell_error.c; python/skinkit/motion/compress.py) */
+    {"_shell_error_fk", "World matrices of the joints of a mask (the others read from out=) "
+     "and each one's shell error against reference (ACL's object-space metric).",
+     {{"parents", "(J)", OP_PARENTS},
+      {"rotations", "(...,J,4)"},
+      {"translations", "(...,J,3)"},
+      {"scales", "(...,J,3)"},
+      {"reference", "(...,J,4,4)"},
+      {"shell", "(...)"},
+      {"mask", "(J)"},
+      OUTPUT("world", "(...,J,4,4)"),
+      OUTPUT("error", "(...,J)")},
+     0, 'J', GRAIN_JOINTS, LOOPS(shell_error_fk), NULL},
 };
 const size_t n_kernels = sizeof kernels / sizeof kernels[0];

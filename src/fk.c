@@ -74,33 +74,15 @@ void FN(sk_forward_kinematics)(size_t n, size_t J, const int32_t *parents, const
         return;
     }
 #endif
+    static const T one[3] = {1, 1, 1};
     for (size_t i = 0; i < n; i++) {
         const T *q = rot + i * sr, *t = trans + i * st, *s = scale ? scale + i * ss : NULL;
         T *w = world + i * sw;
         for (size_t k = 0; k < J; k++) {
             size_t j = (size_t)order[k];
-            T l[12];
-            FN(qmat)(q + 4 * j, l, 4);
-            if (s)
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++)
-                        l[4 * r + c] *= s[3 * j + c];
-            l[3] = t[3 * j]; l[7] = t[3 * j + 1]; l[11] = t[3 * j + 2];
-            T *o = w + 16 * j;
             int32_t p = parents[j];
-            if (p < 0) {
-                for (int e = 0; e < 12; e++)
-                    o[e] = l[e];
-            } else {
-                const T *m = w + 16 * (size_t)p;
-                for (int r = 0; r < 3; r++) {
-                    const T *mr = m + 4 * r;
-                    for (int c = 0; c < 4; c++)
-                        o[4 * r + c] = mr[0] * l[c] + mr[1] * l[4 + c] + mr[2] * l[8 + c];
-                    o[4 * r + 3] += mr[3];
-                }
-            }
-            o[12] = 0; o[13] = 0; o[14] = 0; o[15] = 1;
+            FN(trs_world)(p < 0 ? NULL : w + 16 * (size_t)p, q + 4 * j, t + 3 * j,
+                          s ? s + 3 * j : one, w + 16 * j);
         }
     }
 }

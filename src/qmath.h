@@ -148,3 +148,28 @@ static inline void FN(qslerp)(const T *a, const T *b, T t, T *o)
     FN(qslerp_key)(a, b, k);
     FN(qslerp_at)(a, b, k, t, o);
 }
+
+/* o (4x4, rows 0..2 computed, last row 0 0 0 1) = m . T(t) R(q) S(s) for m rows 0..2 of a
+ * 4x4, or T(t) R(q) S(s) for m NULL: a joint's world matrix from its parent's (fk.c,
+ * shell_error.c) */
+static inline void FN(trs_world)(const T *m, const T *q, const T *t, const T *s, T *o)
+{
+    T l[12];
+    FN(qmat)(q, l, 4);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            l[4 * r + c] *= s[c];
+    l[3] = t[0]; l[7] = t[1]; l[11] = t[2];
+    if (!m) {
+        for (int e = 0; e < 12; e++)
+            o[e] = l[e];
+    } else {
+        for (int r = 0; r < 3; r++) {
+            const T *mr = m + 4 * r;
+            for (int c = 0; c < 4; c++)
+                o[4 * r + c] = mr[0] * l[c] + mr[1] * l[4 + c] + mr[2] * l[8 + c];
+            o[4 * r + 3] += mr[3];
+        }
+    }
+    o[12] = 0; o[13] = 0; o[14] = 0; o[15] = 1;
+}

@@ -238,6 +238,14 @@ int sk_linear_blend_skinning_weights_vjp_d(const sk_skin_vjp_job_d *job);
    transform. */
 void sk_blend_poses_f(const sk_blend_job_f *job);
 void sk_blend_poses_d(const sk_blend_job_d *job);
+
+/* --- the object-space error of compression (shell_error.c) --- */
+/* n poses (sk_shell_fk_job): for each joint of the mask, world = its parent's world (read
+   from world where the parent is not in the mask) . T R S, and its error: the largest distance
+   between the images of its vertices at shell on its x, y and z axes under world and under
+   reference (ACL's qvvf_transform_error_metric) */
+void sk_shell_error_fk_f(const sk_shell_fk_job_f *job);
+void sk_shell_error_fk_d(const sk_shell_fk_job_d *job);
 /* n joints (sk_pose_delta_job): (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */
 void sk_pose_delta_f(const sk_pose_delta_job_f *job);
 void sk_pose_delta_d(const sk_pose_delta_job_d *job);

@@ -207,3 +207,29 @@ typedef struct {
     const int64_t *seg_bits;
     size_t nseg_bits;
 } SK_TYPE(sk_cclip);
+
+/* Forward kinematics of the joints of a mask and their shell error against reference world
+ * matrices (sk_shell_error_fk, shell_error.c): n poses (items) of J joints. */
+typedef struct {
+    size_t n, J;                   /* poses, joints per pose */
+    const int32_t *parents;        /* J: parent joint, -1 for a root */
+    const int32_t *order;          /* J: every joint after its parent (sk_topological_order) */
+    const SK_REAL *mask;           /* J: != 0 for the joints computed; the others' world
+                                      matrices are read (as parents), never written */
+    const SK_REAL *rot;            /* n by J by 4: local rotations (x, y, z, w), unit */
+    ptrdiff_t rot_stride;
+    const SK_REAL *trans;          /* n by J by 3: local translations */
+    ptrdiff_t trans_stride;
+    const SK_REAL *scale;          /* n by J by 3: local scales, or NULL (1) */
+    ptrdiff_t scale_stride;
+    const SK_REAL *reference;      /* n by J by 4 by 4: the world matrices to compare with */
+    ptrdiff_t reference_stride;
+    const SK_REAL *shell;          /* n by 1: the vertices' distance from their joint */
+    ptrdiff_t shell_stride;
+    SK_REAL *SK_RESTRICT world;    /* n by J by 4 by 4: the parent's world . T R S (masked
+                                      joints) */
+    ptrdiff_t world_stride;
+    SK_REAL *SK_RESTRICT error;    /* n by J: each masked joint's largest vertex distance, 0
+                                      for the others */
+    ptrdiff_t error_stride;
+} SK_TYPE(sk_shell_fk_job);

@@ -198,14 +198,16 @@ def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
     (from the source values, not the codec), the C decoder's keys those of decode_track, and the
     container gives the same track back."""
     from skinkit.motion import compressed_file as cf
-    from skinkit.motion.compress import _layout, _quantize
+    from skinkit.motion.compress import _cost, _layout, _Quantizer
     from skinkit.motion.compressed_clip import CompressedClip, Track, decode_track
     rng = np.random.default_rng(4)
     keys = 45
     rows = keys * (3 if interp == "CUBICSPLINE" else 1)
     values = np.cumsum(rng.normal(0, 0.1, (rows, 3)), axis=0)
     base = Track(0, 0, ["STEP", "LINEAR", "CUBICSPLINE"].index(interp), 0, 3, RAW)
-    tr = _quantize(values, _layout(values, base, 16), 10)
+    q = _Quantizer(values, _layout(values, base, 16))
+    tr = q.track(10, q.widths(10))
+    assert q.cost(q.widths(10)) == _cost(tr)             # counted as the packed track's
     assert tr.seg_codes.shape == (3, 6) and tr.widths.size == 9
     per = 16 * rows // keys
     decoded = decode_track(tr, keys, np.dtype(np.float64))

@@ -189,3 +189,7 @@ def _ik_fabrik(base: Input, translations: Input, rotations: Input, target: Input
 def _retarget_rotations(parents: Input, source_world: Input, offsets: Input, mapped: Input,
                         rest_rotations: Input, out: Optional[Tuple[Out, Out]] = None,
                         threads: Optional[int] = None, /) -> Tuple[Float, Float]: ...
+def _shell_error_fk(parents: Input, rotations: Input, translations: Input, scales: Input,
+                    reference: Input, shell: Input, mask: Input,
+                    out: Optional[Tuple[Out, Out]] = None, threads: Optional[int] = None, /
+                   ) -> Tuple[Float, Float]: ...

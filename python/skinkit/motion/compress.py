@@ -1,4 +1,5 @@
-"""Clip compression to an object-space error, as ACL (the Animation Compression Library) measures it.
+"""Clip compression to an object-space error, as ACL (the Animation Compression Library)
+measures it.
 
 The error of a lossy pose is measured as ACL's ``qvvf_transform_error_metric`` measures it in
 object space (N. Frechette, "Animation Compression: Measuring Accuracy", 2016): three virtual
@@ -38,8 +39,9 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
+from .. import _core
 from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
@@ -95,23 +97,41 @@ def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
     return tr
 
 
-def _quantize(values: NDArray[np.float64], layout: Track, level: int) -> Track:
-    """``values`` at bit rate ``level`` in the ranges of ``layout`` (``_layout``)."""
-    ranges = layout.segment_ranges().astype(np.float64)                 # (segments, 2, c)
-    per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
-    e64 = layout.extent.astype(np.float64)
-    # each component's step about the clip's widest one's: fewer bits for narrower ranges
-    widest = float(np.max(e64, initial=0.0))
-    seg_ext = ranges[:, 1]
-    with np.errstate(divide="ignore"):
-        fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
-    widths = np.where((seg_ext > 0) & (e64 > 0), np.clip(level - fewer, 1, level), 0)
-    scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)
-    rows = np.arange(values.shape[0]) // per
-    safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
-    codes = np.clip(np.rint((values - ranges[rows, 0]) / safe * scale[rows]), 0, scale[rows])
-    return replace(layout, level=level, widths=widths.astype(np.uint8).reshape(-1),
-                   payload=pack_codes(codes.astype(np.uint32), widths.astype(np.uint8), per))
+class _Quantizer:
+    """``values`` (rows, stored components) at a bit rate in the ranges of ``layout``
+    (``_layout``): the bits of each component in each segment, the container bytes they cost,
+    the track."""
+
+    def __init__(self, values: NDArray[np.float64], layout: Track):
+        self.layout = layout
+        ranges = layout.segment_ranges().astype(np.float64)                # (segments, 2, c)
+        self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
+        e64 = layout.extent.astype(np.float64)
+        # each component's step about the clip's widest one's: fewer bits for narrower ranges
+        widest = float(np.max(e64, initial=0.0))
+        seg_ext = ranges[:, 1]
+        with np.errstate(divide="ignore"):
+            self.fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
+        self.stored = (seg_ext > 0) & (e64 > 0)
+        self.rows = np.arange(values.shape[0]) // self.per
+        safe = np.where(seg_ext > 0, seg_ext, 1.0)[self.rows]
+        self.unit = (values - ranges[self.rows, 0]) / safe
+        self.count = np.bincount(self.rows).astype(np.float64)             # rows a segment
+        self.fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
+
+    def widths(self, level: int) -> NDArray[np.float64]:
+        return np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
+
+    def cost(self, widths: NDArray[np.float64]) -> int:
+        """``_cost`` of the track at these widths, without packing it."""
+        return self.fixed + -(-int(self.count @ widths.sum(axis=1)) // 8)
+
+    def track(self, level: int, widths: NDArray[np.float64]) -> Track:
+        scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)[self.rows]
+        codes = np.clip(np.rint(self.unit * scale), 0, scale)
+        w8 = widths.astype(np.uint8)
+        return replace(self.layout, level=level, widths=w8.reshape(-1),
+                       payload=pack_codes(codes.astype(np.uint32), w8, self.per))
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -126,67 +146,103 @@ def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
     return np.concatenate([inner.reshape(-1), keys[-1:]])
 
 
-def shell_error(world_a: ArrayLike, world_b: ArrayLike, shell_distance: float) -> NDArray[Any]:
-    """ACL's object-space error between two sets of world matrices (..., N, 4, 4): for each
-    joint, the largest distance between the images of its three virtual vertices at
-    ``shell_distance`` on its x, y and z axes; (..., N)."""
-    d = np.asarray(world_a, np.float64)[..., :3, :] - np.asarray(world_b, np.float64)[..., :3, :]
-    moved = shell_distance * d[..., :3] + d[..., 3:4]              # columns: the three vertices
-    return np.asarray(np.sqrt(np.einsum("...ij,...ij->...j", moved, moved).max(axis=-1)))
+def _preorder(parents: NDArray[np.int64]) -> Tuple[NDArray[np.int64], NDArray[np.int64],
+                                                   NDArray[np.int64]]:
+    """The joints in depth-first preorder (every subtree one range), each joint's place in it,
+    and the size of each joint's subtree (itself included)."""
+    children: List[List[int]] = [[] for _ in parents]
+    for j, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(j)
+    order: List[int] = []
+    stack = [j for j in range(parents.size) if parents[j] < 0][::-1]
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        stack.extend(children[k][::-1])
+    pos = np.empty(parents.size, np.int64)
+    pos[order] = np.arange(len(order))
+    size = np.ones(parents.size, np.int64)
+    for k in order[::-1]:
+        if parents[k] >= 0:
+            size[parents[k]] += size[k]
+    return np.array(order, np.int64), pos, size
 
 
 class _Problem:
-    """The source, sampled densely once, and the checks of a candidate set of tracks."""
+    """The source, sampled densely once (its world matrices with the joints in depth-first
+    preorder, ``_preorder``), and the exact check of a decoded clip."""
 
     def __init__(self, clip: Clip, skeleton: Skeleton, shell: float):
         self.clip, self.shell = clip, shell
-        self.parents = np.asarray(skeleton.parents, np.int64)
+        parents = np.asarray(skeleton.parents, np.int64)
+        self.count = parents.size
+        self.order, self.pos, self.size = _preorder(parents)
+        self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
+                                -1).astype(np.int32)                  # in preorder
         self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = (
             np.asarray(skeleton.translations, np.float64),
             np.asarray(skeleton.rotations, np.float64), np.asarray(skeleton.scales, np.float64))
         self.t = dense_times(clip)
+        self.shells = np.full(self.t.size, shell)
         self.source = clip.sample(self.t, self.rest)
-        self.world = self._world(self.source)
+        t, r, s = (np.asarray(a, np.float64)[:, self.order] for a in self.source)
+        self.world = np.asarray(forward_kinematics(self.parents, r, t, s))
         self.weights = clip.sample_weights(self.t)
 
-    def _world(self, pose: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
-        t, r, s = (np.asarray(a, np.float64) for a in pose)
-        return np.asarray(forward_kinematics(self.parents, r, t, s))
-
     def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
-        """(T, N) object-space error of ``clip`` against the source at the dense times."""
-        return shell_error(self.world, self._world(clip.sample(self.t, self.rest)), self.shell)
+        """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
+        ``qvvf_transform_error_metric``, for each joint the largest distance between the images
+        of its three virtual vertices at ``shell`` on its x, y and z axes
+        (``_core._shell_error_fk``)."""
+        t, r, s = (np.asarray(a, np.float64)[:, self.order]
+                   for a in clip.sample(self.t, self.rest))
+        _, err = _core._shell_error_fk(self.parents, r, t, s, self.world, self.shells,
+                                       np.ones(self.count))
+        return np.asarray(err, np.float64)[:, self.pos]
 
     def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
-        """Per joint and time: the largest distance from the joint to a vertex of it or of a
-        descendant (T, N), and its parent's largest world axis scale (T, N)."""
+        """Per joint (the skeleton's order) and time: the largest distance from the joint to a
+        vertex of it or of a descendant (T, N), and its parent's largest world axis scale
+        (T, N)."""
         w = self.world
-        n = self.parents.size
         pos = w[..., :3, 3]
         axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
         reach = np.zeros_like(axis)
-        for d in range(n):
-            j, seen = d, 0
-            while j >= 0 and seen <= n:
-                dist = np.linalg.norm(pos[:, d] - pos[:, j], axis=-1) + self.shell * axis[:, d]
-                reach[:, j] = np.maximum(reach[:, j], dist)
-                j, seen = int(self.parents[j]), seen + 1
+        for a, size in enumerate(self.size[self.order]):          # a and its subtree: a range
+            dist = np.linalg.norm(pos[:, a:a + size] - pos[:, a, None], axis=-1)
+            reach[:, a] = np.max(dist + self.shell * axis[:, a:a + size], axis=1)
         parent_scale = np.ones_like(axis)
         has = self.parents >= 0
         parent_scale[:, has] = axis[:, self.parents[has]]
-        return reach, parent_scale
+        return reach[:, self.pos], parent_scale[:, self.pos]
 
 
-def _track_error(path: str, src: NDArray[Any], lossy: NDArray[Any], reach: NDArray[Any],
-                 parent_scale: NDArray[Any]) -> float:
-    """Bound of the object-space error one track causes alone (T samples of it)."""
+def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
+                  lever: NDArray[Any]) -> NDArray[np.float64]:
+    """Bounds of the object-space error each of M tracks of one path causes alone (T samples
+    of M tracks, (T, M, C); ``lever`` (T, M): ``_levers``): (M,)."""
     if path == "rotation":
-        dot = np.abs(np.sum(src * lossy, axis=-1)).clip(0, 1)
-        return float(np.max(2 * np.sqrt(1 - dot * dot) * reach * parent_scale))
-    diff = np.abs(src - lossy).max(axis=-1)
+        dot = np.abs(np.einsum("tmc,tmc->tm", src, lossy)).clip(0, 1)
+        bound = np.sqrt(1 - dot * dot) * lever
+    else:   # over times first: NumPy reduces the short axis of components slowly
+        return np.asarray(np.max(np.abs(src - lossy) * lever[..., None], axis=0).max(axis=-1),
+                          np.float64)
+    return np.asarray(np.max(bound, axis=0), np.float64)
+
+
+def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
+            parent_scale: NDArray[Any]) -> NDArray[np.float64]:
+    """What multiplies a track's own error to bound the object-space error it causes, (T, M):
+    a rotation error of angle a moves a vertex at distance r by 2 sin(a/2) r <= 2 sqrt(1 -
+    cos^2(a/2)) r; a translation moves everything below by its error; a scale error of e moves
+    a vertex at r by r e / s."""
+    if path == "rotation":
+        return np.asarray(2 * reach * parent_scale, np.float64)
     if path == "translation":
-        return float(np.max(diff * parent_scale))
-    return float(np.max(diff * reach * parent_scale / np.maximum(np.abs(src).min(axis=-1), 1e-6)))
+        return np.asarray(parent_scale, np.float64)
+    return np.asarray(reach * parent_scale / np.maximum(np.abs(src).min(axis=-1), 1e-6),
+                      np.float64)
 
 
 def _cost(tr: Optional[Track]) -> int:
@@ -278,9 +334,17 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         for lv in CONSTANTS:
             levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
         levels[KEYS24] = _encode(vals, base, KEYS24)
-        layouts = [_layout(vals, base, keys) for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
-        for b in BIT_RATES:
-            levels[b] = min((_quantize(vals, lay, b) for lay in layouts), key=_cost)
+        # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
+        # none is tried that the raw keys undercut
+        if 3 + 9 * vals.shape[1] + 1 < _cost(raw):
+            layouts = [_Quantizer(vals, _layout(vals, base, keys))
+                       for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
+            for b in BIT_RATES:       # the layout of fewer bytes (the first of equal ones)
+                widths = [q.widths(b) for q in layouts]
+                costs = [q.cost(w) for q, w in zip(layouts, widths)]
+                pick_layout = int(np.argmin(costs))
+                if costs[pick_layout] < _cost(raw):
+                    levels[b] = layouts[pick_layout].track(b, widths[pick_layout])
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
@@ -349,33 +413,47 @@ Samples = List[Dict[int, NDArray[Any]]]
 def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
                   time_arrays: List[NDArray[np.float64]]) -> Tuple[List[Dict[int, float]],
                                                                    Samples]:
-    """Each track's own error bound at each of its levels (``_track_error``; a weights track:
+    """Each track's own error bound at each of its levels (``_track_errors``; a weights track:
     its largest error), and its decoded samples at the dense times at each level (T, C)."""
     reach, parent_scale = prob.levers()
     rest = prob.rest
     errors: List[Dict[int, float]] = [{} for _ in candidates]
     samples: Samples = [{} for _ in candidates]
+    paths = [PATH_NAMES.index(ch.path) for ch in clip.channels]
+    src: Dict[Tuple[int, ...], NDArray[np.float64]] = {}   # (path, tracks): samples (T, M, C)
+    lever: Dict[Tuple[int, ...], NDArray[np.float64]] = {}  # and their levers (T, M)
     for lv in sorted({lv for c in candidates for lv in c}):
-        tracks = [c.get(lv, c[RAW]) for c in candidates]
-        sampled = CompressedClip(clip.name, clip.dtype, prob.parents.size, time_arrays,
-                                 [t for t in tracks if t is not None])
-        pose = sampled.sample(prob.t, rest)
-        weights = sampled.sample_weights(prob.t)
-        for i, ch in enumerate(clip.channels):
-            if lv not in candidates[i]:
+        has = [i for i, c in enumerate(candidates) if lv in c]
+        if lv == DEFAULT:
+            pose = tuple(np.broadcast_to(r, (prob.t.size,) + r.shape) for r in rest)
+        else:
+            sampled = CompressedClip(clip.name, clip.dtype, prob.count, time_arrays,
+                                     [t for t in (candidates[i][lv] for i in has)
+                                      if t is not None])
+            pose = sampled.sample(prob.t, rest)
+            weights = sampled.sample_weights(prob.t)
+        for k, path in enumerate(PATH_NAMES):
+            mine = [i for i in has if paths[i] == k]
+            if not mine:
                 continue
-            if ch.path == WEIGHTS:
-                errors[i][lv] = float(np.abs(weights[ch.node] - prob.weights[ch.node]).max())
+            listed = [clip.channels[i].node for i in mine]
+            nodes: Union[List[int], slice] = listed
+            if listed == list(range(listed[0], listed[0] + len(listed))):  # a view, no gather
+                nodes = slice(listed[0], listed[0] + len(listed))
+            if path == WEIGHTS:
+                for i in mine:
+                    node = clip.channels[i].node
+                    errors[i][lv] = float(np.abs(weights[node] - prob.weights[node]).max())
                 continue
-            k = list(PATHS).index(ch.path)
-            src = np.asarray(prob.source[k][:, ch.node], np.float64)
-            if lv == DEFAULT:
-                lossy = np.broadcast_to(rest[k][ch.node], src.shape)
-            else:
-                lossy = np.asarray(pose[k][:, ch.node], np.float64)
-            samples[i][lv] = lossy
-            errors[i][lv] = _track_error(ch.path, src, lossy, reach[:, ch.node],
-                                         parent_scale[:, ch.node])
+            key = (k,) + tuple(mine)
+            if key not in src:
+                src[key] = np.asarray(prob.source[k][:, nodes], np.float64)
+                lever[key] = _levers(path, src[key], reach[:, nodes], parent_scale[:, nodes])
+            lossy = np.asarray(pose[k][:, nodes], np.float64)
+            bound = _track_errors(path, src[key], lossy, lever[key])
+            for m, i in enumerate(mine):
+                samples[i][lv] = lossy[:, m]
+                errors[i][lv] = float(bound[m])
     return errors, samples
 
 
@@ -386,53 +464,52 @@ def _level(tr: Optional[Track]) -> int:
 class _Poses:
     """The local poses and world matrices of a choice of levels, assembled from each track's
     decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
-    joint's subtree alone."""
+    joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
+    matrices kept).  The joints are held in depth-first preorder, where every subtree is one
+    range."""
 
     def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
         self.prob, self.clip, self.samples = prob, clip, samples
-        parents = prob.parents
-        children: List[List[int]] = [[] for _ in parents]
-        for j, p in enumerate(parents):
-            if p >= 0:
-                children[p].append(j)
-        self.subtrees = []
-        for j in range(parents.size):
-            order, stack = [], [j]
-            while stack:
-                k = stack.pop()
-                order.append(k)
-                stack.extend(children[k])
-            pos = {k: i for i, k in enumerate(order)}
-            sub_parents = np.array([-1] + [pos[int(parents[k])] for k in order[1:]], np.int64)
-            self.subtrees.append((np.array(order, np.int64), sub_parents))
+        self.order, self.pos, self.size, self.parents = prob.order, prob.pos, prob.size, \
+            prob.parents
+        t, n = prob.t.size, prob.count
+        self.world = np.zeros((t, n, 4, 4))
+        self.errors = np.zeros((t, n))
+
+    def _check(self, first: int, end: int) -> float:
+        """FK of joints first..end-1 (preorder) into world, their largest error."""
+        mask = np.zeros(self.parents.size)
+        mask[first:end] = 1
+        tr, rot, sc = self.local
+        _core._shell_error_fk(self.parents, rot, tr, sc, self.prob.world, self.prob.shells,
+                              mask, (self.world, self.errors))
+        return float(np.max(self.errors, initial=0.0))
 
     def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
         t = self.prob.t.size
-        self.local = [np.repeat(r[None], t, axis=0) for r in self.prob.rest]
+        self.local = [np.repeat(r[self.order][None], t, axis=0) for r in self.prob.rest]
         for i, ch in enumerate(self.clip.channels):
             if ch.path != WEIGHTS:
-                self.local[list(PATHS).index(ch.path)][:, ch.node] = self.samples[i][_level(chosen[i])]
-        self.world = self.prob._world(self.local)
+                self.local[list(PATHS).index(ch.path)][:, self.pos[ch.node]] = \
+                    self.samples[i][_level(chosen[i])]
+        self.worst = self._check(0, self.parents.size)
 
     def error(self) -> float:
-        return float(shell_error(self.prob.world, self.world, self.prob.shell).max(initial=0.0))
+        return self.worst
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
-        """Track i at ``level`` if the subtree it moves stays within precision (kept then)."""
+        """Track i at ``level`` if the subtree it moves stays within precision (kept then;
+        otherwise the subtree is computed back from the kept samples)."""
         ch = self.clip.channels[i]
-        j, k = ch.node, list(PATHS).index(ch.path)
-        order, sub_parents = self.subtrees[j]
-        local = [a[:, order] for a in self.local]
-        local[k][:, 0] = self.samples[i][level]
-        w = np.asarray(forward_kinematics(sub_parents, local[1], local[0], local[2]))
-        parent = int(self.prob.parents[j])
-        if parent >= 0:
-            w = self.world[:, parent, None] @ w
-        if shell_error(self.prob.world[:, order], w, self.prob.shell).max() > precision:
-            return False
-        self.local[k][:, j] = local[k][:, 0]
-        self.world[:, order] = w
-        return True
+        a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
+        b = a + int(self.size[ch.node])
+        kept = self.local[k][:, a].copy()
+        self.local[k][:, a] = self.samples[i][level]
+        if self._check(a, b) <= precision:
+            return True
+        self.local[k][:, a] = kept
+        self._check(a, b)
+        return False
 
 
 def _short_rotations(clip: Clip) -> Clip:

@@ -1,0 +1,46 @@
+/* shell_error.c -- forward kinematics of some joints (a mask) and the object-space error of the
+ * result against reference world matrices, on virtual vertices at a shell distance (ACL's
+ * qvvf_transform_error_metric; N. Frechette, "Animation Compression: Measuring Accuracy",
+ * 2016): the check of a candidate pose that skinkit.motion.compress runs on a joint's subtree
+ * alone, in place, with the world matrices of the other joints kept.  Items are independent
+ * (one pose each), so the bits do not depend on how a batch is split between threads. */
+#include "real.h"
+#include "qmath.h"
+
+/* the largest distance between the images of the vertices shell e_x, shell e_y, shell e_z of
+ * a joint under the world matrices a and b (rows 0..2) */
+static T FN(vertex_error)(const T *a, const T *b, T shell)
+{
+    T d[12], worst = 0;
+    for (int e = 0; e < 12; e++)
+        d[e] = a[e] - b[e];
+    for (int c = 0; c < 3; c++) {
+        T x = shell * d[c] + d[3], y = shell * d[4 + c] + d[7], z = shell * d[8 + c] + d[11];
+        T len = SQRT(x * x + y * y + z * z);
+        worst = len > worst ? len : worst;
+    }
+    return worst;
+}
+
+void FN(sk_shell_error_fk)(const FN(sk_shell_fk_job) *job)
+{
+    static const T one[3] = {1, 1, 1};
+    for (size_t i = 0; i < job->n; i++) {
+        const T *q = job->rot + i * job->rot_stride, *t = job->trans + i * job->trans_stride;
+        const T *s = job->scale ? job->scale + i * job->scale_stride : NULL;
+        const T *ref = job->reference + i * job->reference_stride;
+        T shell = job->shell[i * job->shell_stride];
+        T *w = job->world + i * job->world_stride, *err = job->error + i * job->error_stride;
+        for (size_t k = 0; k < job->J; k++) {
+            size_t j = (size_t)job->order[k];
+            int32_t p = job->parents[j];
+            if (job->mask[j] == 0) {
+                err[j] = 0;
+                continue;
+            }
+            FN(trs_world)(p < 0 ? NULL : w + 16 * (size_t)p, q + 4 * j, t + 3 * j,
+                          s ? s + 3 * j : one, w + 16 * j);
+            err[j] = FN(vertex_error)(w + 16 * j, ref + 16 * j, shell);
+        }
+    }
+}

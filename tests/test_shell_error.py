@@ -1,0 +1,81 @@
+"""_core._shell_error_fk (src/shell_error.c), the exact check of skinkit.compress: FK of the joints
+of a mask (the others' world matrices read from out=) and each one's error on its three shell
+vertices, against plain NumPy (tests/reference.py's FK, the vertices transformed one by one)."""
+import numpy as np
+import pytest
+
+from skinkit import _core
+
+import reference as ref
+
+
+def _case(rng, poses, n):
+    q = rng.normal(size=(poses, n, 4))
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    return q, rng.normal(size=(poses, n, 3)), rng.uniform(0.5, 2.0, size=(poses, n, 3))
+
+
+def _shell(world, world_ref, shell):
+    """(P, J): the largest distance between the images of the vertices shell e_x, e_y, e_z."""
+    err = np.zeros(world.shape[:2])
+    for axis in range(3):
+        v = np.zeros((world.shape[0], 1, 4, 1))            # the vertex of each pose's shell
+        v[:, 0, axis, 0], v[:, 0, 3, 0] = shell, 1.0
+        moved = (world @ v - world_ref @ v)[..., :3, 0]
+        err = np.maximum(err, np.linalg.norm(moved, axis=-1))
+    return err
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 2e-5)])
+def test_against_numpy(dtype, tol):
+    rng = np.random.default_rng(3)
+    parents = np.array([-1, 0, 1, 1, 0, 4, -1, 6])         # two roots
+    q, t, s = _case(rng, 9, 8)
+    exact = ref.forward_kinematics(parents, q, t, s)
+    world_ref = exact.copy()
+    world_ref[..., :3, :] += rng.normal(scale=1e-3, size=(9, 8, 3, 4))
+    shell = rng.uniform(0.01, 0.1, size=9)
+    args = [a.astype(dtype) for a in (q, t, s, world_ref, shell)]
+    world, err = _core._shell_error_fk(parents, *args, np.ones(8, dtype))
+    assert world.dtype == dtype and err.dtype == dtype and err.shape == (9, 8)
+    q64, t64, s64, r64, sh64 = (a.astype(np.float64) for a in args)
+    want_w = ref.forward_kinematics(parents, q64, t64, s64)
+    np.testing.assert_allclose(world, want_w, atol=tol * 10)
+    np.testing.assert_allclose(err, _shell(want_w, r64, sh64), rtol=tol * 100, atol=tol)
+    assert float(err.max()) > 1e-4                          # the perturbation is seen
+
+
+def test_mask_computes_a_subtree_in_place():
+    """The joints of a mask below kept parents: the full FK's bits (the check of one changed
+    track sees what the full check sees); the others' world matrices untouched, error 0."""
+    rng = np.random.default_rng(4)
+    parents = np.array([-1, 0, 1, 2, 1, 4])
+    q, t, s = _case(rng, 7, 6)
+    full = _core.forward_kinematics(parents, q, t, s)
+    world = full.copy()
+    world[:, 1:4] = np.nan                                 # joints 1, 2, 3 recomputed
+    world[:, 5] = 7.0                                      # joint 5 kept as it is
+    mask = np.array([0, 1, 1, 1, 0, 0.0])
+    err = np.full((7, 6), np.nan)
+    _core._shell_error_fk(parents, q, t, s, full, np.full(7, 0.03), mask, (world, err))
+    assert np.array_equal(world[:, :5], full[:, :5])
+    assert np.all(world[:, 5] == 7.0)
+    assert np.array_equal(err, np.zeros((7, 6)))
+
+
+def test_threads_bitwise():
+    rng = np.random.default_rng(5)
+    parents = np.array([-1, 0, 1, 2, 3, 4, 5, 6])
+    q, t, s = _case(rng, 3000, 8)
+    world_ref = _core.forward_kinematics(parents, q[::-1], t, s)
+    shell, mask = np.full(3000, 0.03), np.ones(8)
+    one = _core._shell_error_fk(parents, q, t, s, world_ref, shell, mask, None, 1)
+    two = _core._shell_error_fk(parents, q, t, s, world_ref, shell, mask, None, 2)
+    assert all(np.array_equal(a, b) for a, b in zip(one, two))
+
+
+def test_bad_parents_named():
+    with pytest.raises(ValueError, match="parents"):
+        _core._shell_error_fk(np.array([-1, 5]), np.tile([0, 0, 0, 1.0], (2, 1)),
+                              np.zeros((2, 3)), np.ones((2, 3)), np.zeros((2, 4, 4)), 0.03,
+                              np.ones(2))
