@@ -114,6 +114,60 @@ def test_bake_on_a_cluster_equals_forward_frame_by_frame(inputs, reference, clus
     assert d.attributes["arguments"]["frames_per_chunk"] == K
 
 
+def test_stored_frames_are_the_bits_of_posing_each_piece_of_a_chunk(inputs, reference):
+    """Bit for bit: every chunk's frames of one motion (the motion's frames cut at the chunk
+    boundaries, found here from the sequences' starts) are ``BodyModel.forward`` of those
+    frames as one batch (as a bake poses them; on any thread count)."""
+    d = sk.dataset.open(reference)
+    model = sk.load_body_model(inputs / "body.npz", dtype=np.float32)
+    verts, joints = d.vertices.compute(), d.joints.compute()
+    pieces = 0
+    for i, (start, T) in enumerate(zip(d.sequences["start"], FRAMES)):
+        m = sk.load_amass(inputs / "motions" / f"m{i}.npz")
+        cuts = sorted({0, T} | {c - start for c in range(0, len(d), K) if 0 < c - start < T})
+        for lo, hi in zip(cuts, cuts[1:]):
+            v, j = model.forward(m.betas, m.poses[lo:hi], m.transl[lo:hi])
+            assert verts[start + lo:start + hi].tobytes() == v.tobytes()
+            assert joints[start + lo:start + hi].tobytes() == j.tobytes()
+            pieces += 1
+    assert pieces == 10                 # 116 frames in 8 chunks, 2 of them holding 2 motions
+
+
+def test_a_chunk_is_on_disk_and_out_of_the_page_cache_before_its_mark(reference, tmp_path,
+                                                                        monkeypatch):
+    """``ChunkWriter.write``: each frame array's chunk file fsynced (fdatasync) and dropped
+    from the page cache (POSIX_FADV_DONTNEED) while the chunk is still unmarked, then the
+    mark; the store the same as before."""
+    import importlib
+    store = importlib.import_module("skinkit.dataset.store")
+    out = tmp_path / "s.zarr"
+    shutil.copytree(reference, out)
+    writer = store.ChunkWriter(str(out))
+    arrays = {k: a[K:2 * K] for k, a in writer.arrays.items()}
+    (out / "chunk_done" / "c" / "1").unlink()
+    calls = []
+
+    def file_of(fd):
+        st = os.fstat(fd)
+        return next(str(p.relative_to(out)) for p in out.rglob("*")
+                    if p.is_file() and os.stat(p).st_ino == st.st_ino)
+
+    sync = getattr(os, "fdatasync", os.fsync)
+    monkeypatch.setattr(os, sync.__name__,
+                        lambda fd: calls.append(("sync", file_of(fd), writer.done(1))) or sync(fd))
+    if hasattr(os, "posix_fadvise"):
+        advise = os.posix_fadvise
+        monkeypatch.setattr(os, "posix_fadvise", lambda fd, o, n, a: calls.append(
+            ("drop" if (o, n, a) == (0, 0, os.POSIX_FADV_DONTNEED) else "?", file_of(fd),
+             writer.done(1))) or advise(fd, o, n, a))
+    writer.write(1, arrays)
+    names = ["vertices/c/1/0/0", "joints/c/1/0/0", "frame_sequence/c/1", "frame_time/c/1"]
+    kinds = ["sync", "drop"] if hasattr(os, "posix_fadvise") else ["sync"]
+    assert calls == [(k, n, False) for n in names for k in kinds]
+    assert writer.done(1)
+    assert_same_store(out, reference)
+
+
 class KillOnce(WorkerPlugin):
     """SIGKILL the worker's own process when it starts its third bake task, once (a marker
     file says it happened)."""

@@ -32,6 +32,7 @@ from ..kernels.wrappers import (_asarray, linear_blend_skinning, quat_from_rotve
                       rigid_forward_kinematics)
 from ..model.records import float_dtype
 from .kinds import KINDS, BodyModelError
+from .workspace import Workspace
 
 # a @ b of two 2-D arrays, for the basis products of a forward pass and its VJP
 Products = Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]]
@@ -235,21 +236,25 @@ class BodyModel:
     # ------------------------------------------------------------------ forward
 
     def _forward(self, flat: Dict[str, NDArray[Any]], N: int, threads: Optional[int],
-                 products: Optional[Products] = None
+                 products: Optional[Products] = None,
+                 out: Optional[Tuple[NDArray[Any], NDArray[Any]]] = None,
+                 workspace: Optional[Workspace] = None
                  ) -> Tuple[NDArray[Any], NDArray[Any], Dict[str, Any]]:
         """Steps 1-5 on flat (N, ...) inputs; returns the outputs and what the VJP reuses.
         ``products(a, b)``: a @ b for the basis products (None: NumPy's, its BLAS on at most
-        ``threads`` threads)."""
+        ``threads`` threads); ``out``: (N, V, 3) and (N, J, 3) arrays for the outputs;
+        ``workspace``: where the temporaries come from (None: new arrays)."""
         J, V, dt = self.num_joints, self.num_vertices, self.dtype
+        ws = Workspace() if workspace is None else workspace
         S = flat["betas"].shape[1] if "betas" in flat else 0
         E = flat["expression"].shape[1] if "expression" in flat else 0
         pose = flat.get("pose")
         pose = np.zeros((N, J, 3), dt) if pose is None else np.ascontiguousarray(pose)
-        q = quat_from_rotvec(pose, threads=threads)
-        R = quat_to_matrix(q, threads=threads)
+        q = quat_from_rotvec(pose, out=ws.array("q", (N, J, 4), dt), threads=threads)
+        R = quat_to_matrix(q, out=ws.array("R", (N, J, 3, 3), dt), threads=threads)
         P = self._P
         lo = self.num_betas - S                           # the block of basis rows used
-        c = np.empty((N, S + 1 + P + E), dt)
+        c = ws.array("c", (N, S + 1 + P + E), dt)
         if S:
             c[:, :S] = flat["betas"][:, ::-1]
         c[:, S] = 1
@@ -262,23 +267,28 @@ class BodyModel:
         # left out of the products
         used = slice(None) if "pose" in flat else np.r_[0:S + 1, S + 1 + P:S + 1 + P + E]
         mm = _bounded(threads, products)
-        v_posed = mm(c[:, used], self._basis[rows][used]).reshape(N, V, 3)
-        x = mm(c[:, used], self._joint_basis[rows][used]).reshape(N, J, 3)
-        Q, t = rigid_forward_kinematics(self.parents, x, q, threads=threads)
-        A = quat_to_matrix(Q, threads=threads)
+        v_posed = mm(c[:, used], self._basis[rows][used],
+                     ws.array("v_posed", (N, 3 * V), dt)).reshape(N, V, 3)
+        x = mm(c[:, used], self._joint_basis[rows][used], ws.array("x", (N, 3 * J), dt)
+               ).reshape(N, J, 3)
+        Q, t = rigid_forward_kinematics(self.parents, x, q, threads=threads,
+                                        out=(ws.array("Q", (N, J, 4), dt),
+                                             ws.array("t", (N, J, 3), dt)))
+        A = quat_to_matrix(Q, out=ws.array("A", (N, J, 3, 3), dt), threads=threads)
         transl = flat.get("transl")
         fold = transl is not None and self._fold_transl
-        G = np.zeros((N, J, 4, 4), dt)
+        G = ws.array("G", (N, J, 4, 4), dt)
         G[..., :3, :3] = A
         G[..., :3, 3] = t
         if fold and transl is not None:
             G[..., :3, 3] += transl[:, None, :]
+        G[..., 3, :3] = 0
         G[..., 3, 3] = 1
         lj, lw = self._influences
         verts = linear_blend_skinning(vertices=v_posed, joints=lj, weights=lw, skinning_matrices=G,
-                                      threads=threads)
-        joints = np.matmul(A, x[..., None])[..., 0]
-        joints += G[..., :3, 3]
+                                      out=None if out is None else out[0], threads=threads)
+        joints = np.add(np.matmul(A, x[..., None])[..., 0], G[..., :3, 3],
+                        out=None if out is None else out[1])
         if transl is not None and not fold:
             verts += transl[:, None, :]
             joints += transl[:, None, :]
@@ -288,7 +298,9 @@ class BodyModel:
 
     def forward(self, betas: Optional[Input] = None, pose: Optional[Input] = None,
                 transl: Optional[Input] = None, expression: Optional[Input] = None,
-                threads: Optional[int] = None) -> Tuple[NDArray[Any], NDArray[Any]]:
+                threads: Optional[int] = None,
+                out: Optional[Tuple[NDArray[Any], NDArray[Any]]] = None,
+                workspace: Optional[Workspace] = None) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Posed vertices and joints.
 
         Parameters
@@ -303,6 +315,14 @@ class BodyModel:
         threads : int or None, the skinkit kernels' threads=, also the threads of the BLAS
             products (fixed blocks, one BLAS thread each: the same bits for any thread count
             and any concurrent callers; skinkit.kernels._blas).
+        out : (vertices, joints), optional
+            C-contiguous, writeable arrays of the model's dtype, shapes (..., V, 3) and
+            (..., J, 3), that the results are written into (and returned); the same bits as
+            without.
+        workspace : skinkit.body.Workspace, optional
+            Where the pass's temporaries come from (about 2.2 times the vertices' bytes),
+            kept for the next call: a loop over batches then allocates nothing after its first
+            pass (with ``out``).  None: new arrays every call.
 
         Returns
         -------
@@ -312,12 +332,42 @@ class BodyModel:
 
         Raises
         ------
-        ValueError naming the argument for a wrong shape; TypeError for a non-numeric dtype.
+        ValueError naming the argument for a wrong shape, or ``out`` of a wrong shape or
+        layout or overlapping an argument; TypeError for a non-numeric dtype, or an ``out``
+        that is not a pair of NumPy arrays of the model's dtype.
         """
         flat, batch, N = self._inputs(betas, pose, transl, expression)
+        outs = None if out is None else self._outputs(out, batch, N, flat)
         with one_blas_thread():     # every BLAS call of the pass (skinkit.kernels._blas)
-            verts, joints, _ = self._forward(flat, N, threads)
+            verts, joints, _ = self._forward(flat, N, threads, out=outs, workspace=workspace)
         return verts.reshape(batch + verts.shape[1:]), joints.reshape(batch + joints.shape[1:])
+
+    def _outputs(self, out: Tuple[NDArray[Any], NDArray[Any]], batch: Tuple[int, ...], N: int,
+                 flat: Dict[str, NDArray[Any]]) -> Tuple[NDArray[Any], NDArray[Any]]:
+        """``forward``'s ``out`` as (N, V, 3) and (N, J, 3) views, once checked."""
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"out must be a pair (vertices, joints) of arrays, got "
+                            f"{type(out).__name__}")
+        views = []
+        for name, a, core in (("vertices", out[0], (self.num_vertices, 3)),
+                              ("joints", out[1], (self.num_joints, 3))):
+            if not isinstance(a, np.ndarray):
+                raise TypeError(f"out {name} must be a NumPy array, got {type(a).__name__}")
+            if a.dtype != self.dtype:
+                raise TypeError(f"out {name} must have the model's dtype {np.dtype(self.dtype)}, "
+                                f"got {a.dtype}")
+            if a.shape != batch + core or not a.flags.c_contiguous or not a.flags.writeable:
+                raise ValueError(f"out {name} must be a C-contiguous, writeable array of shape "
+                                 f"{batch + core}, got shape {a.shape}"
+                                 f"{'' if a.flags.c_contiguous else ', not C-contiguous'}"
+                                 f"{'' if a.flags.writeable else ', read-only'}")
+            for k, x in flat.items():
+                if np.may_share_memory(a, x):
+                    raise ValueError(f"out {name} overlaps the memory of {k}")
+            views.append(a.reshape((N,) + core))
+        if np.may_share_memory(views[0], views[1]):
+            raise ValueError("out vertices and joints overlap")
+        return views[0], views[1]
 
     __call__ = forward
 
@@ -371,10 +421,13 @@ class BodyModel:
             raise ValueError(f"frames must be > 0, got {frames}")
 
         def blocks() -> Iterator[PosedMeshes]:
+            workspace = Workspace()         # the temporaries of one block reused by the next
             for start in range(0, count, frames):
                 part = {k: v[start:start + frames] if k in framed else v
                         for k, v in given.items()}
-                verts, joints = self.forward(**part, threads=threads)
+                verts, joints = self.forward(part.get("betas"), part.get("pose"),
+                                             part.get("transl"), part.get("expression"),
+                                             threads=threads, workspace=workspace)
                 yield PosedMeshes(np.arange(start, min(count, start + frames), dtype=np.float64),
                                   {"body": verts.reshape(-1, self.num_vertices, 3)}, {},
                                   joints.reshape(-1, self.num_joints, 3))
@@ -445,8 +498,8 @@ class BodyModel:
         rows = s["rows"]
         # (basis g^T)^T rather than g basis^T: OpenBLAS runs this orientation 10-20% faster
         mm = _bounded(threads, products)
-        g_c = mm(self._basis[rows], g_vp.reshape(N, -1).T).T
-        g_c += mm(g_x.reshape(N, -1), self._joint_basis[rows].T)
+        g_c = mm(self._basis[rows], g_vp.reshape(N, -1).T, None).T
+        g_c += mm(g_x.reshape(N, -1), self._joint_basis[rows].T, None)
         g_R = np.zeros((N, J, 3, 3), dt)
         g_R[:, 1:] = g_c[:, S + 1:S + 1 + P].reshape(N, J - 1, 3, 3)
         g_q += gradients.quat_to_matrix_vjp(s["q"], g_R, threads=threads)
@@ -473,12 +526,14 @@ class BodyModel:
         return f"<div>{sizes}{joints}</div>"
 
 
-def _bounded(threads: Optional[int], products: Optional[Products]) -> Products:
-    """``products``, or NumPy's matmul in fixed blocks on one BLAS thread each, spread over
-    ``threads`` threads: the same bits for any thread count (skinkit.kernels._blas)."""
+def _bounded(threads: Optional[int], products: Optional[Products]
+             ) -> Callable[[NDArray[Any], NDArray[Any], Optional[NDArray[Any]]], NDArray[Any]]:
+    """``mm(a, b, out)``: ``products(a, b)`` (which makes its own result), or NumPy's matmul in
+    fixed blocks on one BLAS thread each, spread over ``threads`` threads, into ``out`` (None:
+    a new array): the same bits for any thread count (skinkit.kernels._blas)."""
     if products is not None:
-        return products
-    return lambda a, b: matmul(a, b, threads)
+        return lambda a, b, out: products(a, b)
+    return lambda a, b, out: matmul(a, b, threads, out)
 
 
 def _unbroadcast(g: NDArray[Any], shape: Tuple[int, ...]) -> NDArray[Any]:

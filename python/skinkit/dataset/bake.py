@@ -32,8 +32,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import limits
+from ..body.workspace import Workspace
 from ..kernels._optional import require
 from . import store
+from .schema import COMMON_FRAMES
 from .plan import Piece, Plan, Sequence
 from .sources import Characters, Layout, Motions, Source
 
@@ -87,56 +89,53 @@ def task_chunks(todo: List[int], workers: int) -> List[List[int]]:
     return [todo[i:i + n] for i in range(0, len(todo), n)]
 
 
-def pose_chunk(jobs: List[Tuple[Sequence, str, Piece]], source: Source, dtype: str
-               ) -> Dict[str, NDArray[Any]]:
-    """The frame arrays of one chunk: ``jobs`` are (sequence, model file, piece) in row
-    order, posed by ``source`` (in the calling thread's BLAS and skinkit threads).  A chunk
-    of one piece keeps the posed arrays when they are in ``dtype`` (no copy)."""
+def pose_chunk(jobs: List[Tuple[Sequence, str, Piece]], source: Source,
+               buffers: Dict[str, NDArray[Any]], workspace: Workspace) -> Dict[str, NDArray[Any]]:
+    """The frame arrays of one chunk, posed into ``buffers`` (name -> (frames per chunk, ...)
+    arrays of the store's frame arrays, ``ChunkWriter.arrays``): their first rows.  ``jobs``
+    are (sequence, model file, piece) in row order, posed by ``source`` (in the calling
+    thread's BLAS and skinkit threads, its temporaries from ``workspace``)."""
     rows = sum(p.stop - p.first for _, _, p in jobs)
-    out: Dict[str, NDArray[Any]] = {}
+    out = {name: a[:rows] for name, a in buffers.items()}
     for seq, model, p in jobs:
-        posed, times = source.pose(seq, model, p)
-        n = p.stop - p.first
-        dst = slice(p.row, p.row + n)
-        for name, a in posed.items():
-            if name not in out:
-                out[name] = a if n == rows and a.dtype == dtype else \
-                    np.empty((rows,) + a.shape[1:], dtype)
-            if out[name] is not a:
-                out[name][dst] = a
-        if "frame_time" not in out:
-            out["frame_sequence"] = np.empty(rows, np.int32)
-            out["frame_time"] = np.empty(rows, np.float64)
+        dst = slice(p.row, p.row + p.stop - p.first)
+        out["frame_time"][dst] = source.pose(seq, model, p, {
+            name: a[dst] for name, a in out.items() if name not in COMMON_FRAMES}, workspace)
         out["frame_sequence"][dst] = p.sequence
-        out["frame_time"][dst] = times
     return out
 
 
 def bake_chunks(chunks: List[int], jobs: List[List[Tuple[Sequence, str, Piece]]], *,
-                source: Source, out: str, frames_per_chunk: int, dtype: str) -> int:
+                source: Source, out: str) -> int:
     """Pose and write the chunks ``chunks`` (a Dask task; ``jobs[i]``: chunk ``chunks[i]``'s
     (sequence, model file, piece) in row order, posed by ``source``): each chunk is posed
-    while the one before it is encoded and written (``store.write_chunk``, arrays then done
-    mark) by a second thread.  Returns the frames written (chunks already marked done are
-    skipped)."""
+    while the one before it is encoded and written (``ChunkWriter.write``: arrays, then the
+    done mark) by a second thread.  The store is opened once, and the task's chunks are posed
+    into two sets of frame arrays in turn (one posed while the other is written) with one
+    ``Workspace``: nothing large is allocated after the first two chunks.  Returns the frames
+    written (chunks already marked done are skipped)."""
     threadpoolctl = require("threadpoolctl", "dataset", "skinkit bake")
-    zarr = require("zarr", "dataset", "skinkit bake")
     # an interrupted bake (Ctrl-C) closes the cluster under this task: the worker's warning that
     # it cancelled it would reach the terminal beside the bake's one line
     logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+    target = store.ChunkWriter(out)
+    K, workspace = target.frames_per_chunk, Workspace()
+    buffers: List[Dict[str, NDArray[Any]]] = []
     written = 0
-    # every chunk is whole: zarr's scan of each for the fill value (to leave it out) is a pass
-    # over the frames for nothing
-    with threadpoolctl.threadpool_limits(1), ThreadPoolExecutor(1) as writer, \
-            zarr.config.set({"array.write_empty_chunks": True}):
+    with threadpoolctl.threadpool_limits(1), ThreadPoolExecutor(1) as writer:
         pending: Optional[Future[None]] = None
         for chunk, job in zip(chunks, jobs):
-            if store.chunk_done(out, chunk):
+            if target.done(chunk):
                 continue
-            arrays = pose_chunk(job, source, dtype)
+            if len(buffers) < 2:       # the second set, first posed into
+                buffers.insert(0, {name: np.empty((K,) + a.shape[1:], a.dtype)
+                                   for name, a in target.arrays.items()})
+            # buffers[0]: new, or the set the chunk before last was written from (ended)
+            arrays = pose_chunk(job, source, buffers[0], workspace)
             if pending is not None:
                 pending.result()
-            pending = writer.submit(store.write_chunk, out, chunk, frames_per_chunk, arrays)
+            pending = writer.submit(target.write, chunk, arrays)
+            buffers.reverse()
             written += len(arrays["frame_time"])
         if pending is not None:
             pending.result()
@@ -232,7 +231,7 @@ def _lay_out(out: str, plan: Plan, source: Source, layout: Layout, dtype: str,
 
 
 def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Source,
-         dtype: str, frame_bytes: int, progress: bool
+         frame_bytes: int, progress: bool
          ) -> Tuple[int, List[int], List[Tuple[str, str]]]:
     """One task per run of chunks not yet marked done (``task_chunks``), once the disk is seen to have room for them
     (``frame_bytes`` a frame, before compression); returns the frames baked, the chunks whose
@@ -251,8 +250,8 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Sour
     tasks = task_chunks(todo, sum(client.nthreads().values()))
     jobs = [[[(plan.sequences[p.sequence], model_paths[p.sequence], p) for p in plan.pieces(c)]
              for c in chunks] for chunks in tasks]
-    futures = dict(zip(client.map(bake_chunks, tasks, jobs, out=out, source=source, dtype=dtype,
-                                  frames_per_chunk=plan.frames_per_chunk, pure=False), tasks))
+    futures = dict(zip(client.map(bake_chunks, tasks, jobs, out=out, source=source, pure=False),
+                       tasks))
     baked, failed_chunks, errors = 0, [], []
     with _progress(todo_frames, progress) as bar:
         for future in distributed.as_completed(futures):
@@ -367,8 +366,8 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
             store.discard_partial_writes(out)
         # the frame arrays, frame_sequence and frame_time
         frame_bytes = layout.frame_values * np.dtype(dtype).itemsize + 12
-        baked, failed_chunks, errors = _run(client, out, plan, model_paths, source, dtype,
-                                            frame_bytes, progress)
+        baked, failed_chunks, errors = _run(client, out, plan, model_paths, source, frame_bytes,
+                                            progress)
     store.finish(out, failed_chunks)
     failed = tuple((s.source, s.error) for s in plan.sequences if s.error) + tuple(errors)
     return BakeSummary(out, plan.frames, len(plan.sequences), baked, time.perf_counter() - t0,

@@ -49,6 +49,10 @@ class ArrayChunks:
     zstd: bool
     metadata: Any
 
+    def path(self, coords: Tuple[int, ...]) -> str:
+        """The file of the chunk at ``coords`` (chunk indices)."""
+        return os.path.join(self.folder, *self.metadata.encode_chunk_key(coords).split("/"))
+
     @property
     def decoded_bytes(self) -> int:
         """A chunk's decoded bytes (numbers), or the most a text chunk may take: a uint32
@@ -80,8 +84,7 @@ def check_array(folder: str, a: Any) -> ArrayChunks:
 def check_chunk(rules: ArrayChunks, coords: Tuple[int, ...]) -> None:
     """ChunkError unless the chunk file at ``coords`` (absent: the fill value) decodes to
     at most the bytes its chunk holds, read from its size or header only for numbers."""
-    key = rules.metadata.encode_chunk_key(coords)
-    path = os.path.join(rules.folder, *key.split("/"))
+    key, path = rules.metadata.encode_chunk_key(coords), rules.path(coords)
     try:
         size = os.stat(path).st_size
     except FileNotFoundError:

@@ -28,12 +28,9 @@ from .plan import (Piece, Sequence, character_files, error_message, motion_files
 
 if TYPE_CHECKING:
     from ..body.body_model import BodyModel
+    from ..body.workspace import Workspace
     from ..io.amass import BodyMotion
     from ..model.model import Model
-
-Posed = Tuple[Dict[str, NDArray[Any]], NDArray[Any]]
-"""A piece posed: frame arrays (name -> (frames, ...)), and the frames' times (seconds)."""
-
 
 @dataclass(frozen=True)
 class Layout:
@@ -90,8 +87,11 @@ class Source:
         """The sequences table's own columns."""
         raise NotImplementedError
 
-    def pose(self, seq: Sequence, model: str, piece: Piece) -> Posed:
-        """Pose the frames of ``piece`` (on a worker, one thread)."""
+    def pose(self, seq: Sequence, model: str, piece: Piece, out: Dict[str, NDArray[Any]],
+             workspace: Workspace) -> NDArray[Any]:
+        """Pose the frames of ``piece`` into ``out`` (frame array name -> (frames, ...), the
+        store's dtype) on a worker, one thread, temporaries from ``workspace``; returns the
+        frames' times (seconds)."""
         raise NotImplementedError
 
 
@@ -183,13 +183,23 @@ class Motions(Source):
             betas[i, :len(s.betas)] = s.betas
         return {"gender": np.array([s.gender for s in seqs], dtype=str), "betas": betas}
 
-    def pose(self, seq: Sequence, model: str, piece: Piece) -> Posed:
+    def pose(self, seq: Sequence, model: str, piece: Piece, out: Dict[str, NDArray[Any]],
+             workspace: Workspace) -> NDArray[Any]:
         m, body = _motion(seq.source, self.fps), _body_model(model)
         sl = slice(piece.first, piece.stop)
         expression = None if m.expression is None else m.expression[sl]
-        v, j = body.forward(betas=m.betas, pose=m.poses[sl], transl=m.transl[sl],
-                            expression=expression, threads=1)
-        return {"vertices": v, "joints": j}, m.times[sl]
+        # posed in place where the store keeps the model's dtype, else in float32 and rounded
+        posed = {k: a if a.dtype == body.dtype else workspace.array(f"posed {k}", a.shape,
+                                                                    body.dtype)
+                 for k, a in out.items()}
+        body.forward(betas=m.betas, pose=m.poses[sl], transl=m.transl[sl],
+                     expression=expression, threads=1,
+                     out=(posed["vertices"], posed["joints"]), workspace=workspace)
+        for k, a in out.items():
+            if posed[k] is not a:
+                a[...] = posed[k]
+        times: NDArray[Any] = m.times[sl]
+        return times
 
 
 @lru_cache(maxsize=4)
@@ -334,16 +344,18 @@ class Characters(Source):
     def columns(self, seqs: Tuple[Sequence, ...]) -> Dict[str, NDArray[Any]]:
         return {"clip": np.array([s.clip or "" for s in seqs], dtype=str)}
 
-    def pose(self, seq: Sequence, model: str, piece: Piece) -> Posed:
+    def pose(self, seq: Sequence, model: str, piece: Piece, out: Dict[str, NDArray[Any]],
+             workspace: Workspace) -> NDArray[Any]:
         from ..model.pose import run
         from ..model.request import frame_times
         character = _character(model)
         request = character.request(seq.clip_index, fps=self.rate, joints=True)
         posed = run(character, request, piece.first, piece.stop)
-        arrays = {f"vertices/{k}": v for k, v in posed.positions.items()}
-        arrays["joints"] = posed.joints if posed.joints is not None else np.zeros((0, 0, 3))
-        return arrays, frame_times(character.clips[seq.clip_index], self.rate, piece.first,
-                                   piece.stop)
+        assert posed.joints is not None                # the request asks for them
+        for k, v in posed.positions.items():
+            out[f"vertices/{k}"][...] = v
+        out["joints"][...] = posed.joints
+        return frame_times(character.clips[seq.clip_index], self.rate, piece.first, piece.stop)
 
 
 def store_schema(attributes: Dict[str, Any]) -> Schema:

@@ -170,22 +170,61 @@ def done_chunks(out: str) -> NDArray[Any]:
     return done
 
 
-def chunk_done(out: str, chunk: int) -> bool:
-    """Whether chunk ``chunk`` is written (reads its mark only)."""
-    a = _group(out, "r")["chunk_done"]
-    return bool(_chunks.CheckedArray(out, "chunk_done", a, _rules(out, "chunk_done", a),
-                                     StoreError)[chunk])
+class ChunkWriter:
+    """The frame arrays and chunk marks of the store at ``out``, opened once (by a bake task):
+    whether a chunk is written, and writing one.
+
+    Attributes
+    ----------
+    arrays : dict name -> zarr array, the frame arrays (``frame_names``) with their shapes
+        and dtypes.
+    """
+
+    def __init__(self, out: str) -> None:
+        g = _group(out, "r+")
+        self.out = out
+        # every chunk is whole: zarr's scan of each for the fill value (to leave it out) is a
+        # pass over the frames for nothing (an array takes the setting when it is opened)
+        with _zarr().config.set({"array.write_empty_chunks": True}):
+            self.arrays = {k: g[k] for k in frame_names(dict(g.attrs)["skinkit"])}
+        self._marks = g["chunk_done"]
+        self._rules = {k: _rules(out, k, a) for k, a in self.arrays.items()}
+        self._done = _chunks.CheckedArray(out, "chunk_done", self._marks,
+                                          _rules(out, "chunk_done", self._marks), StoreError)
+
+    @property
+    def frames_per_chunk(self) -> int:
+        return int(self.arrays["frame_time"].chunks[0])
+
+    def done(self, chunk: int) -> bool:
+        """Whether chunk ``chunk`` is written (reads its mark only)."""
+        return bool(self._done[chunk])
+
+    def write(self, chunk: int, arrays: Dict[str, NDArray[Any]]) -> None:
+        """Write the frame arrays of chunk ``chunk`` (each a whole Zarr chunk), each chunk file
+        then flushed to the disk and dropped from the page cache (``_flush``), then its done
+        mark: a chunk cut short by a killed process is not marked, and is written again on
+        resuming."""
+        lo = chunk * self.frames_per_chunk
+        for name, a in arrays.items():
+            self.arrays[name][lo:lo + len(a)] = a
+            _flush(self._rules[name].path((chunk,) + (0,) * (a.ndim - 1)))
+        self._marks[chunk] = 1
 
 
-def write_chunk(out: str, chunk: int, frames_per_chunk: int, arrays: Dict[str, NDArray[Any]]
-                ) -> None:
-    """Write the frame arrays of chunk ``chunk`` (each a whole Zarr chunk), then its done mark:
-    a chunk cut short by a killed process is not marked, and is written again on resuming."""
-    g = _group(out, "r+")
-    lo = chunk * frames_per_chunk
-    for name, a in arrays.items():
-        g[name][lo:lo + len(a)] = a
-    g["chunk_done"][chunk] = 1
+def _flush(path: str) -> None:
+    """The file's data written to the disk (fdatasync, else fsync) and its pages dropped from the page cache
+    (POSIX_FADV_DONTNEED, where the OS has it): a bake writes each byte once and reads none
+    back, and pages dropped are reused by the next chunk's write, where a page cache filling
+    with the store takes memory the system has not handed out yet (on a new virtual machine
+    ten times the cost of writing to reused pages: docs/guide/dataset.rst)."""
+    fd = os.open(path, os.O_RDWR)     # Windows flushes only a handle opened for writing
+    try:
+        getattr(os, "fdatasync", os.fsync)(fd)
+        if hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
 
 
 def finish(out: str, failed_chunks: List[int]) -> None:

@@ -69,19 +69,23 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
-def matmul(a: NDArray[Any], b: NDArray[Any], threads: Optional[int] = None) -> NDArray[Any]:
+def matmul(a: NDArray[Any], b: NDArray[Any], threads: Optional[int] = None,
+           out: Optional[NDArray[Any]] = None) -> NDArray[Any]:
     """``a @ b`` (2-D, (M, K) @ (K, P)) in fixed blocks of the result, each one single-threaded
-    BLAS call, on at most ``threads`` threads (None: skinkit's default): the same bits for any
-    ``threads`` and any concurrent callers."""
+    BLAS call writing its block of the result in place, on at most ``threads`` threads (None:
+    skinkit's default): the same bits for any ``threads`` and any concurrent callers.  ``out``:
+    the (M, P) C-contiguous result array to fill (None: a new one)."""
     M, P = a.shape[0], b.shape[1]
-    out = np.empty((M, P), dtype=np.result_type(a, b))
+    if out is None:
+        out = np.empty((M, P), dtype=np.result_type(a, b))
+    result = out
     blocks: List[Tuple[slice, slice]] = [
         (slice(i, i + BLOCK_ROWS), slice(k, k + BLOCK_COLUMNS))
         for i in range(0, M, BLOCK_ROWS) for k in range(0, P, BLOCK_COLUMNS)]
 
     def one(block: Tuple[slice, slice]) -> None:
         rows, columns = block
-        out[rows, columns] = np.matmul(a[rows], b[:, columns])
+        np.matmul(a[rows], b[:, columns], out=result[rows, columns])
 
     n = min(len(blocks), int(threads or _core.default_threads()))
     with one_blas_thread():
@@ -91,4 +95,4 @@ def matmul(a: NDArray[Any], b: NDArray[Any], threads: Optional[int] = None) -> N
         else:
             for f in [_executor().submit(one, block) for block in blocks]:
                 f.result()
-    return out
+    return result
