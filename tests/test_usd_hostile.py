@@ -161,6 +161,27 @@ def test_blend_shape_point_index_outside_the_mesh(tmp_path):
     _refused(_box(tmp_path, shape), r"point indices must be in 0..7, got 3..99")
 
 
+@pytest.mark.parametrize("limit", [0, 1])
+def test_blend_shape_count_against_the_morph_target_limit(tmp_path, monkeypatch, limit):
+    """Blend shapes are counted against skinkit.limits.MAX_MORPH_TARGETS (glTF's and FBX's
+    cap) before any target is read; one shape within a limit of 1 loads."""
+    from skinkit import limits
+
+    def shape(stage):
+        bs = UsdSkel.BlendShape.Define(stage, "/Root/Box/Bulge")
+        bs.CreateOffsetsAttr(Vt.Vec3fArray([Gf.Vec3f(0, 1, 0)] * 2))
+        bs.CreatePointIndicesAttr(Vt.IntArray([3, 5]))
+        _binding(stage).CreateBlendShapesAttr(["bulge"])
+        _binding(stage).CreateBlendShapeTargetsRel().SetTargets([Sdf.Path("/Root/Box/Bulge")])
+    path = _box(tmp_path, shape)
+    monkeypatch.setattr(limits, "MAX_MORPH_TARGETS", limit)
+    if limit == 0:
+        _refused(path, r"1 blend shapes, more than the limit of 0 "
+                       r"\(skinkit.limits.MAX_MORPH_TARGETS\)")
+    else:
+        assert load_usd(path).primitives[0].morph_positions.shape == (1, 8, 3)
+
+
 def test_not_usd_at_all(tmp_path):
     path = tmp_path / "broken.usda"
     path.write_bytes(b"#usda 1.0\n(\n def def def {{{{\n")

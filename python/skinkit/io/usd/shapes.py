@@ -16,6 +16,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ... import limits
 from ...model.clip import Channel
 from ..fbx import shape_weights
 from .stage import Arrays, Pxr
@@ -45,6 +46,9 @@ def read_blend_shapes(binding: Pxr, V: int, arrays: Arrays) -> Optional[BlendSha
     names = [str(n) for n in (binding.GetBlendShapesAttr().Get() or [])]
     if not names:
         return None
+    too_many = limits.count_error(len(names), "MAX_MORPH_TARGETS", "blend shapes")
+    if too_many is not None:
+        raise arrays.error(binding.GetBlendShapesAttr(), too_many)
     targets = binding.GetBlendShapeTargetsRel().GetTargets()
     if len(targets) != len(names):
         raise arrays.error(binding.GetBlendShapesAttr(), f"{len(names)} blend shapes, but "
