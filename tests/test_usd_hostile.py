@@ -151,14 +151,19 @@ def test_duplicate_joint(tmp_path):
     _refused(_box(tmp_path, dup), "joint 'a/b' is listed twice")
 
 
-def test_blend_shape_point_index_outside_the_mesh(tmp_path):
+def _bulge(indices):
+    """A change binding one blend shape "bulge" moving the box's points ``indices``."""
     def shape(stage):
         bs = UsdSkel.BlendShape.Define(stage, "/Root/Box/Bulge")
-        bs.CreateOffsetsAttr(Vt.Vec3fArray([Gf.Vec3f(0, 1, 0)] * 2))
-        bs.CreatePointIndicesAttr(Vt.IntArray([3, 99]))
+        bs.CreateOffsetsAttr(Vt.Vec3fArray([Gf.Vec3f(0, 1, 0)] * len(indices)))
+        bs.CreatePointIndicesAttr(Vt.IntArray(indices))
         _binding(stage).CreateBlendShapesAttr(["bulge"])
         _binding(stage).CreateBlendShapeTargetsRel().SetTargets([Sdf.Path("/Root/Box/Bulge")])
-    _refused(_box(tmp_path, shape), r"point indices must be in 0..7, got 3..99")
+    return shape
+
+
+def test_blend_shape_point_index_outside_the_mesh(tmp_path):
+    _refused(_box(tmp_path, _bulge([3, 99])), r"point indices must be in 0..7, got 3..99")
 
 
 @pytest.mark.parametrize("limit", [0, 1])
@@ -167,13 +172,7 @@ def test_blend_shape_count_against_the_morph_target_limit(tmp_path, monkeypatch,
     cap) before any target is read; one shape within a limit of 1 loads."""
     from skinkit import limits
 
-    def shape(stage):
-        bs = UsdSkel.BlendShape.Define(stage, "/Root/Box/Bulge")
-        bs.CreateOffsetsAttr(Vt.Vec3fArray([Gf.Vec3f(0, 1, 0)] * 2))
-        bs.CreatePointIndicesAttr(Vt.IntArray([3, 5]))
-        _binding(stage).CreateBlendShapesAttr(["bulge"])
-        _binding(stage).CreateBlendShapeTargetsRel().SetTargets([Sdf.Path("/Root/Box/Bulge")])
-    path = _box(tmp_path, shape)
+    path = _box(tmp_path, _bulge([3, 5]))
     monkeypatch.setattr(limits, "MAX_MORPH_TARGETS", limit)
     if limit == 0:
         _refused(path, r"1 blend shapes, more than the limit of 0 "
