@@ -69,8 +69,10 @@ def tests(session, numpy):
         session.log(f"torch: not installed for Python {session.python} (its CPU wheel is "
                     "at hand for 3.11 only); the torch tests skip")
     session.chdir(ROOT)
-    session.run("python", "-m", "pytest", "-q", "-rs", "-m", "not integration", *session.posargs,
-                env={"SKINKIT_REQUIRE": ",".join(require), "MPLBACKEND": "Agg"})
+    # a pytest cache of its own (the mypy test keeps its cache there): .ci/run runs sessions at once
+    cache = f"cache_dir={session.virtualenv.location}/pytest-cache"
+    session.run("python", "-m", "pytest", "-q", "-rs", "-m", "not integration", "-o", cache,
+                *session.posargs, env={"SKINKIT_REQUIRE": ",".join(require), "MPLBACKEND": "Agg"})
 
 
 @nox.session(python="3.11")
