@@ -365,7 +365,9 @@ static int prepare_outputs(call_t *c)
         for (int d = 0; d < o->nd; d++)
             dims[c->bnd + d] = o->dim[d] >= 0 ? o->dim[d] : c->sym[-o->dim[d] - 1];
         if (!c->obj[i]) {
-            c->arr[i] = (PyArrayObject *)PyArray_SimpleNew(nd, dims, c->typenum);
+            c->arr[i] = (PyArrayObject *)(c->k->op[o - c->k->core].flags & OP_READ
+                                              ? PyArray_ZEROS(nd, dims, c->typenum, 0)
+                                              : PyArray_SimpleNew(nd, dims, c->typenum));
             if (!c->arr[i])
                 return -1;
             continue;

@@ -9,7 +9,8 @@
  * 3. Its descriptor below: the operands in the API's order with gufunc-style shapes -- inputs
  *    (required, then OP_OPTIONAL), then outputs (OP_OUT; `if_given` for an output that exists
  *    only with an optional input; OP_REDUCE for an output summed over the inner symbol, such
- *    as a gradient w.r.t. the matrices of a pose).  "(...,J,4)" broadcasts leading batch
+ *    as a gradient w.r.t. the matrices of a pose; OP_READ for one the loop reads where out=
+ *    gives it, zeroed otherwise).  "(...,J,4)" broadcasts leading batch
  *    dimensions; "(V,K)" without "..." is the same for the whole batch and is checked once per
  *    call.  Capital letters are sizes bound by the first operand that has them.  `inner` makes
  *    a symbol the innermost batch dimension (one item per vertex); `work` and `grain` say how
@@ -264,8 +265,9 @@ kernel_t kernels[] = {
       OUTPUT("rotations", "(...,J,4)"), OUTPUT("world_rotations", "(...,J,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(retarget_rotations), NULL},
     /* compression (shell_error.c; python/skinkit/motion/compress.py) */
-    {"_shell_error_fk", "World matrices of the joints of a mask (the others read from out=) "
-     "and each one's shell error against reference (ACL's object-space metric).",
+    {"_shell_error_fk", "World matrices of the joints of a mask (the others read from out=, "
+     "zero without it) and each one's shell error against reference (ACL's object-space "
+     "metric).",
      {{"parents", "(J)", OP_PARENTS},
       {"rotations", "(...,J,4)"},
       {"translations", "(...,J,3)"},
@@ -273,7 +275,7 @@ kernel_t kernels[] = {
       {"reference", "(...,J,4,4)"},
       {"shell", "(...)"},
       {"mask", "(J)"},
-      OUTPUT("world", "(...,J,4,4)"),
+      {"world", "(...,J,4,4)", OP_REAL, OP_OUT | OP_READ, 0},
       OUTPUT("error", "(...,J)")},
      0, 'J', GRAIN_JOINTS, LOOPS(shell_error_fk), NULL},
 };

@@ -44,9 +44,11 @@ enum op_kind {
 enum op_flag {
     OP_OUT = 1,      /* an output (allocated, or given in out=) */
     OP_OPTIONAL = 2, /* an input that may be None (the loop gets a NULL pointer) */
-    OP_REDUCE = 4    /* an output without the kernel's inner symbol: zeroed, then summed into
+    OP_REDUCE = 4,   /* an output without the kernel's inner symbol: zeroed, then summed into
                         by every item of a run (a pose's vertices); runs are not split between
                         threads */
+    OP_READ = 8      /* an output the loop may read before writing it (what out= holds): zeroed
+                        when allocated */
 };
 
 typedef struct loop_ctx loop_ctx;

@@ -1,6 +1,7 @@
 """_core._shell_error_fk (src/shell_error.c), the exact check of skinkit.compress: FK of the joints
-of a mask (the others' world matrices read from out=) and each one's error on its three shell
-vertices, against plain NumPy (tests/reference.py's FK, the vertices transformed one by one)."""
+of a mask (the others' world matrices read from out=, zero without it) and each one's error on
+its three shell vertices, against plain NumPy (tests/reference.py's FK, the vertices transformed
+one by one)."""
 import numpy as np
 import pytest
 
@@ -61,6 +62,24 @@ def test_mask_computes_a_subtree_in_place():
     assert np.array_equal(world[:, :5], full[:, :5])
     assert np.all(world[:, 5] == 7.0)
     assert np.array_equal(err, np.zeros((7, 6)))
+
+
+
+def test_mask_without_out_reads_zero_world_matrices():
+    """Without out=, the world matrices the mask leaves out are zero (not whatever memory the
+    output got): every call gives the same bits, and the joints below see a zero parent."""
+    rng = np.random.default_rng(6)
+    parents = np.array([-1, 0, 1])
+    q, t, s = _case(rng, 5, 3)
+    ref_world = _core.forward_kinematics(parents, q, t, s)
+    mask = np.array([0, 1, 1.0])
+    calls = [_core._shell_error_fk(parents, q, t, s, ref_world, np.full(5, 0.03), mask)
+             for _ in range(3)]
+    world, err = calls[0]
+    assert np.array_equal(world[:, 0], np.zeros((5, 4, 4)))
+    assert np.array_equal(world[:, 1:, :3], np.zeros((5, 2, 3, 4)))   # zero parent: zero below
+    assert all(np.array_equal(a, b) for c in calls[1:] for a, b in zip(calls[0], c))
+    np.testing.assert_allclose(err[:, 1:], _shell(world, ref_world, 0.03)[:, 1:], rtol=1e-12)
 
 
 def test_threads_bitwise():
