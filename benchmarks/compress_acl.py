@@ -42,8 +42,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import peers   # benchmarks/peers.py, beside this script: the STREAM triad
 import skinkit
 from skinkit.io.acl_sjson import load_acl_sjson
-from skinkit.motion.compress import CONSTANTS
-from skinkit.motion.compressed_file import dumps
+from skinkit.model.compress import CONSTANTS
+from skinkit.io.skc import dumps
 
 DEFAULT_DATA = "/work/shared/acl-test-data/acl-test-data-47bfa3c-cmu18.tar.xz"
 

@@ -111,7 +111,7 @@ static PyMethodDef methods[] = {
      "cursor, "
      "threads=None)\n\nSamples a compressed clip's tracks at times into out (translations, "
      "rotations, scales, weights), straight from its codes; cursor None or one key interval "
-     "per track kept between calls (skinkit.motion.compress)."},
+     "per track kept between calls (skinkit.model.compress)."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "

@@ -305,7 +305,7 @@ static PyTypeObject cplayer_type = {
               "A compressed clip bound to its outputs for one time a call: call holds the "
               "arguments of decode_compressed from tracks to out, times left out; its "
               "sample(time) decodes at time (the keyed tracks: the constants out holds already stay), each track keeping its key interval between "
-              "calls, and returns pose (skinkit.motion.compressed_clip.CompressedPlayback).",
+              "calls, and returns pose (skinkit.model.compressed_clip.CompressedPlayback).",
     .tp_methods = cplayer_methods,
     .tp_new = cplayer_new,
 };

@@ -264,7 +264,7 @@ kernel_t kernels[] = {
       {"mapped", "(J)"}, {"rest_rotations", "(J,4)"},
       OUTPUT("rotations", "(...,J,4)"), OUTPUT("world_rotations", "(...,J,4)")},
      0, 'J', GRAIN_JOINTS, LOOPS(retarget_rotations), NULL},
-    /* compression (shell_error.c; python/skinkit/motion/compress.py) */
+    /* compression (shell_error.c; python/skinkit/model/compress.py) */
     {"_shell_error_fk", "World matrices of the joints of a mask (the others read from out=, "
      "zero without it) and each one's shell error against reference (ACL's object-space "
      "metric).",

@@ -1,5 +1,5 @@
 /* compress_decode.c -- sampling a compressed clip straight from its codes (sk_cclip,
- * skinkit_jobs.h; the format: python/skinkit/motion/compressed_file.py).  Each sample decodes
+ * skinkit_jobs.h; the format: python/skinkit/io/skc.py).  Each sample decodes
  * the one or two keys around its time (four rows for CUBICSPLINE) and interpolates them as the
  * source clip's sampler does (glTF 2.0 Appendix C; sample.c). */
 #include <string.h>

@@ -1,7 +1,7 @@
 /* shell_error.c -- forward kinematics of some joints (a mask) and the object-space error of the
  * result against reference world matrices, on virtual vertices at a shell distance (ACL's
  * qvvf_transform_error_metric; N. Frechette, "Animation Compression: Measuring Accuracy",
- * 2016): the check of a candidate pose that skinkit.motion.compress runs on a joint's subtree
+ * 2016): the check of a candidate pose that skinkit.model.compress runs on a joint's subtree
  * alone, in place, with the world matrices of the other joints kept.  Items are independent
  * (one pose each), so the bits do not depend on how a batch is split between threads. */
 #include "real.h"

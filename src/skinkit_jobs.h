@@ -186,7 +186,7 @@ typedef struct {
     const SK_REAL *prepared;
 } SK_TYPE(sk_clip);
 
-/* A compressed clip (skinkit.motion.compress, its container: motion/compressed_file.py): track
+/* A compressed clip (skinkit.model.compress, its container: io/skc.py): track
  * t (tracks + t, sk_ctrack in skinkit.h) has nkeys key times at key_times + key_offset and its
  * payload at bytes + data: a constant's nstored float32 values, a quantized track's codes
  * segment after segment (nstored per row, each its width of bits, least significant bit

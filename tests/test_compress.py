@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit.motion.compress import BIT_RATES, CONSTANTS, RAW, compress
-from skinkit.motion.compressed_file import dumps
+from skinkit.model.compress import BIT_RATES, CONSTANTS, RAW, compress
+from skinkit.io.skc import dumps
 
 import reference as ref
 from conftest import BVH, GLTF
@@ -81,7 +81,7 @@ def test_random_clip_within_precision_densely(dtype):
     src_w = np.array([ref.sample_channel(clip.channels[-1].times, clip.channels[-1].values,
                                          "LINEAR", x, False) for x in t])
     assert np.abs(w - src_w).max() <= 2e-3 + slack
-    levels = {(tr.node, skinkit.motion.compress.PATH_NAMES[tr.path]): tr.level for tr in cc.tracks}
+    levels = {(tr.node, skinkit.model.compress.PATH_NAMES[tr.path]): tr.level for tr in cc.tracks}
     assert (3, "translation") not in levels                 # the rest pose: folded away
     assert levels[(4, "translation")] in CONSTANTS
     assert len(dumps(cc)) < sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2
@@ -197,9 +197,9 @@ def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
     """A track in segments of 16 keys: each key within half a step of its segment's range
     (from the source values, not the codec), the C decoder's keys those of decode_track, and the
     container gives the same track back."""
-    from skinkit.motion import compressed_file as cf
-    from skinkit.motion.compress import _cost, _layout, _Quantizer
-    from skinkit.motion.compressed_clip import CompressedClip, Track, decode_track
+    from skinkit.io import skc as cf
+    from skinkit.model.compress import _cost, _layout, _Quantizer
+    from skinkit.model.compressed_clip import CompressedClip, Track, decode_track
     rng = np.random.default_rng(4)
     keys = 45
     rows = keys * (3 if interp == "CUBICSPLINE" else 1)
@@ -238,9 +238,9 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
     """KEYS24 and CONSTANT24 keep the top 24 bits of each float32, rounded to nearest (within
     2^-16 relative, against the values themselves), the same in C and NumPy and through the
     container."""
-    from skinkit.motion import compressed_file as cf
-    from skinkit.motion.compress import _encode
-    from skinkit.motion.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
+    from skinkit.io import skc as cf
+    from skinkit.model.compress import _encode
+    from skinkit.model.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
                                                 decode_track)
     rng = np.random.default_rng(5)
     values = rng.normal(0, 30, (7, 3))

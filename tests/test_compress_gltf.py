@@ -6,7 +6,7 @@ import struct
 import pytest
 
 import skinkit
-from skinkit.motion.compress import gltf_clip
+from skinkit.model.compress import gltf_clip
 
 from conftest import GLTF
 from test_compress import dense, shell_errors

@@ -11,8 +11,8 @@ import pytest
 
 import skinkit
 from skinkit import _core
-from skinkit.motion.compress import compress
-from skinkit.motion.compressed_file import dumps, loads
+from skinkit.model.compress import compress
+from skinkit.io.skc import dumps, loads
 
 import reference as ref
 from conftest import GLTF, SKINKIT_PATH
@@ -75,7 +75,7 @@ def test_lane_groups_give_the_bits_of_one_time_a_call(dtype):
 SCRIPT = """
 import sys, numpy as np
 from skinkit import _core
-from skinkit.motion.compressed_file import loads
+from skinkit.io.skc import loads
 cc = loads(open(sys.argv[1], "rb").read())
 d = np.load(sys.argv[2])
 rest = (d["rt"], d["rr"], d["rs"])

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit.motion import compressed_file as cf
-from skinkit.motion.compress import compress
+from skinkit.io import skc as cf
+from skinkit.model.compress import compress
 
 from test_compress import random_clip
 

@@ -36,9 +36,9 @@ from .model.records import Primitive, Skeleton, SkinnedPrimitive, Skin
 from .kernels.morph import blend_shapes
 from .motion.canonical import (canonical_joints, canonical_motion, canonical_transform,
                                transform_motion)
-from .motion.compress import compress
-from .motion.compressed_clip import CompressedClip
-from .motion.compressed_file import load_compressed, save_compressed
+from .model.compress import compress
+from .model.compressed_clip import CompressedClip
+from .io.skc import load_compressed, save_compressed
 from .motion.footlock import foot_contacts, foot_drift, lock_feet
 from .motion.humanml3d import humanml3d_features, humanml3d_joints, humanml3d_preprocess
 from .motion.mirror import mirror, mirror_permutation, mirror_positions, mirror_rotations

@@ -49,7 +49,7 @@ class ClipPlayer:   # subclassed by skinkit.model.clip.Playback
 
 _CPlayer = TypeVar("_CPlayer", bound="CompressedPlayer")
 
-class CompressedPlayer:   # subclassed by skinkit.motion.compressed_clip.CompressedPlayback
+class CompressedPlayer:   # subclassed by skinkit.model.compressed_clip.CompressedPlayback
     def __new__(cls: Type[_CPlayer], call: Tuple[Any, ...], duration: float, pose: Any, /
                 ) -> _CPlayer: ...
     def sample(self, time: float, /) -> Any: ...

@@ -329,7 +329,7 @@ def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = N
         key times, values and interpolation (STEP, LINEAR or CUBICSPLINE) unchanged; a clip
         without channels is left out (a glTF animation has at least one), with a warning on the
         ``skinkit`` logger.
-        ``skinkit.motion.compress.gltf_clip`` gives a clip of reduced keys for it.
+        ``skinkit.model.compress.gltf_clip`` gives a clip of reduced keys for it.
     rotations : {"float", "short"}
         How STEP and LINEAR rotation keys are stored: float32, or normalized SHORT (c / 32767,
         which glTF 2.0 section 3.11 allows for rotation outputs: half the bytes).

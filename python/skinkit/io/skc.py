@@ -50,10 +50,10 @@ from typing import Any, List, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from ..io.mesh_files import atomic_file
+from .mesh_files import atomic_file
 from ..limits import MAX_FILE_VALUE, nodes_error
 from ..model.clip import INTERPOLATIONS, PATHS
-from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
+from ..model.compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
                               CompressedClip, Track, from_float24)
 
 MAGIC = b"SKCC"

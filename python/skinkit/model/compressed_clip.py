@@ -176,7 +176,7 @@ def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]
 @dataclass
 class CompressedClip:
     """A clip compressed by ``skinkit.compress``: key-time arrays and tracks, as its container
-    stores them (``skinkit.motion.compressed_file``).
+    stores them (``skinkit.io.skc``).
 
     Attributes
     ----------
