@@ -16,12 +16,13 @@ import json
 import logging
 import struct
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ...model.clip import Clip
+from ...model.compress import gltf_clip
 from ..mesh_files import write_atomic
 from .materials import image_bytes
 from ...kernels._types import PathLike
@@ -309,8 +310,32 @@ def _materials(model: Model, doc: Json, buf: _Buffer) -> None:
         doc["extensionsUsed"] = list(carried["extensionsUsed"])
 
 
+_COMPRESS_OPTIONS = ("precision", "shell_distance", "weights_precision")
+
+
+def _compress_options(compress: Union[None, bool, float, Mapping[str, float]]
+                      ) -> Optional[Dict[str, float]]:
+    """``write_gltf``'s ``compress`` as ``gltf_clip``'s keyword arguments (None: keys as they
+    are)."""
+    if compress is None or compress is False:
+        return None
+    if compress is True:
+        return {}
+    if isinstance(compress, (int, float)) and not isinstance(compress, bool):
+        return {"precision": float(compress)}
+    if isinstance(compress, Mapping):
+        unknown = sorted(set(map(str, compress)) - set(_COMPRESS_OPTIONS))
+        if unknown:
+            raise ValueError(f"compress: unknown option(s) {', '.join(map(repr, unknown))}; "
+                             f"expected some of {', '.join(_COMPRESS_OPTIONS)}")
+        return dict(compress)
+    raise TypeError("compress must be None, True, a precision (float) or a dict of "
+                    f"{', '.join(_COMPRESS_OPTIONS)}, got {type(compress).__name__}")
+
+
 def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = None,
-               rotations: str = "float") -> None:
+               rotations: Optional[str] = None,
+               compress: Union[None, bool, float, Mapping[str, float]] = None) -> None:
     """Write ``model`` as a skinned, animated glTF 2.0 file.
 
     Parameters
@@ -329,16 +354,28 @@ def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = N
         key times, values and interpolation (STEP, LINEAR or CUBICSPLINE) unchanged; a clip
         without channels is left out (a glTF animation has at least one), with a warning on the
         ``skinkit`` logger.
-        ``skinkit.model.compress.gltf_clip`` gives a clip of reduced keys for it.
-    rotations : {"float", "short"}
+    rotations : {"float", "short"}, optional
         How STEP and LINEAR rotation keys are stored: float32, or normalized SHORT (c / 32767,
-        which glTF 2.0 section 3.11 allows for rotation outputs: half the bytes).
+        which glTF 2.0 section 3.11 allows for rotation outputs: half the bytes).  Default:
+        "short" with ``compress``, "float" without.
+    compress : True, float or dict, optional
+        Write each clip's keys reduced by :func:`skinkit.compress`
+        (``skinkit.model.compress.gltf_clip``): within the precision of the source at every
+        key time and between them (object-space error on a shell around every joint, ACL's
+        metric), once read back from the file's SHORT or float rotations; tracks equal to the
+        rest pose left out, constant ones one key.  True: its defaults (1e-4, shell 0.03, in
+        the model's units: metres for glTF); a float: the precision; a dict: some of
+        ``precision``, ``shell_distance``, ``weights_precision``.  Any glTF viewer plays the
+        result.
 
     Raises
     ------
     ValueError
         ``path`` ends neither in .glb nor in .gltf; ``rotations`` is neither; a primitive has
-        no vertex (a glTF accessor holds at least one).
+        no vertex (a glTF accessor holds at least one); ``compress`` names an unknown option
+        or a precision that is not finite and > 0.
+    TypeError
+        ``compress`` is of another type.
 
     Notes
     -----
@@ -349,7 +386,12 @@ def write_gltf(model: Model, path: PathLike, clips: Optional[Sequence[Clip]] = N
     suffix = Path(path).suffix.lower()
     if suffix not in (".glb", ".gltf"):
         raise ValueError(f"write_gltf: path must end in .glb or .gltf, got {str(path)!r}")
-    doc, data = gltf_document(model, clips, rotations)
+    options = _compress_options(compress)
+    if options is not None:
+        clips = [gltf_clip(c, model.skeleton, **options) if c.channels else c
+                 for c in (model.clips if clips is None else clips)]
+    doc, data = gltf_document(model, clips, rotations or ("float" if options is None else
+                                                          "short"))
     if suffix == ".gltf":
         doc["buffers"][0]["uri"] = ("data:application/octet-stream;base64,"
                                     + base64.b64encode(data).decode("ascii"))
