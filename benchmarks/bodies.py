@@ -117,7 +117,7 @@ def group_body(ctx: Ctx):
             bm = None if no_bm else body_models_module(kind, arrays, tmpdir)
             skt = None if no else _skt_module(kind, arrays)
             peers = dict(smplx=module, bm=bm, skt=skt, no=no, no_bm=no_bm)
-            V, J = model.num_vertices, model.num_joints
+            J = model.num_joints
             for B in Bs:
                 params = (rng.normal(size=(B, 10)).astype(np.float32),
                           rng.normal(scale=0.3, size=(B, J, 3)).astype(np.float32),

@@ -59,7 +59,6 @@ def main(argv=None) -> int:
     trs = clip.sample(times, rest)
     world = kernels.forward_kinematics(sk.parents, trs[1], trs[0], trs[2])
     weights = morph_weights(model, clip, times)
-    mats = skinning_matrices(model, world)
     skinned = [p for p in model.primitives if p.skinned]
     rigid = [p for p in model.primitives if not p.skinned]
     morphed = {p.key: _morph(p, weights.get(p.node), False) for p in model.primitives}

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
 import tracemalloc
 
 import numpy as np

@@ -2,7 +2,6 @@
 parameters."""
 from __future__ import annotations
 
-import numpy as np
 
 from skinkit.body.synthetic import SIZES, synthetic_body_arrays
 

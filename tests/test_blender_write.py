@@ -2,7 +2,6 @@
 there (Armature modifier, shape keys): Blender's vertices match skinkit's pose of the model that
 was written, at key times (both deform in float32 or better: 2e-6 of the model's size).
 The Blender side runs in bpy's own Python (see tests/test_blender.py)."""
-import sys
 
 import numpy as np
 

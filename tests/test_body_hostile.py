@@ -16,7 +16,6 @@ from conftest import DATA, SKINKIT_PATH
 sys.path.insert(0, str(DATA / "body"))
 import py2pickle as p2  # noqa: E402
 
-import skinkit as sk  # noqa: E402
 from body_models import make_arrays  # noqa: E402
 from npz_craft import npy_bytes, write_npz  # noqa: E402
 

@@ -6,7 +6,6 @@ primitives, clip channels): a pickle is that plus names and structure.
 import dataclasses
 import pickle
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest

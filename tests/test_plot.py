@@ -1,7 +1,6 @@
 """skinkit.apps.plot (matplotlib, Agg backend): skeletons, meshes and clip animations."""
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit import TRS, PoseRequest, blend_poses
+from skinkit import TRS, blend_poses
 from skinkit import default_model
 from skinkit.model.pose import BLOCK_FRAMES, frame_times, layout, pose, pose_blocks
 

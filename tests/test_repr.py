@@ -1,5 +1,4 @@
 """Readable reprs: compact ``__repr__`` and ``_repr_html_`` of the data model (no array dumps)."""
-from pathlib import Path
 
 import numpy as np
 import pytest

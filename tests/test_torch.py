@@ -11,7 +11,6 @@ native byte order).  "In place" is checked three ways that a copy would change:
 - writing to the tensor changes the next result.
 """
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -4,7 +4,6 @@ them): every operator's values within 1e-6 (float32) / 1e-12 (float64) of the re
 gradients by gradcheck and against the C VJPs, torch.compile, vmap, errors, the body operator
 and ``BodyModel.to(device)``.  The tests marked ``cuda`` run the same comparisons on a CUDA
 device and skip without one."""
-import numpy as np
 import pytest
 
 from conftest import TORCH_HOW, optional_import
@@ -14,7 +13,6 @@ torch = optional_import("torch", TORCH_HOW)
 import helpers  # noqa: E402
 import skinkit as sk  # noqa: E402
 import skinkit.torch as skt  # noqa: E402
-from skinkit.torch import generic  # noqa: E402
 from test_torch_ops import OPS, PARENTS, _inputs, _pipeline  # noqa: E402
 
 TOL = {torch.float32: 1e-6, torch.float64: 1e-12}

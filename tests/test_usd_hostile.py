@@ -3,7 +3,6 @@ with a UsdError that names the file and what is wrong, never a crash, a hang or 
 wrong model."""
 import math
 
-import numpy as np
 import pytest
 
 from conftest import USD_HOW, optional_import

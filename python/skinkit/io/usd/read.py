@@ -25,7 +25,7 @@ from ...model.records import Primitive, Skeleton, Skin, float_dtype
 from ..formats import check_format
 from ..gltf.fields import GltfError
 from ..gltf.nodes import _decompose
-from .shapes import BlendShapes, read_blend_shapes, shape_weight_channel
+from .shapes import read_blend_shapes, shape_weight_channel
 from .stage import Arrays, Pxr, UsdError, open_stage, pxr
 from .mesh import read_mesh
 
