@@ -1,6 +1,7 @@
 """The compressed clip container: round trips, and hostile containers refused with a message."""
 import re
 import struct
+import tracemalloc
 import zlib
 
 import numpy as np
@@ -32,6 +33,25 @@ def test_round_trip_is_bitwise(compressed, tmp_path):
         np.testing.assert_array_equal(a, b)
     assert back.sample_weights(t)[5].tobytes() == cc.sample_weights(t)[5].tobytes()
     assert list(tmp_path.iterdir()) == [path]              # no temporary left beside it
+
+
+
+def test_a_loaded_clip_holds_about_its_container():
+    """Decoding reads the compressed form: what a loaded clip keeps is its container's bytes,
+    its key times and a small table per track, not the decoded keys."""
+    skel, clip = random_clip(np.random.default_rng(3), np.float32, keys=3000)
+    data = cf.dumps(compress(clip, skel, precision=1e-3, shell_distance=0.05))
+    raw = sum(np.asarray(ch.values).nbytes for ch in clip.channels)
+    times = sum(np.asarray(ch.times).nbytes for ch in clip.channels)
+    tracemalloc.start()
+    try:
+        back = cf.loads(data)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(back.tracks) > 5
+    assert held <= 1.1 * len(data) + 4 * times + 4096 * len(back.tracks), (held, len(data))
+    assert held < raw / 2
 
 
 def reseal(data, body=None, **header):
