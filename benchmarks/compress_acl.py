@@ -19,7 +19,8 @@ at 4x the sample rate in plain NumPy (float64 shortest-path slerp, glTF LINEAR),
 FK, against the decoded poses; an ACL results file (``--acl JSON``) gives ACL's poses' errors as
 its driver measured them against that same evaluation (its README entry: figures per clip
 ``bytes``, ``max_error``, ``p99_error``, ``mb_per_s``, ``decode_us_one``, ``decode_us_64``, and
-``version``, ``cpu``, ``date``), printed side by side.
+``version``, ``cpu``, ``date``; optional ``max_error_nlerp_ref``: the same error against a
+normalized-lerp reference, ACL's own interpolation, its largest printed), side by side.
 
     python benchmarks/compress_acl.py [--data DIR_OR_TAR] [--acl acl_results.json] [--json OUT]
         [--kernels-bench build-bench/kernels_bench] [--rounds R] [--quick]
@@ -340,6 +341,10 @@ def run(args: argparse.Namespace, scratch: str) -> None:
                 if peers_.get(r["clip"], {}).get("max_error", 0.0) > r["precision"]]
     if acl_max:
         print(f"ACL's clips above their precision: {len(acl_over)} {acl_over}")
+    nlerp = [p["max_error_nlerp_ref"] for p in peers_.values() if "max_error_nlerp_ref" in p]
+    if nlerp:
+        print(f"ACL against a normalized-lerp reference of the same keys (its own interpolation): "
+              f"max {max(nlerp):.4f}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"skinkit": skinkit.__version__, "clips": rows}, fh, indent=1)
