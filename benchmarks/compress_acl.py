@@ -8,16 +8,19 @@ clips interleaved in each round), decode time per pose: one pose a call with a p
 context (every frame in turn) and 64 poses a call (``CompressedClip.sample``, one thread), both
 from Python and, with ``--kernels-bench`` (benchmarks/kernels_bench.c built), from C as a C host
 calls ``sk_decode_cclip_f`` (the clip's table written to a temporary folder); each the median
-of interleaved rounds (every clip once a round), beside ACL's ``decompress_pose`` (x: ACL's time
-over skinkit's; the targets: above 1 one a call, 4 or more 64 a call) and the time a pose's
-output bytes take at the STREAM triad's rate (benchmarks/triad.c, one thread, same run).
+of interleaved rounds (every clip once a round), beside ACL's ``decompress_pose`` one pose a call
+and 64 poses a call (x: ACL's one-a-call time over skinkit's, the targets' definition: above 1
+one a call, 4 or more 64 a call; x64: ACL's 64-a-call time over skinkit's) and the time a pose's
+output bytes take at the STREAM triad's rate (benchmarks/triad.c, one thread, same run).  The
+tar's clips and the tables go to one temporary folder, removed at exit.
 
 The errors come from one dense evaluation, independent of both codecs: the source keys sampled
 at 4x the sample rate in plain NumPy (float64 shortest-path slerp, glTF LINEAR), through NumPy
 FK, against the decoded poses; an ACL results file (``--acl JSON``) gives ACL's poses' errors as
 its driver measured them against that same evaluation (its README entry: figures per clip
 ``bytes``, ``max_error``, ``p99_error``, ``mb_per_s``, ``decode_us_one``, ``decode_us_64``, and
-``version``, ``cpu``, ``date``), printed side by side.
+``version``, ``cpu``, ``date``; optional ``max_error_nlerp_ref``: the same error against a
+normalized-lerp reference, ACL's own interpolation, its largest printed), side by side.
 
     python benchmarks/compress_acl.py [--data DIR_OR_TAR] [--acl acl_results.json] [--json OUT]
         [--kernels-bench build-bench/kernels_bench] [--rounds R] [--quick]
@@ -48,13 +51,14 @@ from skinkit.io.skc import dumps
 DEFAULT_DATA = "/work/shared/acl-test-data/acl-test-data-47bfa3c-cmu18.tar.xz"
 
 
-def clip_files(data: str) -> List[str]:
+def clip_files(data: str, scratch: str) -> List[str]:
+    """The clips under folder ``data``, or in tar ``data`` extracted under ``scratch``."""
     if os.path.isdir(data):
         return sorted(glob.glob(os.path.join(data, "**", "*.acl.sjson"), recursive=True))
-    out = tempfile.mkdtemp(prefix="acl-test-data-")
+    out = os.path.join(scratch, "clips")
     with tarfile.open(data) as tar:
         tar.extractall(out, filter="data")
-    return clip_files(out)
+    return clip_files(out, scratch)
 
 
 def dense_times(count: int, rate: float, per: int = 4) -> np.ndarray:
@@ -245,6 +249,107 @@ def triad_bytes_per_s() -> Optional[float]:
     return tri.bytes_moved / tri.best(1)
 
 
+def run(args: argparse.Namespace, scratch: str) -> None:
+    """The benchmark; ``scratch``: a folder for the extracted clips and the C tables."""
+    acl: Dict[str, Any] = {}
+    if args.acl:
+        with open(args.acl) as fh:
+            acl = json.load(fh)
+    peers_ = acl.get("clips", {})
+    dump = os.path.join(scratch, "tables")
+    os.mkdir(dump)
+    files = clip_files(args.data, scratch)
+    clips = [load(p) for p in files]
+    seconds = compress_seconds(clips, max(1, args.rounds))
+    rows = [measure(p, a, sec, dump) for p, a, sec in zip(files, clips, seconds)]
+    time_rounds(rows, 1 if args.quick else args.rounds, args.kernels_bench)
+    triad = triad_bytes_per_s()
+    print(f"skinkit {skinkit.__version__}, {platform.processor() or platform.machine()}, "
+          f"{time.strftime('%Y-%m-%d')}, SIMD {skinkit._core.simd()}; ACL: "
+          f"{acl.get('version', '-')}, {acl.get('cpu', '-')}, {acl.get('date', '-')}")
+    print("decode in us a pose, medians of interleaved rounds: 1/call (a playback context) "
+          "from Python and from C, 64/call (one thread); ACL: decompress_pose, 1/call and 64/call; "
+          "x: ACL's 1/call time / skinkit's; x64: ACL's 64/call time / skinkit's 64/call; "
+          "triad: a pose's output bytes at the STREAM triad's rate (1 thread)")
+    head = (f"{'clip':8} {'raw':>8} {'bytes':>7} {'ACL':>7} {'ratio':>6} {'ACL':>6} "
+            f"{'max cm':>7} {'ACL':>7} {'p99 cm':>7} {'ACL':>7} {'MB/s':>6} {'ACL':>6} "
+            f"{'keyed':>5} "
+            f"{'1 py':>6} {'1 C':>6} {'ACL':>6} {'x py':>5} {'x C':>5} "
+            f"{'64 py':>6} {'64 C':>6} {'ACL':>6} {'x py':>5} {'x C':>5} {'x64py':>5} "
+            f"{'x64C':>5} {'triad':>6}")
+    print(head)
+
+    def f(v: Any, fmt: str) -> str:
+        return format(v, fmt) if isinstance(v, (int, float)) else "-"
+
+    def x(a: Any, b: Any) -> Optional[float]:
+        return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
+
+    def decode(one_py: Any, one_c: Any, py64: Any, c64: Any, acl1: Any, acl64: Any) -> str:
+        """The decode columns: skinkit's times, ACL's and the ratios."""
+        return (f"{f(one_py, '6.3f'):>6} {f(one_c, '6.3f'):>6} {f(acl1, '6.3f'):>6} "
+                f"{f(x(acl1, one_py), '5.2f'):>5} {f(x(acl1, one_c), '5.2f'):>5} "
+                f"{f(py64, '6.3f'):>6} {f(c64, '6.3f'):>6} {f(acl64, '6.3f'):>6} "
+                f"{f(x(acl1, py64), '5.2f'):>5} {f(x(acl1, c64), '5.2f'):>5} "
+                f"{f(x(acl64, py64), '5.2f'):>5} {f(x(acl64, c64), '5.2f'):>5}")
+
+    for r in rows:
+        p = peers_.get(r["clip"], {})
+        ratio = r["raw"] / r["bytes"]
+        pr = r["raw"] / p["bytes"] if "bytes" in p else None
+        lim = r["pose_bytes"] / triad * 1e6 if triad else None
+        print(f"{r['clip']:8} {r['raw']:8d} {r['bytes']:7d} {f(p.get('bytes'), '7d'):>7} "
+              f"{ratio:6.2f} {f(pr, '6.2f'):>6} {r['max_error']:7.4f} "
+              f"{f(p.get('max_error'), '7.4f'):>7} {r['p99_error']:7.4f} "
+              f"{f(p.get('p99_error'), '7.4f'):>7} {r['mb_per_s']:6.2f} "
+              f"{f(p.get('mb_per_s'), '6.2f'):>6} {r['keyed']:5d} "
+              + decode(r["us_one_py"], r["us_one_c"], r["us_64_py"], r["us_64_c"],
+                       p.get("decode_us_one"), p.get("decode_us_64"))
+              + f" {f(lim, '6.3f'):>6}")
+    raw, size = sum(r["raw"] for r in rows), sum(r["bytes"] for r in rows)
+    acl_size = sum(peers_[r["clip"]]["bytes"] for r in rows if r["clip"] in peers_) or None
+
+    def total(key: str, acl_key: str) -> Optional[float]:
+        """skinkit's ``key`` summed over the clips ACL's file times with ``acl_key`` (a pose of
+        each), or ACL's own sum with ``key`` ""."""
+        timed = [r for r in rows if acl_key in peers_.get(r["clip"], {})]
+        vals = [peers_[r["clip"]][acl_key] if not key else r[key] for r in timed]
+        return float(sum(vals)) if timed and all(v is not None for v in vals) else None
+
+    acl_max = [p["max_error"] for p in peers_.values() if "max_error" in p]
+    print(f"{'total':8} {raw:8d} {size:7d} {f(acl_size, '7d'):>7} {raw / size:6.2f} "
+          f"{f(raw / acl_size if acl_size else None, '6.2f'):>6} "
+          f"{max(r['max_error'] for r in rows):7.4f} "
+          f"{f(max(acl_max) if acl_max else None, '7.4f'):>7} {'':7} {'':7} {'':6} {'':6} "
+          f"{'':5} "
+          + decode(total("us_one_py", "decode_us_one"), total("us_one_c", "decode_us_one"),
+                   total("us_64_py", "decode_us_one"), total("us_64_c", "decode_us_one"),
+                   total("", "decode_us_one"), None))
+    print(f"{'total64':8} {'':8} {'':7} {'':7} {'':6} {'':6} {'':7} {'':7} {'':7} {'':7} "
+          f"{'':6} {'':6} {'':5} "
+          + decode(None, None, total("us_64_py", "decode_us_64"), total("us_64_c", "decode_us_64"),
+                   None, total("", "decode_us_64")))
+    print("totals: one pose of every clip ACL's file times (total64: its 64/call times); "
+          "targets: 1/call x > 1, 64/call x >= 4 (against ACL's 1/call)")
+    print(f"compression: median of {max(1, args.rounds)} interleaved rounds, "
+          f"{min(r['mb_per_s'] for r in rows):.3f}-{max(r['mb_per_s'] for r in rows):.3f} MB/s"
+          + ("" if any("mb_per_s" in p for p in peers_.values()) else
+             "; the ACL file gives no compression MB/s per clip"))
+    over = [r["clip"] for r in rows if r["max_error"] > r["precision"]]
+    print(f"clips above their precision: {len(over)} {over}")
+    acl_over = [r["clip"] for r in rows
+                if peers_.get(r["clip"], {}).get("max_error", 0.0) > r["precision"]]
+    if acl_max:
+        print(f"ACL's clips above their precision: {len(acl_over)} {acl_over}")
+    nlerp = [p["max_error_nlerp_ref"] for p in peers_.values() if "max_error_nlerp_ref" in p]
+    if nlerp:
+        print(f"ACL against a normalized-lerp reference of the same keys (its own interpolation): "
+              f"max {max(nlerp):.4f}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"skinkit": skinkit.__version__, "clips": rows}, fh, indent=1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=DEFAULT_DATA, help="folder of *.acl.sjson or a tar of one")
@@ -255,80 +360,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds: compression (MB/s: their median) and decode")
     ap.add_argument("--quick", action="store_true", help="one timing round")
     args = ap.parse_args()
-    acl: Dict[str, Any] = {}
-    if args.acl:
-        with open(args.acl) as f:
-            acl = json.load(f)
-    peers_ = acl.get("clips", {})
-    dump = tempfile.mkdtemp(prefix="skinkit-cclip-")
-    files = clip_files(args.data)
-    clips = [load(p) for p in files]
-    seconds = compress_seconds(clips, max(1, args.rounds))
-    rows = [measure(p, a, sec, dump) for p, a, sec in zip(files, clips, seconds)]
-    time_rounds(rows, 1 if args.quick else args.rounds, args.kernels_bench)
-    triad = triad_bytes_per_s()
-    print(f"skinkit {skinkit.__version__}, {platform.processor() or platform.machine()}, "
-          f"{time.strftime('%Y-%m-%d')}, SIMD {skinkit._core.simd()}; ACL: "
-          f"{acl.get('version', '-')}, {acl.get('cpu', '-')}, {acl.get('date', '-')}")
-    print("decode in us a pose, medians of interleaved rounds: 1/call (a playback context) "
-          "from Python and from C, 64/call (one thread); ACL: decompress_pose; x: ACL's time / "
-          "skinkit's; triad: a pose's output bytes at the STREAM triad's rate (1 thread)")
-    head = (f"{'clip':8} {'raw':>8} {'bytes':>7} {'ACL':>7} {'ratio':>6} {'ACL':>6} "
-            f"{'max cm':>7} {'ACL':>7} {'p99 cm':>7} {'ACL':>7} {'MB/s':>6} {'ACL':>6} "
-            f"{'keyed':>5} "
-            f"{'1 py':>6} {'1 C':>6} {'ACL':>6} {'x py':>5} {'x C':>5} "
-            f"{'64 py':>6} {'64 C':>6} {'x py':>5} {'x C':>5} {'triad':>6}")
-    print(head)
-
-    def f(v: Any, fmt: str) -> str:
-        return format(v, fmt) if isinstance(v, (int, float)) else "-"
-
-    def x(a: Any, b: Any) -> Optional[float]:
-        return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
-
-    for r in rows:
-        p = peers_.get(r["clip"], {})
-        ratio = r["raw"] / r["bytes"]
-        pr = r["raw"] / p["bytes"] if "bytes" in p else None
-        ours = p.get("decode_us_one")
-        lim = r["pose_bytes"] / triad * 1e6 if triad else None
-        print(f"{r['clip']:8} {r['raw']:8d} {r['bytes']:7d} {f(p.get('bytes'), '7d'):>7} "
-              f"{ratio:6.2f} {f(pr, '6.2f'):>6} {r['max_error']:7.4f} "
-              f"{f(p.get('max_error'), '7.4f'):>7} {r['p99_error']:7.4f} "
-              f"{f(p.get('p99_error'), '7.4f'):>7} {r['mb_per_s']:6.2f} "
-              f"{f(p.get('mb_per_s'), '6.2f'):>6} {r['keyed']:5d} {r['us_one_py']:6.3f} "
-              f"{f(r['us_one_c'], '6.3f'):>6} {f(ours, '6.2f'):>6} "
-              f"{f(x(ours, r['us_one_py']), '5.2f'):>5} {f(x(ours, r['us_one_c']), '5.2f'):>5} "
-              f"{r['us_64_py']:6.3f} {f(r['us_64_c'], '6.3f'):>6} "
-              f"{f(x(ours, r['us_64_py']), '5.2f'):>5} {f(x(ours, r['us_64_c']), '5.2f'):>5} "
-              f"{f(lim, '6.3f'):>6}")
-    raw, size = sum(r["raw"] for r in rows), sum(r["bytes"] for r in rows)
-    acl_size = sum(peers_[r["clip"]]["bytes"] for r in rows if r["clip"] in peers_) or None
-    timed = [r for r in rows if "decode_us_one" in peers_.get(r["clip"], {})]
-
-    def total(key: str) -> Optional[float]:   # sums over the clips ACL timed: a pose of each
-        vals = [r[key] for r in timed]
-        return float(sum(vals)) if timed and all(v is not None for v in vals) else None
-
-    acl_t = float(sum(peers_[r["clip"]]["decode_us_one"] for r in timed)) if timed else None
-    print(f"{'total':8} {raw:8d} {size:7d} {f(acl_size, '7d'):>7} {raw / size:6.2f} "
-          f"{f(raw / acl_size if acl_size else None, '6.2f'):>6} "
-          f"{max(r['max_error'] for r in rows):7.4f} {'':7} {'':7} {'':7} {'':6} {'':6} {'':5} "
-          f"{f(total('us_one_py'), '6.2f'):>6} {f(total('us_one_c'), '6.2f'):>6} "
-          f"{f(acl_t, '6.2f'):>6} {f(x(acl_t, total('us_one_py')), '5.2f'):>5} "
-          f"{f(x(acl_t, total('us_one_c')), '5.2f'):>5} {f(total('us_64_py'), '6.2f'):>6} "
-          f"{f(total('us_64_c'), '6.2f'):>6} {f(x(acl_t, total('us_64_py')), '5.2f'):>5} "
-          f"{f(x(acl_t, total('us_64_c')), '5.2f'):>5}")
-    print("totals: one pose of every clip; targets: 1/call x > 1, 64/call x >= 4")
-    print(f"compression: median of {max(1, args.rounds)} interleaved rounds, "
-          f"{min(r['mb_per_s'] for r in rows):.3f}-{max(r['mb_per_s'] for r in rows):.3f} MB/s"
-          + ("" if any("mb_per_s" in p for p in peers_.values()) else
-             "; the ACL file gives no compression MB/s per clip"))
-    over = [r["clip"] for r in rows if r["max_error"] > r["precision"]]
-    print(f"clips above their precision: {len(over)} {over}")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"skinkit": skinkit.__version__, "clips": rows}, fh, indent=1)
+    with tempfile.TemporaryDirectory(prefix="skinkit-compress-acl-") as scratch:
+        run(args, scratch)
 
 
 if __name__ == "__main__":
