@@ -270,3 +270,28 @@ def test_a_motion_with_expression_is_named_and_the_others_written(tmp_path):
     assert "b.npz: expression coefficients: a motion store keeps the joint rotations" in s.line()
     q = sk.dataset.open(tmp_path / "m.zarr").sequences
     assert list(q["status"]) == ["done", "pending"]
+
+
+def test_the_cli_bakes_a_motion_store_and_info_describes_it(inputs, store, tmp_path):
+    import os
+    import subprocess
+    import sys
+    from conftest import SKINKIT_PATH
+    env = {**os.environ, "PYTHONPATH": SKINKIT_PATH}
+
+    def skinkit(*args):
+        return subprocess.run([sys.executable, "-m", "skinkit", *map(str, args)], env=env,
+                              capture_output=True, text=True, timeout=300)
+    out = tmp_path / "cli.zarr"
+    p = skinkit("bake", inputs / "motions", "--body", inputs / "body.npz", "--store", "motion",
+                "--frames-per-chunk", "16", "--workers", "1", "--quiet", "--out", out)
+    assert p.returncode == 0, p.stderr
+    assert files(out / "motion") == files(store / "motion")      # the API's bytes
+    p = skinkit("info", out)
+    assert p.returncode == 0, p.stderr
+    assert "sequences: 3 (3 done, 0 pending, 0 failed)" in p.stdout
+    assert "body model 0: (120, 3) float32" in p.stdout and "precision: 0.0001" in p.stdout
+    p = skinkit("bake", inputs / "motions", "--body", inputs / "body.npz", "--store", "motion",
+                "--precision", "-1", "--out", tmp_path / "bad.zarr")
+    assert p.returncode == 1 and "precision must be a finite number of metres > 0, got -1.0" \
+        in p.stderr and "Traceback" not in p.stderr

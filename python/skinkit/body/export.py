@@ -29,7 +29,7 @@ def _shaped(body: BodyModel, betas: Optional[ArrayLike]) -> NDArray[np.float64]:
     if b.size > body.num_betas:
         raise ValueError(f"betas must have at most {body.num_betas} values for this "
                          f"{body.kind} model, got {b.size}")
-    sd = np.asarray(body.shapedirs, np.float64)[..., :b.size]
+    sd = np.asarray(body.shapedirs[..., :b.size], np.float64)   # (the columns used only)
     return np.asarray(body.v_template, np.float64) + sd @ b
 
 
