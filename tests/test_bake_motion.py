@@ -231,6 +231,11 @@ def test_another_sequences_clip_in_its_place_is_refused(store, tmp_path):
     ("model index", lambda out: column(out, "model", np.array([0, 3, 0])),
      "sequences/model: sequence 1 has model 3, expected 0..0"),
     ("body model", lambda out: body_faces(out), "body_models/0: f must hold integer vertex"),
+    ("models", lambda out: attribute(out, body_models=[{}] * 4), "is not a list of at most 3"),
+    ("frames", lambda out: column(out, "count", np.array([37, 61, 1 << 21])),
+     "sequence 2 has 2097152 frames at 30.0 fps, expected at most 1048576"),
+    ("fps", lambda out: column(out, "fps", np.array([30.0, 0.0, 30.0])),
+     r"sequence 1 has 61 frames at 0.0 fps, expected .* at a rate in \(0, 10000\]"),
 ])
 def test_a_broken_motion_store_is_one_store_error(store, tmp_path, case, change, message):
     out = broken(store, tmp_path)

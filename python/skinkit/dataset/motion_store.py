@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from .. import limits
 from ..body.body_model import BodyModel
-from ..io.amass import BodyMotion, quat_to_rotvec
+from ..io.amass import GENDERS, BodyMotion, quat_to_rotvec
 from . import store as _store
 from .plan import Plan
 from .schema import COLUMNS_AFTER, COLUMNS_BEFORE
@@ -229,8 +229,11 @@ class MotionStore:
     def frames(self, lo: int, hi: int) -> Dict[str, NDArray[Any]]:
         """Frames ``lo:hi`` of the store (sequences end to end, as a mesh store lays them):
         ``vertices`` (n, V, 3), ``joints`` (n, J, 3) in the bake's dtype, ``frame_sequence``
-        (n,) int32, ``frame_time`` (n,) float64 seconds."""
-        dtype = self.attributes["arguments"].get("dtype", "float32")
+        (n,) int32, ``frame_time`` (n,) float64 seconds.  IndexError outside 0..len; StoreError
+        for a frame of a sequence whose motion is not written (``clip``)."""
+        if not 0 <= lo <= hi <= len(self):
+            raise IndexError(f"frames {lo}:{hi} outside 0..{len(self)}")
+        dtype = self.attributes["arguments"]["dtype"]
         starts, counts = self.sequences["start"], self.sequences["count"]
         out: Dict[str, List[NDArray[Any]]] = {k: [] for k in
                                               ("vertices", "joints", "frame_sequence",
@@ -246,6 +249,11 @@ class MotionStore:
                 out["frame_sequence"].append(np.full(b - a, s, np.int32))
                 out["frame_time"].append(np.arange(a, b) / float(self.sequences["fps"][s]))
             s += 1
+        if not out["frame_time"]:          # lo == hi
+            V, J = (self.models[0].num_vertices, self.models[0].num_joints) if self.models \
+                else (0, 0)
+            return {"vertices": np.zeros((0, V, 3), dtype), "joints": np.zeros((0, J, 3), dtype),
+                    "frame_sequence": np.zeros(0, np.int32), "frame_time": np.zeros(0)}
         return {k: np.concatenate(v) for k, v in out.items()}
 
     def _index(self, sequence: int) -> int:
@@ -275,23 +283,36 @@ def open_motion_store(path: str) -> MotionStore:
                                 f"dtype {dtype!r:.40} and precision {precision!r:.40} are not a "
                                 "motion bake's")
     models = attrs.get("body_models")
-    if not isinstance(models, list) or len(models) > limits.MAX_SEQUENCES:
+    if not isinstance(models, list) or len(models) > len(GENDERS):
         raise _store.StoreError(f"{path}: the attribute body_models {models!r:.60} is not a "
-                                f"list of at most {limits.MAX_SEQUENCES} models")
+                                f"list of at most {len(GENDERS)} models (one topology, one "
+                                "model a gender)")
     sizes: Dict[str, int] = {}
+    chunks: Dict[str, Tuple[Tuple[int, ...], int]] = {}
     for name, (dims, dt) in _ARRAYS.items():
         a = _store._array(zarr, g, path, name)
         _store._check_array(a, path, name, dims, dt, sizes)
         want = (1,) if name == "motion_done" else tuple(max(n, 1) for n in a.shape)
         if a.chunks != want or a.shards is not None:
             raise _store.StoreError(f"{path}: {name}: chunks of {a.chunks}, expected {want}")
+        chunks[name] = (a.chunks, np.dtype(a.dtype).itemsize)
     if sizes["S"] > limits.MAX_SEQUENCES:
         raise _store.StoreError(f"{path}: sequences: {sizes['S']} rows, more than the limit of "
                                 f"{limits.MAX_SEQUENCES} (skinkit.limits.MAX_SEQUENCES)")
+    too_big = _store._limits_error(1, 1, chunks)
+    if too_big is not None:
+        raise _store.StoreError(f"{path}: {too_big}")
     sequences = {k.split("/")[1]: _store._read_whole(path, g, k) for k in _ARRAYS
                  if k.startswith("sequences/")}
-    counts = sequences["count"]
+    counts, fps = sequences["count"], sequences["fps"]
     _store._check_sequences(path, sequences, int(counts.sum()) if (counts >= 0).all() else -1)
+    bad = np.flatnonzero((counts > limits.MAX_FRAMES) | ((counts > 0) & ~((fps > 0) & (
+        fps <= limits.MAX_FPS))))
+    if bad.size:
+        i = int(bad[0])
+        raise _store.StoreError(f"{path}: sequences: sequence {i} has {counts[i]} frames at "
+                                f"{fps[i]} fps, expected at most {limits.MAX_FRAMES} "
+                                f"(skinkit.limits.MAX_FRAMES) at a rate in (0, {limits.MAX_FPS:g}]")
     bodies = [_body_model(zarr, g, path, m) for m in range(len(models))]
     if len({(b.num_vertices, b.num_joints) for b in bodies}) > 1:
         raise _store.StoreError(f"{path}: body_models: models of different vertex or joint "
