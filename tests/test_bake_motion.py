@@ -300,3 +300,31 @@ def test_the_cli_bakes_a_motion_store_and_info_describes_it(inputs, store, tmp_p
                 "--precision", "-1", "--out", tmp_path / "bad.zarr")
     assert p.returncode == 1 and "precision must be a finite number of metres > 0, got -1.0" \
         in p.stderr and "Traceback" not in p.stderr
+
+
+def test_motion_crops_read_a_motion_store(inputs, store, tmp_path):
+    crops = sk.dataset.MotionCrops.from_store(store, frames=8, fps=30.0, crops_per_motion=2,
+                                              seed=5)
+    assert crops.files == tuple(str(store / "motion" / str(i)) for i in range(3))
+    d = sk.dataset.open(store)
+    items = list(crops)
+    assert len(items) == 6
+    for item in items:                 # each crop is the crop of the decoded motion
+        i = int(item["sequence"])
+        c = [x["start"] for x in items if x["sequence"] == i].index(item["start"])
+        want = crops._crop(d.motion(i), i, np.random.default_rng([5, 0, i, c]))
+        assert all(np.array_equal(item[k], want[k]) for k in item)
+    with pytest.raises(ValueError, match="each file is <store>/motion/<sequence>"):
+        sk.dataset.MotionCrops((str(inputs / "motions" / "m0.npz"),), d.models[0],
+                               store=str(store))
+    meshes = tmp_path / "meshes.zarr"
+    assert bake(inputs, meshes, content="meshes").ok
+    with pytest.raises(ValueError, match="a store of meshes, not of motions"):
+        sk.dataset.MotionCrops.from_store(meshes)
+    out = broken(store, tmp_path)              # a damaged motion: named, as a bad file is
+    chunk = out / "motion" / "1" / "c" / "0"
+    data = bytearray(chunk.read_bytes())
+    data[20] ^= 0xFF
+    chunk.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=rf"motion 1: StoreError: .*{out}: motion/1: checksum"):
+        list(sk.dataset.MotionCrops.from_store(out, frames=8, fps=30.0))
