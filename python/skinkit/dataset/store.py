@@ -312,9 +312,9 @@ def open_store(store: PathLike) -> Union[BakedStore, MotionStore]:
         whose ``start`` and ``count`` lay them end to end over the frames.
     """
     from . import motion_store     # (it reads through this module)
-    da = require("dask.array", "dataset", "skinkit.dataset.open")
     if motion_store.is_motion_store(attributes(os.fspath(store))[1]):
         return motion_store.open_motion_store(os.fspath(store))
+    da = require("dask.array", "dataset", "skinkit.dataset.open")
     g, attrs, static, sequences = _checked(os.fspath(store))
     frames = {}
     for k in frame_names(attrs):
