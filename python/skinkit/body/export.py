@@ -19,7 +19,7 @@ from ..model.records import Primitive, Skeleton, Skin
 if TYPE_CHECKING:
     from .body_model import BodyModel
 
-__all__ = ["body_model_to_model", "body_clip"]
+__all__ = ["body_model_to_model", "body_clip", "body_skeleton"]
 
 _NAMES = {24: SMPL_JOINT_NAMES, 52: SMPLH_JOINT_NAMES, 55: SMPLX_JOINT_NAMES}
 
@@ -29,8 +29,28 @@ def _shaped(body: BodyModel, betas: Optional[ArrayLike]) -> NDArray[np.float64]:
     if b.size > body.num_betas:
         raise ValueError(f"betas must have at most {body.num_betas} values for this "
                          f"{body.kind} model, got {b.size}")
-    sd = np.asarray(body.shapedirs, np.float64)[..., :b.size]
+    sd = np.asarray(body.shapedirs[..., :b.size], np.float64)   # (the columns used only)
     return np.asarray(body.v_template, np.float64) + sd @ b
+
+
+def _skeleton(body: BodyModel, joints: NDArray[np.float64],
+              names: Optional[Sequence[str]] = None) -> Skeleton:
+    """The skeleton of ``body`` with its rest joints at ``joints`` (J, 3): offsets from the
+    parent, identity rotations, unit scales."""
+    J = body.num_joints
+    parents = np.asarray(body.parents, np.int32)
+    local = joints - np.where(parents[:, None] >= 0, joints[np.maximum(parents, 0)], 0.0)
+    names = list(names) if names is not None else list(_NAMES.get(J, [f"joint{j}" for j in range(J)]))
+    return Skeleton(names=names, parents=parents, translations=local,
+                    rotations=np.tile([0.0, 0.0, 0.0, 1.0], (J, 1)), scales=np.ones((J, 3)))
+
+
+def body_skeleton(body: BodyModel, betas: Optional[ArrayLike] = None) -> Skeleton:
+    """The skeleton of ``body_model_to_model(body, betas)`` (float64), without its mesh: the
+    rest pose that ``body_clip``'s clips animate (its root translation the shaped rest root,
+    metres)."""
+    x = np.asarray(body.J_regressor, np.float64) @ _shaped(body, betas)
+    return _skeleton(body, x)
 
 
 def body_model_to_model(body: BodyModel, betas: Optional[ArrayLike] = None,
@@ -60,11 +80,7 @@ def body_model_to_model(body: BodyModel, betas: Optional[ArrayLike] = None,
     J = body.num_joints
     v = _shaped(body, betas)
     x = np.asarray(body.J_regressor, np.float64) @ v
-    parents = np.asarray(body.parents, np.int32)
-    local = x - np.where(parents[:, None] >= 0, x[np.maximum(parents, 0)], 0.0)
-    names = list(names) if names is not None else list(_NAMES.get(J, [f"joint{j}" for j in range(J)]))
-    skeleton = Skeleton(names=names, parents=parents, translations=local,
-                        rotations=np.tile([0.0, 0.0, 0.0, 1.0], (J, 1)), scales=np.ones((J, 3)))
+    skeleton = _skeleton(body, x, names)
     ibm = np.tile(np.eye(4), (J, 1, 1))
     ibm[:, :3, 3] = -x
     w = np.asarray(body.weights, np.float64)

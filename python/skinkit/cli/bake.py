@@ -47,6 +47,13 @@ ARGS: List[Union[_Arg, List[_Arg]]] = [
     ("--compression", dict(choices=("none", "zstd"), default="none",
                            help="codec of the frame arrays: none (default) or zstd level 1 "
                                 "(about 8%% smaller, slower to write)")),
+    ("--store", dict(dest="content", choices=("meshes", "motion"), default="meshes",
+                     help="what the store keeps: the posed frames (meshes, default), or each "
+                          "motion compressed with the body models, posed back on the fly by "
+                          "skinkit.dataset.open (motion; about 1/1000 of the bytes)")),
+    ("--precision", dict(type=float, default=1e-4, metavar="M",
+                         help="with --store motion: the largest joint error, metres (default "
+                              "1e-4, at a 3 cm shell as skinkit.compress measures it)")),
     [("--workers", dict(type=int, metavar="N", help="worker processes of a local Dask cluster "
                                                     "(default: one per core)")),
      ("--scheduler", dict(metavar="ADDRESS", help="a running Dask scheduler, tcp://HOST:PORT "
@@ -70,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = bake(args.motions, args.out, body=args.body, body_dir=args.body_dir,
                        clips=args.clips, fps=args.fps, frames_per_chunk=args.frames_per_chunk,
-                       dtype=args.dtype, compression=args.compression, workers=args.workers,
+                       dtype=args.dtype, compression=args.compression,
+                       content=args.content, precision=args.precision, workers=args.workers,
                        scheduler=args.scheduler, progress=not args.quiet and sys.stderr.isatty())
     except ValueError as exc:       # arguments, a store made with other ones
         raise CliError(str(exc)) from exc

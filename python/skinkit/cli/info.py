@@ -73,9 +73,13 @@ def store_lines(path: str) -> List[str]:
         s = open_store(path)
     except ValueError as exc:          # StoreError
         raise CliError(str(exc)) from exc
-    arrays = ({f"vertices/{k}": v for k, v in s.vertices.items()}
-              if isinstance(s.vertices, dict) else {"vertices": s.vertices})
-    arrays.update(joints=s.joints, frame_time=s.frame_time)
+    from ..dataset.motion_store import MotionStore
+    if isinstance(s, MotionStore):    # no frame arrays: the body models that pose them
+        arrays = {f"body model {m}": b.v_template for m, b in enumerate(s.models)}
+    else:
+        arrays = ({f"vertices/{k}": v for k, v in s.vertices.items()}
+                  if isinstance(s.vertices, dict) else {"vertices": s.vertices})
+        arrays.update(joints=s.joints, frame_time=s.frame_time)
     status = s.sequences["status"].tolist()
     counts = ", ".join(f"{status.count(k)} {k}" for k in ("done", "pending", "failed"))
     args = s.attributes.get("arguments", {})

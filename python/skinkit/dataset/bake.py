@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from .. import limits
 from ..body.workspace import Workspace
 from ..kernels._optional import require
-from . import store
+from . import motion_store, store
 from .schema import COMMON_FRAMES
 from .plan import Piece, Plan, Sequence
 from .sources import Characters, Layout, Motions, Source
@@ -211,6 +211,68 @@ def _check_arguments(source: Source, fps: Optional[float], frames_per_chunk: int
     source.check()
 
 
+CONTENTS = ("meshes", "motion")
+
+
+def _check_content(source: Source, content: str, precision: float) -> None:
+    if content not in CONTENTS:
+        raise ValueError(f"content must be one of {', '.join(CONTENTS)}, got {content!r}")
+    if content == "motion" and not isinstance(source, Motions):
+        raise ValueError("a motion store keeps AMASS motions (body and body_dir); glTF/FBX "
+                         "characters bake to meshes")
+    if not (isinstance(precision, (int, float)) and math.isfinite(precision) and precision > 0):
+        raise ValueError(f"precision must be a finite number of metres > 0, got {precision!r}")
+
+
+def compress_sequence(sequence: int, seq: Sequence, model: str, *, fps: Optional[float],
+                      precision: float, out: str) -> Tuple[int, int]:
+    """Compress one sequence's motion into the motion store at ``out`` (a Dask task):
+    ``motion_store.encode`` of the motion read (and resampled) as a mesh bake reads it, posed
+    by its body model, then ``motion_store.write``.  Returns (frames, bytes written)."""
+    from .sources import _body_model, _motion
+    data = motion_store.encode(_motion(seq.source, fps), _body_model(model), precision)
+    motion_store.write(out, sequence, data)
+    return seq.count, len(data)
+
+
+def _bake_motions(client: Any, out: str, plan: Plan, models: List[str], model_paths: List[str],
+                  source: Source, resumed: Optional[Dict[str, Any]], attributes: Dict[str, Any],
+                  precision: float, progress: bool, t0: float) -> BakeSummary:
+    """A motion store: laid out (or resumed), one task a sequence not yet written and not
+    failed (``compress_sequence``), then the statuses."""
+    distributed = require("distributed", "dataset", "skinkit bake")
+    if resumed is None:
+        motion_store.create(out, plan, source.columns(plan.sequences), models, model_paths,
+                            {**attributes, "body_models": source.layout(models)
+                             .attributes["body_models"]})
+    else:
+        store.check_layout(out, plan)
+        store.discard_partial_writes(out)
+    done = motion_store.done_sequences(out)
+    todo = [i for i, s in enumerate(plan.sequences) if s.error is None and not done[i]]
+    futures = {client.submit(compress_sequence, i, plan.sequences[i], model_paths[i],
+                             fps=source.fps, precision=precision, out=out, pure=False): i
+               for i in todo}
+    baked = nbytes = 0
+    errors: List[Tuple[str, str]] = []
+    with _progress(sum(plan.sequences[i].count for i in todo), progress) as bar:
+        for future in distributed.as_completed(futures):
+            seq = plan.sequences[futures[future]]
+            try:
+                frames, n = future.result()
+            except Exception as exc:   # noqa: BLE001 - reported per sequence, the others go on
+                errors.append((seq.source, f"sequence {futures[future]} ({seq.source}): "
+                                           f"{type(exc).__name__}: {exc}"))
+                continue
+            baked, nbytes = baked + frames, nbytes + n
+            if bar is not None:
+                bar.update(frames)
+    motion_store.finish(out)
+    failed = tuple((s.source, s.error) for s in plan.sequences if s.error) + tuple(errors)
+    return BakeSummary(out, plan.frames, len(plan.sequences), baked, time.perf_counter() - t0,
+                       nbytes, failed)
+
+
 def _source(body: Optional[str], body_dir: Optional[str], clips: Union[str, Seq[str], None],
             fps: Optional[float]) -> Source:
     """Characters (``clips`` given) or motions (``body`` or ``body_dir``)."""
@@ -275,8 +337,9 @@ def _run(client: Any, out: str, plan: Plan, model_paths: List[str], source: Sour
 def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
          body_dir: Optional[str] = None, clips: Union[str, Seq[str], None] = None,
          fps: Optional[float] = None, frames_per_chunk: int = 256, dtype: str = "float32",
-         compression: str = "none", workers: Optional[int] = None,
-         scheduler: Optional[str] = None, progress: bool = False) -> BakeSummary:
+         compression: str = "none", content: str = "meshes", precision: float = 1e-4,
+         workers: Optional[int] = None, scheduler: Optional[str] = None,
+         progress: bool = False) -> BakeSummary:
     """Pose AMASS motions with a body model (or glTF/FBX characters' clips) into a Zarr
     store, on Dask distributed.
 
@@ -313,6 +376,14 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
         the bytes of float32 vertex coordinates (0.91 of float16) and costs 0.7 of the posing
         time on one core (none: 0.1; a byte shuffle before zstd keeps 0.83-0.89 for about the
         posing time again: ``benchmarks/bake.py``).
+    content : "meshes" or "motion"
+        What the store keeps: the posed frames (default), or for AMASS motions each
+        sequence's compressed motion and the body models' arrays, posed back on the fly by
+        ``skinkit.dataset.open`` (``skinkit.dataset.motion_store``; frames_per_chunk and dtype
+        are then the reader's batch and output dtype, compression unused).
+    precision : float
+        For ``content="motion"``: the largest object-space error of the compressed joints,
+        metres (``skinkit.compress`` at a 3 cm shell; default 1e-4).
     workers : int, optional
         Worker processes of a local cluster (default: one per core), or
     scheduler : str, optional
@@ -342,6 +413,7 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
     t0 = time.perf_counter()
     source = _source(body, body_dir, clips, fps)
     _check_arguments(source, fps, frames_per_chunk, dtype, compression, workers, scheduler)
+    _check_content(source, content, precision)
     for path in (out, f"{out}.creating"):   # never a link: it could lead the store elsewhere
         if os.path.islink(path):
             raise FileExistsError(17, "is a symbolic link: a store is never written through "
@@ -352,12 +424,19 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
     arguments = {"characters" if isinstance(source, Characters) else "motions": files,
                  "fps": fps, "frames_per_chunk": frames_per_chunk, "dtype": dtype,
                  "compression": compression, **source.arguments()}
+    if content == "motion":
+        arguments.update(store="motion", precision=float(precision))
     resumed = store.existing(out, arguments)
     with _client(workers, scheduler) as client:
         read = client.gather(client.map(source.read, files, pure=False))
         seqs, model_paths = source.models([s for file_seqs in read for s in file_seqs])
         plan = Plan(tuple(seqs), frames_per_chunk)
-        layout = source.layout(sorted(set(p for p in model_paths if p)))
+        models = sorted(set(p for p in model_paths if p))
+        if content == "motion":
+            return _bake_motions(client, out, plan, models, model_paths, source, resumed,
+                                 {"version": __version__, "arguments": arguments},
+                                 float(precision), progress, t0)
+        layout = source.layout(models)
         if resumed is None:
             _lay_out(out, plan, source, layout, dtype, compression,
                      {"version": __version__, "arguments": arguments})

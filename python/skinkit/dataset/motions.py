@@ -9,6 +9,7 @@ and one shard's order is the file order of its epoch."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
@@ -28,8 +29,28 @@ from .plan import error_message, motion_files, read_motion
 
 if TYPE_CHECKING:
     from ..body.body_model import BodyModel
+    from .motion_store import MotionStore
 
 __all__ = ["Augmentation", "MotionCrops"]
+
+
+def _sequence(store: str, file: str) -> Optional[int]:
+    """The sequence of ``file`` if it is ``<store>/motion/<sequence>``."""
+    folder, name = os.path.split(file)
+    ok = folder == os.path.join(store, "motion") and name.isdigit() and name == str(int(name))
+    return int(name) if ok else None
+
+
+@functools.lru_cache(maxsize=2)
+def _opened(store: str) -> "MotionStore":
+    """A process's motion store (ValueError for a mesh store)."""
+    from .motion_store import MotionStore
+    from .store import open_store
+    s = open_store(store)
+    if not isinstance(s, MotionStore):
+        raise ValueError(f"store {store}: a store of meshes, not of motions (skinkit bake "
+                         "--store motion)")
+    return s
 
 FEATURES = ("humanml3d", "rep272")
 BAD_FILES = ("raise", "skip")
@@ -94,6 +115,8 @@ class MotionCrops:
         value, a joint count other than the model's, a first frame without a facing): "raise"
         (ValueError naming the file), or "skip" (a warning on the ``skinkit`` logger naming
         the file and why; the other files go on).
+    store : a motion store (``from_store``): ``files`` are its sequences'
+        ``<store>/motion/<s>``, each decoded from the store.
 
     Raises
     ------
@@ -115,9 +138,16 @@ class MotionCrops:
     epoch: int = 0
     shard: Tuple[int, int] = (0, 1)
     bad_files: str = "raise"
+    store: Optional[str] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "files", tuple(os.fspath(f) for f in self.files))
+        if self.store is not None:
+            object.__setattr__(self, "store", os.fspath(self.store))
+            bad = [f for f in self.files if _sequence(self.store, f) is None]
+            if bad:
+                raise ValueError(f"files: with a store, each file is <store>/motion/<sequence> "
+                                 f"(MotionCrops.from_store), got {bad[0]!r}")
         if isinstance(self.features, str):
             raise TypeError(f"features: expected a sequence of names from {FEATURES}, got the "
                             f"string {self.features!r}")
@@ -147,6 +177,20 @@ class MotionCrops:
                              f"{self.shard}")
         if self.bad_files not in BAD_FILES:
             raise ValueError(f"bad_files: expected one of {BAD_FILES}, got {self.bad_files!r}")
+
+    @classmethod
+    def from_store(cls, store: PathLike, model: Optional["BodyModel"] = None,
+                   **options: Any) -> "MotionCrops":
+        """The done sequences of a motion store (``skinkit bake --store motion``), decoded from
+        it (``MotionStore.motion``) instead of read from their files: ``files`` are the
+        sequences' arrays ``<store>/motion/<s>``, ``model`` by default the store's first body
+        model.  StoreError for a store that is not one (``skinkit.dataset.open``), ValueError
+        for a mesh store."""
+        path = os.fspath(store)
+        s = _opened(path)
+        done = np.flatnonzero(s.sequences["status"] == "done")
+        return cls(tuple(os.path.join(path, "motion", str(int(i))) for i in done),
+                   s.models[0] if model is None else model, store=path, **options)
 
     @classmethod
     def from_folder(cls, folder: PathLike, model: "BodyModel", **options: Any) -> "MotionCrops":
@@ -185,7 +229,9 @@ class MotionCrops:
     def _crops(self, i: int) -> Iterator[Dict[str, Any]]:
         """The crops of file ``i`` (its errors not yet named; the file read and checked before
         the first, so that a file skipped for them gives none)."""
-        motion = read_motion(self.files[i], None)
+        sequence = None if self.store is None else _sequence(self.store, self.files[i])
+        motion = (read_motion(self.files[i], None) if sequence is None else
+                  _opened(self.store or "").motion(sequence))
         if motion.poses.shape[1] != self.model.num_joints:
             raise ValueError(f"the motion has {motion.poses.shape[1]} joints, the model "
                              f"{self.model.num_joints}")

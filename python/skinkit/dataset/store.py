@@ -25,7 +25,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,6 +38,7 @@ from .schema import COMMON_FRAMES, FrameArrays
 from .sources import store_schema
 
 if TYPE_CHECKING:
+    from .motion_store import MotionStore
     from .plan import Plan
 
 STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
@@ -97,6 +98,15 @@ def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[
                        compressors=_compressors(), dimension_names=("face", "corner"))
     g.create_array("chunk_done", shape=(plan.chunks,), chunks=(1,), dtype="uint8", fill_value=0,
                    compressors=None, dimension_names=("chunk",))
+    write_sequences(g, plan, columns)
+    g.attrs["skinkit"] = attributes
+    _checked(str(tmp))   # what open_store will hold it to: its source's schema, the limits
+    os.replace(tmp, out)
+
+
+def write_sequences(g: Any, plan: Plan, columns: Dict[str, NDArray[Any]]) -> None:
+    """The sequences group of a new store's group ``g``: source, path, fps, the source's
+    ``columns``, start, count, status (``pending``, or ``failed`` with its error), error."""
     seqs = plan.sequences
     columns = {"source": np.array([os.path.basename(s.source) for s in seqs], dtype=str),
                "path": np.array([s.source for s in seqs], dtype=str),
@@ -115,9 +125,6 @@ def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[
                               dimension_names=("sequence", "beta")[:a.ndim])
         if a.size:
             arr[...] = a
-    g.attrs["skinkit"] = attributes
-    _checked(str(tmp))   # what open_store will hold it to: its source's schema, the limits
-    os.replace(tmp, out)
 
 
 def existing(out: str, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -279,9 +286,10 @@ def frame_names(attributes: Dict[str, Any]) -> List[str]:
     return list(store_schema(attributes).frames) + list(COMMON_FRAMES)
 
 
-def open_store(store: PathLike) -> BakedStore:
+def open_store(store: PathLike) -> Union[BakedStore, MotionStore]:
     """Open a store written by ``skinkit.dataset.bake`` as dask arrays (nothing is read but
-    the small arrays: faces and the sequences table).
+    the small arrays: faces and the sequences table); a motion store (``content="motion"``)
+    as a ``skinkit.dataset.motion_store.MotionStore``, which poses its frames on the fly.
 
     Parameters
     ----------
@@ -289,7 +297,8 @@ def open_store(store: PathLike) -> BakedStore:
 
     Returns
     -------
-    BakedStore.  The arrays carry Zarr v3 dimension names, so ``xarray.open_zarr(store)``
+    BakedStore (or MotionStore, checked by ``open_motion_store``).  The arrays carry Zarr v3
+    dimension names, so ``xarray.open_zarr(store)``
     reads the same store as a labelled Dataset where xarray is installed.
 
     Raises
@@ -302,6 +311,9 @@ def open_store(store: PathLike) -> BakedStore:
         chunks, ``MAX_ARRAY_BYTES`` a chunk), faces indexing the vertices, and sequences
         whose ``start`` and ``count`` lay them end to end over the frames.
     """
+    from . import motion_store     # (it reads through this module)
+    if motion_store.is_motion_store(attributes(os.fspath(store))[1]):
+        return motion_store.open_motion_store(os.fspath(store))
     da = require("dask.array", "dataset", "skinkit.dataset.open")
     g, attrs, static, sequences = _checked(os.fspath(store))
     frames = {}
@@ -326,18 +338,8 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
     """The zarr group, skinkit attributes, faces arrays (by name) and sequences columns of the
     store at ``path``, once it is seen to be laid out as ``create`` lays it out: as the schema
     of its source, from its attributes, says (StoreError if not)."""
-    if not os.path.isdir(path):
-        raise StoreError(f"{path}: {'not a folder' if os.path.exists(path) else 'no such folder'}")
-    _only_files_and_folders(path)
     zarr = _zarr()
-    try:
-        g = _group(path, "r")
-        attrs = dict(g.attrs).get("skinkit")
-    except Exception as exc:   # noqa: BLE001 - whatever zarr raises for a foreign folder
-        raise StoreError(f"{path}: not a Zarr v3 store ({type(exc).__name__}: {exc})") from None
-    if not isinstance(attrs, dict) or not isinstance(attrs.get("arguments"), dict):
-        raise StoreError(f"{path}: not a skinkit bake store (no skinkit attributes with the "
-                         "bake's arguments)")
+    g, attrs = attributes(path)
     K, dtype = attrs["arguments"].get("frames_per_chunk"), attrs["arguments"].get("dtype")
     if type(K) is not int or K < 1 or dtype not in DTYPES:
         raise StoreError(f"{path}: the attributes' arguments frames_per_chunk {K!r:.40} and "
@@ -382,6 +384,23 @@ def _checked(path: str) -> Tuple[Any, Dict[str, Any], Dict[str, NDArray[Any]],
                  if k.startswith("sequences/")}
     _check_sequences(path, sequences, N)
     return g, attrs, faces, sequences
+
+
+def attributes(path: str) -> Tuple[Any, Dict[str, Any]]:
+    """The zarr group and the ``skinkit`` attributes (with the bake's arguments) of the store
+    at ``path``, a folder of only files and folders (StoreError otherwise)."""
+    if not os.path.isdir(path):
+        raise StoreError(f"{path}: {'not a folder' if os.path.exists(path) else 'no such folder'}")
+    _only_files_and_folders(path)
+    try:
+        g = _group(path, "r")
+        attrs = dict(g.attrs).get("skinkit")
+    except Exception as exc:   # noqa: BLE001 - whatever zarr raises for a foreign folder
+        raise StoreError(f"{path}: not a Zarr v3 store ({type(exc).__name__}: {exc})") from None
+    if not isinstance(attrs, dict) or not isinstance(attrs.get("arguments"), dict):
+        raise StoreError(f"{path}: not a skinkit bake store (no skinkit attributes with the "
+                         "bake's arguments)")
+    return g, attrs
 
 
 def _only_files_and_folders(path: str) -> None:

@@ -14,6 +14,7 @@ import torch
 from ..kernels._types import PathLike
 from ..motion._checks import integer
 from . import store as _store
+from .motion_store import MotionStore
 from .motions import MotionCrops
 
 
@@ -23,7 +24,8 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
     Item ``i`` is a dict of CPU tensors: ``vertices`` (V, 3) (for a store of characters
     ``vertices/<primitive key>`` (V_p, 3) of each primitive) and ``joints`` (J, 3) in the
     store's dtype (float32 or float16), ``frame_sequence`` () int32 and ``frame_time`` ()
-    float64 (seconds).  The store is opened lazily in each process (so the Dataset pickles to
+    float64 (seconds); a motion store's frames are posed on the fly, ``frames_per_chunk`` at a
+    time (``MotionStore.frames``).  The store is opened lazily in each process (so the Dataset pickles to
     DataLoader workers as its path) and read a chunk at a time: the last chunk read is kept,
     so that sequential or chunk-grouped sampling reads each chunk once.
 
@@ -46,8 +48,11 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
         self.faces: Any = ({k: torch.from_numpy(f) for k, f in s.faces.items()}
                            if isinstance(s.faces, dict) else torch.from_numpy(s.faces))
         self._len = len(s)
-        self.frames_per_chunk = int(s.frame_time.chunks[0][0])
-        self._group: Any = None   # the store's zarr group, opened in each worker process
+        self._motion = isinstance(s, MotionStore)
+        self.frames_per_chunk = (s.frames_per_chunk if isinstance(s, MotionStore) else
+                                 int(s.frame_time.chunks[0][0]))
+        # the store's zarr group (or the MotionStore), opened in each worker process
+        self._group: Any = None
         self._chunk: Optional[Tuple[int, Dict[str, NDArray[Any]]]] = None
 
     def __len__(self) -> int:
@@ -63,10 +68,13 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
         if not 0 <= i < self._len:
             raise IndexError(f"frame {index} outside 0..{self._len - 1}")
         if self._group is None:
-            self._group = _store._group(self.store, "r")
-        K = self._group["frame_time"].chunks[0]
+            self._group = (_store.open_store(self.store) if self._motion else
+                           _store._group(self.store, "r"))
+        K = self.frames_per_chunk
         if self._chunk is None or not self._chunk[0] <= i < self._chunk[0] + K:
-            self._chunk = _store.frame_arrays(self._group, i // K)
+            lo = i // K * K
+            self._chunk = ((lo, self._group.frames(lo, min(lo + K, self._len))) if self._motion
+                           else _store.frame_arrays(self._group, i // K))
         lo, arrays = self._chunk
         return {k: torch.from_numpy(np.array(a[i - lo])) for k, a in arrays.items()}
 
