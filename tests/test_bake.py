@@ -86,6 +86,7 @@ def test_bake_on_a_cluster_equals_forward_frame_by_frame(inputs, reference, clus
     assert "frames/s" in s.line() and "MB/s" in s.line()
     assert_same_store(out, reference)            # two workers or one: the same bytes
     d = sk.dataset.open(out)
+    assert repr(d) == f"BakedStore({sum(FRAMES)} frames, 3 sequences, {len(d.faces)} faces)"
     model = sk.load_body_model(inputs / "body.npz", dtype=np.float32)
     assert d.vertices.chunks[0][0] == K and d.vertices.shape == (sum(FRAMES), 120, 3)
     assert np.array_equal(d.faces, model.faces)

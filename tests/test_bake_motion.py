@@ -101,6 +101,8 @@ def world(parents, rest_joints, poses, transl):
 def test_posed_back_within_the_precisions_bound(inputs, store):
     d = sk.dataset.open(store)
     assert type(d).__name__ == "MotionStore" and len(d) == sum(FRAMES)
+    assert repr(d) == (f"MotionStore({str(store)!r}: {sum(FRAMES)} frames, 3 sequences, "
+                       "1 body model)")
     assert list(d.sequences["status"]) == ["done"] * 3 and d.attributes["format"] == 1
     assert d.attributes["arguments"]["precision"] == EPS
     body = sk.load_body_model(inputs / "body.npz", dtype=np.float32)

@@ -159,6 +159,11 @@ class MotionStore:
     def __len__(self) -> int:
         return int(self.sequences["count"].sum())
 
+    def __repr__(self) -> str:      # counts, not the arrays (Jupyter prints it)
+        return (f"MotionStore({self.path!r}: {len(self)} frames, "
+                f"{self.sequences['status'].size} sequences, {len(self.models)} body "
+                f"model{'s' * (len(self.models) != 1)})")
+
     def clip(self, sequence: int) -> Any:
         """The CompressedClip of sequence ``sequence`` (StoreError naming the store and the
         array for a sequence not done, or a motion array or container that is not a bake's;

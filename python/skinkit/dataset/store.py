@@ -278,6 +278,11 @@ class BakedStore:
     def __len__(self) -> int:
         return int(self.frame_time.shape[0])
 
+    def __repr__(self) -> str:      # counts, not the arrays (Jupyter prints it)
+        return (f"BakedStore({len(self)} frames, {self.sequences['status'].size} sequences, "
+                f"{self.faces.shape[0] if hasattr(self.faces, 'shape') else len(self.faces)} "
+                f"{'faces' if hasattr(self.faces, 'shape') else 'primitives'})")
+
 
 def frame_names(attributes: Dict[str, Any]) -> List[str]:
     """The frame arrays of a store with these attributes (its ``Schema``'s, then the common
