@@ -220,6 +220,25 @@ def test_info_default_model(capsys):
         assert word in out, (word, out)
 
 
+def test_info_describes_a_compressed_clip(tmp_path, capsys):
+    m = default_model()
+    cc = skinkit.compress(m.clips[0], m.skeleton)
+    path = tmp_path / "bend.skc"
+    skinkit.save_compressed(cc, path)
+    code, out, err = run(["info", str(path)], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    for line in ("name: bend", "dtype: float64", "duration: 2 s", "nodes: 5",
+                 f"bytes: {path.stat().st_size}", f"tracks: {len(cc.tracks)}"):
+        assert line in lines, (line, out)
+    counts = [int(x.rsplit(": ", 1)[1]) for x in lines[lines.index(f"tracks: {len(cc.tracks)}")
+                                                         + 1:]]
+    assert sum(counts) == len(cc.tracks)
+    path.write_bytes(path.read_bytes()[:-3])              # truncated: one line, no traceback
+    code, out, err = run(["info", str(path)], capsys)
+    assert code == 1 and "bend.skc" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("argv", [
     [],
     ["frobnicate"],

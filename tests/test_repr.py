@@ -119,3 +119,20 @@ def test_body_model_reprs():
     page = body._repr_html_()
     assert "<td>SMPL-X</td><td>200</td><td>55</td>" in page
     assert page.count("<tr>") == 2 + 1 + 20 + 1           # sizes; tree header, 20 rows, "more"
+
+
+def test_compressed_clip_reprs():
+    """A compressed clip prints counts and levels, not its key times and tracks; names reaching
+    HTML are escaped."""
+    m = default_model()
+    clip = m.clips[0]
+    cc = skinkit.compress(Clip("<b>bend</b>", clip.channels, clip.dtype), m.skeleton)
+    keyed = sum(t.level > 1 for t in cc.tracks)
+    assert repr(cc) == (f"CompressedClip(name='<b>bend</b>', float64, duration=2 s, "
+                        f"{len(cc.tracks)} tracks ({keyed} keyed), 5 nodes, "
+                        f"{cc.nbytes} bytes of payload)")
+    assert 0 < cc.nbytes < sum(np.asarray(ch.values).nbytes for ch in clip.channels)
+    html = cc._repr_html_()
+    assert "<b>bend</b>" not in html and "&lt;b&gt;bend&lt;/b&gt;" in html
+    assert html.count("<tr>") == 2 + 1 + len(cc.tracks) and "<td>rotation</td>" in html
+    assert "array(" not in html

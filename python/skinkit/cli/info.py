@@ -1,5 +1,6 @@
 """``skinkit info MODEL``: the skeleton, skins, meshes and clips of a model (body models:
-``cli/body.py``), an AMASS motion's layout and frames, a baked store's frames and sequences."""
+``cli/body.py``), an AMASS motion's layout and frames, a compressed clip's tracks, a baked
+store's frames and sequences."""
 from __future__ import annotations
 
 import argparse
@@ -15,10 +16,11 @@ from ..model.records import Primitive
 from .body import BODY_SUFFIXES, info_body
 from .common import MODEL_ARGS, CliError, is_amass, load, plural
 
-SUMMARY = "describe a model, a body model, a motion or a baked store"
+SUMMARY = "describe a model, a body model, a motion, a compressed clip or a baked store"
 DESCRIPTION = ("Print the skeleton, skins, meshes and clips of a model; the sizes and joints of "
-               "a body model; the layout, frames and rate of an AMASS motion; the frames, "
-               "sequences and arrays of a baked .zarr store.")
+               "a body model; the layout, frames and rate of an AMASS motion; the tracks of a "
+               "compressed clip (.skc); the frames, sequences and arrays of a baked .zarr "
+               "store.")
 ARGS = MODEL_ARGS
 
 
@@ -65,6 +67,25 @@ def motion_lines(path: str) -> List[str]:
             f"expression: {0 if m.expression is None else m.expression.shape[1]}"]
 
 
+def compressed_lines(path: str) -> List[str]:
+    """``skinkit info CLIP.skc``: a compressed clip's name, dtype, duration, nodes, container
+    bytes and its tracks by level."""
+    from ..io.skc import load_compressed
+    from ..model.compressed_clip import level_name
+    try:
+        cc = load_compressed(path)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    levels: Dict[int, int] = {}
+    for t in cc.tracks:
+        levels[t.level] = levels.get(t.level, 0) + 1
+    return [f"compressed clip: {path}", f"name: {cc.name if cc.name is not None else '-'}",
+            f"dtype: {cc.dtype}", f"duration: {cc.duration:g} s",
+            f"nodes: {cc.node_count}", f"bytes: {os.path.getsize(path)}",
+            f"tracks: {len(cc.tracks)}"] + [f"  {level_name(k)}: {n}"
+                                            for k, n in sorted(levels.items())]
+
+
 def store_lines(path: str) -> List[str]:
     """``skinkit info STORE.zarr``: a baked store (checked as ``skinkit.dataset.open`` checks
     it): frames, chunks, sequences by status, arrays and the bake's arguments."""
@@ -95,6 +116,9 @@ def store_lines(path: str) -> List[str]:
 def run(args: argparse.Namespace) -> int:
     if args.model is not None and os.path.isdir(args.model):
         print("\n".join(store_lines(args.model)))
+        return 0
+    if args.model is not None and args.model.lower().endswith(".skc"):
+        print("\n".join(compressed_lines(args.model)))
         return 0
     if args.model is not None and is_amass(args.model):
         print("\n".join(motion_lines(args.model)))

@@ -20,6 +20,7 @@ from .. import _core
 from ..kernels._checks import check_out
 from ..kernels.trs import TRS
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip, as_times
+from .summary import plural, table
 
 PATH_NAMES = tuple(PATHS) + (WEIGHTS,)         # a track's path code indexes this
 CONSTANT, RAW = 0, 255                         # level codes; 3..23 are bit rates
@@ -90,6 +91,12 @@ class Track:
 
     def rows(self, nkeys: int) -> int:
         return 3 * nkeys if INTERPOLATIONS[self.interp] == "CUBICSPLINE" else nkeys
+
+
+def level_name(level: int) -> str:
+    """A track level in words, for reprs and ``skinkit info``."""
+    return {CONSTANT: "constant", CONSTANT24: "constant, 24-bit", KEYS24: "24-bit keys",
+            RAW: "raw"}.get(level, f"{level} bits")
 
 
 def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8], per: int) -> bytes:
@@ -257,6 +264,27 @@ class CompressedClip:
     def weights_nodes(self) -> List[int]:
         """The nodes whose morph target weights the clip animates, in track order."""
         return [t.node for t in self.tracks if t.path == len(PATHS)]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the tracks' payloads: constants, packed codes, raw keys (the container adds
+        the key times, the ranges and a few bytes a track)."""
+        return int(self._arrays[2].size - 8)
+
+    def __repr__(self) -> str:      # counts, not the key times and tracks (Jupyter prints it)
+        keyed = sum(t.level not in CONSTANTS for t in self.tracks)
+        return (f"CompressedClip(name={self.name!r}, {self.dtype}, duration={self.duration:g} s, "
+                f"{plural(len(self.tracks), 'track')} ({keyed} keyed), "
+                f"{plural(self.node_count, 'node')}, {self.nbytes} bytes of payload)")
+
+    def _repr_html_(self) -> str:
+        head = table(("name", "dtype", "duration", "nodes", "tracks", "payload bytes"),
+                     [(self.name, self.dtype, f"{self.duration:g} s", self.node_count,
+                       len(self.tracks), self.nbytes)], "CompressedClip")
+        rows = [(t.node, PATH_NAMES[t.path], INTERPOLATIONS[t.interp],
+                 self.times[t.times].size, level_name(t.level)) for t in self.tracks]
+        return head + table(("node", "path", "interpolation", "keys", "stored as"), rows,
+                            "Tracks")
 
     def to_clip(self) -> Clip:
         """The decoded keys as a Clip: every stored track a channel of its source interpolation
