@@ -362,7 +362,7 @@ static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_
 
 /* A lane group: up to SK_CLANES keyed LINEAR rotation tracks of one key-time array, sampled
  * together at several times.  Each key interval met decodes the two keys of every lane once
- * (key_pair) and their slerp constants (qslerp_key); each time between them is one slerp of
+ * (key_pair) and their slerp constants (key_lanes); each time between them is one slerp of
  * all lanes (slerp_lanes), the operations of qslerp on each lane. */
 #define SK_CLANES 8
 
@@ -370,6 +370,57 @@ static int FN(lane_track)(const sk_ctrack *t)
 {
     return t->rotation && t->interp == SK_LINEAR && t->level >= SK_CLEVEL_KEYS24 &&
            t->nkeys >= 2;
+}
+
+#if !SK_DOUBLE
+/* atan2(y, x) of y, x >= 0 (qslerp_key's chords) for the float32 lanes, the operations of the
+ * SIMD lanes (cclip_lanes.h): in double, atan of min / max (0 for 0 / 0) by SK_ATAN_TAYLOR,
+ * beyond tan(pi/8) as pi/4 + atan((z - 1) / (z + 1)), pi/2 less it when y > x */
+static float FN(atan2_lanes)(float y, float x)
+{
+    double yd = y, xd = x;
+    int swap = yd > xd;
+    double num = swap ? xd : yd, den = swap ? yd : xd;
+    double z = den > 0 ? num / den : 0;
+    int reduce = z > SK_TAN_PIO8;
+    if (reduce)
+        z = (z - 1) / (z + 1);
+    double z2 = z * z, at = z + z * z2 * SK_ATAN_TAYLOR(z2, SK_SCALAR_MADD, SK_SCALAR_C);
+    if (reduce)
+        at = SK_PIO4 + at;
+    if (swap)
+        at = SK_PIO2_HI - at;
+    return (float)at;
+}
+#endif
+
+/* qslerp_key of every lane (keys a, b [component][lane]) into k [component][lane]: float32
+ * with atan2_lanes (AVX2 or AVX-512 where the CPU has them, the same bits), float64 with libm's */
+static void FN(key_lanes)(const T *a, const T *b, T *k)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int level = sk_simd();
+    if (level >= SK_SIMD_AVX512) {
+        sk_cclip_keys8_avx512(a, b, k);
+        return;
+    }
+    if (level >= SK_SIMD_AVX2) {
+        sk_cclip_keys8_avx2(a, b, k);
+        return;
+    }
+#endif
+    for (int l = 0; l < SK_CLANES; l++) {
+        T qa[4], qb[4], qk[4];
+        for (int c = 0; c < 4; c++)
+            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
+#if SK_DOUBLE
+        FN(qslerp_key)(qa, qb, qk);
+#else
+        FN(qslerp_key_atan2)(qa, qb, qk, FN(atan2_lanes));
+#endif
+        for (int c = 0; c < 4; c++)
+            k[SK_CLANES * c + l] = qk[c];
+    }
 }
 
 /* qslerp_at of every lane at s (keys a, b and constants k [component][lane]) into o: with
@@ -527,14 +578,7 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n,
             src = b;
         } else {
             if (rk != k) {
-                for (int l = 0; l < SK_CLANES; l++) {
-                    T qa[4], qb[4], qk[4];
-                    for (int c = 0; c < 4; c++)
-                        qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
-                    FN(qslerp_key)(qa, qb, qk);
-                    for (int c = 0; c < 4; c++)
-                        kc[SK_CLANES * c + l] = qk[c];
-                }
+                FN(key_lanes)(a, b, kc);
                 rk = k;
             }
             FN(slerp_lanes)(a, b, kc, s, r);
