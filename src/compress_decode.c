@@ -504,14 +504,20 @@ static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_
 }
 
 /* row r of the n tracks idx[] of a lane group as unit quaternions into q [component][lane]
- * (rotation_row and qunit, as sample_track decodes a key), the lanes from n on lane 0's; seg:
- * each lane's segment (lane_seg), kept from row to row */
+ * (rotation_row and qunit, as sample_track decodes a key), the lanes from n copies of lane
+ * 0's; seg: each lane's segment (lane_seg), kept from row to row */
 static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q,
                           FN(lane_seg) *seg)
 {
     int32_t drop[SK_CLANES];
     for (int l = 0; l < SK_CLANES; l++) {
-        const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
+        if (l >= n) {                 /* a copy of lane 0, decoded once */
+            drop[l] = drop[0];
+            for (int c = 0; c < 4; c++)
+                q[SK_CLANES * c + l] = q[SK_CLANES * c];
+            continue;
+        }
+        const sk_ctrack *t = clip->tracks + idx[l];
         T kept[4];
         int64_t nst = t->nstored;
         FN(lane_seg) *g = seg + l;
