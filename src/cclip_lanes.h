@@ -3,8 +3,9 @@
  * decoded keys made unit quaternions and their slerp at one parameter, the operations of the
  * portable code on each lane (rotation_row and qunit, qslerp_at: qmath.h), in its order and
  * without fused multiply-adds, so that every lane gets its bits.  The includer defines
- * SLERP_NAME and UNIT_NAME (the functions' names) and SINCOS8(x, &s, &c): sincos_slerp of 8
- * floats in [0, pi/2] (its Taylor polynomials in double, rounded to float). */
+ * SLERP_NAME, UNIT_NAME and KEYS_NAME (the functions' names), SINCOS8(x, &s, &c): sincos_slerp
+ * of 8 floats in [0, pi/2] (its Taylor polynomials in double, rounded to float) and ATAN8(y, x):
+ * atan2_lanes (compress_decode.c) of 8 pairs of floats >= 0. */
 #include <immintrin.h>
 
 /* The samples of 8 lanes at parameter s (0 < s < 1): a, b the keys and k the constants of
@@ -56,4 +57,31 @@ void UNIT_NAME(float *q, const int32_t *drop)
     __m256 r = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
     for (int i = 0; i < 4; i++)
         _mm256_storeu_ps(q + 8 * i, _mm256_blendv_ps(c[i], _mm256_mul_ps(c[i], r), pos));
+}
+
+/* The slerp constants of qslerp_key (qmath.h) of 8 lanes' keys a, b [component][lane] into k
+ * [component][lane], its operations in its order, the arc tangent atan2_lanes' */
+void KEYS_NAME(const float *a, const float *b, float *k)
+{
+    __m256 qa[4], qb[4], one = _mm256_set1_ps(1);
+    for (int c = 0; c < 4; c++)
+        qa[c] = _mm256_loadu_ps(a + 8 * c), qb[c] = _mm256_loadu_ps(b + 8 * c);
+    __m256 d = _mm256_mul_ps(qa[0], qb[0]);
+    for (int c = 1; c < 4; c++)
+        d = _mm256_add_ps(d, _mm256_mul_ps(qa[c], qb[c]));
+    __m256 sg = _mm256_blendv_ps(one, _mm256_set1_ps(-1), _mm256_cmp_ps(d, _mm256_setzero_ps(),
+                                                                       _CMP_LT_OQ));
+    __m256 dm = _mm256_setzero_ps(), dp = _mm256_setzero_ps();
+    for (int c = 0; c < 4; c++) {
+        __m256 sb = _mm256_mul_ps(sg, qb[c]);
+        __m256 m = _mm256_sub_ps(qa[c], sb), p = _mm256_add_ps(qa[c], sb);
+        dm = _mm256_add_ps(dm, _mm256_mul_ps(m, m));
+        dp = _mm256_add_ps(dp, _mm256_mul_ps(p, p));
+    }
+    __m256 nm = _mm256_sqrt_ps(dm), np = _mm256_sqrt_ps(dp), r = _mm256_add_ps(dm, dp);
+    __m256 two = _mm256_set1_ps(2);
+    _mm256_storeu_ps(k, _mm256_mul_ps(two, ATAN8(nm, np)));
+    _mm256_storeu_ps(k + 8, _mm256_div_ps(_mm256_mul_ps(_mm256_mul_ps(two, nm), np), r));
+    _mm256_storeu_ps(k + 16, _mm256_div_ps(_mm256_sub_ps(dp, dm), r));
+    _mm256_storeu_ps(k + 24, sg);
 }

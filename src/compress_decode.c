@@ -362,7 +362,7 @@ static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_
 
 /* A lane group: up to SK_CLANES keyed LINEAR rotation tracks of one key-time array, sampled
  * together at several times.  Each key interval met decodes the two keys of every lane once
- * (key_pair) and their slerp constants (qslerp_key); each time between them is one slerp of
+ * (key_pair) and their slerp constants (key_lanes); each time between them is one slerp of
  * all lanes (slerp_lanes), the operations of qslerp on each lane. */
 #define SK_CLANES 8
 
@@ -370,6 +370,57 @@ static int FN(lane_track)(const sk_ctrack *t)
 {
     return t->rotation && t->interp == SK_LINEAR && t->level >= SK_CLEVEL_KEYS24 &&
            t->nkeys >= 2;
+}
+
+#if !SK_DOUBLE
+/* atan2(y, x) of y, x >= 0 (qslerp_key's chords) for the float32 lanes, the operations of the
+ * SIMD lanes (cclip_lanes.h): in double, atan of min / max (0 for 0 / 0) by SK_ATAN_TAYLOR,
+ * beyond tan(pi/8) as pi/4 + atan((z - 1) / (z + 1)), pi/2 less it when y > x */
+static float FN(atan2_lanes)(float y, float x)
+{
+    double yd = y, xd = x;
+    int swap = yd > xd;
+    double num = swap ? xd : yd, den = swap ? yd : xd;
+    double z = den > 0 ? num / den : 0;
+    int reduce = z > SK_TAN_PIO8;
+    if (reduce)
+        z = (z - 1) / (z + 1);
+    double z2 = z * z, at = z + z * z2 * SK_ATAN_TAYLOR(z2, SK_SCALAR_MADD, SK_SCALAR_C);
+    if (reduce)
+        at = SK_PIO4 + at;
+    if (swap)
+        at = SK_PIO2_HI - at;
+    return (float)at;
+}
+#endif
+
+/* qslerp_key of every lane (keys a, b [component][lane]) into k [component][lane]: float32
+ * with atan2_lanes (AVX2 or AVX-512 where the CPU has them, the same bits), float64 with libm's */
+static void FN(key_lanes)(const T *a, const T *b, T *k)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int level = sk_simd();
+    if (level >= SK_SIMD_AVX512) {
+        sk_cclip_keys8_avx512(a, b, k);
+        return;
+    }
+    if (level >= SK_SIMD_AVX2) {
+        sk_cclip_keys8_avx2(a, b, k);
+        return;
+    }
+#endif
+    for (int l = 0; l < SK_CLANES; l++) {
+        T qa[4], qb[4], qk[4];
+        for (int c = 0; c < 4; c++)
+            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
+#if SK_DOUBLE
+        FN(qslerp_key)(qa, qb, qk);
+#else
+        FN(qslerp_key_atan2)(qa, qb, qk, FN(atan2_lanes));
+#endif
+        for (int c = 0; c < 4; c++)
+            k[SK_CLANES * c + l] = qk[c];
+    }
 }
 
 /* qslerp_at of every lane at s (keys a, b and constants k [component][lane]) into o: with
@@ -424,20 +475,69 @@ static void FN(unit_lanes)(T *q, const int32_t *drop)
     }
 }
 
+/* a lane's quantized track (level 3 to 23) in segment seg, that of its last row: rows r0 <= r <
+ * r1 (r1 <= r0: none yet), row r's codes from bit at0 + (r - r0) bits, the segment's ranges lo and
+ * widths w: row's figures, found once a segment */
+typedef struct {
+    int64_t seg, r0, r1;
+    uint64_t at0, bits;
+    const float *lo;
+    const unsigned char *w;
+} FN(lane_seg);
+
+/* g made the segment of row r of t (the next one without a division when r is in it) */
+static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
+                            FN(lane_seg) *g)
+{
+    int64_t nst = t->nstored, sr = t->seg_rows;
+    int64_t seg = g->r1 > g->r0 && r >= g->r1 && r - g->r1 < sr ? g->seg + 1
+                                                                 : FN(segment_of)(r, sr);
+    g->lo = clip->ranges + t->range + 2 * nst * seg;
+    g->w = clip->widths + t->width + nst * seg;
+    g->bits = 0;
+    for (int64_t c = 0; c < nst; c++)
+        g->bits += g->w[c];
+    g->at0 = (uint64_t)clip->seg_bits[t->segment + seg];
+    g->seg = seg;
+    g->r0 = seg * sr;
+    g->r1 = g->r0 + sr;
+}
+
 /* row r of the n tracks idx[] of a lane group as unit quaternions into q [component][lane]
- * (rotation_row and qunit, as sample_track decodes a key), the lanes from n on lane 0's */
-static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q)
+ * (rotation_row and qunit, as sample_track decodes a key), the lanes from n copies of lane
+ * 0's; seg: each lane's segment (lane_seg), kept from row to row */
+static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q,
+                          FN(lane_seg) *seg)
 {
     int32_t drop[SK_CLANES];
     for (int l = 0; l < SK_CLANES; l++) {
-        const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
-        T v[4] = {0, 0, 0, 0}, kept[4];
-        drop[l] = t->nstored == 4 ? -1 : (int32_t)t->dropped;
-        FN(row)(clip, t, r, kept);
+        if (l >= n) {                 /* a copy of lane 0, decoded once */
+            drop[l] = drop[0];
+            for (int c = 0; c < 4; c++)
+                q[SK_CLANES * c + l] = q[SK_CLANES * c];
+            continue;
+        }
+        const sk_ctrack *t = clip->tracks + idx[l];
+        T kept[4];
+        int64_t nst = t->nstored;
+        FN(lane_seg) *g = seg + l;
+        drop[l] = nst == 4 ? -1 : (int32_t)t->dropped;
+        if (t->level < 3 || t->level == SK_CLEVEL_RAW) {
+            FN(row)(clip, t, r, kept);
+        } else {
+            if (!(r >= g->r0 && r < g->r1))
+                FN(lane_seg_at)(clip, t, r, g);
+            const unsigned char *p = clip->bytes + t->data, *w = g->w;
+            const float *lo = g->lo, *ext = lo + nst;
+            uint64_t at = g->at0 + (uint64_t)(r - g->r0) * g->bits;
+            for (int64_t c = 0; c < nst; at += w[c++]) {
+                uint32_t code = (uint32_t)(le32(p + at / 8) >> (at % 8)) & ((1u << w[c]) - 1);
+                kept[c] = w[c] ? (T)lo[c] + (T)ext[c] * ((T)code * FN(inv_mask)[w[c]])
+                               : (T)lo[c];
+            }
+        }
         for (int c = 0, i = 0; c < 4; c++)
-            v[c] = c == drop[l] ? 0 : kept[i++];
-        for (int c = 0; c < 4; c++)
-            q[SK_CLANES * c + l] = v[c];
+            q[SK_CLANES * c + l] = c == drop[l] ? 0 : kept[i++];
     }
     FN(unit_lanes)(q, drop);
 }
@@ -455,6 +555,9 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n,
     T a[4 * SK_CLANES], b[4 * SK_CLANES], kc[4 * SK_CLANES], r[4 * SK_CLANES];
     T *o[SK_CLANES];
     int64_t os[SK_CLANES];
+    FN(lane_seg) seg[SK_CLANES];
+    for (int l = 0; l < SK_CLANES; l++)
+        seg[l].r0 = seg[l].r1 = 0;
     for (int l = 0; l < n; l++) {
         const sk_ctrack *t = clip->tracks + idx[l];
         o[l] = out[t->out] + t->out_offset;
@@ -468,11 +571,11 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n,
             if (rb == k)
                 memcpy(a, b, sizeof a);
             else
-                FN(lane_rows)(clip, idx, n, k, a);
+                FN(lane_rows)(clip, idx, n, k, a, seg);
             ra = k;
         }
         if (!(s <= 0) && rb != k + 1) {
-            FN(lane_rows)(clip, idx, n, k + 1, b);
+            FN(lane_rows)(clip, idx, n, k + 1, b, seg);
             rb = k + 1;
         }
         if (s <= 0) {
@@ -481,14 +584,7 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n,
             src = b;
         } else {
             if (rk != k) {
-                for (int l = 0; l < SK_CLANES; l++) {
-                    T qa[4], qb[4], qk[4];
-                    for (int c = 0; c < 4; c++)
-                        qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
-                    FN(qslerp_key)(qa, qb, qk);
-                    for (int c = 0; c < 4; c++)
-                        kc[SK_CLANES * c + l] = qk[c];
-                }
+                FN(key_lanes)(a, b, kc);
                 rk = k;
             }
             FN(slerp_lanes)(a, b, kc, s, r);

@@ -102,7 +102,7 @@ def as_times(times: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
     if t.dtype.kind not in "iuf":
         raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
     t = np.require(t.reshape(-1), dtype, ["C", "A"])
-    if not np.all(np.isfinite(t)):
+    if not np.isfinite(t).all():
         raise ValueError("times must be finite")
     return t
 

@@ -208,8 +208,8 @@ class CompressedClip:
     _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8],
                    NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _width: int = field(init=False, repr=False, compare=False)
-    _free: Dict[int, Tuple[NDArray[np.int64], ...]] = field(init=False, repr=False,
-                                                            compare=False)
+    _animated: Tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _stride: Dict[int, NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _top_node: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -252,7 +252,9 @@ class CompressedClip:
                         np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8),
                         np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
         self._width = width
-        self._free: Dict[int, Tuple[NDArray[np.int64], ...]] = {}
+        self._stride: Dict[int, NDArray[np.int64]] = {}
+        self._animated = tuple(len({t.node for t in self.tracks if t.path == p})
+                               for p in range(len(PATHS)))
         self._top_node = max((t.node for t in self.tracks if t.path < len(PATHS)), default=-1)
 
     @property
@@ -300,16 +302,11 @@ class CompressedClip:
             channels.append(Channel(tr.node, PATH_NAMES[tr.path], kt, values, interp))
         return Clip(self.name, channels, self.dtype)
 
-    def _rest_nodes(self, n: int) -> Tuple[NDArray[np.int64], ...]:
-        """Per TRS path, the nodes of a rest pose of n that no track writes (kept per n)."""
-        if n not in self._free:
-            self._free[n] = tuple(
-                np.setdiff1d(np.arange(n), [t.node for t in self.tracks if t.path == p])
-                for p in range(len(PATHS)))
-        return self._free[n]
-
     def _strides(self, n: int) -> NDArray[np.int64]:
-        return np.array([3 * n, 4 * n, 3 * n, self._width], np.int64)
+        """The decoder's output strides for a pose of n nodes (kept per n)."""
+        if n not in self._stride:
+            self._stride[n] = np.array([3 * n, 4 * n, 3 * n, self._width], np.int64)
+        return self._stride[n]
 
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
                 cursor: Optional[NDArray[np.int64]], threads: Optional[int]) -> None:
@@ -383,11 +380,11 @@ class CompressedClip:
             for i, (o, s) in enumerate(zip(out, shapes)):
                 check_out(o, self.dtype, s, f"out[{i}]", " (the clip's dtype)")
             res = out
-        for o, r, free in zip(res, (rt, rr, rs), self._rest_nodes(n)):
-            if free.size == n:
-                o[...] = r
-            elif free.size:
-                o[..., free, :] = r[free]
+        # nodes no track writes keep the rest pose: all of it copied (a broadcast, a fraction of
+        # the cost of picking those nodes out), the tracks' nodes then written by the decoder
+        for o, r, animated in zip(res, (rt, rr, rs), self._animated):
+            if animated < n:
+                o[...] = r.astype(self.dtype, copy=False)
         self._decode(False, t, res + (np.zeros(0, self.dtype),), n, None, threads)
         return TRS(*res)
 
