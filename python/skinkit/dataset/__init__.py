@@ -4,6 +4,7 @@
 ``skinkit.torch.MotionDataset``).  See docs/guide/dataset.rst."""
 from .bake import BakeSummary, bake
 from .motions import Augmentation, MotionCrops
-from .store import BakedStore, StoreError, open_store as open  # noqa: A001 - .open(store)
+from .opening import open_store as open  # noqa: A001 - .open(store)
+from .store import BakedStore, StoreError
 
 __all__ = ["Augmentation", "BakeSummary", "BakedStore", "MotionCrops", "StoreError", "bake", "open"]

@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from .. import limits
 from ..body.workspace import Workspace
 from ..kernels._optional import require
-from . import motion_store, store
+from . import motion_store, opening, store
 from .schema import COMMON_FRAMES
 from .plan import Piece, Plan, Sequence
 from .sources import Characters, Layout, Motions, Source
@@ -426,7 +426,7 @@ def bake(motions: Seq[str], out: str, *, body: Optional[str] = None,
                  "compression": compression, **source.arguments()}
     if content == "motion":
         arguments.update(store="motion", precision=float(precision))
-    resumed = store.existing(out, arguments)
+    resumed = opening.existing(out, arguments)
     with _client(workers, scheduler) as client:
         read = client.gather(client.map(source.read, files, pure=False))
         seqs, model_paths = source.models([s for file_seqs in read for s in file_seqs])

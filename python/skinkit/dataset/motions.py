@@ -45,7 +45,7 @@ def _sequence(store: str, file: str) -> Optional[int]:
 def _opened(store: str) -> "MotionStore":
     """A process's motion store (ValueError for a mesh store)."""
     from .motion_store import MotionStore
-    from .store import open_store
+    from .opening import open_store
     s = open_store(store)
     if not isinstance(s, MotionStore):
         raise ValueError(f"store {store}: a store of meshes, not of motions (skinkit bake "

@@ -25,20 +25,18 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .. import limits
 from ..kernels._optional import require
-from ..kernels._types import PathLike
 from . import chunks as _chunks
 from .schema import COMMON_FRAMES, FrameArrays
 from .sources import store_schema
 
 if TYPE_CHECKING:
-    from .motion_store import MotionStore
     from .plan import Plan
 
 STATUS_PENDING, STATUS_DONE, STATUS_FAILED = "pending", "done", "failed"
@@ -74,7 +72,7 @@ def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[
     ``pending``, or ``failed`` with its error; the source's ``columns`` after ``fps``) and the
     attributes, written in a sibling folder first and renamed into place, so that ``out`` is
     never half made.  ValueError when a chunk would pass ``skinkit.limits`` (before anything
-    is written); the folder is checked as ``open_store`` checks a store (its source's
+    is written); the folder is checked as ``skinkit.dataset.open`` checks a store (its source's
     ``Schema``) before it is renamed."""
     zarr = _zarr()
     N, K = plan.frames, plan.frames_per_chunk
@@ -100,7 +98,7 @@ def create(out: str, plan: Plan, frames: FrameArrays, static: Dict[str, NDArray[
                    compressors=None, dimension_names=("chunk",))
     write_sequences(g, plan, columns)
     g.attrs["skinkit"] = attributes
-    _checked(str(tmp))   # what open_store will hold it to: its source's schema, the limits
+    _checked(str(tmp))   # what skinkit.dataset.open will hold it to: its source's schema, the limits
     os.replace(tmp, out)
 
 
@@ -125,30 +123,6 @@ def write_sequences(g: Any, plan: Plan, columns: Dict[str, NDArray[Any]]) -> Non
                               dimension_names=("sequence", "beta")[:a.ndim])
         if a.size:
             arr[...] = a
-
-
-def existing(out: str, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-    """The attributes of the store at ``out`` if there is one made with the same
-    ``arguments`` (a resumed bake); None if there is no store.
-
-    Raises
-    ------
-    StoreError
-        ``out`` exists but is not a skinkit bake store (see ``open_store``).
-    ValueError
-        The store was made with other arguments (the message names each argument that
-        differs, with both values).
-    """
-    if not os.path.lexists(out):
-        return None
-    attrs = open_store(out).attributes
-    old = attrs["arguments"]
-    diff = [f"{k} ({old.get(k)!r} in the store, {arguments.get(k)!r} now)"
-            for k in sorted(set(old) | set(arguments)) if old.get(k) != arguments.get(k)]
-    if diff:
-        raise ValueError(f"--out {out}: a bake with other arguments is there; it resumes only "
-                         f"with the same ones. Different: {'; '.join(diff)}")
-    return attrs
 
 
 def check_layout(out: str, plan: Plan) -> None:
@@ -291,41 +265,15 @@ def frame_names(attributes: Dict[str, Any]) -> List[str]:
     return list(store_schema(attributes).frames) + list(COMMON_FRAMES)
 
 
-def open_store(store: PathLike) -> Union[BakedStore, MotionStore]:
-    """Open a store written by ``skinkit.dataset.bake`` as dask arrays (nothing is read but
-    the small arrays: faces and the sequences table); a motion store (``content="motion"``)
-    as a ``skinkit.dataset.motion_store.MotionStore``, which poses its frames on the fly.
-
-    Parameters
-    ----------
-    store : str or os.PathLike, the store's folder (of motions or of characters).
-
-    Returns
-    -------
-    BakedStore (or MotionStore, checked by ``open_motion_store``).  The arrays carry Zarr v3
-    dimension names, so ``xarray.open_zarr(store)``
-    reads the same store as a labelled Dataset where xarray is installed.
-
-    Raises
-    ------
-    StoreError (a ValueError)
-        ``store`` is not a skinkit bake store, or is not laid out as a bake lays it out: it is
-        checked once here, from its metadata, faces and sequences table (the frames are not
-        read): only files and folders (no symbolic link, FIFO or device), every array present
-        with its shape, dtype and chunks, sizes within ``skinkit.limits`` (``MAX_CHUNKS``
-        chunks, ``MAX_ARRAY_BYTES`` a chunk), faces indexing the vertices, and sequences
-        whose ``start`` and ``count`` lay them end to end over the frames.
-    """
-    from . import motion_store     # (it reads through this module)
-    if motion_store.is_motion_store(attributes(os.fspath(store))[1]):
-        return motion_store.open_motion_store(os.fspath(store))
+def open_mesh_store(path: str) -> BakedStore:
+    """The mesh store at ``path`` as dask arrays, checked as ``skinkit.dataset.open`` says
+    (``dataset/opening.py``: the one entry, which tells a store's kind)."""
     da = require("dask.array", "dataset", "skinkit.dataset.open")
-    g, attrs, static, sequences = _checked(os.fspath(store))
+    g, attrs, static, sequences = _checked(path)
     frames = {}
     for k in frame_names(attrs):
         a = g[k]
-        checked = _chunks.CheckedArray(os.fspath(store), k, a, _rules(os.fspath(store), k, a),
-                                       StoreError)
+        checked = _chunks.CheckedArray(path, k, a, _rules(path, k, a), StoreError)
         frames[k] = da.from_array(checked, chunks=a.chunks, inline_array=True,
                                   name=f"skinkit-store-{k}-{id(checked):x}")
     if "primitives" in attrs:      # characters: one vertices and faces array per primitive

@@ -16,6 +16,7 @@ from ..motion._checks import integer
 from . import store as _store
 from .motion_store import MotionStore
 from .motions import MotionCrops
+from .opening import open_store
 
 
 class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
@@ -44,7 +45,7 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
 
     def __init__(self, store: PathLike) -> None:
         self.store = os.fspath(store)
-        s = _store.open_store(self.store)
+        s = open_store(self.store)
         self.faces: Any = ({k: torch.from_numpy(f) for k, f in s.faces.items()}
                            if isinstance(s.faces, dict) else torch.from_numpy(s.faces))
         self._len = len(s)
@@ -68,7 +69,7 @@ class BakedDataset(torch.utils.data.Dataset[Dict[str, torch.Tensor]]):
         if not 0 <= i < self._len:
             raise IndexError(f"frame {index} outside 0..{self._len - 1}")
         if self._group is None:
-            self._group = (_store.open_store(self.store) if self._motion else
+            self._group = (open_store(self.store) if self._motion else
                            _store._group(self.store, "r"))
         K = self.frames_per_chunk
         if self._chunk is None or not self._chunk[0] <= i < self._chunk[0] + K:
