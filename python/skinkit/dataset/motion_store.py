@@ -175,9 +175,7 @@ class MotionStore:
             raise _store.StoreError(f"{self.path}: sequence {s} is {status}: it has no motion")
         a = _store._array(_store._zarr(), self._group, self.path, name)
         _store._check_array(a, self.path, name, ("n",), "uint8", {})
-        if a.chunks != (max(a.shape[0], 1),) or a.shards is not None:
-            raise _store.StoreError(f"{self.path}: {name}: chunks of {a.chunks}, expected one "
-                                    f"of {a.shape}")
+        _whole_chunk(a, self.path, name)
         if a.shape[0] > limits.MAX_ARRAY_BYTES:
             raise _store.StoreError(f"{self.path}: {name}: {a.shape[0]} bytes, more than the "
                                     f"limit of {limits.MAX_ARRAY_BYTES} "
@@ -297,9 +295,7 @@ def open_motion_store(path: str) -> MotionStore:
     for name, (dims, dt) in _ARRAYS.items():
         a = _store._array(zarr, g, path, name)
         _store._check_array(a, path, name, dims, dt, sizes)
-        want = (1,) if name == "motion_done" else tuple(max(n, 1) for n in a.shape)
-        if a.chunks != want or a.shards is not None:
-            raise _store.StoreError(f"{path}: {name}: chunks of {a.chunks}, expected {want}")
+        _whole_chunk(a, path, name, (1,) if name == "motion_done" else None)
         chunks[name] = (a.chunks, np.dtype(a.dtype).itemsize)
     if sizes["S"] > limits.MAX_SEQUENCES:
         raise _store.StoreError(f"{path}: sequences: {sizes['S']} rows, more than the limit of "
@@ -332,6 +328,14 @@ def open_motion_store(path: str) -> MotionStore:
     return MotionStore(path, bodies, faces, sequences, attrs, K, g)
 
 
+def _whole_chunk(a: Any, path: str, name: str, want: Optional[Tuple[int, ...]] = None) -> None:
+    """StoreError unless the array ``name`` is stored in chunks of ``want`` (default: the whole
+    array in one chunk), unsharded."""
+    want = tuple(max(n, 1) for n in a.shape) if want is None else want
+    if a.chunks != want or a.shards is not None:
+        raise _store.StoreError(f"{path}: {name}: chunks of {a.chunks}, expected {want}")
+
+
 def _body_model(zarr: Any, g: Any, path: str, m: int) -> BodyModel:
     """Body model ``m`` of the store: its arrays, each checked to be numbers in one chunk of
     at most ``MAX_ARRAY_BYTES`` before it is read, made a BodyModel (float32)."""
@@ -343,9 +347,7 @@ def _body_model(zarr: Any, g: Any, path: str, m: int) -> BodyModel:
         if kind not in "iuf" or a.ndim > 3:
             raise _store.StoreError(f"{path}: {name}: a {a.ndim}-d {np.dtype(a.dtype)} array, "
                                     "expected numbers of at most 3 dimensions")
-        want = tuple(max(n, 1) for n in a.shape)
-        if a.chunks != want or a.shards is not None:
-            raise _store.StoreError(f"{path}: {name}: chunks of {a.chunks}, expected {want}")
+        _whole_chunk(a, path, name)
         too_big = _store._limits_error(1, 1, {name: (a.chunks, np.dtype(a.dtype).itemsize)})
         if too_big is not None:
             raise _store.StoreError(f"{path}: {too_big}")

@@ -384,7 +384,7 @@ class CompressedClip:
         # the cost of picking those nodes out), the tracks' nodes then written by the decoder
         for o, r, animated in zip(res, (rt, rr, rs), self._animated):
             if animated < n:
-                o[...] = r.astype(self.dtype, copy=False)
+                o[...] = r
         self._decode(False, t, res + (np.zeros(0, self.dtype),), n, None, threads)
         return TRS(*res)
 
