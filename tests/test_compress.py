@@ -87,6 +87,7 @@ def test_random_clip_within_precision_densely(dtype):
     assert len(dumps(cc)) < sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", ["RiggedFigure.glb", "RiggedFigure-cubic.glb",
                                   "RiggedFigure-step.glb", "CesiumMan.glb"])
 def test_khronos_fixtures_within_precision(name):
@@ -99,6 +100,7 @@ def test_khronos_fixtures_within_precision(name):
     assert err.max() <= 1e-4 + (1e-6 if clip.dtype == np.float32 else 1e-9)
 
 
+@pytest.mark.shared
 def test_bvh_fixture_compresses_within_precision():
     model = skinkit.load_bvh(BVH / "cmu_01_03_first300.bvh")
     skel, clip = model.skeleton, model.clips[0]

@@ -12,6 +12,8 @@ from skinkit.model.compress import gltf_clip
 from conftest import GLTF
 from test_compress import dense, shell_errors
 
+pytestmark = pytest.mark.shared             # the Khronos samples of ../shared
+
 
 def gltf_json(path):
     data = path.read_bytes()

@@ -109,6 +109,7 @@ def test_simd_levels_give_the_same_bits(tmp_path, cap):
     assert _core.simd() in LEVELS
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", ["CesiumMan.glb", "RiggedFigure.glb"])
 def test_posing_with_a_compressed_clip_is_posing_with_its_samples(name):
     model = skinkit.load_gltf(GLTF / name)

@@ -135,6 +135,7 @@ def test_write_then_usd_core_then_load_equal_the_source(usd_files, tmp_path, sou
     assert set(model.skeleton.names) <= set(back.skeleton.names)
 
 
+@pytest.mark.shared
 def test_written_names_escaped_and_given_back(tmp_path):
     model = skinkit.load_gltf(GLTF / "RiggedSimple.glb")
     model.skeleton.names = [f"bone {i}/é:x" for i in range(model.skeleton.count)]
@@ -383,6 +384,7 @@ def test_posed_normals_as_usd_core_bakes_them(usd_files, name):
     assert checked == 1
 
 
+@pytest.mark.shared
 def test_rest_morph_weights_without_a_clip_are_written(tmp_path):
     model = skinkit.load_gltf(GLTF / "RiggedSimple-morph.glb")
     (prim,) = model.primitives
