@@ -18,7 +18,7 @@
  *
  * decodes a compressed clip (a table benchmarks/compress_acl.py --dump wrote: the arrays of
  * sk_cclip_f, the clip's frame times and 64 times) as a C host would: one pose a call at the
- * frames in turn with a cursor, the keyed tracks only (the playback context's way: the
+ * frames in turn with a playback state (sk_play_cclip_f), the keyed tracks only (the playback context's way: the
  * constants stay in the output), and 64 poses a call, every track; printed: ns per pose, the
  * median and quartiles of the rounds, and the hash of the 64 poses. */
 #define _POSIX_C_SOURCE 199309L
@@ -255,9 +255,8 @@ static int cclip_main(const char *path, int rounds)
     int64_t stride[4] = {3 * (int64_t)nodes, 4 * (int64_t)nodes, 3 * (int64_t)nodes, 0};
     size_t nout[4] = {64 * 3 * nodes, 64 * 4 * nodes, 64 * 3 * nodes, 0};
     float *out[4] = {calloc(nout[0], 4), calloc(nout[1], 4), calloc(nout[2], 4), NULL};
-    int64_t *cursor = calloc(clip.ntracks, 8);
     if (!tracks || !clip.key_times || !clip.ranges || !clip.bytes || !clip.widths ||
-        !clip.seg_bits || !ft || !t64 || !out[0] || !out[1] || !out[2] || !cursor)
+        !clip.seg_bits || !ft || !t64 || !out[0] || !out[1] || !out[2])
         return fprintf(stderr, "%s: short file or out of memory\n", path), 2;
     int st = sk_check_cclip_f(&clip, stride, nout, 64, &bad);
     if (st != SK_OK)
@@ -271,13 +270,17 @@ static int cclip_main(const char *path, int rounds)
         if (tracks[i].level > SK_CLEVEL_CONST24)
             kt[keyed.ntracks++] = tracks[i];
     keyed.tracks = kt;
+    void *state = malloc(sk_cclip_state_size_f(&keyed));
+    if (!state)
+        return fprintf(stderr, "out of memory\n"), 2;
+    sk_cclip_state_init_f(&keyed, state);
     static double t1[MAX_ROUNDS], t2[MAX_ROUNDS];
     size_t reps = 1 + 20000 / frames;
     for (int r = 0; r < rounds; r++) {
         double t0 = now();
         for (size_t k = 0; k < reps; k++)
             for (size_t i = 0; i < frames; i++)
-                sk_decode_cclip_f(&keyed, 0, keyed.ntracks, 0, 1, ft + i, cursor, stride, out);
+                sk_play_cclip_f(&keyed, state, ft[i], stride, out);
         t1[r] = (now() - t0) / (double)(reps * frames);
         t0 = now();
         for (int k = 0; k < 300; k++)

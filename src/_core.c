@@ -108,10 +108,8 @@ static PyMethodDef methods[] = {
      "rotation keys and the keys of its lane groups side by side."},
     {"decode_compressed", py_decode_compressed, METH_VARARGS,
      "decode_compressed(tracks, key_times, ranges, bytes, widths, seg_bits, out_stride, times, out, "
-     "cursor, "
      "threads=None)\n\nSamples a compressed clip's tracks at times into out (translations, "
-     "rotations, scales, weights), straight from its codes; cursor None or one key interval "
-     "per track kept between calls (skinkit.model.compress)."},
+     "rotations, scales, weights), straight from its codes (skinkit.model.compressed_clip)."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "

@@ -16,7 +16,6 @@ typedef struct {
     sk_cclip_d d;
     const void *times;
     size_t ntimes;
-    npy_int64 *cursor;
     const npy_int64 *out_stride;
     void *out[NOUT];
 } decode_call_t;
@@ -30,12 +29,11 @@ static void *decode_part(void *arg)
 {
     const decode_part_t *p = arg;
     const decode_call_t *dc = p->dc;
-    npy_int64 *cursor = dc->cursor ? dc->cursor + p->t0 : NULL;
     if (dc->dbl)
-        sk_decode_cclip_d(&dc->d, p->t0, p->t1, 0, dc->ntimes, dc->times, cursor, dc->out_stride,
+        sk_decode_cclip_d(&dc->d, p->t0, p->t1, 0, dc->ntimes, dc->times, NULL, dc->out_stride,
                           (double *const *)dc->out);
     else
-        sk_decode_cclip_f(&dc->f, p->t0, p->t1, 0, dc->ntimes, dc->times, cursor, dc->out_stride,
+        sk_decode_cclip_f(&dc->f, p->t0, p->t1, 0, dc->ntimes, dc->times, NULL, dc->out_stride,
                           (float *const *)dc->out);
     return NULL;
 }
@@ -52,11 +50,11 @@ static const char *cclip_problem(int status)
 }
 
 /* checks the objects of a decode_compressed call (o: tracks, key_times, ranges, bytes, widths,
- * seg_bits, out_stride, times, out, cursor) and fills dc: 0, or -1 with an exception */
+ * seg_bits, out_stride, times, out) and fills dc: 0, or -1 with an exception */
 static int read_decode(PyObject *const *o, decode_call_t *dc)
 {
     PyObject *tracks = o[0], *kt = o[1], *ranges = o[2], *bytes = o[3], *widths = o[4];
-    PyObject *segs = o[5], *stride = o[6], *times = o[7], *out = o[8], *cursor = o[9];
+    PyObject *segs = o[5], *stride = o[6], *times = o[7], *out = o[8];
     memset(dc, 0, sizeof *dc);
     int type = PyArray_Check(kt) ? PyArray_TYPE((PyArrayObject *)kt) : NPY_DOUBLE;
     if (type != NPY_FLOAT)
@@ -69,15 +67,12 @@ static int read_decode(PyObject *const *o, decode_call_t *dc)
         check_array(widths, "", "widths", NPY_UINT8, 0) < 0 ||
         check_array(segs, "", "seg_bits", NPY_INT64, 0) < 0 ||
         check_array(stride, "", "out_stride", NPY_INT64, 0) < 0 ||
-        check_array(times, "", "times", type, 0) < 0 ||
-        (cursor != Py_None && check_array(cursor, "", "cursor", NPY_INT64, 1) < 0))
+        check_array(times, "", "times", type, 0) < 0)
         return -1;
     npy_intp ntr = PyArray_SIZE((PyArrayObject *)tracks);
-    if (ntr % SK_CTRACK_FIELDS || PyArray_SIZE((PyArrayObject *)stride) != NOUT ||
-        (cursor != Py_None &&
-         PyArray_SIZE((PyArrayObject *)cursor) != ntr / SK_CTRACK_FIELDS)) {
-        PyErr_SetString(PyExc_ValueError, "tracks must hold 15 int64 fields a track, out_stride "
-                        "4 strides, and cursor one int64 a track");
+    if (ntr % SK_CTRACK_FIELDS || PyArray_SIZE((PyArrayObject *)stride) != NOUT) {
+        PyErr_SetString(PyExc_ValueError, "tracks must hold 15 int64 fields a track and "
+                        "out_stride 4 strides");
         return -1;
     }
     if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != NOUT) {
@@ -96,7 +91,6 @@ static int read_decode(PyObject *const *o, decode_call_t *dc)
     dc->ntimes = (size_t)PyArray_SIZE((PyArrayObject *)times);
     dc->times = PyArray_DATA((PyArrayObject *)times);
     dc->out_stride = PyArray_DATA((PyArrayObject *)stride);
-    dc->cursor = cursor == Py_None ? NULL : PyArray_DATA((PyArrayObject *)cursor);
 #define FILL(v, R)                                                                        \
     (v.ntracks = (size_t)ntr / SK_CTRACK_FIELDS,                                          \
      v.tracks = (const sk_ctrack *)PyArray_DATA((PyArrayObject *)tracks),                 \
@@ -123,23 +117,22 @@ static int read_decode(PyObject *const *o, decode_call_t *dc)
 }
 
 /* decode_compressed(tracks, key_times, ranges, bytes, widths, seg_bits, out_stride, times, out,
- * cursor, threads=None): every track of a compressed clip at times into out (four arrays:
- * translations, rotations, scales, weights), see sk_decode_cclip; cursor None, or an int64
- * array of one key interval per track kept between calls (then one thread).  Returns None. */
+ * threads=None): every track of a compressed clip at times into out (four arrays:
+ * translations, rotations, scales, weights), see sk_decode_cclip.  Returns None. */
 PyObject *py_decode_compressed(PyObject *self, PyObject *args)
 {
-    PyObject *o[11] = {NULL};
+    PyObject *o[10] = {NULL};
     decode_call_t dc;
     int nthreads;
     (void)self;
-    o[10] = Py_None;
-    if (!PyArg_UnpackTuple(args, "decode_compressed", 10, 11, &o[0], &o[1], &o[2], &o[3],
-                           &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10]) ||
-        parse_threads(o[10], &nthreads) < 0 || read_decode(o, &dc) < 0)
+    o[9] = Py_None;
+    if (!PyArg_UnpackTuple(args, "decode_compressed", 9, 10, &o[0], &o[1], &o[2], &o[3],
+                           &o[4], &o[5], &o[6], &o[7], &o[8], &o[9]) ||
+        parse_threads(o[9], &nthreads) < 0 || read_decode(o, &dc) < 0)
         return NULL;
     size_t nt = dc.d.ntracks;
     decode_part_t part[MAX_THREADS];
-    int parts = dc.cursor ? 1 : thread_count(nthreads, (npy_intp)(nt * dc.ntimes), GRAIN_DECODE);
+    int parts = thread_count(nthreads, (npy_intp)(nt * dc.ntimes), GRAIN_DECODE);
     if (parts > (int)nt)
         parts = nt ? (int)nt : 1;
     for (int t = 0; t < parts; t++) {
@@ -157,17 +150,19 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
 }
 
 /* A CompressedPlayer samples a compressed clip at one time a call into outputs bound to it
- * once, each track keeping its key interval between calls, on one thread.  The call is checked
- * when it is made and the fields that say where it reads and writes (tracks, widths, seg_bits,
- * out_stride, the cursor) are copied, so that nothing done to the arrays afterwards moves an
+ * once, on one thread, with a playback state (sk_play_cclip: each track keeps its key
+ * interval, each lane group its decoded keys and segments, between calls).  The call is
+ * checked when it is made and the fields that say where it reads and writes (tracks, widths,
+ * seg_bits, out_stride) are copied, so that nothing done to the arrays afterwards moves an
  * access outside them.  Only the keyed tracks are copied: a constant track's values, which the
  * caller's outputs hold already (CompressedPlayback samples them once), do not change. */
 typedef struct {
     PyObject_HEAD
-    decode_call_t dc;       /* its times: the one time of a call */
+    decode_call_t dc;       /* checked for one time */
     PyObject *hold;         /* the arguments, whose arrays are read in place */
     PyObject *pose;         /* what sample returns */
     void *own;              /* the copies */
+    void *state;            /* the playback state (sk_cclip_state_init) */
     double duration;        /* > 0: times wrapped into [0, duration) */
     double t;
     float tf;
@@ -179,6 +174,7 @@ static void cplayer_dealloc(PyObject *obj)
     Py_XDECREF(p->hold);
     Py_XDECREF(p->pose);
     PyMem_Free(p->own);
+    PyMem_Free(p->state);
     Py_TYPE(obj)->tp_free(obj);
 }
 
@@ -207,8 +203,11 @@ static PyObject *cplayer_sample(PyObject *obj, PyObject *time)
         PyErr_Format(PyExc_ValueError, "time must be finite, got %R", time);
         return NULL;
     }
-    decode_part_t part = {&p->dc, 0, p->dc.d.ntracks};
-    decode_part(&part);
+    const decode_call_t *dc = &p->dc;
+    if (dc->dbl)
+        sk_play_cclip_d(&dc->d, p->state, p->t, dc->out_stride, (double *const *)dc->out);
+    else
+        sk_play_cclip_f(&dc->f, p->state, p->tf, dc->out_stride, (float *const *)dc->out);
     Py_INCREF(p->pose);
     return p->pose;
 }
@@ -226,7 +225,7 @@ static void *copy_to(const void *src, size_t n, char **at)
  * to out (9: times left out), then sample(time) decodes at time into out and returns pose */
 static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *call, *pose, *o[10];
+    PyObject *call, *pose, *o[9];
     double duration;
     if (kwds && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "CompressedPlayer takes positional arguments only");
@@ -250,7 +249,6 @@ static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (int i = 0; i < 7; i++)
         o[i] = PyTuple_GET_ITEM(call, i);
     o[8] = PyTuple_GET_ITEM(call, 7);
-    o[9] = Py_None;
     int type_num = PyArray_Check(o[1]) && PyArray_TYPE((PyArrayObject *)o[1]) == NPY_FLOAT
                        ? NPY_FLOAT : NPY_DOUBLE;
     o[7] = PyArray_ZEROS(1, (npy_intp[]){1}, type_num, 0);  /* checked at time 0 */
@@ -262,8 +260,7 @@ static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_DECREF(o[7]);
     decode_call_t *dc = &p->dc;
     size_t nt = dc->d.ntracks, nw = dc->d.nwidths, ns = dc->d.nseg_bits;
-    size_t bytes = (nt * sizeof(sk_ctrack) + 7) / 8 * 8 + (nw + 7) / 8 * 8 + 8 * ns + 8 * NOUT +
-                   8 * nt + 8;
+    size_t bytes = (nt * sizeof(sk_ctrack) + 7) / 8 * 8 + (nw + 7) / 8 * 8 + 8 * ns + 8 * NOUT;
     char *at = p->own = PyMem_Malloc(bytes);
     if (!at) {
         Py_DECREF(p);
@@ -278,12 +275,18 @@ static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     const unsigned char *widths = copy_to(dc->d.widths, nw, &at);
     const int64_t *segs = copy_to(dc->d.seg_bits, 8 * ns, &at);
     dc->out_stride = copy_to(dc->out_stride, 8 * NOUT, &at);
-    dc->cursor = memset(at, 0, 8 * nt);
     dc->f.tracks = dc->d.tracks = tracks;
     dc->f.widths = dc->d.widths = widths;
     dc->f.seg_bits = dc->d.seg_bits = segs;
-    dc->times = dc->dbl ? (const void *)&p->t : (const void *)&p->tf;
-    dc->ntimes = 1;
+    size_t state = dc->dbl ? sk_cclip_state_size_d(&dc->d) : sk_cclip_state_size_f(&dc->f);
+    if (!(p->state = PyMem_Malloc(state))) {
+        Py_DECREF(p);
+        return PyErr_NoMemory();
+    }
+    if (dc->dbl)
+        sk_cclip_state_init_d(&dc->d, p->state);
+    else
+        sk_cclip_state_init_f(&dc->f, p->state);
     return (PyObject *)p;
 }
 
@@ -304,7 +307,8 @@ static PyTypeObject cplayer_type = {
     .tp_doc = "CompressedPlayer(call, duration, pose)\n\n"
               "A compressed clip bound to its outputs for one time a call: call holds the "
               "arguments of decode_compressed from tracks to out, times left out; its "
-              "sample(time) decodes at time (the keyed tracks: the constants out holds already stay), each track keeping its key interval between "
+              "sample(time) decodes at time (the keyed tracks: the constants out holds "
+              "already stay), each track keeping its key interval and decoded keys between "
               "calls, and returns pose (skinkit.model.compressed_clip.CompressedPlayback).",
     .tp_methods = cplayer_methods,
     .tp_new = cplayer_new,

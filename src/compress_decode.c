@@ -542,22 +542,44 @@ static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, in
     FN(unit_lanes)(q, drop);
 }
 
-/* the n tracks idx[] of a lane group at times i0 <= j < i1; cursor: each track's key interval
- * (cursor[idx[l] - t0]), or NULL.  The rows of key k (a) and k + 1 (b) are decoded when a
- * time first needs them, the slerp constants when a time between them does. */
-static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n, size_t i0,
-                             size_t i1, const T *times, int64_t *cursor, size_t t0,
-                             const int64_t *out_stride, T *const *out)
+/* One item of a decode: a lane group (n >= 1 tracks idx[], decode_lanes) or a track alone
+ * (n == 0: track idx[0], decode_track), with what it keeps from one time to the next: its key
+ * interval k, the keys of rows ra (a) and rb (b) and the slerp constants of interval rk (kc),
+ * its lanes' segments (seg) */
+typedef struct {
+    size_t idx[SK_CLANES];
+    int n;
+    int64_t k, ra, rb, rk;
+    T a[4 * SK_CLANES], b[4 * SK_CLANES], kc[4 * SK_CLANES];
+    FN(lane_seg) seg[SK_CLANES];
+} FN(decode_item);
+
+/* it made the item of the n tracks idx[] (n == 0: track idx[0] alone) at key interval k, with
+ * nothing decoded yet */
+static void FN(item_init)(FN(decode_item) *it, const size_t *idx, int n, int64_t k)
 {
+    memcpy(it->idx, idx, (n ? (size_t)n : 1) * sizeof idx[0]);
+    it->n = n;
+    it->k = k;
+    it->ra = it->rb = it->rk = -1;
+    for (int l = 0; l < SK_CLANES; l++)
+        it->seg[l].r0 = it->seg[l].r1 = 0;
+}
+
+/* the lane group it at times i0 <= j < i1.  The rows of key k (a) and k + 1 (b) are decoded
+ * when a time first needs them, the slerp constants when a time between them does. */
+static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(decode_item) *it, size_t i0,
+                             size_t i1, const T *times, const int64_t *out_stride,
+                             T *const *out)
+{
+    const size_t *idx = it->idx;
+    int n = it->n;
     const sk_ctrack *first = clip->tracks + idx[0];
     const T *kt = clip->key_times + first->key_offset;
-    int64_t k = cursor ? cursor[idx[0] - t0] : 0, ra = -1, rb = -1, rk = -1;
-    T a[4 * SK_CLANES], b[4 * SK_CLANES], kc[4 * SK_CLANES], r[4 * SK_CLANES];
+    int64_t k = it->k;
+    T r[4 * SK_CLANES], *a = it->a, *b = it->b;
     T *o[SK_CLANES];
     int64_t os[SK_CLANES];
-    FN(lane_seg) seg[SK_CLANES];
-    for (int l = 0; l < SK_CLANES; l++)
-        seg[l].r0 = seg[l].r1 = 0;
     for (int l = 0; l < n; l++) {
         const sk_ctrack *t = clip->tracks + idx[l];
         o[l] = out[t->out] + t->out_offset;
@@ -567,27 +589,27 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n,
         T s;
         const T *src = r;
         k = FN(interval)(kt, first->nkeys, times[j], k, &s);
-        if (!(s >= 1) && ra != k) {
-            if (rb == k)
-                memcpy(a, b, sizeof a);
+        if (!(s >= 1) && it->ra != k) {
+            if (it->rb == k)
+                memcpy(a, b, sizeof it->a);
             else
-                FN(lane_rows)(clip, idx, n, k, a, seg);
-            ra = k;
+                FN(lane_rows)(clip, idx, n, k, a, it->seg);
+            it->ra = k;
         }
-        if (!(s <= 0) && rb != k + 1) {
-            FN(lane_rows)(clip, idx, n, k + 1, b, seg);
-            rb = k + 1;
+        if (!(s <= 0) && it->rb != k + 1) {
+            FN(lane_rows)(clip, idx, n, k + 1, b, it->seg);
+            it->rb = k + 1;
         }
         if (s <= 0) {
             src = a;
         } else if (s >= 1) {
             src = b;
         } else {
-            if (rk != k) {
-                FN(key_lanes)(a, b, kc);
-                rk = k;
+            if (it->rk != k) {
+                FN(key_lanes)(a, b, it->kc);
+                it->rk = k;
             }
-            FN(slerp_lanes)(a, b, kc, s, r);
+            FN(slerp_lanes)(a, b, it->kc, s, r);
         }
         for (int l = 0; l < n; l++) {
             T *p = o[l] + (ptrdiff_t)j * os[l];
@@ -595,13 +617,14 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, const size_t *idx, int n,
                 p[c] = src[SK_CLANES * c + l];
         }
     }
-    for (int l = 0; cursor && l < n; l++)
-        cursor[idx[l] - t0] = k;
+    it->k = k;
 }
 
-void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
-                         const T *times, int64_t *cursor, const int64_t *out_stride,
-                         T *const *out)
+/* the items of tracks t0 <= t < t1 in turn, each to visit(arg, idx, n) (decode_item's idx and
+ * n): the LINEAR rotation tracks of one key-time array in lane groups of up to SK_CLANES, each
+ * group ended by a lane track of other keys or by the last track, the other tracks alone */
+static void FN(items)(const FN(sk_cclip) *clip, size_t t0, size_t t1,
+                      void (*visit)(void *, const size_t *, int), void *arg)
 {
     size_t group[SK_CLANES] = {0};
     int n = 0;
@@ -609,19 +632,98 @@ void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t 
         const sk_ctrack *t = clip->tracks + i, *g = clip->tracks + group[0];
         if (FN(lane_track)(t)) {
             if (n && (g->key_offset != t->key_offset || g->nkeys != t->nkeys)) {
-                FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
+                visit(arg, group, n);
                 n = 0;
             }
             group[n++] = i;
             if (n == SK_CLANES) {
-                FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
+                visit(arg, group, n);
                 n = 0;
             }
             continue;
         }
-        FN(decode_track)(clip, t, i0, i1, times, cursor ? cursor + (i - t0) : NULL, out_stride,
-                         out);
+        visit(arg, &i, 0);
     }
     if (n)
-        FN(decode_lanes)(clip, group, n, i0, i1, times, cursor, t0, out_stride, out);
+        visit(arg, group, n);
+}
+
+/* sk_decode_cclip's arguments, for its items' visits */
+typedef struct {
+    const FN(sk_cclip) *clip;
+    size_t t0, i0, i1;
+    const T *times;
+    int64_t *cursor;
+    const int64_t *out_stride;
+    T *const *out;
+} FN(decode_call);
+
+static void FN(decode_visit)(void *arg, const size_t *idx, int n)
+{
+    const FN(decode_call) *dc = arg;
+    int64_t *cursor = dc->cursor ? dc->cursor + (idx[0] - dc->t0) : NULL;
+    if (n == 0) {
+        FN(decode_track)(dc->clip, dc->clip->tracks + idx[0], dc->i0, dc->i1, dc->times, cursor,
+                         dc->out_stride, dc->out);
+        return;
+    }
+    FN(decode_item) it;
+    FN(item_init)(&it, idx, n, cursor ? *cursor : 0);
+    FN(decode_lanes)(dc->clip, &it, dc->i0, dc->i1, dc->times, dc->out_stride, dc->out);
+    for (int l = 0; dc->cursor && l < n; l++)
+        dc->cursor[idx[l] - dc->t0] = it.k;
+}
+
+void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
+                         const T *times, int64_t *cursor, const int64_t *out_stride,
+                         T *const *out)
+{
+    FN(decode_call) dc = {clip, t0, i0, i1, times, cursor, out_stride, out};
+    FN(items)(clip, t0, t1, FN(decode_visit), &dc);
+}
+
+/* A playback state (sk_cclip_state_size bytes): its items, each keeping its keys between
+ * calls */
+typedef struct {
+    size_t count;
+    FN(decode_item) item[];
+} FN(cclip_state);
+
+static void FN(count_visit)(void *arg, const size_t *idx, int n)
+{
+    (void)idx, (void)n;
+    ++*(size_t *)arg;
+}
+
+static void FN(init_visit)(void *arg, const size_t *idx, int n)
+{
+    FN(cclip_state) *st = arg;
+    FN(item_init)(st->item + st->count++, idx, n, 0);
+}
+
+size_t FN(sk_cclip_state_size)(const FN(sk_cclip) *clip)
+{
+    size_t count = 0;
+    FN(items)(clip, 0, clip->ntracks, FN(count_visit), &count);
+    return sizeof(FN(cclip_state)) + count * sizeof(FN(decode_item));
+}
+
+void FN(sk_cclip_state_init)(const FN(sk_cclip) *clip, void *state)
+{
+    ((FN(cclip_state) *)state)->count = 0;
+    FN(items)(clip, 0, clip->ntracks, FN(init_visit), state);
+}
+
+void FN(sk_play_cclip)(const FN(sk_cclip) *clip, void *state, T time, const int64_t *out_stride,
+                       T *const *out)
+{
+    FN(cclip_state) *st = state;
+    for (size_t i = 0; i < st->count; i++) {
+        FN(decode_item) *it = st->item + i;
+        if (it->n)
+            FN(decode_lanes)(clip, it, 0, 1, &time, out_stride, out);
+        else
+            FN(decode_track)(clip, clip->tracks + it->idx[0], 0, 1, &time, &it->k, out_stride,
+                             out);
+    }
 }

@@ -400,6 +400,19 @@ void sk_decode_cclip_f(const sk_cclip_f *clip, size_t t0, size_t t1, size_t i0, 
 void sk_decode_cclip_d(const sk_cclip_d *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                        const double *times, int64_t *cursor, const int64_t *out_stride,
                        double *const *out);
+/* A playback state of a checked compressed clip (every track): sk_cclip_state_size bytes (8-byte
+   aligned), made by sk_cclip_state_init; sk_play_cclip decodes every track at one time as
+   sk_decode_cclip does (the same bits), each lane group keeping its keys, their slerp constants
+   and its segments from call to call.  The clip's arrays must not change while a state of it is
+   in use. */
+size_t sk_cclip_state_size_f(const sk_cclip_f *clip);
+size_t sk_cclip_state_size_d(const sk_cclip_d *clip);
+void sk_cclip_state_init_f(const sk_cclip_f *clip, void *state);
+void sk_cclip_state_init_d(const sk_cclip_d *clip, void *state);
+void sk_play_cclip_f(const sk_cclip_f *clip, void *state, float time, const int64_t *out_stride,
+                     float *const *out);
+void sk_play_cclip_d(const sk_cclip_d *clip, void *state, double time,
+                     const int64_t *out_stride, double *const *out);
 
 /* An output of at least this many bytes is written with streaming stores (sk_sample_clip, and
    the callers of sk_fill_rows): stores that do not read a line first, for outputs too large

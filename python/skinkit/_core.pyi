@@ -32,8 +32,7 @@ def decode_compressed(tracks: NDArray[np.int64], key_times: NDArray[np.floating[
                       widths: NDArray[np.uint8], seg_bits: NDArray[np.int64],
                       out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
                       out: Tuple[NDArray[np.floating[Any]], ...],
-                      cursor: Optional[NDArray[np.int64]], threads: Optional[int] = None,
-                      /) -> None: ...
+                      threads: Optional[int] = None, /) -> None: ...
 
 def fill_rows(out: NDArray[np.floating[Any]], row: NDArray[np.floating[Any]],
               threads: Optional[int] = None, /) -> None: ...

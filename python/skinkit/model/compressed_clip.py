@@ -309,10 +309,10 @@ class CompressedClip:
         return self._stride[n]
 
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
-                cursor: Optional[NDArray[np.int64]], threads: Optional[int]) -> None:
+                threads: Optional[int]) -> None:
         """The TRS tracks (or the weights tracks) at times t into out (4 arrays)."""
         _core.decode_compressed(self._tables[weights], *self._arrays, self._strides(n), t,
-                                tuple(o.reshape(-1) for o in out), cursor, threads)
+                                tuple(o.reshape(-1) for o in out), threads)
 
     def _times(self, times: ArrayLike, loop: bool) -> NDArray[Any]:
         t = as_times(times, self.dtype)
@@ -385,7 +385,7 @@ class CompressedClip:
         for o, r, animated in zip(res, (rt, rr, rs), self._animated):
             if animated < n:
                 o[...] = r
-        self._decode(False, t, res + (np.zeros(0, self.dtype),), n, None, threads)
+        self._decode(False, t, res + (np.zeros(0, self.dtype),), n, threads)
         return TRS(*res)
 
     def sample_weights(self, times: ArrayLike, loop: bool = False,
@@ -395,7 +395,7 @@ class CompressedClip:
         t = self._times(times, loop)
         buf = np.empty((t.size, self._width), self.dtype)
         empty = np.zeros(0, self.dtype)
-        self._decode(True, t, (empty, empty, empty, buf), 0, None, threads)
+        self._decode(True, t, (empty, empty, empty, buf), 0, threads)
         out, col = {}, 0
         for tr in self.tracks:
             if tr.path == len(PATHS):
@@ -411,8 +411,10 @@ class CompressedClip:
 class CompressedPlayback(_core.CompressedPlayer):
     """A compressed clip sampled one time a call into a pose of its own, as ``Playback`` does
     for a Clip: each track keeps its key interval from one call to the next (a frame after the
-    last one finds it without a search); the rest pose and the constant tracks are written once
-    (a first sample), and each call decodes the keyed tracks only.  ``sample`` is the C method
+    last one finds it without a search), each lane group of rotation tracks its decoded keys,
+    their slerp constants and its segments (``sk_play_cclip``, the bits of ``sample``); the rest
+    pose and the constant tracks are written once (a first sample), and each call decodes the
+    keyed tracks only.  ``sample`` is the C method
     itself (``_core.CompressedPlayer``, which checks the clip's table once and keeps copies of
     its offsets): a float time goes from the call straight to the decoder.  For one thread at a
     time (make one per thread).
