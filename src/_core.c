@@ -106,10 +106,6 @@ static PyMethodDef methods[] = {
      "prepare_clip(table) -> prepared\n\n"
      "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
      "rotation keys and the keys of its lane groups side by side."},
-    {"decode_compressed", py_decode_compressed, METH_VARARGS,
-     "decode_compressed(tracks, key_times, ranges, bytes, widths, seg_bits, out_stride, times, out, "
-     "threads=None)\n\nSamples a compressed clip's tracks at times into out (translations, "
-     "rotations, scales, weights), straight from its codes (skinkit.model.compressed_clip)."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "
@@ -213,7 +209,7 @@ PyMODINIT_FUNC PyInit__core(void)
         PyErr_Clear();
     PyObject *m = PyModule_Create(&moduledef);
     if (m && (PyModule_AddStringConstant(m, "__version__", SKINKIT_VERSION) < 0 ||
-              add_kernels(m) < 0 || add_clip_player(m) < 0 || add_compressed_player(m) < 0))
+              add_kernels(m) < 0 || add_clip_player(m) < 0 || add_compressed_types(m) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -1,7 +1,9 @@
-/* bind_compress.c -- sampling a compressed clip (sk_cclip in skinkit_jobs.h): the binding checks
- * the Python objects (each an array of the right type), sk_check_cclip the table itself; the
- * tracks are shared out among the threads (each output value is written by one thread, with the
- * same operations whatever their number). */
+/* bind_compress.c -- sampling a compressed clip (sk_cclip in skinkit_jobs.h): a CompressedDecoder
+ * holds a table checked once (the Python objects each an array of the right type, then
+ * sk_check_cclip) with copies of the fields that say where it reads, and checks only the outputs
+ * of each call (sk_check_cclip_output); the tracks are shared out among the threads (each output
+ * value is written by one thread, with the same operations whatever their number).  A
+ * CompressedPlayer decodes a decoder's table one time a call into outputs bound to it once. */
 #include "binding.h"
 
 #include <string.h>
@@ -49,12 +51,18 @@ static const char *cclip_problem(int status)
     }
 }
 
-/* checks the objects of a decode_compressed call (o: tracks, key_times, ranges, bytes, widths,
- * seg_bits, out_stride, times, out) and fills dc: 0, or -1 with an exception */
-static int read_decode(PyObject *const *o, decode_call_t *dc)
+static int cclip_error(int st, size_t bad)
+{
+    PyErr_Format(PyExc_ValueError, "compressed clip track %zu %s", bad, cclip_problem(st));
+    return -1;
+}
+
+/* checks a table (o: tracks, key_times, ranges, bytes, widths, seg_bits) and fills dc's: 0, or
+ * -1 with an exception */
+static int read_table(PyObject *const *o, decode_call_t *dc)
 {
     PyObject *tracks = o[0], *kt = o[1], *ranges = o[2], *bytes = o[3], *widths = o[4];
-    PyObject *segs = o[5], *stride = o[6], *times = o[7], *out = o[8];
+    PyObject *segs = o[5];
     memset(dc, 0, sizeof *dc);
     int type = PyArray_Check(kt) ? PyArray_TYPE((PyArrayObject *)kt) : NPY_DOUBLE;
     if (type != NPY_FLOAT)
@@ -65,14 +73,44 @@ static int read_decode(PyObject *const *o, decode_call_t *dc)
         check_array(ranges, "", "ranges", NPY_FLOAT, 0) < 0 ||
         check_array(bytes, "", "bytes", NPY_UINT8, 0) < 0 ||
         check_array(widths, "", "widths", NPY_UINT8, 0) < 0 ||
-        check_array(segs, "", "seg_bits", NPY_INT64, 0) < 0 ||
-        check_array(stride, "", "out_stride", NPY_INT64, 0) < 0 ||
-        check_array(times, "", "times", type, 0) < 0)
+        check_array(segs, "", "seg_bits", NPY_INT64, 0) < 0)
         return -1;
     npy_intp ntr = PyArray_SIZE((PyArrayObject *)tracks);
-    if (ntr % SK_CTRACK_FIELDS || PyArray_SIZE((PyArrayObject *)stride) != NOUT) {
-        PyErr_SetString(PyExc_ValueError, "tracks must hold 15 int64 fields a track and "
-                        "out_stride 4 strides");
+    if (ntr % SK_CTRACK_FIELDS) {
+        PyErr_SetString(PyExc_ValueError, "tracks must hold 15 int64 fields a track");
+        return -1;
+    }
+#define FILL(v, R)                                                                        \
+    (v.ntracks = (size_t)ntr / SK_CTRACK_FIELDS,                                          \
+     v.tracks = (const sk_ctrack *)PyArray_DATA((PyArrayObject *)tracks),                 \
+     v.key_times = (const R *)PyArray_DATA((PyArrayObject *)kt),                          \
+     v.nkey_times = (size_t)PyArray_SIZE((PyArrayObject *)kt),                            \
+     v.ranges = (const float *)PyArray_DATA((PyArrayObject *)ranges),                     \
+     v.nranges = (size_t)PyArray_SIZE((PyArrayObject *)ranges),                           \
+     v.bytes = (const unsigned char *)PyArray_DATA((PyArrayObject *)bytes),               \
+     v.nbytes = (size_t)PyArray_SIZE((PyArrayObject *)bytes),                             \
+     v.widths = (const unsigned char *)PyArray_DATA((PyArrayObject *)widths),             \
+     v.nwidths = (size_t)PyArray_SIZE((PyArrayObject *)widths),                           \
+     v.seg_bits = (const int64_t *)PyArray_DATA((PyArrayObject *)segs),                   \
+     v.nseg_bits = (size_t)PyArray_SIZE((PyArrayObject *)segs))
+    FILL(dc->f, float), FILL(dc->d, double);
+#undef FILL
+    size_t bad = 0;
+    int st = dc->dbl ? sk_check_cclip_d(&dc->d, NULL, NULL, 0, &bad)
+                     : sk_check_cclip_f(&dc->f, NULL, NULL, 0, &bad);
+    return st == SK_OK ? 0 : cclip_error(st, bad);
+}
+
+/* checks the outputs of a call of dc's checked table (out_stride, times, out: 4 arrays) and
+ * fills dc's: 0, or -1 with an exception */
+static int read_outputs(PyObject *stride, PyObject *times, PyObject *out, decode_call_t *dc)
+{
+    int type = dc->dbl ? NPY_DOUBLE : NPY_FLOAT;
+    if (check_array(stride, "", "out_stride", NPY_INT64, 0) < 0 ||
+        check_array(times, "", "times", type, 0) < 0)
+        return -1;
+    if (PyArray_SIZE((PyArrayObject *)stride) != NOUT) {
+        PyErr_SetString(PyExc_ValueError, "out_stride must hold 4 strides");
         return -1;
     }
     if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != NOUT) {
@@ -91,44 +129,106 @@ static int read_decode(PyObject *const *o, decode_call_t *dc)
     dc->ntimes = (size_t)PyArray_SIZE((PyArrayObject *)times);
     dc->times = PyArray_DATA((PyArrayObject *)times);
     dc->out_stride = PyArray_DATA((PyArrayObject *)stride);
-#define FILL(v, R)                                                                        \
-    (v.ntracks = (size_t)ntr / SK_CTRACK_FIELDS,                                          \
-     v.tracks = (const sk_ctrack *)PyArray_DATA((PyArrayObject *)tracks),                 \
-     v.key_times = (const R *)PyArray_DATA((PyArrayObject *)kt),                          \
-     v.nkey_times = (size_t)PyArray_SIZE((PyArrayObject *)kt),                            \
-     v.ranges = (const float *)PyArray_DATA((PyArrayObject *)ranges),                     \
-     v.nranges = (size_t)PyArray_SIZE((PyArrayObject *)ranges),                           \
-     v.bytes = (const unsigned char *)PyArray_DATA((PyArrayObject *)bytes),               \
-     v.nbytes = (size_t)PyArray_SIZE((PyArrayObject *)bytes),                             \
-     v.widths = (const unsigned char *)PyArray_DATA((PyArrayObject *)widths),             \
-     v.nwidths = (size_t)PyArray_SIZE((PyArrayObject *)widths),                           \
-     v.seg_bits = (const int64_t *)PyArray_DATA((PyArrayObject *)segs),                   \
-     v.nseg_bits = (size_t)PyArray_SIZE((PyArrayObject *)segs))
-    FILL(dc->f, float), FILL(dc->d, double);
-#undef FILL
     size_t bad = 0;
-    int st = dc->dbl ? sk_check_cclip_d(&dc->d, dc->out_stride, nout, dc->ntimes, &bad)
-                     : sk_check_cclip_f(&dc->f, dc->out_stride, nout, dc->ntimes, &bad);
-    if (st != SK_OK) {
-        PyErr_Format(PyExc_ValueError, "compressed clip track %zu %s", bad, cclip_problem(st));
+    int st = dc->dbl ? sk_check_cclip_output_d(&dc->d, dc->out_stride, nout, dc->ntimes, &bad)
+                     : sk_check_cclip_output_f(&dc->f, dc->out_stride, nout, dc->ntimes, &bad);
+    return st == SK_OK ? 0 : cclip_error(st, bad);
+}
+
+/* a copy of n bytes of src at *at, which moves past it (8-byte aligned) */
+static void *copy_to(const void *src, size_t n, char **at)
+{
+    void *dst = *at;
+    memcpy(dst, src, n);
+    *at += (n + 7) / 8 * 8;
+    return dst;
+}
+
+/* dc's tracks (those of keyed only: the ones above the constant levels), widths and seg_bits
+ * copied into one buffer (*own, PyMem_Malloc'd, with extra bytes after them) and dc made to read
+ * the copies: 0, or -1 with MemoryError */
+static int own_table(decode_call_t *dc, int keyed, size_t extra, void **own, char **end)
+{
+    size_t nt = dc->d.ntracks, nw = dc->d.nwidths, ns = dc->d.nseg_bits;
+    size_t bytes = (nt * sizeof(sk_ctrack) + 7) / 8 * 8 + (nw + 7) / 8 * 8 + 8 * ns + extra;
+    char *at = *own = PyMem_Malloc(bytes ? bytes : 1);
+    if (!at) {
+        PyErr_NoMemory();
         return -1;
     }
+    sk_ctrack *tracks = copy_to(dc->d.tracks, nt * sizeof(sk_ctrack), &at);
+    size_t n = nt;
+    if (keyed) {
+        n = 0;
+        for (size_t i = 0; i < nt; i++)
+            if (tracks[i].level > SK_CLEVEL_CONST24)
+                tracks[n++] = tracks[i];
+    }
+    dc->f.ntracks = dc->d.ntracks = n;
+    dc->f.tracks = dc->d.tracks = tracks;
+    dc->f.widths = dc->d.widths = copy_to(dc->d.widths, nw, &at);
+    dc->f.seg_bits = dc->d.seg_bits = copy_to(dc->d.seg_bits, 8 * ns, &at);
+    *end = at;
     return 0;
 }
 
-/* decode_compressed(tracks, key_times, ranges, bytes, widths, seg_bits, out_stride, times, out,
- * threads=None): every track of a compressed clip at times into out (four arrays:
- * translations, rotations, scales, weights), see sk_decode_cclip.  Returns None. */
-PyObject *py_decode_compressed(PyObject *self, PyObject *args)
+/* A CompressedDecoder: a compressed clip's table, checked once, the fields that say where it
+ * reads (tracks, widths, seg_bits) copied so that nothing done to the arrays afterwards moves
+ * an access outside them (key_times, ranges and bytes are read in place, held). */
+typedef struct {
+    PyObject_HEAD
+    decode_call_t dc;       /* the table */
+    PyObject *hold;         /* the arguments */
+    void *own;              /* the copies */
+} cdecoder_t;
+
+static void cdecoder_dealloc(PyObject *obj)
 {
-    PyObject *o[10] = {NULL};
-    decode_call_t dc;
+    cdecoder_t *p = (cdecoder_t *)obj;
+    Py_XDECREF(p->hold);
+    PyMem_Free(p->own);
+    Py_TYPE(obj)->tp_free(obj);
+}
+
+/* CompressedDecoder(tracks, key_times, ranges, bytes, widths, seg_bits) */
+static PyObject *cdecoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *o[6];
+    char *end;
+    if (kwds && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "CompressedDecoder takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_UnpackTuple(args, "CompressedDecoder", 6, 6, &o[0], &o[1], &o[2], &o[3], &o[4],
+                           &o[5]))
+        return NULL;
+    cdecoder_t *p = (cdecoder_t *)type->tp_alloc(type, 0); /* zeroed */
+    if (!p)
+        return NULL;
+    Py_INCREF(args);
+    p->hold = args;
+    if (read_table(o, &p->dc) < 0 || own_table(&p->dc, 0, 0, &p->own, &end) < 0) {
+        Py_DECREF(p);
+        return NULL;
+    }
+    return (PyObject *)p;
+}
+
+/* CompressedDecoder.decode(out_stride, times, out, threads=None) */
+static PyObject *cdecoder_decode(PyObject *obj, PyObject *args)
+{
+    cdecoder_t *p = (cdecoder_t *)obj;
+    PyObject *stride, *times, *out, *threads = Py_None;
     int nthreads;
-    (void)self;
-    o[9] = Py_None;
-    if (!PyArg_UnpackTuple(args, "decode_compressed", 9, 10, &o[0], &o[1], &o[2], &o[3],
-                           &o[4], &o[5], &o[6], &o[7], &o[8], &o[9]) ||
-        parse_threads(o[9], &nthreads) < 0 || read_decode(o, &dc) < 0)
+    if (!p->hold) {
+        PyErr_SetString(PyExc_RuntimeError, "CompressedDecoder.decode: the decoder is not made");
+        return NULL;
+    }
+    if (!PyArg_UnpackTuple(args, "decode", 3, 4, &stride, &times, &out, &threads) ||
+        parse_threads(threads, &nthreads) < 0)
+        return NULL;
+    decode_call_t dc = p->dc;
+    if (read_outputs(stride, times, out, &dc) < 0)
         return NULL;
     size_t nt = dc.d.ntracks;
     decode_part_t part[MAX_THREADS];
@@ -136,8 +236,8 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
     if (parts > (int)nt)
         parts = nt ? (int)nt : 1;
     for (int t = 0; t < parts; t++) {
-        decode_part_t p = {&dc, nt * (size_t)t / (size_t)parts, nt * (size_t)(t + 1) / (size_t)parts};
-        part[t] = p;
+        decode_part_t q = {&dc, nt * (size_t)t / (size_t)parts, nt * (size_t)(t + 1) / (size_t)parts};
+        part[t] = q;
     }
     if (parts == 1 && nt * dc.ntimes < GIL_DECODE) {
         decode_part(part);
@@ -149,13 +249,36 @@ PyObject *py_decode_compressed(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* A CompressedPlayer samples a compressed clip at one time a call into outputs bound to it
+static PyMethodDef cdecoder_methods[] = {
+    {"decode", cdecoder_decode, METH_VARARGS,
+     "decode($self, out_stride, times, out, threads=None, /)\n--\n\n"
+     "Every track at times into out (translations, rotations, scales, weights: 4 arrays of\n"
+     "the table's float type; time i of a track at out[path] + i * out_stride[path] + its\n"
+     "offset), straight from the codes (sk_decode_cclip).  Only the outputs are checked:\n"
+     "ValueError if a track's results do not fit.  Returns None."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject cdecoder_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "skinkit._core.CompressedDecoder",
+    .tp_basicsize = sizeof(cdecoder_t),
+    .tp_dealloc = cdecoder_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "CompressedDecoder(tracks, key_times, ranges, bytes, widths, seg_bits)\n\n"
+              "A compressed clip's table (skinkit.model.compressed_clip), checked once "
+              "(ValueError naming the first bad track, TypeError for an array of the wrong "
+              "type), for decode calls that check only their outputs.",
+    .tp_methods = cdecoder_methods,
+    .tp_new = cdecoder_new,
+};
+
+/* A CompressedPlayer samples a decoder's table at one time a call into outputs bound to it
  * once, on one thread, with a playback state (sk_play_cclip: each track keeps its key
- * interval, each lane group its decoded keys and segments, between calls).  The call is
- * checked when it is made and the fields that say where it reads and writes (tracks, widths,
- * seg_bits, out_stride) are copied, so that nothing done to the arrays afterwards moves an
- * access outside them.  Only the keyed tracks are copied: a constant track's values, which the
- * caller's outputs hold already (CompressedPlayback samples them once), do not change. */
+ * interval, each lane group its decoded keys and segments, between calls).  The outputs are
+ * checked when it is made, and the decoder's copies are copied again with out_stride, so that
+ * nothing done to the arrays afterwards moves an access outside them.  Only the keyed tracks are
+ * copied: a constant track's values, which the caller's outputs hold already
+ * (CompressedPlayback samples them once), do not change. */
 typedef struct {
     PyObject_HEAD
     decode_call_t dc;       /* checked for one time */
@@ -164,8 +287,6 @@ typedef struct {
     void *own;              /* the copies */
     void *state;            /* the playback state (sk_cclip_state_init) */
     double duration;        /* > 0: times wrapped into [0, duration) */
-    double t;
-    float tf;
 } cplayer_t;
 
 static void cplayer_dealloc(PyObject *obj)
@@ -189,95 +310,72 @@ static PyObject *cplayer_sample(PyObject *obj, PyObject *time)
         PyErr_SetString(PyExc_RuntimeError, "CompressedPlayer.sample: the player is not made");
         return NULL;
     }
-    /* wrapped in the clip's type as sample's np.mod does (the result takes the sign of d) */
-    if (p->dc.dbl && p->duration > 0) {
-        double m = fmod(x, p->duration);
-        x = m ? (m < 0 ? m + p->duration : m) : 0.0;
-    } else if (p->duration > 0) {
-        float d = (float)p->duration, m = fmodf((float)x, d);
-        x = m ? (m < 0 ? m + d : m) : 0.0f;
-    }
-    p->t = x;
-    p->tf = (float)x;
-    if (!(p->dc.dbl ? isfinite(p->t) : isfinite(p->tf))) {
-        PyErr_Format(PyExc_ValueError, "time must be finite, got %R", time);
-        return NULL;
-    }
     const decode_call_t *dc = &p->dc;
-    if (dc->dbl)
-        sk_play_cclip_d(&dc->d, p->state, p->t, dc->out_stride, (double *const *)dc->out);
-    else
-        sk_play_cclip_f(&dc->f, p->state, p->tf, dc->out_stride, (float *const *)dc->out);
+    /* wrapped in the clip's type as sample's np.mod does (the result takes the sign of d) */
+    if (dc->dbl) {
+        if (p->duration > 0) {
+            double m = fmod(x, p->duration);
+            x = m ? (m < 0 ? m + p->duration : m) : 0.0;
+        }
+        if (!isfinite(x))
+            goto nonfinite;
+        sk_play_cclip_d(&dc->d, p->state, x, dc->out_stride, (double *const *)dc->out);
+    } else {
+        float xf = (float)x;
+        if (p->duration > 0) {
+            float d = (float)p->duration, m = fmodf(xf, d);
+            xf = m ? (m < 0 ? m + d : m) : 0.0f;
+        }
+        if (!isfinite(xf))
+            goto nonfinite;
+        sk_play_cclip_f(&dc->f, p->state, xf, dc->out_stride, (float *const *)dc->out);
+    }
     Py_INCREF(p->pose);
     return p->pose;
+nonfinite:
+    PyErr_Format(PyExc_ValueError, "time must be finite, got %R", time);
+    return NULL;
 }
 
-/* a copy of n bytes of src at *at, which moves past it (8-byte aligned) */
-static void *copy_to(const void *src, size_t n, char **at)
-{
-    void *dst = *at;
-    memcpy(dst, src, n);
-    *at += (n + 7) / 8 * 8;
-    return dst;
-}
-
-/* CompressedPlayer(call, duration, pose): call the arguments of decode_compressed from tracks
- * to out (9: times left out), then sample(time) decodes at time into out and returns pose */
+/* CompressedPlayer(decoder, out_stride, out, duration, pose): then sample(time) decodes the
+ * decoder's keyed tracks at time into out (as decoder.decode(out_stride, [time], out)) and
+ * returns pose */
 static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *call, *pose, *o[9];
+    PyObject *decoder, *stride, *out, *pose;
     double duration;
+    char *at;
     if (kwds && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "CompressedPlayer takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!dO:CompressedPlayer", &PyTuple_Type, &call, &duration, &pose))
+    if (!PyArg_ParseTuple(args, "O!OOdO:CompressedPlayer", &cdecoder_type, &decoder, &stride,
+                          &out, &duration, &pose))
         return NULL;
-    if (PyTuple_GET_SIZE(call) != 8) {
-        PyErr_SetString(PyExc_TypeError, "CompressedPlayer: call must hold the 8 arguments of "
-                        "decode_compressed from tracks to out, times left out");
+    const cdecoder_t *dec = (const cdecoder_t *)decoder;
+    if (!dec->hold) {
+        PyErr_SetString(PyExc_RuntimeError, "CompressedPlayer: the decoder is not made");
         return NULL;
     }
     cplayer_t *p = (cplayer_t *)type->tp_alloc(type, 0); /* zeroed */
     if (!p)
         return NULL;
-    Py_INCREF(call);
-    p->hold = call;
+    Py_INCREF(args);
+    p->hold = args;
     Py_INCREF(pose);
     p->pose = pose;
     p->duration = duration;
-    for (int i = 0; i < 7; i++)
-        o[i] = PyTuple_GET_ITEM(call, i);
-    o[8] = PyTuple_GET_ITEM(call, 7);
-    int type_num = PyArray_Check(o[1]) && PyArray_TYPE((PyArrayObject *)o[1]) == NPY_FLOAT
-                       ? NPY_FLOAT : NPY_DOUBLE;
-    o[7] = PyArray_ZEROS(1, (npy_intp[]){1}, type_num, 0);  /* checked at time 0 */
-    if (!o[7] || read_decode(o, &p->dc) < 0) {
-        Py_XDECREF(o[7]);
+    p->dc = dec->dc;
+    PyObject *time = PyArray_ZEROS(1, (npy_intp[]){1}, p->dc.dbl ? NPY_DOUBLE : NPY_FLOAT, 0);
+    int bad = !time || read_outputs(stride, time, out, &p->dc) < 0;  /* checked at one time */
+    Py_XDECREF(time);
+    if (bad || own_table(&p->dc, 1, 8 * NOUT, &p->own, &at) < 0) {
         Py_DECREF(p);
         return NULL;
     }
-    Py_DECREF(o[7]);
     decode_call_t *dc = &p->dc;
-    size_t nt = dc->d.ntracks, nw = dc->d.nwidths, ns = dc->d.nseg_bits;
-    size_t bytes = (nt * sizeof(sk_ctrack) + 7) / 8 * 8 + (nw + 7) / 8 * 8 + 8 * ns + 8 * NOUT;
-    char *at = p->own = PyMem_Malloc(bytes);
-    if (!at) {
-        Py_DECREF(p);
-        return PyErr_NoMemory();
-    }
-    sk_ctrack *tracks = copy_to(dc->d.tracks, nt * sizeof(sk_ctrack), &at);
-    size_t keyed = 0;  /* the constants stay as the construction's sample wrote them */
-    for (size_t i = 0; i < nt; i++)
-        if (tracks[i].level > SK_CLEVEL_CONST24)
-            tracks[keyed++] = tracks[i];
-    dc->f.ntracks = dc->d.ntracks = keyed;
-    const unsigned char *widths = copy_to(dc->d.widths, nw, &at);
-    const int64_t *segs = copy_to(dc->d.seg_bits, 8 * ns, &at);
     dc->out_stride = copy_to(dc->out_stride, 8 * NOUT, &at);
-    dc->f.tracks = dc->d.tracks = tracks;
-    dc->f.widths = dc->d.widths = widths;
-    dc->f.seg_bits = dc->d.seg_bits = segs;
+    dc->times = NULL;
     size_t state = dc->dbl ? sk_cclip_state_size_d(&dc->d) : sk_cclip_state_size_f(&dc->f);
     if (!(p->state = PyMem_Malloc(state))) {
         Py_DECREF(p);
@@ -294,8 +392,8 @@ static PyMethodDef cplayer_methods[] = {
     {"sample", cplayer_sample, METH_O,
      "sample($self, time, /)\n--\n\n"
      "The compressed clip at ``time`` (seconds; wrapped into [0, duration) when duration > 0)\n"
-     "decoded into the bound outputs: the bits of decode_compressed at that time.  Returns\n"
-     "pose.  ValueError if time is not finite."},
+     "decoded into the bound outputs: the bits of decode at that time.  Returns pose.\n"
+     "ValueError if time is not finite."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject cplayer_type = {
@@ -304,9 +402,8 @@ static PyTypeObject cplayer_type = {
     .tp_basicsize = sizeof(cplayer_t),
     .tp_dealloc = cplayer_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, /* CompressedPlayback's base */
-    .tp_doc = "CompressedPlayer(call, duration, pose)\n\n"
-              "A compressed clip bound to its outputs for one time a call: call holds the "
-              "arguments of decode_compressed from tracks to out, times left out; its "
+    .tp_doc = "CompressedPlayer(decoder, out_stride, out, duration, pose)\n\n"
+              "A CompressedDecoder's table bound to outputs for one time a call: "
               "sample(time) decodes at time (the keyed tracks: the constants out holds "
               "already stay), each track keeping its key interval and decoded keys between "
               "calls, and returns pose (skinkit.model.compressed_clip.CompressedPlayback).",
@@ -314,10 +411,12 @@ static PyTypeObject cplayer_type = {
     .tp_new = cplayer_new,
 };
 
-/* adds the type CompressedPlayer to the module: 0, or -1 with an exception */
-int add_compressed_player(PyObject *m)
+/* adds the types CompressedDecoder and CompressedPlayer to the module: 0, or -1 with an
+ * exception */
+int add_compressed_types(PyObject *m)
 {
-    if (PyType_Ready(&cplayer_type) < 0)
+    if (PyType_Ready(&cdecoder_type) < 0 || PyType_Ready(&cplayer_type) < 0 ||
+        PyModule_AddObjectRef(m, "CompressedDecoder", (PyObject *)&cdecoder_type) < 0)
         return -1;
     return PyModule_AddObjectRef(m, "CompressedPlayer", (PyObject *)&cplayer_type);
 }

@@ -150,11 +150,10 @@ PyObject *py_sample_channels(PyObject *self, PyObject *args);
 PyObject *py_prepare_clip(PyObject *self, PyObject *table);
 PyObject *py_fill_rows(PyObject *self, PyObject *args);
 int add_clip_player(PyObject *m);
-int add_compressed_player(PyObject *m);
+int add_compressed_types(PyObject *m);
 int check_array(PyObject *obj, const char *what, const char *name, int type, int write);
 
 /* bind_compress.c */
-PyObject *py_decode_compressed(PyObject *self, PyObject *args);
 
 /* ---------------------------------------------------------------- FBX (bind_fbx.c) */
 

@@ -11,6 +11,21 @@
 /* component counts of the outputs: translations, rotations, scales (weights: any) */
 static const int64_t path_width[3] = {3, 4, 3};
 
+int FN(sk_check_cclip_output)(const FN(sk_cclip) *clip, const int64_t *out_stride,
+                              const size_t *nout, size_t ntimes, size_t *bad)
+{
+    for (size_t i = 0; i < clip->ntracks && ntimes > 0; i++) {
+        const sk_ctrack *t = clip->tracks + i;
+        int64_t os = out_stride[t->out], end = (int64_t)nout[t->out] - t->ncomp;
+        if (t->out_offset < 0 || os < 0 || t->out_offset > end ||
+            (os > 0 && (int64_t)ntimes - 1 > (end - t->out_offset) / os)) {
+            *bad = i;
+            return SK_ERR_CLIP_OUTPUT;
+        }
+    }
+    return SK_OK;
+}
+
 int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, const size_t *nout,
                        size_t ntimes, size_t *bad)
 {
@@ -64,18 +79,12 @@ int FN(sk_check_cclip)(const FN(sk_cclip) *clip, const int64_t *out_stride, cons
                 need + 8 > (int64_t)clip->nbytes - t->data)
                 st = SK_ERR_CLIP_VALUES;
         }
-        if (st == SK_OK && ntimes > 0) {
-            int64_t os = out_stride[t->out], end = (int64_t)nout[t->out] - nc;
-            if (t->out_offset < 0 || os < 0 || t->out_offset > end ||
-                (os > 0 && (int64_t)ntimes - 1 > (end - t->out_offset) / os))
-                st = SK_ERR_CLIP_OUTPUT;
-        }
         if (st != SK_OK) {
             *bad = i;
             return st;
         }
     }
-    return SK_OK;
+    return FN(sk_check_cclip_output)(clip, out_stride, nout, ntimes, bad);
 }
 
 /* the key interval of time x in kt[0..n): the largest k < n - 1 with kt[k] <= x, from the

@@ -388,6 +388,12 @@ int sk_check_cclip_f(const sk_cclip_f *clip, const int64_t *out_stride, const si
                      size_t ntimes, size_t *bad);
 int sk_check_cclip_d(const sk_cclip_d *clip, const int64_t *out_stride, const size_t *nout,
                      size_t ntimes, size_t *bad);
+/* The OUTPUT part of sk_check_cclip alone (SK_OK or SK_ERR_CLIP_OUTPUT), for a clip whose table
+   sk_check_cclip has passed with ntimes 0: a call per output, a loop over the tracks only */
+int sk_check_cclip_output_f(const sk_cclip_f *clip, const int64_t *out_stride,
+                            const size_t *nout, size_t ntimes, size_t *bad);
+int sk_check_cclip_output_d(const sk_cclip_d *clip, const int64_t *out_stride,
+                            const size_t *nout, size_t ntimes, size_t *bad);
 /* Decodes tracks t0 <= t < t1 of a checked compressed clip at times i0 <= i < i1, straight from
    the codes, and interpolates them as the source clip did (glTF 2.0 Appendix C: STEP, LINEAR
    with a shortest-path slerp, CUBICSPLINE normalized for rotations): track t's components at

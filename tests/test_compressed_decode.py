@@ -137,3 +137,46 @@ def test_posing_with_a_compressed_clip_is_posing_with_its_samples(name):
         assert got.tobytes() == posed.positions[key].tobytes()
     with pytest.raises(TypeError, match="clip must be"):
         model.pose(object(), t)
+
+
+def test_decoder_checks_its_table_once_and_each_call_its_outputs():
+    skel, clip = linear_clip(np.random.default_rng(8), np.float32)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    tracks = cc._tables[0].copy()
+    arrays = [a.copy() for a in cc._arrays]
+    bad = tracks.copy()
+    bad.reshape(-1, 15)[3, 10] = arrays[2].size           # track 3's payload past the bytes
+    with pytest.raises(ValueError, match="track 3 has its payload or range outside"):
+        _core.CompressedDecoder(bad, *arrays)
+    with pytest.raises(TypeError, match="seg_bits"):
+        _core.CompressedDecoder(tracks, *arrays[:4], arrays[4].astype(np.int32))
+    decoder = _core.CompressedDecoder(tracks, *arrays)
+    n = skel.count
+    t = dense_times(clip).astype(np.float32)
+    stride = np.array([3 * n, 4 * n, 3 * n, 0], np.int64)
+
+    def outputs(times=t.size):
+        return tuple(np.zeros(times * k * n, np.float32) for k in (3, 4, 3)) + (
+            np.zeros(0, np.float32),)
+
+    want = outputs()
+    decoder.decode(stride, t, want)
+    # the arrays that say where it reads are the decoder's copies: changed afterwards, they
+    # move no access (the same bits)
+    tracks.reshape(-1, 15)[:, 10] = 10 ** 12
+    arrays[4][:] = 2 ** 40
+    got = outputs()
+    decoder.decode(stride, t, got, 2)
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(got, want))
+    with pytest.raises(ValueError, match="writes outside out"):
+        decoder.decode(stride, t, outputs(t.size - 1))
+    with pytest.raises(ValueError, match="writes outside out"):
+        decoder.decode(np.array([3 * n, -1, 3 * n, 0], np.int64), t, outputs())
+    with pytest.raises(ValueError, match="4 strides"):
+        decoder.decode(stride[:3], t, outputs())
+    with pytest.raises(TypeError, match="times"):
+        decoder.decode(stride, t.astype(np.float64), outputs())
+    with pytest.raises(TypeError, match="out must be a tuple of 4"):
+        decoder.decode(stride, t, outputs()[:3])
+    with pytest.raises(TypeError):
+        _core.CompressedPlayer(tracks, stride, outputs(1), 0.0, None)   # not a decoder

@@ -27,12 +27,6 @@ def sample_channels(table: Any, out_offset: NDArray[np.int64], out_stride: NDArr
                     out: Union[NDArray[np.floating[Any]], Tuple[NDArray[np.floating[Any]], ...]],
                     threads: Optional[int] = None, /) -> None: ...
 def prepare_clip(table: Any, /) -> NDArray[np.floating[Any]]: ...
-def decode_compressed(tracks: NDArray[np.int64], key_times: NDArray[np.floating[Any]],
-                      ranges: NDArray[np.float32], bytes: NDArray[np.uint8],
-                      widths: NDArray[np.uint8], seg_bits: NDArray[np.int64],
-                      out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
-                      out: Tuple[NDArray[np.floating[Any]], ...],
-                      threads: Optional[int] = None, /) -> None: ...
 
 def fill_rows(out: NDArray[np.floating[Any]], row: NDArray[np.floating[Any]],
               threads: Optional[int] = None, /) -> None: ...
@@ -48,9 +42,18 @@ class ClipPlayer:   # subclassed by skinkit.model.clip.Playback
 
 _CPlayer = TypeVar("_CPlayer", bound="CompressedPlayer")
 
+class CompressedDecoder:
+    def __new__(cls, tracks: NDArray[np.int64], key_times: NDArray[np.floating[Any]],
+                ranges: NDArray[np.float32], bytes: NDArray[np.uint8],
+                widths: NDArray[np.uint8], seg_bits: NDArray[np.int64], /
+                ) -> "CompressedDecoder": ...
+    def decode(self, out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
+               out: Tuple[NDArray[np.floating[Any]], ...], threads: Optional[int] = None, /
+               ) -> None: ...
+
 class CompressedPlayer:   # subclassed by skinkit.model.compressed_clip.CompressedPlayback
-    def __new__(cls: Type[_CPlayer], call: Tuple[Any, ...], duration: float, pose: Any, /
-                ) -> _CPlayer: ...
+    def __new__(cls: Type[_CPlayer], decoder: CompressedDecoder, out_stride: NDArray[np.int64],
+                out: Tuple[NDArray[Any], ...], duration: float, pose: Any, /) -> _CPlayer: ...
     def sample(self, time: float, /) -> Any: ...
 
 # -- FBX (src/fbx_read.c over the vendored ufbx; skinkit.io.fbx assembles the Model)

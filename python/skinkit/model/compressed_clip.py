@@ -211,6 +211,8 @@ class CompressedClip:
     _animated: Tuple[int, ...] = field(init=False, repr=False, compare=False)
     _stride: Dict[int, NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _top_node: int = field(init=False, repr=False, compare=False)
+    _decoders: Tuple["_core.CompressedDecoder", ...] = field(init=False, repr=False,
+                                                            compare=False)
 
     def __post_init__(self) -> None:
         self.dtype = np.dtype(self.dtype)
@@ -256,6 +258,8 @@ class CompressedClip:
         self._animated = tuple(len({t.node for t in self.tracks if t.path == p})
                                for p in range(len(PATHS)))
         self._top_node = max((t.node for t in self.tracks if t.path < len(PATHS)), default=-1)
+        # the tables checked once (each call then checks only its outputs)
+        self._decoders = tuple(_core.CompressedDecoder(t, *self._arrays) for t in self._tables)
 
     @property
     def duration(self) -> float:
@@ -311,8 +315,8 @@ class CompressedClip:
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
                 threads: Optional[int]) -> None:
         """The TRS tracks (or the weights tracks) at times t into out (4 arrays)."""
-        _core.decode_compressed(self._tables[weights], *self._arrays, self._strides(n), t,
-                                tuple(o.reshape(-1) for o in out), threads)
+        self._decoders[weights].decode(self._strides(n), t, tuple(o.reshape(-1) for o in out),
+                                       threads)
 
     def _times(self, times: ArrayLike, loop: bool) -> NDArray[Any]:
         t = as_times(times, self.dtype)
@@ -434,9 +438,8 @@ class CompressedPlayback(_core.CompressedPlayer):
                 ) -> "CompressedPlayback":
         pose = clip.sample(0.0, rest)
         out = tuple(o.reshape(-1) for o in pose) + (np.zeros(0, clip.dtype),)
-        call = (clip._tables[0],) + clip._arrays + (
-            clip._strides(pose.translations.shape[0]), out)
-        self = super().__new__(cls, call, clip.duration if loop else 0.0, pose)
+        self = super().__new__(cls, clip._decoders[0], clip._strides(pose.translations.shape[0]),
+                               out, clip.duration if loop else 0.0, pose)
         self.clip, self.loop, self.pose = clip, loop, pose
         return self
 
