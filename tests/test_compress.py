@@ -269,3 +269,11 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
 def replace_node(tr, node):
     from dataclasses import replace
     return replace(tr, node=node)
+
+
+def test_two_channels_of_one_target_are_refused():
+    skel, clip = random_clip(np.random.default_rng(3), np.float64)
+    ch = next(c for c in clip.channels if c.path == "rotation")
+    twice = skinkit.Clip(clip.name, list(clip.channels) + [ch], clip.dtype)
+    with pytest.raises(ValueError, match=f"rotation of node {ch.node}, which an earlier track"):
+        compress(twice, skel, precision=1e-3, shell_distance=0.05)

@@ -84,6 +84,11 @@ def test_hostile_containers_are_refused(compressed):
     rest = body[len(head) + len(cf._varint(len(cc.tracks))):]
     cases["track count"] = reseal(good, head + cf._varint(1 << 32) + rest)
     cases["more than the limit"] = reseal(good, cf._varint(1 << 30) + body[1:])
+    # the first track twice (two writers of one output)
+    first = len(body) - sum(len(cf.track_bytes(tr, len(cc.times))) for tr in cc.tracks)
+    dup = body[first:first + len(cf.track_bytes(cc.tracks[0], len(cc.times)))]
+    cases["which an earlier track animates"] = reseal(
+        good, head + cf._varint(len(cc.tracks) + 1) + rest + dup)
     uniform = (cf._varint(1) + cf._varint(1) + cf._varint(0) + cf._varint(0) + b"\0"
                + cf._varint(1 << 30) + struct.pack("<dd", 0.0, 30.0))
     cases["times[0] count"] = reseal(good, uniform)

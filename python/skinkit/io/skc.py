@@ -201,7 +201,10 @@ def loads(data: bytes, where: str = "compressed clip") -> CompressedClip:
     tracks = [_track(r, i, nodes, times, dtype) for i in range(ntracks)]
     if r.left():
         raise r.fail(f"{r.left()} bytes trail the last track")
-    return CompressedClip(name, dtype, nodes, times, tracks)
+    try:
+        return CompressedClip(name, dtype, nodes, times, tracks)
+    except ValueError as e:                  # the clip's own rules: named with the file
+        raise ValueError(f"{where}: {e}") from None
 
 
 def _track(r: _Reader, i: int, nodes: int, times: List[NDArray[Any]], dtype: np.dtype[Any]

@@ -288,8 +288,9 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     TypeError
         ``clip`` is not a Clip, or ``skeleton`` not a Skeleton.
     ValueError
-        ``precision``, ``shell_distance`` or ``weights_precision`` not finite and > 0, or a
-        channel targets a node the skeleton does not have.
+        ``precision``, ``shell_distance`` or ``weights_precision`` not finite and > 0, a
+        channel targets a node the skeleton does not have, or two channels animate one path of
+        one node (``CompressedClip``).
 
     Notes
     -----

@@ -196,6 +196,7 @@ class CompressedClip:
     times : list of float64 arrays (K,)
         The distinct key-time arrays of the source channels.
     tracks : list of Track
+        At most one a node and path (ValueError otherwise: each output has one writer).
     """
 
     name: Optional[str]
@@ -216,6 +217,12 @@ class CompressedClip:
 
     def __post_init__(self) -> None:
         self.dtype = np.dtype(self.dtype)
+        seen = set()
+        for i, tr in enumerate(self.tracks):     # each output written by one track (and thread)
+            if (tr.node, tr.path) in seen:
+                raise ValueError(f"track {i} animates the {PATH_NAMES[tr.path]} of node "
+                                 f"{tr.node}, which an earlier track animates")
+            seen.add((tr.node, tr.path))
         starts = np.cumsum([0] + [t.size for t in self.times])
         key_times = np.concatenate(self.times + [np.zeros(0)]).astype(self.dtype)
         weights = [t for t in self.tracks if t.path == len(PATHS)]
