@@ -34,6 +34,9 @@ def decode_compressed(tracks: NDArray[np.int64], key_times: NDArray[np.floating[
                       out: Tuple[NDArray[np.floating[Any]], ...],
                       threads: Optional[int] = None, /) -> None: ...
 
+def quantize_codes(unit: NDArray[np.float64], widths: NDArray[np.uint8], per: int, /
+                   ) -> bytes: ...
+
 def fill_rows(out: NDArray[np.floating[Any]], row: NDArray[np.floating[Any]],
               threads: Optional[int] = None, /) -> None: ...
 

@@ -46,7 +46,7 @@ from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, pack_codes, to_float24)
+                              CompressedClip, Track, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
@@ -113,10 +113,10 @@ class _Quantizer:
         with np.errstate(divide="ignore"):
             self.fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
         self.stored = (seg_ext > 0) & (e64 > 0)
-        self.rows = np.arange(values.shape[0]) // self.per
-        safe = np.where(seg_ext > 0, seg_ext, 1.0)[self.rows]
-        self.unit = (values - ranges[self.rows, 0]) / safe
-        self.count = np.bincount(self.rows).astype(np.float64)             # rows a segment
+        rows = np.arange(values.shape[0]) // self.per
+        safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
+        self.unit = (values - ranges[rows, 0]) / safe
+        self.count = np.bincount(rows).astype(np.float64)                 # rows a segment
         self.fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
 
     def widths(self, level: int) -> NDArray[np.float64]:
@@ -127,11 +127,11 @@ class _Quantizer:
         return self.fixed + -(-int(self.count @ widths.sum(axis=1)) // 8)
 
     def track(self, level: int, widths: NDArray[np.float64]) -> Track:
-        scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)[self.rows]
-        codes = np.clip(np.rint(self.unit * scale), 0, scale)
+        """The track at these widths: its codes rounded and packed in C
+        (``_core.quantize_codes``)."""
         w8 = widths.astype(np.uint8)
         return replace(self.layout, level=level, widths=w8.reshape(-1),
-                       payload=pack_codes(codes.astype(np.uint32), w8, self.per))
+                       payload=_core.quantize_codes(self.unit, w8, self.per))
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:

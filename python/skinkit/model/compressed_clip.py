@@ -99,17 +99,6 @@ def level_name(level: int) -> str:
             RAW: "raw"}.get(level, f"{level} bits")
 
 
-def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8], per: int) -> bytes:
-    """Unsigned codes (rows, C) in segments of ``per`` rows, component c of segment s
-    ``widths[s, c]`` bits long, packed segment after segment and row after row, least
-    significant bit first, with no padding between segments."""
-    w = widths.astype(np.int64)[np.arange(codes.shape[0]) // per]            # (rows, C)
-    top = int(np.max(w, initial=0))
-    planes = (codes.astype(np.uint32)[..., None] >> np.arange(top, dtype=np.uint32)) & 1
-    bits = planes[np.arange(top) < w[..., None]].astype(np.uint8)      # row, component, bit
-    return bytes(np.packbits(bits, bitorder="little"))
-
-
 def to_float24(values: NDArray[Any]) -> bytes:
     """Values as the top 24 bits of their float32s (rounded to nearest), 3 bytes each, little
     endian: a float with a 15-bit mantissa."""
