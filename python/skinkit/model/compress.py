@@ -171,7 +171,10 @@ def _preorder(parents: NDArray[np.int64]) -> Tuple[NDArray[np.int64], NDArray[np
 
 class _Problem:
     """The source, sampled densely once (its world matrices with the joints in depth-first
-    preorder, ``_preorder``), and the exact check of a decoded clip."""
+    preorder, ``_preorder``), and the exact check of a decoded clip.  The dense times
+    (``dense_times``) are held key times first, the ``keys`` of them, then the others: every
+    result over them is a maximum, which their order leaves as it is, and the key rows alone are
+    an early rejection (``_Poses``)."""
 
     def __init__(self, clip: Clip, skeleton: Skeleton, shell: float):
         self.clip, self.shell = clip, shell
@@ -183,7 +186,10 @@ class _Problem:
         self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = (
             np.asarray(skeleton.translations, np.float64),
             np.asarray(skeleton.rotations, np.float64), np.asarray(skeleton.scales, np.float64))
-        self.t = dense_times(clip)
+        t = dense_times(clip)
+        key = np.zeros(t.size, bool)
+        key[::4] = True                        # dense_times' every 4th time is a key time
+        self.t, self.keys = np.concatenate([t[key], t[~key]]), int(key.sum())
         self.shells = np.full(self.t.size, shell)
         self.source = clip.sample(self.t, self.rest)
         t, r, s = (np.asarray(a, np.float64)[:, self.order] for a in self.source)
@@ -367,8 +373,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
 
     def fits(chosen: Sequence[Optional[Track]]) -> bool:
         """The exact check from the decoded samples (weights tracks: exact in ``pick``)."""
-        poses.assemble(chosen)
-        return poses.error() <= precision
+        return poses.assemble(chosen, precision)
 
     def passes(chosen: Sequence[Optional[Track]]) -> bool:
         """The exact check of the decoder's own samples."""
@@ -466,7 +471,8 @@ class _Poses:
     decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
     joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
     matrices kept).  The joints are held in depth-first preorder, where every subtree is one
-    range."""
+    range.  A check runs on the key rows first (``_Problem``, a quarter of the rows): an error
+    above the precision there fails it without the other rows."""
 
     def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
         self.prob, self.clip, self.samples = prob, clip, samples
@@ -475,41 +481,51 @@ class _Poses:
         t, n = prob.t.size, prob.count
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
+        self.rows = (slice(0, prob.keys), slice(prob.keys, t))        # key rows, the others
 
-    def _check(self, first: int, end: int) -> float:
-        """FK of joints first..end-1 (preorder) into world, their largest error."""
+    def _check(self, first: int, end: int, rows: slice) -> float:
+        """FK of joints first..end-1 (preorder) at these rows into world, their largest
+        error."""
         mask = np.zeros(self.parents.size)
         mask[first:end] = 1
-        tr, rot, sc = self.local
-        _core._shell_error_fk(self.parents, rot, tr, sc, self.prob.world, self.prob.shells,
-                              mask, (self.world, self.errors))
-        return float(np.max(self.errors, initial=0.0))
+        tr, rot, sc = (a[rows] for a in self.local)
+        _core._shell_error_fk(self.parents, rot, tr, sc, self.prob.world[rows],
+                              self.prob.shells[rows], mask, (self.world[rows], self.errors[rows]))
+        return float(np.max(self.errors[rows], initial=0.0))
 
-    def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
+    def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
+        """Whether joints first..end-1 stay within precision, and how many row ranges
+        (``rows``) that took: the others' world matrices are stale."""
+        for done, rows in enumerate(self.rows, 1):
+            if self._check(first, end, rows) > precision:
+                return False, done
+        return True, len(self.rows)
+
+    def assemble(self, chosen: Sequence[Optional[Track]], precision: float = math.inf) -> bool:
+        """The poses of ``chosen``; whether they are within ``precision`` (above it the rows
+        after the first failing ones are left stale)."""
         t = self.prob.t.size
         self.local = [np.repeat(r[self.order][None], t, axis=0) for r in self.prob.rest]
         for i, ch in enumerate(self.clip.channels):
             if ch.path != WEIGHTS:
                 self.local[list(PATHS).index(ch.path)][:, self.pos[ch.node]] = \
                     self.samples[i][_level(chosen[i])]
-        self.worst = self._check(0, self.parents.size)
-
-    def error(self) -> float:
-        return self.worst
+        return self._within(0, self.parents.size, precision)[0]
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
         """Track i at ``level`` if the subtree it moves stays within precision (kept then;
-        otherwise the subtree is computed back from the kept samples)."""
+        otherwise the rows it reached are computed back from the kept samples)."""
         ch = self.clip.channels[i]
         a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
         b = a + int(self.size[ch.node])
         kept = self.local[k][:, a].copy()
         self.local[k][:, a] = self.samples[i][level]
-        if self._check(a, b) <= precision:
-            return True
-        self.local[k][:, a] = kept
-        self._check(a, b)
-        return False
+        ok, done = self._within(a, b, precision)
+        if not ok:
+            self.local[k][:, a] = kept
+            for rows in self.rows[:done]:
+                self._check(a, b, rows)
+        return ok
 
 
 def _short_rotations(clip: Clip) -> Clip:
