@@ -35,7 +35,6 @@ are scalar tracks held to ``weights_precision`` each, on their own.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -61,15 +60,24 @@ def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
     return np.delete(q, dropped, axis=1), dropped
 
 
+def _with(track: Track, **changes: Any) -> Track:
+    """``dataclasses.replace(track, **changes)`` as a copy of its attributes (a few times
+    faster; Track has no ``__post_init__``), keeping what it has kept
+    (``Track.segment_ranges``)."""
+    new = object.__new__(Track)
+    new.__dict__.update(track.__dict__, **changes)
+    return new
+
+
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
     if level == KEYS24:
-        return replace(base, level=level, payload=to_float24(values))
+        return _with(base, level=level, payload=to_float24(values))
     mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
     if base.stored_components() != base.ncomp:
         mid = mid / max(1.0, float(np.linalg.norm(mid)))
     data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
-    return replace(base, level=level, payload=data)
+    return _with(base, level=level, payload=data)
 
 
 def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
@@ -81,7 +89,7 @@ def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
     span = values.max(axis=0) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    tr = replace(base, minimum=lo, extent=ext, seg_keys=seg_keys)
+    tr = _with(base, minimum=lo, extent=ext, seg_keys=seg_keys)
     if seg_keys:
         per = tr.rows(seg_keys)
         starts = np.arange(0, values.shape[0], per)
@@ -98,8 +106,9 @@ def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
 
 
 class _Quantizer:
-    """``values`` (rows, stored components) at a bit rate in the ranges of ``layout``
-    (``_layout``): the bits of each component in each segment, the container bytes they cost,
+    """``values`` (rows, stored components) at the bit rates (BIT_RATES) in the ranges of
+    ``layout`` (``_layout``): the bits of each component in each segment at every rate
+    (``widths``, all rates in one array operation), the container bytes they cost (``costs``),
     the track."""
 
     def __init__(self, values: NDArray[np.float64], layout: Track):
@@ -117,21 +126,18 @@ class _Quantizer:
         safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
         self.unit = (values - ranges[rows, 0]) / safe
         self.count = np.bincount(rows).astype(np.float64)                 # rows a segment
-        self.fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
-
-    def widths(self, level: int) -> NDArray[np.float64]:
-        return np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
-
-    def cost(self, widths: NDArray[np.float64]) -> int:
-        """``_cost`` of the track at these widths, without packing it."""
-        return self.fixed + -(-int(self.count @ widths.sum(axis=1)) // 8)
+        fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
+        level = np.array(BIT_RATES, np.float64)[:, None, None]
+        self.widths = np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
+        # ``_cost`` of the track at each rate, without packing it (the bits: exact integers)
+        self.costs = [fixed + -(-int(b) // 8) for b in self.widths.sum(axis=2) @ self.count]
 
     def track(self, level: int, widths: NDArray[np.float64]) -> Track:
         """The track at these widths: its codes rounded and packed in C
         (``_core.quantize_codes``)."""
         w8 = widths.astype(np.uint8)
-        return replace(self.layout, level=level, widths=w8.reshape(-1),
-                       payload=_core.quantize_codes(self.unit, w8, self.per))
+        return _with(self.layout, level=level, widths=w8.reshape(-1),
+                     payload=_core.quantize_codes(self.unit, w8, self.per))
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -334,7 +340,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
             unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
             vals, base.dropped = _drop(unit)
-        raw = replace(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
+        raw = _with(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
         levels: Dict[int, Optional[Track]] = {RAW: raw}
         cubic = ch.interpolation == "CUBICSPLINE"
         for lv in CONSTANTS:
@@ -345,12 +351,11 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         if 3 + 9 * vals.shape[1] + 1 < _cost(raw):
             layouts = [_Quantizer(vals, _layout(vals, base, keys))
                        for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
-            for b in BIT_RATES:       # the layout of fewer bytes (the first of equal ones)
-                widths = [q.widths(b) for q in layouts]
-                costs = [q.cost(w) for q, w in zip(layouts, widths)]
-                pick_layout = int(np.argmin(costs))
-                if costs[pick_layout] < _cost(raw):
-                    levels[b] = layouts[pick_layout].track(b, widths[pick_layout])
+            for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
+                sizes = [q.costs[k] for q in layouts]
+                q = layouts[int(np.argmin(sizes))]
+                if q.costs[k] < _cost(raw):
+                    levels[b] = q.track(b, q.widths[k])
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
@@ -358,13 +363,14 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     errors, samples = _level_errors(prob, clip, candidates, time_arrays)
     poses = _Poses(prob, clip, samples)
     limit = {True: float(weights_precision), False: float(precision)}
+    costs = [{lv: _cost(tr) for lv, tr in levels.items()} for levels in candidates]
 
     def pick(tol: float) -> List[Optional[Track]]:
         chosen = []
-        for ch, levels, errs in zip(clip.channels, candidates, errors):
+        for ch, levels, errs, cost in zip(clip.channels, candidates, errors, costs):
             bound = weights_precision if ch.path == WEIGHTS else tol
             ok = [lv for lv in levels if errs[lv] <= bound]
-            chosen.append(min((levels[lv] for lv in ok), key=_cost) if ok else levels[RAW])
+            chosen.append(levels[min(ok, key=cost.__getitem__)] if ok else levels[RAW])
         return chosen
 
     def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
@@ -385,9 +391,9 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
                    for k, v in prob.weights.items())
 
     lo, hi = 0.0, float(precision)
-    best = pick(0.0)
-    if fits(pick(hi)):
-        best, lo, hi = pick(hi), hi, 64.0 * hi
+    best, trial = pick(0.0), pick(hi)
+    if fits(trial):
+        best, lo, hi = trial, hi, 64.0 * hi
     for _ in range(10):
         mid = 0.5 * (lo + hi)
         trial = pick(mid)
@@ -397,15 +403,16 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
             hi = mid
     if refine:   # each track one level cheaper at a time, while its subtree stays within
         poses.assemble(best)
-        for i in sorted(range(len(best)), key=lambda k: -_cost(best[k])):
+        for i in sorted(range(len(best)), key=lambda k: -costs[k][_level(best[k])]):
             if clip.channels[i].path == WEIGHTS:
                 continue
-            for tr in sorted(candidates[i].values(), key=_cost, reverse=True):
-                if _cost(tr) >= _cost(best[i]):
+            cost = costs[i]
+            for lv in sorted(cost, key=cost.__getitem__, reverse=True):
+                if cost[lv] >= cost[_level(best[i])]:
                     continue
-                if poses.try_level(i, _level(tr), precision):
-                    best[i] = tr
-                elif _level(tr) != KEYS24:    # the others' errors grow as their costs fall
+                if poses.try_level(i, lv, precision):
+                    best[i] = candidates[i][lv]
+                elif lv != KEYS24:    # the others' errors grow as their costs fall
                     break
     if not passes(best):          # a search whose every try failed: the keys as they are
         best = [c[RAW] for c in candidates]
@@ -482,6 +489,9 @@ class _Poses:
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
         self.rows = (slice(0, prob.keys), slice(prob.keys, t))        # key rows, the others
+        self.rest = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
+        self.slots = [(i, list(PATHS).index(ch.path), self.pos[ch.node])
+                      for i, ch in enumerate(clip.channels) if ch.path != WEIGHTS]
 
     def _check(self, first: int, end: int, rows: slice) -> float:
         """FK of joints first..end-1 (preorder) at these rows into world, their largest
@@ -504,12 +514,9 @@ class _Poses:
     def assemble(self, chosen: Sequence[Optional[Track]], precision: float = math.inf) -> bool:
         """The poses of ``chosen``; whether they are within ``precision`` (above it the rows
         after the first failing ones are left stale)."""
-        t = self.prob.t.size
-        self.local = [np.repeat(r[self.order][None], t, axis=0) for r in self.prob.rest]
-        for i, ch in enumerate(self.clip.channels):
-            if ch.path != WEIGHTS:
-                self.local[list(PATHS).index(ch.path)][:, self.pos[ch.node]] = \
-                    self.samples[i][_level(chosen[i])]
+        self.local = [r.copy() for r in self.rest]
+        for i, k, a in self.slots:
+            self.local[k][:, a] = self.samples[i][_level(chosen[i])]
         return self._within(0, self.parents.size, precision)[0]
 
     def try_level(self, i: int, level: int, precision: float) -> bool:

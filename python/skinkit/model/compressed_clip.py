@@ -67,20 +67,31 @@ class Track:
         return self.rows(self.seg_keys if self.seg_keys else nkeys)
 
     def segment_ranges(self) -> NDArray[np.float32]:
-        """(segments, 2, c) float32: each segment's minima and extents as the decoder reads
-        them."""
-        if not self.seg_keys:
-            return np.stack([self.minimum, self.extent])[None].astype(np.float32)
-        return segment_ranges(self.minimum, self.extent, self.seg_codes)
+        """(segments, 2, c) float32, read-only: each segment's minima and extents as the
+        decoder reads them.  Kept (``_ranges``) while ``minimum``, ``extent`` and
+        ``seg_codes`` are the same arrays and ``seg_keys`` the same: the encoder's tracks of
+        one range layout at every bit rate share them (``compress``)."""
+        arrays = (self.minimum, self.extent, self.seg_codes, self.seg_keys)
+        kept = self.__dict__.get("_ranges")
+        if kept is None or any(a is not b for a, b in zip(kept[0][:3], arrays)) \
+                or kept[0][3] != self.seg_keys:
+            if not self.seg_keys:
+                ranges = np.stack([self.minimum, self.extent])[None].astype(np.float32)
+            else:
+                ranges = segment_ranges(self.minimum, self.extent, self.seg_codes)
+            ranges.flags.writeable = False
+            kept = self._ranges = (arrays, ranges)
+        return kept[1]
 
     def code_bits(self, nkeys: int) -> NDArray[np.int64]:
         """The first bit of every segment's codes, and the bits of all (segments + 1)."""
         rows, per = self.rows(nkeys), self.seg_rows(nkeys)
-        c = self.stored_components()
         n = -(-rows // per)
-        counts = np.minimum(per, rows - per * np.arange(n))
-        bits = counts * self.widths.astype(np.int64).reshape(n, c).sum(axis=1)
-        offsets: NDArray[np.int64] = np.concatenate([[0], np.cumsum(bits)]).astype(np.int64)
+        counts = np.full(n, per, np.int64)
+        counts[n - 1:] = rows - per * (n - 1)                   # the last segment: what is left
+        offsets = np.zeros(n + 1, np.int64)
+        np.cumsum(counts * self.widths.reshape(n, -1).sum(axis=1, dtype=np.int64),
+                  out=offsets[1:])
         return offsets
 
     def stored_components(self) -> int:
