@@ -218,12 +218,18 @@ class _Problem:
         vertex of it or of a descendant (T, N), and its parent's largest world axis scale
         (T, N)."""
         w = self.world
-        pos = w[..., :3, 3]
         axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
-        reach = np.zeros_like(axis)
-        for a, size in enumerate(self.size[self.order]):          # a and its subtree: a range
-            dist = np.linalg.norm(pos[:, a:a + size] - pos[:, a, None], axis=-1)
-            reach[:, a] = np.max(dist + self.shell * axis[:, a:a + size], axis=1)
+        # every (joint, joint of its subtree) pair at once, a joint's pairs side by side (its
+        # subtree is the range a..a + size in preorder), their largest reach per joint; joints
+        # first, for gathers of whole rows
+        pos = np.ascontiguousarray(w[..., :3, 3].transpose(1, 0, 2))             # (N, T, 3)
+        size = self.size[self.order]
+        starts = np.cumsum(size) - size
+        first = np.repeat(np.arange(size.size), size)
+        inside = first + np.arange(first.size) - np.repeat(starts, size)
+        dist = np.linalg.norm(pos[inside] - pos[first], axis=-1)
+        reach = np.maximum.reduceat(dist + self.shell * np.ascontiguousarray(axis.T)[inside],
+                                    starts, axis=0).T
         parent_scale = np.ones_like(axis)
         has = self.parents >= 0
         parent_scale[:, has] = axis[:, self.parents[has]]
@@ -234,13 +240,16 @@ def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
                   lever: NDArray[Any]) -> NDArray[np.float64]:
     """Bounds of the object-space error each of M tracks of one path causes alone (T samples
     of M tracks, (T, M, C); ``lever`` (T, M): ``_levers``): (M,)."""
-    if path == "rotation":
-        dot = np.abs(np.einsum("tmc,tmc->tm", src, lossy)).clip(0, 1)
-        bound = np.sqrt(1 - dot * dot) * lever
-    else:   # over times first: NumPy reduces the short axis of components slowly
-        return np.asarray(np.max(np.abs(src - lossy) * lever[..., None], axis=0).max(axis=-1),
-                          np.float64)
-    return np.asarray(np.max(bound, axis=0), np.float64)
+    if path == "rotation":      # sqrt(1 - min(|dot|, 1)^2) lever, in place
+        bound = np.abs(np.einsum("tmc,tmc->tm", src, lossy))
+        np.minimum(bound, 1, out=bound)
+        np.multiply(bound, bound, out=bound)
+        np.sqrt(np.subtract(1, bound, out=bound), out=bound)
+        return np.asarray(np.max(np.multiply(bound, lever, out=bound), axis=0), np.float64)
+    diff = np.subtract(src, lossy)                       # |src - lossy| lever, in place
+    np.multiply(np.abs(diff, out=diff), lever[..., None], out=diff)
+    # over times first: NumPy reduces the short axis of components slowly
+    return np.asarray(np.max(diff, axis=0).max(axis=-1), np.float64)
 
 
 def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
@@ -488,33 +497,41 @@ class _Poses:
         t, n = prob.t.size, prob.count
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
-        self.rows = (slice(0, prob.keys), slice(prob.keys, t))        # key rows, the others
         self.rest = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
+        self.local = [r.copy() for r in self.rest]
         self.slots = [(i, list(PATHS).index(ch.path), self.pos[ch.node])
                       for i, ch in enumerate(clip.channels) if ch.path != WEIGHTS]
+        # the operands of _shell_error_fk at the key rows and at the others (views, made once)
+        tr, rot, sc = self.local
+        self.rows = [(rot[r], tr[r], sc[r], prob.world[r], prob.shells[r], self.world[r],
+                      self.errors[r]) for r in (slice(0, prob.keys), slice(prob.keys, t))]
+        self.masks: Dict[Tuple[int, int], NDArray[np.float64]] = {}
 
-    def _check(self, first: int, end: int, rows: slice) -> float:
-        """FK of joints first..end-1 (preorder) at these rows into world, their largest
-        error."""
-        mask = np.zeros(self.parents.size)
-        mask[first:end] = 1
-        tr, rot, sc = (a[rows] for a in self.local)
-        _core._shell_error_fk(self.parents, rot, tr, sc, self.prob.world[rows],
-                              self.prob.shells[rows], mask, (self.world[rows], self.errors[rows]))
-        return float(np.max(self.errors[rows], initial=0.0))
+    def _check(self, first: int, end: int, rows: int) -> float:
+        """FK of joints first..end-1 (preorder) at the rows ``self.rows[rows]`` into world,
+        their largest error."""
+        mask = self.masks.get((first, end))
+        if mask is None:
+            mask = self.masks[first, end] = np.zeros(self.parents.size)
+            mask[first:end] = 1
+        rot, tr, sc, reference, shells, world, errors = self.rows[rows]
+        _core._shell_error_fk(self.parents, rot, tr, sc, reference, shells, mask,
+                              (world, errors))
+        return float(np.max(errors, initial=0.0))
 
     def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
         """Whether joints first..end-1 stay within precision, and how many row ranges
         (``rows``) that took: the others' world matrices are stale."""
-        for done, rows in enumerate(self.rows, 1):
-            if self._check(first, end, rows) > precision:
+        for done in range(1, len(self.rows) + 1):
+            if self._check(first, end, done - 1) > precision:
                 return False, done
         return True, len(self.rows)
 
     def assemble(self, chosen: Sequence[Optional[Track]], precision: float = math.inf) -> bool:
         """The poses of ``chosen``; whether they are within ``precision`` (above it the rows
         after the first failing ones are left stale)."""
-        self.local = [r.copy() for r in self.rest]
+        for local, rest in zip(self.local, self.rest):
+            local[...] = rest
         for i, k, a in self.slots:
             self.local[k][:, a] = self.samples[i][_level(chosen[i])]
         return self._within(0, self.parents.size, precision)[0]
@@ -530,7 +547,7 @@ class _Poses:
         ok, done = self._within(a, b, precision)
         if not ok:
             self.local[k][:, a] = kept
-            for rows in self.rows[:done]:
+            for rows in range(done):
                 self._check(a, b, rows)
         return ok
 
