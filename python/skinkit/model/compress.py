@@ -497,10 +497,14 @@ class _Poses:
         t, n = prob.t.size, prob.count
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
-        self.rest = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
-        self.local = [r.copy() for r in self.rest]
+        # the rest pose, under the tracks' joints (written by every assemble and try_level)
+        self.local = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
         self.slots = [(i, list(PATHS).index(ch.path), self.pos[ch.node])
                       for i, ch in enumerate(clip.channels) if ch.path != WEIGHTS]
+        # the level each track's samples in local are at: assemble writes the changed ones
+        # (all of them where two channels share a joint's path, the last one winning)
+        self.levels: Dict[int, int] = {}
+        self.shared = len({(k, a) for _, k, a in self.slots}) < len(self.slots)
         # the operands of _shell_error_fk at the key rows and at the others (views, made once)
         tr, rot, sc = self.local
         self.rows = [(rot[r], tr[r], sc[r], prob.world[r], prob.shells[r], self.world[r],
@@ -530,10 +534,11 @@ class _Poses:
     def assemble(self, chosen: Sequence[Optional[Track]], precision: float = math.inf) -> bool:
         """The poses of ``chosen``; whether they are within ``precision`` (above it the rows
         after the first failing ones are left stale)."""
-        for local, rest in zip(self.local, self.rest):
-            local[...] = rest
         for i, k, a in self.slots:
-            self.local[k][:, a] = self.samples[i][_level(chosen[i])]
+            level = _level(chosen[i])
+            if self.shared or self.levels.get(i) != level:
+                self.local[k][:, a] = self.samples[i][level]
+                self.levels[i] = level
         return self._within(0, self.parents.size, precision)[0]
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
@@ -545,7 +550,9 @@ class _Poses:
         kept = self.local[k][:, a].copy()
         self.local[k][:, a] = self.samples[i][level]
         ok, done = self._within(a, b, precision)
-        if not ok:
+        if ok:
+            self.levels[i] = level
+        else:
             self.local[k][:, a] = kept
             for rows in range(done):
                 self._check(a, b, rows)
