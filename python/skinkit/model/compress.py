@@ -35,6 +35,7 @@ are scalar tracks held to ``weights_precision`` each, on their own.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -63,7 +64,7 @@ def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
 def _with(track: Track, **changes: Any) -> Track:
     """``dataclasses.replace(track, **changes)`` as a copy of its attributes (a few times
     faster; Track has no ``__post_init__``), keeping what it has kept
-    (``Track.segment_ranges``)."""
+    (``Track.keep_segment_ranges``)."""
     new = object.__new__(Track)
     new.__dict__.update(track.__dict__, **changes)
     return new
@@ -113,7 +114,7 @@ class _Quantizer:
 
     def __init__(self, values: NDArray[np.float64], layout: Track):
         self.layout = layout
-        ranges = layout.segment_ranges().astype(np.float64)                # (segments, 2, c)
+        ranges = layout.keep_segment_ranges().astype(np.float64)           # (segments, 2, c)
         self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
         e64 = layout.extent.astype(np.float64)
         # each component's step about the clip's widest one's: fewer bits for narrower ranges
@@ -125,19 +126,25 @@ class _Quantizer:
         rows = np.arange(values.shape[0]) // self.per
         safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
         self.unit = (values - ranges[rows, 0]) / safe
-        self.count = np.bincount(rows).astype(np.float64)                 # rows a segment
+        count = np.bincount(rows)                                          # rows a segment
+        self.count = count.astype(np.float64)
         fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
         level = np.array(BIT_RATES, np.float64)[:, None, None]
         self.widths = np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
         # ``_cost`` of the track at each rate, without packing it (the bits: exact integers)
         self.costs = [fixed + -(-int(b) // 8) for b in self.widths.sum(axis=2) @ self.count]
+        # code_bits at each rate: the first bit of each segment, and the bits of all
+        self.bits = np.zeros((len(BIT_RATES), count.size + 1), np.int64)
+        np.cumsum(self.widths.sum(axis=2).astype(np.int64) * count, axis=1, out=self.bits[:, 1:])
 
-    def track(self, level: int, widths: NDArray[np.float64]) -> Track:
-        """The track at these widths: its codes rounded and packed in C
+    def track(self, k: int) -> Track:
+        """The track at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
         (``_core.quantize_codes``)."""
-        w8 = widths.astype(np.uint8)
-        return _with(self.layout, level=level, widths=w8.reshape(-1),
-                     payload=_core.quantize_codes(self.unit, w8, self.per))
+        w8 = self.widths[k].astype(np.uint8)
+        tr = _with(self.layout, level=BIT_RATES[k], widths=w8.reshape(-1),
+                   payload=_core.quantize_codes(self.unit, w8, self.per))
+        tr.keep_code_bits(self.unit.shape[0], self.per, self.bits[k])
+        return tr
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -364,7 +371,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
                 sizes = [q.costs[k] for q in layouts]
                 q = layouts[int(np.argmin(sizes))]
                 if q.costs[k] < _cost(raw):
-                    levels[b] = q.track(b, q.widths[k])
+                    levels[b] = q.track(k)
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
@@ -425,7 +432,8 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
                     break
     if not passes(best):          # a search whose every try failed: the keys as they are
         best = [c[RAW] for c in candidates]
-    return build(best)
+    # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
+    return build([None if tr is None else replace(tr) for tr in best])
 
 
 Samples = List[Dict[int, NDArray[Any]]]
