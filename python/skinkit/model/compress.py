@@ -364,13 +364,14 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         levels[KEYS24] = _encode(vals, base, KEYS24)
         # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
         # none is tried that the raw keys undercut
-        if 3 + 9 * vals.shape[1] + 1 < _cost(raw):
+        raw_cost = _cost(raw)
+        if 3 + 9 * vals.shape[1] + 1 < raw_cost:
             layouts = [_Quantizer(vals, _layout(vals, base, keys))
                        for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
             for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
                 sizes = [q.costs[k] for q in layouts]
-                q = layouts[int(np.argmin(sizes))]
-                if q.costs[k] < _cost(raw):
+                q = layouts[sizes.index(min(sizes))]
+                if q.costs[k] < raw_cost:
                     levels[b] = q.track(k)
         if ch.path in PATHS:
             levels[DEFAULT] = None
@@ -529,7 +530,7 @@ class _Poses:
         rot, tr, sc, reference, shells, world, errors = self.rows[rows]
         _core._shell_error_fk(self.parents, rot, tr, sc, reference, shells, mask,
                               (world, errors))
-        return float(np.max(errors, initial=0.0))
+        return float(errors.max(initial=0.0))
 
     def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
         """Whether joints first..end-1 stay within precision, and how many row ranges
