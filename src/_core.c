@@ -106,6 +106,10 @@ static PyMethodDef methods[] = {
      "prepare_clip(table) -> prepared\n\n"
      "A clip table's prepared buffer (its prepared field): the slerp constants of its LINEAR "
      "rotation keys and the keys of its lane groups side by side."},
+    {"quantize_codes", py_quantize_codes, METH_VARARGS,
+     "quantize_codes(unit, widths, per) -> bytes\n\nA track's codes (skinkit.model.compress): "
+     "unit (rows, C) float64 fractions of their segment's range, each rounded to its segment's "
+     "widths (segments, C) uint8 bits and packed least significant bit first."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "

@@ -155,6 +155,9 @@ int check_array(PyObject *obj, const char *what, const char *name, int type, int
 
 /* bind_compress.c */
 
+/* bind_encode.c */
+PyObject *py_quantize_codes(PyObject *self, PyObject *args);
+
 /* ---------------------------------------------------------------- FBX (bind_fbx.c) */
 
 PyObject *py_fbx_read(PyObject *self, PyObject *args);

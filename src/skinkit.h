@@ -420,6 +420,17 @@ void sk_play_cclip_f(const sk_cclip_f *clip, void *state, float time, const int6
 void sk_play_cclip_d(const sk_cclip_d *clip, void *state, double time,
                      const int64_t *out_stride, double *const *out);
 
+/* --- compression's encoder (compress_encode.c) --- */
+/* Bytes of the packed codes of rows x ncomp values in segments of per rows, component c of
+   segment s widths[s * ncomp + c] (<= 32) bits long. */
+size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t per);
+/* Quantizes unit (rows x ncomp fractions of their segment's range, row-major) to
+   min(max(rint(u (2^w - 1)), 0), 2^w - 1) at each component's width w (0: not stored) and packs
+   the codes segment after segment, row after row, least significant bit first, with no padding
+   between segments, into out (sk_code_bytes bytes). */
+void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint8_t *widths,
+                       size_t per, uint8_t *SK_RESTRICT out);
+
 /* An output of at least this many bytes is written with streaming stores (sk_sample_clip, and
    the callers of sk_fill_rows): stores that do not read a line first, for outputs too large
    to be read from the caches next (sample.c gives the measurement). */

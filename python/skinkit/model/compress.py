@@ -46,7 +46,7 @@ from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, pack_codes, to_float24)
+                              CompressedClip, Track, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
@@ -61,15 +61,24 @@ def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
     return np.delete(q, dropped, axis=1), dropped
 
 
+def _with(track: Track, **changes: Any) -> Track:
+    """``dataclasses.replace(track, **changes)`` as a copy of its attributes (a few times
+    faster; Track has no ``__post_init__``), keeping what it has kept
+    (``Track.keep_segment_ranges``)."""
+    new = object.__new__(Track)
+    new.__dict__.update(track.__dict__, **changes)
+    return new
+
+
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
     if level == KEYS24:
-        return replace(base, level=level, payload=to_float24(values))
+        return _with(base, level=level, payload=to_float24(values))
     mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
     if base.stored_components() != base.ncomp:
         mid = mid / max(1.0, float(np.linalg.norm(mid)))
     data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
-    return replace(base, level=level, payload=data)
+    return _with(base, level=level, payload=data)
 
 
 def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
@@ -81,7 +90,7 @@ def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
     span = values.max(axis=0) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    tr = replace(base, minimum=lo, extent=ext, seg_keys=seg_keys)
+    tr = _with(base, minimum=lo, extent=ext, seg_keys=seg_keys)
     if seg_keys:
         per = tr.rows(seg_keys)
         starts = np.arange(0, values.shape[0], per)
@@ -98,13 +107,14 @@ def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
 
 
 class _Quantizer:
-    """``values`` (rows, stored components) at a bit rate in the ranges of ``layout``
-    (``_layout``): the bits of each component in each segment, the container bytes they cost,
+    """``values`` (rows, stored components) at the bit rates (BIT_RATES) in the ranges of
+    ``layout`` (``_layout``): the bits of each component in each segment at every rate
+    (``widths``, all rates in one array operation), the container bytes they cost (``costs``),
     the track."""
 
     def __init__(self, values: NDArray[np.float64], layout: Track):
         self.layout = layout
-        ranges = layout.segment_ranges().astype(np.float64)                # (segments, 2, c)
+        ranges = layout.keep_segment_ranges().astype(np.float64)           # (segments, 2, c)
         self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
         e64 = layout.extent.astype(np.float64)
         # each component's step about the clip's widest one's: fewer bits for narrower ranges
@@ -113,25 +123,28 @@ class _Quantizer:
         with np.errstate(divide="ignore"):
             self.fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
         self.stored = (seg_ext > 0) & (e64 > 0)
-        self.rows = np.arange(values.shape[0]) // self.per
-        safe = np.where(seg_ext > 0, seg_ext, 1.0)[self.rows]
-        self.unit = (values - ranges[self.rows, 0]) / safe
-        self.count = np.bincount(self.rows).astype(np.float64)             # rows a segment
-        self.fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
+        rows = np.arange(values.shape[0]) // self.per
+        safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
+        self.unit = (values - ranges[rows, 0]) / safe
+        count = np.bincount(rows)                                          # rows a segment
+        self.count = count.astype(np.float64)
+        fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
+        level = np.array(BIT_RATES, np.float64)[:, None, None]
+        self.widths = np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
+        # ``_cost`` of the track at each rate, without packing it (the bits: exact integers)
+        self.costs = [fixed + -(-int(b) // 8) for b in self.widths.sum(axis=2) @ self.count]
+        # code_bits at each rate: the first bit of each segment, and the bits of all
+        self.bits = np.zeros((len(BIT_RATES), count.size + 1), np.int64)
+        np.cumsum(self.widths.sum(axis=2).astype(np.int64) * count, axis=1, out=self.bits[:, 1:])
 
-    def widths(self, level: int) -> NDArray[np.float64]:
-        return np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
-
-    def cost(self, widths: NDArray[np.float64]) -> int:
-        """``_cost`` of the track at these widths, without packing it."""
-        return self.fixed + -(-int(self.count @ widths.sum(axis=1)) // 8)
-
-    def track(self, level: int, widths: NDArray[np.float64]) -> Track:
-        scale = (np.left_shift(1, widths.astype(np.int64)) - 1).astype(np.float64)[self.rows]
-        codes = np.clip(np.rint(self.unit * scale), 0, scale)
-        w8 = widths.astype(np.uint8)
-        return replace(self.layout, level=level, widths=w8.reshape(-1),
-                       payload=pack_codes(codes.astype(np.uint32), w8, self.per))
+    def track(self, k: int) -> Track:
+        """The track at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
+        (``_core.quantize_codes``)."""
+        w8 = self.widths[k].astype(np.uint8)
+        tr = _with(self.layout, level=BIT_RATES[k], widths=w8.reshape(-1),
+                   payload=_core.quantize_codes(self.unit, w8, self.per))
+        tr.keep_code_bits(self.unit.shape[0], self.per, self.bits[k])
+        return tr
 
 
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
@@ -171,7 +184,10 @@ def _preorder(parents: NDArray[np.int64]) -> Tuple[NDArray[np.int64], NDArray[np
 
 class _Problem:
     """The source, sampled densely once (its world matrices with the joints in depth-first
-    preorder, ``_preorder``), and the exact check of a decoded clip."""
+    preorder, ``_preorder``), and the exact check of a decoded clip.  The dense times
+    (``dense_times``) are held key times first, the ``keys`` of them, then the others: every
+    result over them is a maximum, which their order leaves as it is, and the key rows alone are
+    an early rejection (``_Poses``)."""
 
     def __init__(self, clip: Clip, skeleton: Skeleton, shell: float):
         self.clip, self.shell = clip, shell
@@ -183,7 +199,10 @@ class _Problem:
         self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = (
             np.asarray(skeleton.translations, np.float64),
             np.asarray(skeleton.rotations, np.float64), np.asarray(skeleton.scales, np.float64))
-        self.t = dense_times(clip)
+        t = dense_times(clip)
+        key = np.zeros(t.size, bool)
+        key[::4] = True                        # dense_times' every 4th time is a key time
+        self.t, self.keys = np.concatenate([t[key], t[~key]]), int(key.sum())
         self.shells = np.full(self.t.size, shell)
         self.source = clip.sample(self.t, self.rest)
         t, r, s = (np.asarray(a, np.float64)[:, self.order] for a in self.source)
@@ -206,12 +225,18 @@ class _Problem:
         vertex of it or of a descendant (T, N), and its parent's largest world axis scale
         (T, N)."""
         w = self.world
-        pos = w[..., :3, 3]
         axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
-        reach = np.zeros_like(axis)
-        for a, size in enumerate(self.size[self.order]):          # a and its subtree: a range
-            dist = np.linalg.norm(pos[:, a:a + size] - pos[:, a, None], axis=-1)
-            reach[:, a] = np.max(dist + self.shell * axis[:, a:a + size], axis=1)
+        # every (joint, joint of its subtree) pair at once, a joint's pairs side by side (its
+        # subtree is the range a..a + size in preorder), their largest reach per joint; joints
+        # first, for gathers of whole rows
+        pos = np.ascontiguousarray(w[..., :3, 3].transpose(1, 0, 2))             # (N, T, 3)
+        size = self.size[self.order]
+        starts = np.cumsum(size) - size
+        first = np.repeat(np.arange(size.size), size)
+        inside = first + np.arange(first.size) - np.repeat(starts, size)
+        dist = np.linalg.norm(pos[inside] - pos[first], axis=-1)
+        reach = np.maximum.reduceat(dist + self.shell * np.ascontiguousarray(axis.T)[inside],
+                                    starts, axis=0).T
         parent_scale = np.ones_like(axis)
         has = self.parents >= 0
         parent_scale[:, has] = axis[:, self.parents[has]]
@@ -222,13 +247,16 @@ def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
                   lever: NDArray[Any]) -> NDArray[np.float64]:
     """Bounds of the object-space error each of M tracks of one path causes alone (T samples
     of M tracks, (T, M, C); ``lever`` (T, M): ``_levers``): (M,)."""
-    if path == "rotation":
-        dot = np.abs(np.einsum("tmc,tmc->tm", src, lossy)).clip(0, 1)
-        bound = np.sqrt(1 - dot * dot) * lever
-    else:   # over times first: NumPy reduces the short axis of components slowly
-        return np.asarray(np.max(np.abs(src - lossy) * lever[..., None], axis=0).max(axis=-1),
-                          np.float64)
-    return np.asarray(np.max(bound, axis=0), np.float64)
+    if path == "rotation":      # sqrt(1 - min(|dot|, 1)^2) lever, in place
+        bound = np.abs(np.einsum("tmc,tmc->tm", src, lossy))
+        np.minimum(bound, 1, out=bound)
+        np.multiply(bound, bound, out=bound)
+        np.sqrt(np.subtract(1, bound, out=bound), out=bound)
+        return np.asarray(np.max(np.multiply(bound, lever, out=bound), axis=0), np.float64)
+    diff = np.subtract(src, lossy)                       # |src - lossy| lever, in place
+    np.multiply(np.abs(diff, out=diff), lever[..., None], out=diff)
+    # over times first: NumPy reduces the short axis of components slowly
+    return np.asarray(np.max(diff, axis=0).max(axis=-1), np.float64)
 
 
 def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
@@ -329,7 +357,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
             unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
             vals, base.dropped = _drop(unit)
-        raw = replace(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
+        raw = _with(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
         levels: Dict[int, Optional[Track]] = {RAW: raw}
         cubic = ch.interpolation == "CUBICSPLINE"
         for lv in CONSTANTS:
@@ -337,15 +365,15 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         levels[KEYS24] = _encode(vals, base, KEYS24)
         # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
         # none is tried that the raw keys undercut
-        if 3 + 9 * vals.shape[1] + 1 < _cost(raw):
+        raw_cost = _cost(raw)
+        if 3 + 9 * vals.shape[1] + 1 < raw_cost:
             layouts = [_Quantizer(vals, _layout(vals, base, keys))
                        for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
-            for b in BIT_RATES:       # the layout of fewer bytes (the first of equal ones)
-                widths = [q.widths(b) for q in layouts]
-                costs = [q.cost(w) for q, w in zip(layouts, widths)]
-                pick_layout = int(np.argmin(costs))
-                if costs[pick_layout] < _cost(raw):
-                    levels[b] = layouts[pick_layout].track(b, widths[pick_layout])
+            for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
+                sizes = [q.costs[k] for q in layouts]
+                q = layouts[sizes.index(min(sizes))]
+                if q.costs[k] < raw_cost:
+                    levels[b] = q.track(k)
         if ch.path in PATHS:
             levels[DEFAULT] = None
         candidates.append(levels)
@@ -353,13 +381,14 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     errors, samples = _level_errors(prob, clip, candidates, time_arrays)
     poses = _Poses(prob, clip, samples)
     limit = {True: float(weights_precision), False: float(precision)}
+    costs = [{lv: _cost(tr) for lv, tr in levels.items()} for levels in candidates]
 
     def pick(tol: float) -> List[Optional[Track]]:
         chosen = []
-        for ch, levels, errs in zip(clip.channels, candidates, errors):
+        for ch, levels, errs, cost in zip(clip.channels, candidates, errors, costs):
             bound = weights_precision if ch.path == WEIGHTS else tol
             ok = [lv for lv in levels if errs[lv] <= bound]
-            chosen.append(min((levels[lv] for lv in ok), key=_cost) if ok else levels[RAW])
+            chosen.append(levels[min(ok, key=cost.__getitem__)] if ok else levels[RAW])
         return chosen
 
     def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
@@ -368,8 +397,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
 
     def fits(chosen: Sequence[Optional[Track]]) -> bool:
         """The exact check from the decoded samples (weights tracks: exact in ``pick``)."""
-        poses.assemble(chosen)
-        return poses.error() <= precision
+        return poses.assemble(chosen, precision)
 
     def passes(chosen: Sequence[Optional[Track]]) -> bool:
         """The exact check of the decoder's own samples."""
@@ -381,9 +409,9 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
                    for k, v in prob.weights.items())
 
     lo, hi = 0.0, float(precision)
-    best = pick(0.0)
-    if fits(pick(hi)):
-        best, lo, hi = pick(hi), hi, 64.0 * hi
+    best, trial = pick(0.0), pick(hi)
+    if fits(trial):
+        best, lo, hi = trial, hi, 64.0 * hi
     for _ in range(10):
         mid = 0.5 * (lo + hi)
         trial = pick(mid)
@@ -393,19 +421,21 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
             hi = mid
     if refine:   # each track one level cheaper at a time, while its subtree stays within
         poses.assemble(best)
-        for i in sorted(range(len(best)), key=lambda k: -_cost(best[k])):
+        for i in sorted(range(len(best)), key=lambda k: -costs[k][_level(best[k])]):
             if clip.channels[i].path == WEIGHTS:
                 continue
-            for tr in sorted(candidates[i].values(), key=_cost, reverse=True):
-                if _cost(tr) >= _cost(best[i]):
+            cost = costs[i]
+            for lv in sorted(cost, key=cost.__getitem__, reverse=True):
+                if cost[lv] >= cost[_level(best[i])]:
                     continue
-                if poses.try_level(i, _level(tr), precision):
-                    best[i] = tr
-                elif _level(tr) != KEYS24:    # the others' errors grow as their costs fall
+                if poses.try_level(i, lv, precision):
+                    best[i] = candidates[i][lv]
+                elif lv != KEYS24:    # the others' errors grow as their costs fall
                     break
     if not passes(best):          # a search whose every try failed: the keys as they are
         best = [c[RAW] for c in candidates]
-    return build(best)
+    # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
+    return build([None if tr is None else replace(tr) for tr in best])
 
 
 Samples = List[Dict[int, NDArray[Any]]]
@@ -467,7 +497,8 @@ class _Poses:
     decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
     joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
     matrices kept).  The joints are held in depth-first preorder, where every subtree is one
-    range."""
+    range.  A check runs on the key rows first (``_Problem``, a quarter of the rows): an error
+    above the precision there fails it without the other rows."""
 
     def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
         self.prob, self.clip, self.samples = prob, clip, samples
@@ -476,41 +507,65 @@ class _Poses:
         t, n = prob.t.size, prob.count
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
-
-    def _check(self, first: int, end: int) -> float:
-        """FK of joints first..end-1 (preorder) into world, their largest error."""
-        mask = np.zeros(self.parents.size)
-        mask[first:end] = 1
+        # the rest pose, under the tracks' joints (written by every assemble and try_level)
+        self.local = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
+        self.slots = [(i, list(PATHS).index(ch.path), self.pos[ch.node])
+                      for i, ch in enumerate(clip.channels) if ch.path != WEIGHTS]
+        # the level each track's samples in local are at: assemble writes the changed ones
+        # (one track a joint's path: CompressedClip refuses two)
+        self.levels: Dict[int, int] = {}
+        # the operands of _shell_error_fk at the key rows and at the others (views, made once)
         tr, rot, sc = self.local
-        _core._shell_error_fk(self.parents, rot, tr, sc, self.prob.world, self.prob.shells,
-                              mask, (self.world, self.errors))
-        return float(np.max(self.errors, initial=0.0))
+        self.rows = [(rot[r], tr[r], sc[r], prob.world[r], prob.shells[r], self.world[r],
+                      self.errors[r]) for r in (slice(0, prob.keys), slice(prob.keys, t))]
+        self.masks: Dict[Tuple[int, int], NDArray[np.float64]] = {}
 
-    def assemble(self, chosen: Sequence[Optional[Track]]) -> None:
-        t = self.prob.t.size
-        self.local = [np.repeat(r[self.order][None], t, axis=0) for r in self.prob.rest]
-        for i, ch in enumerate(self.clip.channels):
-            if ch.path != WEIGHTS:
-                self.local[list(PATHS).index(ch.path)][:, self.pos[ch.node]] = \
-                    self.samples[i][_level(chosen[i])]
-        self.worst = self._check(0, self.parents.size)
+    def _check(self, first: int, end: int, rows: int) -> float:
+        """FK of joints first..end-1 (preorder) at the rows ``self.rows[rows]`` into world,
+        their largest error."""
+        mask = self.masks.get((first, end))
+        if mask is None:
+            mask = self.masks[first, end] = np.zeros(self.parents.size)
+            mask[first:end] = 1
+        rot, tr, sc, reference, shells, world, errors = self.rows[rows]
+        _core._shell_error_fk(self.parents, rot, tr, sc, reference, shells, mask,
+                              (world, errors))
+        return float(errors.max(initial=0.0))
 
-    def error(self) -> float:
-        return self.worst
+    def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
+        """Whether joints first..end-1 stay within precision, and how many row ranges
+        (``rows``) that took: the others' world matrices are stale."""
+        for done in range(1, len(self.rows) + 1):
+            if self._check(first, end, done - 1) > precision:
+                return False, done
+        return True, len(self.rows)
+
+    def assemble(self, chosen: Sequence[Optional[Track]], precision: float = math.inf) -> bool:
+        """The poses of ``chosen``; whether they are within ``precision`` (above it the rows
+        after the first failing ones are left stale)."""
+        for i, k, a in self.slots:
+            level = _level(chosen[i])
+            if self.levels.get(i) != level:
+                self.local[k][:, a] = self.samples[i][level]
+                self.levels[i] = level
+        return self._within(0, self.parents.size, precision)[0]
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
         """Track i at ``level`` if the subtree it moves stays within precision (kept then;
-        otherwise the subtree is computed back from the kept samples)."""
+        otherwise the rows it reached are computed back from the kept samples)."""
         ch = self.clip.channels[i]
         a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
         b = a + int(self.size[ch.node])
         kept = self.local[k][:, a].copy()
         self.local[k][:, a] = self.samples[i][level]
-        if self._check(a, b) <= precision:
-            return True
-        self.local[k][:, a] = kept
-        self._check(a, b)
-        return False
+        ok, done = self._within(a, b, precision)
+        if ok:
+            self.levels[i] = level
+        else:
+            self.local[k][:, a] = kept
+            for rows in range(done):
+                self._check(a, b, rows)
+        return ok
 
 
 def _short_rotations(clip: Clip) -> Clip:

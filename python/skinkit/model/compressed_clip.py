@@ -68,20 +68,53 @@ class Track:
 
     def segment_ranges(self) -> NDArray[np.float32]:
         """(segments, 2, c) float32: each segment's minima and extents as the decoder reads
-        them."""
+        them (those kept by ``keep_segment_ranges`` while they hold)."""
+        kept = self.__dict__.get("_ranges")
+        if kept is not None and kept[0] == self._range_key():
+            ranges: NDArray[np.float32] = kept[1]
+            return ranges
         if not self.seg_keys:
             return np.stack([self.minimum, self.extent])[None].astype(np.float32)
         return segment_ranges(self.minimum, self.extent, self.seg_codes)
 
     def code_bits(self, nkeys: int) -> NDArray[np.int64]:
-        """The first bit of every segment's codes, and the bits of all (segments + 1)."""
+        """The first bit of every segment's codes, and the bits of all (segments + 1) (those
+        kept by ``keep_code_bits`` while they hold)."""
         rows, per = self.rows(nkeys), self.seg_rows(nkeys)
-        c = self.stored_components()
+        kept = self.__dict__.get("_bits")
+        if kept is not None and kept[0] == (id(self.widths), rows, per):
+            offsets: NDArray[np.int64] = kept[1]
+            return offsets
         n = -(-rows // per)
-        counts = np.minimum(per, rows - per * np.arange(n))
-        bits = counts * self.widths.astype(np.int64).reshape(n, c).sum(axis=1)
-        offsets: NDArray[np.int64] = np.concatenate([[0], np.cumsum(bits)]).astype(np.int64)
+        counts = np.full(n, per, np.int64)
+        counts[n - 1:] = rows - per * (n - 1)                   # the last segment: what is left
+        offsets = np.zeros(n + 1, np.int64)
+        np.cumsum(counts * self.widths.reshape(n, -1).sum(axis=1, dtype=np.int64),
+                  out=offsets[1:])
         return offsets
+
+    # The encoder (``compress``) builds every bit rate of a track's range layout, each track a
+    # copy of the layout's attributes: their segment ranges are one array, computed once, and
+    # the code bits of all rates one cumsum.  A track keeps them (read-only) for as long as the
+    # arrays they come from are the same objects (and the numbers the same); ``compress``
+    # returns tracks without them.
+
+    def _range_key(self) -> Tuple[int, int, int, int]:
+        return id(self.minimum), id(self.extent), id(self.seg_codes), self.seg_keys
+
+    def keep_segment_ranges(self) -> NDArray[np.float32]:
+        """``segment_ranges``, kept (and shared by copies of this track's attributes)."""
+        self.__dict__.pop("_ranges", None)
+        ranges = self.segment_ranges()
+        ranges.flags.writeable = False
+        self._ranges = (self._range_key(), ranges, (self.minimum, self.extent, self.seg_codes))
+        return ranges
+
+    def keep_code_bits(self, rows: int, per: int, offsets: NDArray[np.int64]) -> None:
+        """Keeps ``offsets`` as ``code_bits`` of ``rows`` rows in segments of ``per`` rows at
+        the present ``widths``."""
+        offsets.flags.writeable = False
+        self._bits = ((id(self.widths), rows, per), offsets, self.widths)
 
     def stored_components(self) -> int:
         """Components stored per key: a quantized or constant STEP or LINEAR rotation drops
@@ -97,17 +130,6 @@ def level_name(level: int) -> str:
     """A track level in words, for reprs and ``skinkit info``."""
     return {CONSTANT: "constant", CONSTANT24: "constant, 24-bit", KEYS24: "24-bit keys",
             RAW: "raw"}.get(level, f"{level} bits")
-
-
-def pack_codes(codes: NDArray[Any], widths: NDArray[np.uint8], per: int) -> bytes:
-    """Unsigned codes (rows, C) in segments of ``per`` rows, component c of segment s
-    ``widths[s, c]`` bits long, packed segment after segment and row after row, least
-    significant bit first, with no padding between segments."""
-    w = widths.astype(np.int64)[np.arange(codes.shape[0]) // per]            # (rows, C)
-    top = int(np.max(w, initial=0))
-    planes = (codes.astype(np.uint32)[..., None] >> np.arange(top, dtype=np.uint32)) & 1
-    bits = planes[np.arange(top) < w[..., None]].astype(np.uint8)      # row, component, bit
-    return bytes(np.packbits(bits, bitorder="little"))
 
 
 def to_float24(values: NDArray[Any]) -> bytes:

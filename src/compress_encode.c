@@ -1,0 +1,43 @@
+/* compress_encode.c -- the encoder's inner loop (skinkit.model.compress, _Quantizer.track): a
+ * track's keys, each component a fraction of its segment's range, rounded to its bits and
+ * packed as the decoder reads them (compress_decode.c).  Plain C99, doubles: the fractions are
+ * NumPy's float64, and the codes are those of np.clip(np.rint(unit * (2^w - 1)), 0, 2^w - 1). */
+#include <math.h>
+#include <string.h>
+
+#include "skinkit.h"
+
+size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t per)
+{
+    size_t bits = 0;
+    for (size_t r = 0; r < rows; r += per) {
+        size_t n = rows - r < per ? rows - r : per, w = 0;
+        for (size_t c = 0; c < ncomp; c++)
+            w += widths[r / per * ncomp + c];
+        bits += n * w;
+    }
+    return (bits + 7) / 8;
+}
+
+void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint8_t *widths,
+                       size_t per, uint8_t *SK_RESTRICT out)
+{
+    uint64_t acc = 0;      /* bits not yet written, the first in bit 0 */
+    unsigned held = 0;
+    memset(out, 0, sk_code_bytes(rows, ncomp, widths, per));
+    for (size_t r = 0; r < rows; r++) {
+        const uint8_t *w = widths + r / per * ncomp;
+        for (size_t c = 0; c < ncomp; c++) {
+            if (w[c] == 0)
+                continue;
+            double scale = (double)((UINT64_C(1) << w[c]) - 1);
+            double x = rint(unit[r * ncomp + c] * scale);
+            x = x > scale ? scale : x;
+            acc |= (uint64_t)(x > 0 ? x : 0) << held;
+            for (held += w[c]; held >= 8; held -= 8, acc >>= 8)
+                *out++ = (uint8_t)acc;
+        }
+    }
+    if (held)
+        *out = (uint8_t)acc;
+}
