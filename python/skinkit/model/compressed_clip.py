@@ -447,10 +447,10 @@ class CompressedPlayback(_core.CompressedPlayer):
     last one finds it without a search), each lane group of rotation tracks its decoded keys,
     their slerp constants and its segments (``sk_play_cclip``, the bits of ``sample``); the rest
     pose and the constant tracks are written once (a first sample), and each call decodes the
-    keyed tracks only.  ``sample`` is the C method
-    itself (``_core.CompressedPlayer``, which checks the clip's table once and keeps copies of
-    its offsets): a float time goes from the call straight to the decoder.  For one thread at a
-    time (make one per thread).
+    keyed tracks only.  ``sample`` is the C method itself (``_core.CompressedPlayer``, over the
+    clip's checked table, ``_core.CompressedDecoder``, with copies of its offsets): a float time
+    goes from the call straight to the decoder.  For one thread at a time (make one per
+    thread).
 
     Parameters
     ----------
