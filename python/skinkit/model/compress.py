@@ -530,7 +530,7 @@ class _Poses:
         rot, tr, sc, reference, shells, world, errors = self.rows[rows]
         _core._shell_error_fk(self.parents, rot, tr, sc, reference, shells, mask,
                               (world, errors))
-        return float(errors.max(initial=0.0))
+        return float(np.max(errors, initial=0.0))
 
     def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
         """Whether joints first..end-1 stay within precision, and how many row ranges
