@@ -196,9 +196,10 @@ class _Problem:
         self.order, self.pos, self.size = _preorder(parents)
         self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
                                 -1).astype(np.int32)                  # in preorder
-        self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = (
-            np.asarray(skeleton.translations, np.float64),
-            np.asarray(skeleton.rotations, np.float64), np.asarray(skeleton.scales, np.float64))
+        # the rest pose as the samplers write it (in the clip's dtype), where no track is
+        self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = tuple(  # type: ignore
+            np.asarray(r, clip.dtype).astype(np.float64)
+            for r in (skeleton.translations, skeleton.rotations, skeleton.scales))
         t = dense_times(clip)
         key = np.zeros(t.size, bool)
         key[::4] = True                        # dense_times' every 4th time is a key time
@@ -208,6 +209,25 @@ class _Problem:
         t, r, s = (np.asarray(a, np.float64)[:, self.order] for a in self.source)
         self.world = np.asarray(forward_kinematics(self.parents, r, t, s))
         self.weights = clip.sample_weights(self.t)
+
+    def at(self, rows: NDArray[np.int64]) -> _Problem:
+        """The problem at the rows ``rows`` (sorted) of its dense times alone."""
+        sub = object.__new__(_Problem)
+        sub.__dict__.update(self.__dict__)
+        sub.t, sub.shells, sub.world = self.t[rows], self.shells[rows], self.world[rows]
+        sub.keys = int(np.count_nonzero(rows < self.keys))
+        sub.source = tuple(a[rows] for a in self.source)
+        sub.weights = {k: v[rows] for k, v in self.weights.items()}
+        return sub
+
+    def failing(self, decoded: CompressedClip, limit: Dict[bool, float]) -> NDArray[np.int64]:
+        """The rows at which the decoder's own samples of ``decoded`` exceed the precision at a
+        joint (``limit[False]``) or a morph weight (``limit[True]``)."""
+        bad = np.max(self.pose_error(decoded), axis=1, initial=0.0) > limit[False]
+        w = decoded.sample_weights(self.t)
+        for k, v in self.weights.items():
+            bad |= np.max(np.abs(w.get(k, 0) - v), axis=1, initial=0.0) > limit[True]
+        return np.flatnonzero(bad)
 
     def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
         """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
@@ -247,11 +267,10 @@ def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
                   lever: NDArray[Any]) -> NDArray[np.float64]:
     """Bounds of the object-space error each of M tracks of one path causes alone (T samples
     of M tracks, (T, M, C); ``lever`` (T, M): ``_levers``): (M,)."""
-    if path == "rotation":      # sqrt(1 - min(|dot|, 1)^2) lever, in place
-        bound = np.abs(np.einsum("tmc,tmc->tm", src, lossy))
-        np.minimum(bound, 1, out=bound)
-        np.multiply(bound, bound, out=bound)
-        np.sqrt(np.subtract(1, bound, out=bound), out=bound)
+    if path == "rotation":      # the nearer of |src - lossy| and |src + lossy|, times lever
+        near = np.einsum("tmc,tmc->tm", src, lossy) >= 0
+        diff = np.where(near[..., None], src - lossy, src + lossy)
+        bound = np.sqrt(np.einsum("tmc,tmc->tm", diff, diff))
         return np.asarray(np.max(np.multiply(bound, lever, out=bound), axis=0), np.float64)
     diff = np.subtract(src, lossy)                       # |src - lossy| lever, in place
     np.multiply(np.abs(diff, out=diff), lever[..., None], out=diff)
@@ -262,9 +281,11 @@ def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
 def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
             parent_scale: NDArray[Any]) -> NDArray[np.float64]:
     """What multiplies a track's own error to bound the object-space error it causes, (T, M):
-    a rotation error of angle a moves a vertex at distance r by 2 sin(a/2) r <= 2 sqrt(1 -
-    cos^2(a/2)) r; a translation moves everything below by its error; a scale error of e moves
-    a vertex at r by r e / s."""
+    a rotation error of angle a moves a vertex at distance r by 2 sin(a/2) r = 4 sin(a/4)
+    cos(a/4) r <= 2 |q - q'| r (q' the nearer of the lossy quaternion and its negative: the
+    chord, well conditioned for small angles where 1 - cos(a/2) is lost to rounding, and for
+    keys not quite unit in float32); a translation moves everything below by its error; a
+    scale error of e moves a vertex at r by r e / s."""
     if path == "rotation":
         return np.asarray(2 * reach * parent_scale, np.float64)
     if path == "translation":
@@ -378,10 +399,39 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
             levels[DEFAULT] = None
         candidates.append(levels)
         sources.append(vals)
-    errors, samples = _level_errors(prob, clip, candidates, time_arrays)
-    poses = _Poses(prob, clip, samples)
     limit = {True: float(weights_precision), False: float(precision)}
     costs = [{lv: _cost(tr) for lv, tr in levels.items()} for levels in candidates]
+
+    def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
+        return CompressedClip(clip.name, clip.dtype, n, time_arrays,
+                              [tr for tr in chosen if tr is not None])
+
+    # the search at the key rows first; the rows where the decoder's own samples of its choice
+    # exceed a precision join them, and the search runs again, until the choice passes at every
+    # row (or the rows stop growing: the keys as they are)
+    rows = np.arange(prob.keys)
+    while True:
+        best = _search(prob.at(rows), clip, candidates, costs, time_arrays, limit, refine)
+        failing = prob.failing(build(best), limit)
+        grown = np.union1d(rows, failing)
+        if not failing.size or grown.size == rows.size:
+            break
+        rows = grown
+    if failing.size:             # a search whose every try failed: the keys as they are
+        best = [c[RAW] for c in candidates]
+    # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
+    return build([None if tr is None else replace(tr) for tr in best])
+
+
+def _search(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
+            costs: List[Dict[int, int]], time_arrays: List[NDArray[np.float64]],
+            limit: Dict[bool, float], refine: bool) -> List[Optional[Track]]:
+    """Each track's level under the exact check at the rows of ``prob``: the largest common
+    tolerance of the bounds (``_level_errors``) that passes, by bisection, then with ``refine``
+    each track one level cheaper at a time while its subtree stays within the precision."""
+    precision, weights_precision = limit[False], limit[True]
+    errors, samples = _level_errors(prob, clip, candidates, time_arrays)
+    poses = _Poses(prob, clip, samples)
 
     def pick(tol: float) -> List[Optional[Track]]:
         chosen = []
@@ -391,31 +441,14 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
             chosen.append(levels[min(ok, key=cost.__getitem__)] if ok else levels[RAW])
         return chosen
 
-    def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
-        return CompressedClip(clip.name, clip.dtype, n, time_arrays,
-                              [tr for tr in chosen if tr is not None])
-
-    def fits(chosen: Sequence[Optional[Track]]) -> bool:
-        """The exact check from the decoded samples (weights tracks: exact in ``pick``)."""
-        return poses.assemble(chosen, precision)
-
-    def passes(chosen: Sequence[Optional[Track]]) -> bool:
-        """The exact check of the decoder's own samples."""
-        decoded = build(chosen)
-        if float(np.max(prob.pose_error(decoded), initial=0.0)) > precision:
-            return False
-        w = decoded.sample_weights(prob.t)
-        return all(float(np.abs(w.get(k, 0) - v).max(initial=0.0)) <= limit[True]
-                   for k, v in prob.weights.items())
-
-    lo, hi = 0.0, float(precision)
+    lo, hi = 0.0, precision
     best, trial = pick(0.0), pick(hi)
-    if fits(trial):
+    if poses.assemble(trial, precision):
         best, lo, hi = trial, hi, 64.0 * hi
     for _ in range(10):
         mid = 0.5 * (lo + hi)
         trial = pick(mid)
-        if fits(trial):
+        if poses.assemble(trial, precision):
             best, lo = trial, mid
         else:
             hi = mid
@@ -432,10 +465,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
                     best[i] = candidates[i][lv]
                 elif lv != KEYS24:    # the others' errors grow as their costs fall
                     break
-    if not passes(best):          # a search whose every try failed: the keys as they are
-        best = [c[RAW] for c in candidates]
-    # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
-    return build([None if tr is None else replace(tr) for tr in best])
+    return best
 
 
 Samples = List[Dict[int, NDArray[Any]]]
