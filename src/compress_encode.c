@@ -1,7 +1,8 @@
-/* compress_encode.c -- the encoder's inner loop (skinkit.model.compress, _Quantizer.track): a
- * track's keys, each component a fraction of its segment's range, rounded to its bits and
- * packed as the decoder reads them (compress_decode.c).  Plain C99, doubles: the fractions are
- * NumPy's float64, and the codes are those of np.clip(np.rint(unit * (2^w - 1)), 0, 2^w - 1). */
+/* compress_encode.c -- the encoder's inner loops (skinkit.model.compress): a track's keys, each
+ * component a fraction of its segment's range, rounded to its bits and packed as the decoder
+ * reads them (compress_decode.c; _Quantizer.track), and the bound of the object-space error
+ * tracks cause alone at a level (_track_errors).  Plain C99, doubles: the fractions are NumPy's
+ * float64, and the codes are those of np.clip(np.rint(unit * (2^w - 1)), 0, 2^w - 1). */
 #include <math.h>
 #include <string.h>
 
@@ -40,4 +41,35 @@ void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint
     }
     if (held)
         *out = (uint8_t)acc;
+}
+
+void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
+                     const double *lossy, const double *lever, double *SK_RESTRICT bound)
+{
+    for (size_t m = 0; m < tracks; m++)
+        bound[m] = 0;
+    for (size_t t = 0; t < times; t++) {
+        for (size_t m = 0; m < tracks; m++) {
+            const double *a = src + (t * tracks + m) * ncomp, *b = lossy + (t * tracks + m) * ncomp;
+            double e = 0;
+            if (rotation) {    /* the chord to the nearer of b and -b */
+                double dot = 0, sq = 0;
+                for (size_t c = 0; c < ncomp; c++)
+                    dot += a[c] * b[c];
+                double sign = dot >= 0 ? 1 : -1;
+                for (size_t c = 0; c < ncomp; c++) {
+                    double d = a[c] - sign * b[c];
+                    sq += d * d;
+                }
+                e = sqrt(sq);
+            } else {
+                for (size_t c = 0; c < ncomp; c++) {
+                    double d = fabs(a[c] - b[c]);
+                    e = d > e ? d : e;
+                }
+            }
+            e *= lever[t * tracks + m];
+            bound[m] = e > bound[m] || e != e ? e : bound[m];    /* NaN kept, as np.max */
+        }
+    }
 }

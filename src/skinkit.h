@@ -431,6 +431,13 @@ size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t pe
 void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint8_t *widths,
                        size_t per, uint8_t *SK_RESTRICT out);
 
+/* bound[m] = max over t < times of lever[t, m] e(t, m), the error of track m of lossy against
+   src ((times, tracks, ncomp) row-major each) at time t: with `rotation` the chord |a - b| to
+   the nearer of b and -b (quaternions), else the largest |a_c - b_c|; a NaN error makes
+   the bound NaN (skinkit.model.compress's bounds of the error a track causes alone at a level). */
+void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
+                     const double *lossy, const double *lever, double *SK_RESTRICT bound);
+
 /* An output of at least this many bytes is written with streaming stores (sk_sample_clip, and
    the callers of sk_fill_rows): stores that do not read a line first, for outputs too large
    to be read from the caches next (sample.c gives the measurement). */

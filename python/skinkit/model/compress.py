@@ -266,16 +266,12 @@ class _Problem:
 def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
                   lever: NDArray[Any]) -> NDArray[np.float64]:
     """Bounds of the object-space error each of M tracks of one path causes alone (T samples
-    of M tracks, (T, M, C); ``lever`` (T, M): ``_levers``): (M,)."""
-    if path == "rotation":      # the nearer of |src - lossy| and |src + lossy|, times lever
-        near = np.einsum("tmc,tmc->tm", src, lossy) >= 0
-        diff = np.where(near[..., None], src - lossy, src + lossy)
-        bound = np.sqrt(np.einsum("tmc,tmc->tm", diff, diff))
-        return np.asarray(np.max(np.multiply(bound, lever, out=bound), axis=0), np.float64)
-    diff = np.subtract(src, lossy)                       # |src - lossy| lever, in place
-    np.multiply(np.abs(diff, out=diff), lever[..., None], out=diff)
-    # over times first: NumPy reduces the short axis of components slowly
-    return np.asarray(np.max(diff, axis=0).max(axis=-1), np.float64)
+    of M tracks, (T, M, C) float64; ``lever`` (T, M): ``_levers``): (M,), the largest over the
+    times of the lever times the chord to the nearer of the lossy quaternion and its negative
+    (rotations) or the largest component difference (``_core.track_bounds``)."""
+    return _core.track_bounds(np.ascontiguousarray(src, np.float64),
+                              np.ascontiguousarray(lossy, np.float64),
+                              np.ascontiguousarray(lever, np.float64), path == "rotation")
 
 
 def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
