@@ -298,6 +298,35 @@ def _cost(tr: Optional[Track]) -> int:
     return 3 + len(tr.payload) + (ranges if tr.level in BIT_RATES else 0)
 
 
+def _levels(ch: Channel, base: Track, dtype: np.dtype[Any]) -> Dict[int, Optional[Track]]:
+    """The levels of channel ``ch`` that the search tries, as tracks (``base``'s fields):
+    level -> track (None: DEFAULT)."""
+    vals = np.asarray(ch.values, np.float64)
+    if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
+        unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
+        vals, base.dropped = _drop(unit)
+    raw = _with(base, payload=np.asarray(ch.values, dtype).tobytes())
+    levels: Dict[int, Optional[Track]] = {RAW: raw}
+    cubic = ch.interpolation == "CUBICSPLINE"
+    for lv in CONSTANTS:
+        levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
+    levels[KEYS24] = _encode(vals, base, KEYS24)
+    # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
+    # none is tried that the raw keys undercut
+    raw_cost = _cost(raw)
+    if 3 + 9 * vals.shape[1] + 1 < raw_cost:
+        layouts = [_Quantizer(vals, _layout(vals, base, keys))
+                   for keys in (0, SEGMENT_KEYS) if keys < len(ch.times)]
+        for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
+            sizes = [q.costs[k] for q in layouts]
+            q = layouts[sizes.index(min(sizes))]
+            if q.costs[k] < raw_cost:
+                levels[b] = q.track(k)
+    if ch.path in PATHS:
+        levels[DEFAULT] = None
+    return levels
+
+
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
              shell_distance: float = 0.03, weights_precision: float = 1e-3,
              refine: bool = True) -> CompressedClip:
@@ -361,7 +390,6 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     times: Dict[bytes, int] = {}
     time_arrays: List[NDArray[np.float64]] = []
     candidates: List[Dict[int, Optional[Track]]] = []
-    sources: List[NDArray[np.float64]] = []
     for ch in clip.channels:
         kt = np.asarray(ch.times, np.float64)
         times.setdefault(kt.tobytes(), len(times))
@@ -370,31 +398,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         path = PATH_NAMES.index(ch.path)
         base = Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation), times[kt.tobytes()],
                      int(np.shape(ch.values)[1]), RAW)
-        vals = np.asarray(ch.values, np.float64)
-        if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
-            unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
-            vals, base.dropped = _drop(unit)
-        raw = _with(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
-        levels: Dict[int, Optional[Track]] = {RAW: raw}
-        cubic = ch.interpolation == "CUBICSPLINE"
-        for lv in CONSTANTS:
-            levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
-        levels[KEYS24] = _encode(vals, base, KEYS24)
-        # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
-        # none is tried that the raw keys undercut
-        raw_cost = _cost(raw)
-        if 3 + 9 * vals.shape[1] + 1 < raw_cost:
-            layouts = [_Quantizer(vals, _layout(vals, base, keys))
-                       for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
-            for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
-                sizes = [q.costs[k] for q in layouts]
-                q = layouts[sizes.index(min(sizes))]
-                if q.costs[k] < raw_cost:
-                    levels[b] = q.track(k)
-        if ch.path in PATHS:
-            levels[DEFAULT] = None
-        candidates.append(levels)
-        sources.append(vals)
+        candidates.append(_levels(ch, base, clip.dtype))
     limit = {True: float(weights_precision), False: float(precision)}
     costs = [{lv: _cost(tr) for lv, tr in levels.items()} for levels in candidates]
 
