@@ -110,6 +110,13 @@ static PyMethodDef methods[] = {
      "quantize_codes(unit, widths, per) -> bytes\n\nA track's codes (skinkit.model.compress): "
      "unit (rows, C) float64 fractions of their segment's range, each rounded to its segment's "
      "widths (segments, C) uint8 bits and packed least significant bit first."},
+    {"rate_bounds", py_rate_bounds, METH_VARARGS,
+     "rate_bounds(unit, widths, ranges, per, row0, step, src, lever, dropped, rotation) -> "
+     "bound\n\nThe bounds of the error a quantized track causes alone at each bit rate "
+     "(skinkit.model.compress): unit (rows, C) float64 fractions, widths (rates, segments, C) "
+     "uint8, ranges (segments, 2, C) float64, the keys rows row0::step, src (keys, C or C + 1) "
+     "float64, lever (keys,) float64, dropped (-1 or the restored component), rotation -> "
+     "(rates,) float64."},
     {"track_bounds", py_track_bounds, METH_VARARGS,
      "track_bounds(src, lossy, lever, rotation) -> bound\n\nThe bounds of the error M tracks "
      "cause alone (skinkit.model.compress): src, lossy (T, M, C) float64, lever (T, M) float64 "

@@ -82,3 +82,61 @@ PyObject *py_track_bounds(PyObject *self, PyObject *args)
                         PyArray_DATA((PyArrayObject *)res));
     return res;
 }
+
+PyObject *py_rate_bounds(PyObject *self, PyObject *args)
+{
+    PyObject *unit, *widths, *ranges, *src, *lever;
+    Py_ssize_t per, row0, step;
+    int dropped, rotation;
+    if (!PyArg_ParseTuple(args, "OOOnnnOOip:rate_bounds", &unit, &widths, &ranges, &per, &row0,
+                          &step, &src, &lever, &dropped, &rotation) ||
+        check_encode_array(unit, "rate_bounds", "unit", NPY_DOUBLE, 2) < 0 ||
+        check_encode_array(widths, "rate_bounds", "widths", NPY_UINT8, 3) < 0 ||
+        check_encode_array(ranges, "rate_bounds", "ranges", NPY_DOUBLE, 3) < 0 ||
+        check_encode_array(src, "rate_bounds", "src", NPY_DOUBLE, 2) < 0 ||
+        check_encode_array(lever, "rate_bounds", "lever", NPY_DOUBLE, 1) < 0)
+        return NULL;
+    const npy_intp *ud = PyArray_DIMS((PyArrayObject *)unit);
+    const npy_intp *wd = PyArray_DIMS((PyArrayObject *)widths);
+    const npy_intp *rd = PyArray_DIMS((PyArrayObject *)ranges);
+    const npy_intp *sd = PyArray_DIMS((PyArrayObject *)src);
+    const npy_intp *ld = PyArray_DIMS((PyArrayObject *)lever);
+    if (per < 1 || step < 1 || row0 < 0 || ud[1] < 1 || ud[1] > 4 || dropped < -1 ||
+        dropped > ud[1]) {
+        PyErr_Format(PyExc_ValueError, "rate_bounds: per and step must be >= 1, row0 >= 0, "
+                     "unit 1 to 4 components and dropped -1 to their count, got per %zd, step "
+                     "%zd, row0 %zd, %zd components, dropped %d", per, step, row0,
+                     (Py_ssize_t)ud[1], dropped);
+        return NULL;
+    }
+    size_t rows = (size_t)ud[0], c = (size_t)ud[1], segs = (rows + (size_t)per - 1) / per;
+    size_t keys = rows > (size_t)row0 ? (rows - (size_t)row0 + (size_t)step - 1) / step : 0;
+    size_t full = c + (dropped >= 0);
+    if ((size_t)wd[1] != segs || (size_t)wd[2] != c || (size_t)rd[0] != segs || rd[1] != 2 ||
+        (size_t)rd[2] != c || (size_t)sd[0] != keys || (size_t)sd[1] != full ||
+        (size_t)ld[0] != keys) {
+        PyErr_Format(PyExc_ValueError, "rate_bounds: want widths (rates, %zu, %zu), ranges "
+                     "(%zu, 2, %zu), src (%zu, %zu), lever (%zu,)", segs, c, segs, c, keys, full,
+                     keys);
+        return NULL;
+    }
+    const uint8_t *w = PyArray_DATA((PyArrayObject *)widths);
+    for (npy_intp k = 0; k < wd[0] * wd[1] * wd[2]; k++)
+        if (w[k] > 32) {
+            PyErr_Format(PyExc_ValueError, "rate_bounds: widths must be <= 32, got %d",
+                         (int)w[k]);
+            return NULL;
+        }
+    npy_intp n = wd[0];
+    PyObject *res = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+    if (!res)
+        return NULL;
+    sk_rate_bounds_job job = {(size_t)n, segs, c, (size_t)per, keys, (size_t)row0, (size_t)step,
+                              dropped, rotation, PyArray_DATA((PyArrayObject *)unit),
+                              PyArray_DATA((PyArrayObject *)ranges),
+                              PyArray_DATA((PyArrayObject *)src),
+                              PyArray_DATA((PyArrayObject *)lever), w,
+                              PyArray_DATA((PyArrayObject *)res)};
+    sk_rate_bounds(&job);
+    return res;
+}

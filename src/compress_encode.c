@@ -1,7 +1,8 @@
 /* compress_encode.c -- the encoder's inner loops (skinkit.model.compress): a track's keys, each
  * component a fraction of its segment's range, rounded to its bits and packed as the decoder
  * reads them (compress_decode.c; _Quantizer.track), and the bound of the object-space error
- * tracks cause alone at a level (_track_errors).  Plain C99, doubles: the fractions are NumPy's
+ * tracks cause alone at a level (_track_errors), a track's bit rates straight from its
+ * fractions (_Levels.bounds).  Plain C99, doubles: the fractions are NumPy's
  * float64, and the codes are those of np.clip(np.rint(unit * (2^w - 1)), 0, 2^w - 1). */
 #include <math.h>
 #include <string.h>
@@ -43,6 +44,29 @@ void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint
         *out = (uint8_t)acc;
 }
 
+/* the error of a against b (n components each): the chord to the nearer of b and -b
+   (rotation), else the largest component difference */
+static double key_error(const double *a, const double *b, size_t n, int rotation)
+{
+    double e = 0;
+    if (rotation) {
+        double dot = 0, sq = 0;
+        for (size_t c = 0; c < n; c++)
+            dot += a[c] * b[c];
+        double sign = dot >= 0 ? 1 : -1;
+        for (size_t c = 0; c < n; c++) {
+            double d = a[c] - sign * b[c];
+            sq += d * d;
+        }
+        return sqrt(sq);
+    }
+    for (size_t c = 0; c < n; c++) {
+        double d = fabs(a[c] - b[c]);
+        e = d > e ? d : e;
+    }
+    return e;
+}
+
 void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
                      const double *lossy, const double *lever, double *SK_RESTRICT bound)
 {
@@ -51,25 +75,38 @@ void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, co
     for (size_t t = 0; t < times; t++) {
         for (size_t m = 0; m < tracks; m++) {
             const double *a = src + (t * tracks + m) * ncomp, *b = lossy + (t * tracks + m) * ncomp;
-            double e = 0;
-            if (rotation) {    /* the chord to the nearer of b and -b */
-                double dot = 0, sq = 0;
-                for (size_t c = 0; c < ncomp; c++)
-                    dot += a[c] * b[c];
-                double sign = dot >= 0 ? 1 : -1;
-                for (size_t c = 0; c < ncomp; c++) {
-                    double d = a[c] - sign * b[c];
-                    sq += d * d;
-                }
-                e = sqrt(sq);
-            } else {
-                for (size_t c = 0; c < ncomp; c++) {
-                    double d = fabs(a[c] - b[c]);
-                    e = d > e ? d : e;
-                }
-            }
+            double e = key_error(a, b, ncomp, rotation);
             e *= lever[t * tracks + m];
             bound[m] = e > bound[m] || e != e ? e : bound[m];    /* NaN kept, as np.max */
         }
+    }
+}
+
+void sk_rate_bounds(const sk_rate_bounds_job *job)
+{
+    size_t c = job->ncomp, full = job->dropped >= 0 ? c + 1 : c;
+    for (size_t k = 0; k < job->rates; k++) {
+        const uint8_t *widths = job->widths + k * job->segments * c;
+        double worst = 0;
+        for (size_t i = 0; i < job->keys; i++) {
+            size_t r = job->row0 + i * job->step, seg = r / job->per;
+            const double *u = job->unit + r * c, *lo = job->ranges + seg * 2 * c, *ext = lo + c;
+            double v[5], sq = 0;
+            for (size_t j = 0; j < c; j++) {
+                double scale = (double)((UINT64_C(1) << widths[seg * c + j]) - 1);
+                double q = scale > 0 ? rint(u[j] * scale) / scale : 0;
+                q = q < 0 ? 0 : q > 1 ? 1 : q;
+                v[j] = lo[j] + q * ext[j];
+                sq += v[j] * v[j];
+            }
+            if (job->dropped >= 0) {   /* the dropped component restored, >= 0 */
+                for (size_t j = c; j > (size_t)job->dropped; j--)
+                    v[j] = v[j - 1];
+                v[job->dropped] = sq < 1 ? sqrt(1 - sq) : 0;
+            }
+            double e = key_error(job->src + i * full, v, full, job->rotation) * job->lever[i];
+            worst = e > worst || e != e ? e : worst;    /* NaN kept, as np.max */
+        }
+        job->bound[k] = worst;
     }
 }

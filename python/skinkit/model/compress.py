@@ -26,11 +26,16 @@ Each channel becomes one track, stored at one of these levels:
 * raw: the keys as the clip's dtype (lossless).
 
 The bit rates come from a search: every track's own error at every level is bounded with lever
-arms from the source pose (a rotation error of angle a at joint j moves its descendants' vertices
-by at most 2 sin(a/2) times their distance from j), a common tolerance picks each track's
-cheapest level under it, bisection finds the largest tolerance whose exact hierarchical error
-passes, then each track tries cheaper levels one at a time under the exact check.  Morph weights
-are scalar tracks held to ``weights_precision`` each, on their own.
+arms from the source pose at its key times (a rotation error of angle a at joint j moves its
+descendants' vertices by at most 2 sin(a/2) times their distance from j; the keys at each level
+decoded from their fractions in float64, without packing them), a common tolerance picks each
+track's cheapest level under it, bisection finds the largest tolerance whose exact hierarchical
+error passes, then each track tries cheaper levels one at a time under the exact check.  The
+exact check runs on the decoder's own samples (of the levels the search reaches, decoded when
+first reached) at the key times first; the dense times where the decoder's samples of the
+choice exceed the precision join them, and the search runs again, until the choice passes at
+every dense time.  Morph weights are scalar tracks held to ``weights_precision`` each, on their
+own, by their exact errors.
 """
 from __future__ import annotations
 
@@ -46,7 +51,7 @@ from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, to_float24)
+                              CompressedClip, Track, from_float24, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
@@ -135,7 +140,19 @@ class _Quantizer:
         self.costs = [fixed + -(-int(b) // 8) for b in self.widths.sum(axis=2) @ self.count]
         # code_bits at each rate: the first bit of each segment, and the bits of all
         self.bits = np.zeros((len(BIT_RATES), count.size + 1), np.int64)
+        self._ranges: Optional[NDArray[np.float64]] = None      # for bounds, made once
         np.cumsum(self.widths.sum(axis=2).astype(np.int64) * count, axis=1, out=self.bits[:, 1:])
+
+    def bounds(self, ks: Sequence[int], row0: int, step: int, src: NDArray[np.float64],
+               lever: NDArray[np.float64], dropped: int, rotation: bool) -> NDArray[np.float64]:
+        """The bounds of the error at the bit rates ``BIT_RATES[k]``, k in ``ks``, of the
+        keys rows row0::step (``_core.rate_bounds``: decoded in float64 from the fractions,
+        the decoder's float32 rounding left out)."""
+        if self._ranges is None:
+            self._ranges = np.ascontiguousarray(self.layout.keep_segment_ranges(), np.float64)
+            self._widths = self.widths.astype(np.uint8)
+        return _core.rate_bounds(self.unit, self._widths[list(ks)], self._ranges, self.per,
+                                 row0, step, src, lever, dropped, rotation)
 
     def track(self, k: int) -> Track:
         """The track at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
@@ -205,8 +222,8 @@ class _Problem:
         key[::4] = True                        # dense_times' every 4th time is a key time
         self.t, self.keys = np.concatenate([t[key], t[~key]]), int(key.sum())
         self.shells = np.full(self.t.size, shell)
-        self.source = clip.sample(self.t, self.rest)
-        t, r, s = (np.asarray(a, np.float64)[:, self.order] for a in self.source)
+        t, r, s = (np.asarray(a, np.float64)[:, self.order]
+                   for a in clip.sample(self.t, self.rest))
         self.world = np.asarray(forward_kinematics(self.parents, r, t, s))
         self.weights = clip.sample_weights(self.t)
 
@@ -216,7 +233,6 @@ class _Problem:
         sub.__dict__.update(self.__dict__)
         sub.t, sub.shells, sub.world = self.t[rows], self.shells[rows], self.world[rows]
         sub.keys = int(np.count_nonzero(rows < self.keys))
-        sub.source = tuple(a[rows] for a in self.source)
         sub.weights = {k: v[rows] for k, v in self.weights.items()}
         return sub
 
@@ -298,33 +314,100 @@ def _cost(tr: Optional[Track]) -> int:
     return 3 + len(tr.payload) + (ranges if tr.level in BIT_RATES else 0)
 
 
-def _levels(ch: Channel, base: Track, dtype: np.dtype[Any]) -> Dict[int, Optional[Track]]:
-    """The levels of channel ``ch`` that the search tries, as tracks (``base``'s fields):
-    level -> track (None: DEFAULT)."""
-    vals = np.asarray(ch.values, np.float64)
-    if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
-        unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
-        vals, base.dropped = _drop(unit)
-    raw = _with(base, payload=np.asarray(ch.values, dtype).tobytes())
-    levels: Dict[int, Optional[Track]] = {RAW: raw}
-    cubic = ch.interpolation == "CUBICSPLINE"
-    for lv in CONSTANTS:
-        levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
-    levels[KEYS24] = _encode(vals, base, KEYS24)
-    # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
-    # none is tried that the raw keys undercut
-    raw_cost = _cost(raw)
-    if 3 + 9 * vals.shape[1] + 1 < raw_cost:
-        layouts = [_Quantizer(vals, _layout(vals, base, keys))
-                   for keys in (0, SEGMENT_KEYS) if keys < len(ch.times)]
-        for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
-            sizes = [q.costs[k] for q in layouts]
-            q = layouts[sizes.index(min(sizes))]
-            if q.costs[k] < raw_cost:
-                levels[b] = q.track(k)
-    if ch.path in PATHS:
-        levels[DEFAULT] = None
-    return levels
+class _Levels:
+    """The levels of channel ``ch`` that the search tries: their costs (``cost``), their tracks
+    (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and its keys at
+    each level as they decode, approximately (``keys``)."""
+
+    def __init__(self, ch: Channel, base: Track, dtype: np.dtype[Any]):
+        self.ch, self.cubic = ch, ch.interpolation == "CUBICSPLINE"
+        vals = np.asarray(ch.values, np.float64)
+        self.src = vals                         # the keys compared (rows, ncomp)
+        if ch.path == "rotation" and not self.cubic:
+            unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
+            vals, base.dropped = _drop(unit)
+            self.src = np.insert(vals, base.dropped, np.abs(unit[:, base.dropped]), axis=1)
+        self.vals, self.dropped = vals, base.dropped if ch.path == "rotation" else -1
+        raw = _with(base, payload=np.asarray(ch.values, dtype).tobytes())
+        self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
+        for lv in CONSTANTS:
+            self.tracks[lv] = _encode(vals[1::3] if self.cubic else vals, base, lv)
+        self.tracks[KEYS24] = _encode(vals, base, KEYS24)
+        self.rates: Dict[int, Tuple[_Quantizer, int]] = {}
+        self.cost = {lv: _cost(tr) for lv, tr in self.tracks.items()}
+        # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
+        # none is tried that the raw keys undercut
+        if 3 + 9 * vals.shape[1] + 1 < self.cost[RAW]:
+            layouts = [_Quantizer(vals, _layout(vals, base, keys))
+                       for keys in (0, SEGMENT_KEYS) if keys < len(ch.times)]
+            for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
+                sizes = [q.costs[k] for q in layouts]
+                q = layouts[sizes.index(min(sizes))]
+                if q.costs[k] < self.cost[RAW]:
+                    self.rates[b], self.cost[b] = (q, k), q.costs[k]
+        if ch.path in PATHS:
+            self.tracks[DEFAULT] = None
+            self.cost[DEFAULT] = 0
+
+    def track(self, lv: int) -> Optional[Track]:
+        if lv not in self.tracks:
+            q, k = self.rates[lv]
+            self.tracks[lv] = q.track(k)
+        return self.tracks[lv]
+
+    def bounds(self, src: NDArray[np.float64], lever: NDArray[np.float64],
+               rest: NDArray[np.float64]) -> Dict[int, float]:
+        """The bound of the error at each level (``_track_errors``) of the keys (their value
+        rows: not a CUBICSPLINE track's tangents) as they decode, approximately (float64, the
+        decoder's rounding to float32 left out), against ``src`` (keys, ncomp) with ``lever``
+        (keys,); ``rest``: the node's rest value (DEFAULT)."""
+        rows = slice(1, None, 3) if self.cubic else slice(None)
+        vals = self.vals[rows]
+        levels = [lv for lv in self.cost if lv not in self.rates]
+        stored = np.empty((vals.shape[0], len(levels), vals.shape[1]))
+        default = None
+        for j, lv in enumerate(levels):
+            tr = self.tracks[lv]
+            if lv == RAW:
+                stored[:, j] = vals
+            elif tr is None:
+                default = j
+            elif lv == KEYS24:
+                stored[:, j] = from_float24(tr.payload).reshape(-1, vals.shape[1])[rows]
+            else:
+                stored[:, j] = (np.frombuffer(tr.payload, np.float32) if lv == CONSTANT
+                                else from_float24(tr.payload))
+        lossy = self._full(stored)
+        if default is not None:
+            lossy[:, default] = rest
+        wide = np.empty_like(lossy)
+        wide[:] = src[:, None]
+        levers = np.empty(lossy.shape[:2])
+        levers[:] = lever[:, None]
+        rotation = self.ch.path == "rotation"
+        bounds = dict(zip(levels, _track_errors(self.ch.path, wide, lossy, levers).tolist()))
+        layouts: Dict[int, List[int]] = {}
+        for lv, (q, k) in self.rates.items():
+            layouts.setdefault(id(q), []).append(lv)
+        for lvs in layouts.values():
+            q = self.rates[lvs[0]][0]
+            got = q.bounds([self.rates[lv][1] for lv in lvs], 1 if self.cubic else 0,
+                           3 if self.cubic else 1, src, lever,
+                           -1 if self.cubic else self.dropped, rotation)
+            bounds.update(zip(lvs, got.tolist()))
+        return bounds
+
+    def _full(self, stored: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Stored components (..., c) as the channel's (a dropped rotation component
+        restored)."""
+        if self.dropped < 0 or self.cubic:
+            return stored
+        full = np.empty(stored.shape[:-1] + (4,))
+        full[..., [c for c in range(4) if c != self.dropped]] = stored
+        with np.errstate(over="ignore"):         # keys out of range: their bound inf
+            full[..., self.dropped] = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1),
+                                                         0))
+        return full
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
@@ -389,7 +472,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     prob = _Problem(clip, skeleton, float(shell_distance))
     times: Dict[bytes, int] = {}
     time_arrays: List[NDArray[np.float64]] = []
-    candidates: List[Dict[int, Optional[Track]]] = []
+    candidates: List[_Levels] = []
     for ch in clip.channels:
         kt = np.asarray(ch.times, np.float64)
         times.setdefault(kt.tobytes(), len(times))
@@ -398,47 +481,57 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         path = PATH_NAMES.index(ch.path)
         base = Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation), times[kt.tobytes()],
                      int(np.shape(ch.values)[1]), RAW)
-        candidates.append(_levels(ch, base, clip.dtype))
+        candidates.append(_Levels(ch, base, clip.dtype))
     limit = {True: float(weights_precision), False: float(precision)}
-    costs = [{lv: _cost(tr) for lv, tr in levels.items()} for levels in candidates]
+    bounds = _bounds(prob.at(np.arange(prob.keys)), clip, candidates)
 
     def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
         return CompressedClip(clip.name, clip.dtype, n, time_arrays,
                               [tr for tr in chosen if tr is not None])
+
+    def tracks_of(levels: Sequence[int]) -> List[Optional[Track]]:
+        return [c.track(lv) for c, lv in zip(candidates, levels)]
 
     # the search at the key rows first; the rows where the decoder's own samples of its choice
     # exceed a precision join them, and the search runs again, until the choice passes at every
     # row (or the rows stop growing: the keys as they are)
     rows = np.arange(prob.keys)
     while True:
-        best = _search(prob.at(rows), clip, candidates, costs, time_arrays, limit, refine)
-        failing = prob.failing(build(best), limit)
+        best = _search(prob.at(rows), clip, candidates, bounds, time_arrays, limit, refine)
+        tracks = tracks_of(best)
+        failing = prob.failing(build(tracks), limit)
         grown = np.union1d(rows, failing)
         if not failing.size or grown.size == rows.size:
             break
         rows = grown
     if failing.size:             # a search whose every try failed: the keys as they are
-        best = [c[RAW] for c in candidates]
+        tracks = [c.tracks[RAW] for c in candidates]
     # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
-    return build([None if tr is None else replace(tr) for tr in best])
+    return build([None if tr is None else replace(tr) for tr in tracks])
 
 
-def _search(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
-            costs: List[Dict[int, int]], time_arrays: List[NDArray[np.float64]],
-            limit: Dict[bool, float], refine: bool) -> List[Optional[Track]]:
+def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
+            bounds: List[Dict[int, float]], time_arrays: List[NDArray[np.float64]],
+            limit: Dict[bool, float], refine: bool) -> List[int]:
     """Each track's level under the exact check at the rows of ``prob``: the largest common
-    tolerance of the bounds (``_level_errors``) that passes, by bisection, then with ``refine``
-    each track one level cheaper at a time while its subtree stays within the precision."""
+    tolerance of the bounds (``_bounds``; a weights track: its exact error) that passes, by
+    bisection, then with ``refine`` each track one level cheaper at a time while its subtree
+    stays within the precision."""
     precision, weights_precision = limit[False], limit[True]
-    errors, samples = _level_errors(prob, clip, candidates, time_arrays)
-    poses = _Poses(prob, clip, samples)
+    poses = _Poses(prob, clip, candidates, time_arrays)
+    errors = list(bounds)
+    for i, ch in enumerate(clip.channels):
+        if ch.path == WEIGHTS:
+            got = poses.need([(i, lv) for lv in candidates[i].cost])
+            errors[i] = {lv: float(np.abs(got[i, lv] - prob.weights[ch.node]).max(initial=0.0))
+                         for lv in candidates[i].cost}
 
-    def pick(tol: float) -> List[Optional[Track]]:
+    def pick(tol: float) -> List[int]:
         chosen = []
-        for ch, levels, errs, cost in zip(clip.channels, candidates, errors, costs):
+        for ch, c, errs in zip(clip.channels, candidates, errors):
             bound = weights_precision if ch.path == WEIGHTS else tol
-            ok = [lv for lv in levels if errs[lv] <= bound]
-            chosen.append(levels[min(ok, key=cost.__getitem__)] if ok else levels[RAW])
+            ok = [lv for lv in c.cost if errs[lv] <= bound]
+            chosen.append(min(ok, key=c.cost.__getitem__) if ok else RAW)
         return chosen
 
     lo, hi = 0.0, precision
@@ -454,84 +547,56 @@ def _search(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Trac
             hi = mid
     if refine:   # each track one level cheaper at a time, while its subtree stays within
         poses.assemble(best)
-        for i in sorted(range(len(best)), key=lambda k: -costs[k][_level(best[k])]):
-            if clip.channels[i].path == WEIGHTS:
-                continue
-            cost = costs[i]
-            for lv in sorted(cost, key=cost.__getitem__, reverse=True):
-                if cost[lv] >= cost[_level(best[i])]:
-                    continue
+        order = [i for i in sorted(range(len(best)), key=lambda k: -candidates[k].cost[best[k]])
+                 if clip.channels[i].path != WEIGHTS]
+        cheaper = {}
+        for i in order:
+            cost = candidates[i].cost
+            cheaper[i] = [lv for lv in sorted(cost, key=cost.__getitem__, reverse=True)
+                          if cost[lv] < cost[best[i]]]
+        # the first few levels each track tries decoded at once, the others when reached
+        poses.need([(i, lv) for i in order for lv in cheaper[i][:3]])
+        for i in order:
+            poses.need([(i, lv) for lv in cheaper[i]])
+            for lv in cheaper[i]:
                 if poses.try_level(i, lv, precision):
-                    best[i] = candidates[i][lv]
+                    best[i] = lv
                 elif lv != KEYS24:    # the others' errors grow as their costs fall
                     break
     return best
 
 
-Samples = List[Dict[int, NDArray[Any]]]
-
-
-def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
-                  time_arrays: List[NDArray[np.float64]]) -> Tuple[List[Dict[int, float]],
-                                                                   Samples]:
-    """Each track's own error bound at each of its levels (``_track_errors``; a weights track:
-    its largest error), and its decoded samples at the dense times at each level (T, C)."""
+def _bounds(prob: _Problem, clip: Clip, candidates: List[_Levels]) -> List[Dict[int, float]]:
+    """Each track's bound of the error it causes alone at each of its levels, at its key times
+    (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately,
+    ``_Levels.keys``); weights tracks: none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
-    rest = prob.rest
-    errors: List[Dict[int, float]] = [{} for _ in candidates]
-    samples: Samples = [{} for _ in candidates]
-    paths = [PATH_NAMES.index(ch.path) for ch in clip.channels]
-    src: Dict[Tuple[int, ...], NDArray[np.float64]] = {}   # (path, tracks): samples (T, M, C)
-    lever: Dict[Tuple[int, ...], NDArray[np.float64]] = {}  # and their levers (T, M)
-    for lv in sorted({lv for c in candidates for lv in c}):
-        has = [i for i, c in enumerate(candidates) if lv in c]
-        if lv == DEFAULT:
-            pose = tuple(np.broadcast_to(r, (prob.t.size,) + r.shape) for r in rest)
-        else:
-            sampled = CompressedClip(clip.name, clip.dtype, prob.count, time_arrays,
-                                     [t for t in (candidates[i][lv] for i in has)
-                                      if t is not None])
-            pose = sampled.sample(prob.t, rest)
-            weights = sampled.sample_weights(prob.t)
-        for k, path in enumerate(PATH_NAMES):
-            mine = [i for i in has if paths[i] == k]
-            if not mine:
-                continue
-            listed = [clip.channels[i].node for i in mine]
-            nodes: Union[List[int], slice] = listed
-            if listed == list(range(listed[0], listed[0] + len(listed))):  # a view, no gather
-                nodes = slice(listed[0], listed[0] + len(listed))
-            if path == WEIGHTS:
-                for i in mine:
-                    node = clip.channels[i].node
-                    errors[i][lv] = float(np.abs(weights[node] - prob.weights[node]).max())
-                continue
-            key = (k,) + tuple(mine)
-            if key not in src:
-                src[key] = np.asarray(prob.source[k][:, nodes], np.float64)
-                lever[key] = _levers(path, src[key], reach[:, nodes], parent_scale[:, nodes])
-            lossy = np.asarray(pose[k][:, nodes], np.float64)
-            bound = _track_errors(path, src[key], lossy, lever[key])
-            for m, i in enumerate(mine):
-                samples[i][lv] = lossy[:, m]
-                errors[i][lv] = float(bound[m])
-    return errors, samples
-
-
-def _level(tr: Optional[Track]) -> int:
-    return DEFAULT if tr is None else tr.level
+    errors: List[Dict[int, float]] = []
+    for ch, c in zip(clip.channels, candidates):
+        if ch.path == WEIGHTS:
+            errors.append({})
+            continue
+        at = np.searchsorted(prob.t, np.asarray(ch.times, np.float64))
+        src = c.src[1::3] if c.cubic else c.src
+        lever = _levers(ch.path, src, reach[at, ch.node], parent_scale[at, ch.node])
+        errors.append(c.bounds(np.ascontiguousarray(src), np.ascontiguousarray(lever),
+                               prob.rest[list(PATHS).index(ch.path)][ch.node]))
+    return errors
 
 
 class _Poses:
     """The local poses and world matrices of a choice of levels, assembled from each track's
-    decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
+    decoded samples (``need``), and the exact check of one track changed, by FK of its
     joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
     matrices kept).  The joints are held in depth-first preorder, where every subtree is one
     range.  A check runs on the key rows first (``_Problem``, a quarter of the rows): an error
     above the precision there fails it without the other rows."""
 
-    def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
-        self.prob, self.clip, self.samples = prob, clip, samples
+    def __init__(self, prob: _Problem, clip: Clip, candidates: List[_Levels],
+                 time_arrays: List[NDArray[np.float64]]):
+        self.prob, self.clip, self.candidates, self.time_arrays = prob, clip, candidates, \
+            time_arrays
+        self.samples: Dict[Tuple[int, int], NDArray[np.float64]] = {}
         self.order, self.pos, self.size, self.parents = prob.order, prob.pos, prob.size, \
             prob.parents
         t, n = prob.t.size, prob.count
@@ -570,13 +635,45 @@ class _Poses:
                 return False, done
         return True, len(self.rows)
 
-    def assemble(self, chosen: Sequence[Optional[Track]], precision: float = math.inf) -> bool:
-        """The poses of ``chosen``; whether they are within ``precision`` (above it the rows
-        after the first failing ones are left stale)."""
+    def need(self, pairs: Sequence[Tuple[int, int]]) -> Dict[Tuple[int, int], NDArray[Any]]:
+        """The decoder's samples of tracks at levels, (track, level) each, at the rows (T, C),
+        those not yet held decoded at once: each track on a node of its own in one clip."""
+        rest = self.prob.rest
+        tracks, where = [], []
+        nodes = [0] * (len(PATHS) + 1)
+        for i, lv in pairs:
+            if (i, lv) in self.samples:
+                continue
+            tr = self.candidates[i].track(lv)
+            ch = self.clip.channels[i]
+            if tr is None:          # DEFAULT: the rest pose as the sampler writes it
+                k = list(PATHS).index(ch.path)
+                self.samples[i, lv] = np.broadcast_to(rest[k][ch.node], (self.prob.t.size,) +
+                                                      rest[k][ch.node].shape)
+                continue
+            tracks.append(_with(tr, node=nodes[tr.path]))
+            where.append((i, lv, tr.path, nodes[tr.path]))
+            nodes[tr.path] += 1
+        if tracks:
+            n = max(nodes)
+            decoded = CompressedClip(self.clip.name, self.clip.dtype, n, self.time_arrays,
+                                     tracks)
+            pose = decoded.sample(self.prob.t, (np.zeros((n, 3)), np.tile([0.0, 0, 0, 1], (n, 1)),
+                                                np.ones((n, 3))))
+            weights = decoded.sample_weights(self.prob.t) if nodes[len(PATHS)] else {}
+            for i, lv, path, node in where:
+                self.samples[i, lv] = np.asarray(weights[node] if path == len(PATHS)
+                                                 else pose[path][:, node], np.float64)
+        return self.samples
+
+    def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:
+        """The poses of the levels ``chosen``; whether they are within ``precision`` (above it
+        the rows after the first failing ones are left stale)."""
+        self.need([(i, chosen[i]) for i, _, _ in self.slots])
         for i, k, a in self.slots:
-            level = _level(chosen[i])
+            level = chosen[i]
             if self.levels.get(i) != level:
-                self.local[k][:, a] = self.samples[i][level]
+                self.local[k][:, a] = self.samples[i, level]
                 self.levels[i] = level
         return self._within(0, self.parents.size, precision)[0]
 
@@ -587,7 +684,7 @@ class _Poses:
         a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
         b = a + int(self.size[ch.node])
         kept = self.local[k][:, a].copy()
-        self.local[k][:, a] = self.samples[i][level]
+        self.local[k][:, a] = self.samples[i, level]
         ok, done = self._within(a, b, precision)
         if ok:
             self.levels[i] = level
