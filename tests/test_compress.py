@@ -207,10 +207,10 @@ def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
     rows = keys * (3 if interp == "CUBICSPLINE" else 1)
     values = np.cumsum(rng.normal(0, 0.1, (rows, 3)), axis=0)
     base = Track(0, 0, ["STEP", "LINEAR", "CUBICSPLINE"].index(interp), 0, 3, RAW)
-    q = _Quantizer(values, _layout(values, base, 16))
+    q = _Quantizer(values[None], [_layout(values, base, 16)])
     k = BIT_RATES.index(10)
-    tr = q.track(k)
-    assert q.costs[k] == _cost(tr)                       # counted as the packed track's
+    tr = q.track(0, k)
+    assert q.costs[0][k] == _cost(tr)                    # counted as the packed track's
     assert tr.seg_codes.shape == (3, 6) and tr.widths.size == 9
     per = 16 * rows // keys
     decoded = decode_track(tr, keys, np.dtype(np.float64))

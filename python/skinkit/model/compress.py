@@ -89,78 +89,90 @@ def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
 def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
     """The ranges of ``values`` (rows, stored components) in segments of ``seg_keys`` keys (0:
     one segment): the clip's float32 range, outwards, and each segment's in 255ths of it."""
-    lo = values.min(axis=0).astype(np.float32)
-    lo = np.where(lo.astype(np.float64) > values.min(axis=0), np.nextafter(lo, np.float32(-np.inf)),
-                  lo)
-    span = values.max(axis=0) - lo.astype(np.float64)
+    return _layouts(values[None], [base], seg_keys)[0]
+
+
+def _layouts(values: NDArray[np.float64], bases: Sequence[Track],
+             seg_keys: int) -> List[Track]:
+    """``_layout`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
+    a track each (``bases``' fields)."""
+    low = values.min(axis=1)
+    lo = low.astype(np.float32)
+    lo = np.where(lo.astype(np.float64) > low, np.nextafter(lo, np.float32(-np.inf)), lo)
+    span = values.max(axis=1) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    tr = _with(base, minimum=lo, extent=ext, seg_keys=seg_keys)
+    out = [_with(base, minimum=lo[m], extent=ext[m], seg_keys=seg_keys)
+           for m, base in enumerate(bases)]
     if seg_keys:
-        per = tr.rows(seg_keys)
-        starts = np.arange(0, values.shape[0], per)
-        e64 = ext.astype(np.float64)
+        per = out[0].rows(seg_keys)
+        starts = np.arange(0, values.shape[1], per)
+        e64 = ext.astype(np.float64)[:, None]
         safe = np.where(e64 > 0, e64, 1.0)
-        m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
-        top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
+        lo64 = lo.astype(np.float64)[:, None]
+        m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0,
+                                                                                          255)
+        top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0,
+                                                                                            255)
         e = np.maximum(top - m, 1)
         m = np.minimum(m, 255 - e)
         zero = e64 == 0
-        m[:, zero], e[:, zero] = 0, 0
-        tr.seg_codes = np.concatenate([m, e], axis=1).astype(np.uint8)
-    return tr
+        codes = np.concatenate([np.where(zero, 0, m), np.where(zero, 0, e)], axis=2
+                               ).astype(np.uint8)
+        for tr, c in zip(out, codes):
+            tr.seg_codes = c
+    return out
 
 
 class _Quantizer:
-    """``values`` (rows, stored components) at the bit rates (BIT_RATES) in the ranges of
-    ``layout`` (``_layout``): the bits of each component in each segment at every rate
-    (``widths``, all rates in one array operation), the container bytes they cost (``costs``),
-    the track."""
+    """M tracks' ``values`` (M, rows, stored components) at the bit rates (BIT_RATES) in the
+    ranges of their ``layouts`` (``_layouts``, of one shape): the bits of each component in
+    each segment at every rate (``widths``, all tracks and rates in one array operation), the
+    container bytes they cost (``costs``, (M, rates)), the tracks, their bounds."""
 
-    def __init__(self, values: NDArray[np.float64], layout: Track):
-        self.layout = layout
-        ranges = layout.keep_segment_ranges().astype(np.float64)           # (segments, 2, c)
-        self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
-        e64 = layout.extent.astype(np.float64)
+    def __init__(self, values: NDArray[np.float64], layouts: Sequence[Track]):
+        self.layouts = layouts
+        layout = layouts[0]
+        ranges = np.stack([tr.keep_segment_ranges() for tr in layouts]).astype(np.float64)
+        self.ranges = ranges                                           # (M, segments, 2, c)
+        self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[1]
+        e64 = np.stack([tr.extent for tr in layouts]).astype(np.float64)           # (M, c)
         # each component's step about the clip's widest one's: fewer bits for narrower ranges
-        widest = float(np.max(e64, initial=0.0))
-        seg_ext = ranges[:, 1]
+        widest = np.max(e64, axis=1, initial=0.0)[:, None, None]
+        seg_ext = ranges[:, :, 1]
         with np.errstate(divide="ignore"):
-            self.fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
-        self.stored = (seg_ext > 0) & (e64 > 0)
-        rows = np.arange(values.shape[0]) // self.per
-        safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
-        self.unit = (values - ranges[rows, 0]) / safe
+            fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
+        stored = (seg_ext > 0) & (e64[:, None] > 0)                      # (M, segments, c)
+        rows = np.arange(values.shape[1]) // self.per
+        safe = np.where(seg_ext > 0, seg_ext, 1.0)[:, rows]
+        self.unit = (values - ranges[:, rows, 0]) / safe
         count = np.bincount(rows)                                          # rows a segment
-        self.count = count.astype(np.float64)
-        fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
+        fixed = 3 + 8 * layout.minimum.size + 1 + stored[0].size + layout.seg_codes.size
         level = np.array(BIT_RATES, np.float64)[:, None, None]
-        self.widths = np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
-        # ``_cost`` of the track at each rate, without packing it (the bits: exact integers)
-        self.costs = [fixed + -(-int(b) // 8) for b in self.widths.sum(axis=2) @ self.count]
-        # code_bits at each rate: the first bit of each segment, and the bits of all
-        self.bits = np.zeros((len(BIT_RATES), count.size + 1), np.int64)
-        self._ranges: Optional[NDArray[np.float64]] = None      # for bounds, made once
-        np.cumsum(self.widths.sum(axis=2).astype(np.int64) * count, axis=1, out=self.bits[:, 1:])
+        self.widths = np.where(stored[:, None], np.clip(level - fewer[:, None], 1, level),
+                               0).astype(np.uint8)                   # (M, rates, segments, c)
+        # ``_cost`` of the tracks at each rate, without packing them; code_bits at each rate:
+        # the first bit of each segment, and the bits of all
+        seg_bits = self.widths.sum(axis=3, dtype=np.int64) * count
+        self.costs = (fixed + (seg_bits.sum(axis=2) + 7) // 8).tolist()
+        self.bits = np.zeros(seg_bits.shape[:2] + (count.size + 1,), np.int64)
+        np.cumsum(seg_bits, axis=2, out=self.bits[:, :, 1:])
 
-    def bounds(self, ks: Sequence[int], row0: int, step: int, src: NDArray[np.float64],
+    def bounds(self, m: int, ks: Sequence[int], row0: int, step: int, src: NDArray[np.float64],
                lever: NDArray[np.float64], dropped: int, rotation: bool) -> NDArray[np.float64]:
-        """The bounds of the error at the bit rates ``BIT_RATES[k]``, k in ``ks``, of the
-        keys rows row0::step (``_core.rate_bounds``: decoded in float64 from the fractions,
-        the decoder's float32 rounding left out)."""
-        if self._ranges is None:
-            self._ranges = np.ascontiguousarray(self.layout.keep_segment_ranges(), np.float64)
-            self._widths = self.widths.astype(np.uint8)
-        return _core.rate_bounds(self.unit, self._widths[list(ks)], self._ranges, self.per,
-                                 row0, step, src, lever, dropped, rotation)
+        """The bounds of the error of track m at the bit rates ``BIT_RATES[k]``, k in ``ks``,
+        at its keys rows row0::step (``_core.rate_bounds``: decoded in float64 from the
+        fractions, the decoder's float32 rounding left out)."""
+        return _core.rate_bounds(self.unit[m], self.widths[m, list(ks)], self.ranges[m],
+                                 self.per, row0, step, src, lever, dropped, rotation)
 
-    def track(self, k: int) -> Track:
-        """The track at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
+    def track(self, m: int, k: int) -> Track:
+        """Track m at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
         (``_core.quantize_codes``)."""
-        w8 = self.widths[k].astype(np.uint8)
-        tr = _with(self.layout, level=BIT_RATES[k], widths=w8.reshape(-1),
-                   payload=_core.quantize_codes(self.unit, w8, self.per))
-        tr.keep_code_bits(self.unit.shape[0], self.per, self.bits[k])
+        w8 = self.widths[m, k]
+        tr = _with(self.layouts[m], level=BIT_RATES[k], widths=w8.reshape(-1),
+                   payload=_core.quantize_codes(self.unit[m], w8, self.per))
+        tr.keep_code_bits(self.unit.shape[1], self.per, self.bits[m, k])
         return tr
 
 
@@ -333,26 +345,16 @@ class _Levels:
         for lv in CONSTANTS:
             self.tracks[lv] = _encode(vals[1::3] if self.cubic else vals, base, lv)
         self.tracks[KEYS24] = _encode(vals, base, KEYS24)
-        self.rates: Dict[int, Tuple[_Quantizer, int]] = {}
+        self.rates: Dict[int, Tuple[_Quantizer, int, int]] = {}     # (quantizer, track, rate)
         self.cost = {lv: _cost(tr) for lv, tr in self.tracks.items()}
-        # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
-        # none is tried that the raw keys undercut
-        if 3 + 9 * vals.shape[1] + 1 < self.cost[RAW]:
-            layouts = [_Quantizer(vals, _layout(vals, base, keys))
-                       for keys in (0, SEGMENT_KEYS) if keys < len(ch.times)]
-            for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
-                sizes = [q.costs[k] for q in layouts]
-                q = layouts[sizes.index(min(sizes))]
-                if q.costs[k] < self.cost[RAW]:
-                    self.rates[b], self.cost[b] = (q, k), q.costs[k]
         if ch.path in PATHS:
             self.tracks[DEFAULT] = None
             self.cost[DEFAULT] = 0
 
     def track(self, lv: int) -> Optional[Track]:
         if lv not in self.tracks:
-            q, k = self.rates[lv]
-            self.tracks[lv] = q.track(k)
+            q, m, k = self.rates[lv]
+            self.tracks[lv] = q.track(m, k)
         return self.tracks[lv]
 
     def bounds(self, src: NDArray[np.float64], lever: NDArray[np.float64],
@@ -387,11 +389,11 @@ class _Levels:
         rotation = self.ch.path == "rotation"
         bounds = dict(zip(levels, _track_errors(self.ch.path, wide, lossy, levers).tolist()))
         layouts: Dict[int, List[int]] = {}
-        for lv, (q, k) in self.rates.items():
+        for lv, (q, _, _) in self.rates.items():
             layouts.setdefault(id(q), []).append(lv)
         for lvs in layouts.values():
-            q = self.rates[lvs[0]][0]
-            got = q.bounds([self.rates[lv][1] for lv in lvs], 1 if self.cubic else 0,
+            q, m, _ = self.rates[lvs[0]]
+            got = q.bounds(m, [self.rates[lv][2] for lv in lvs], 1 if self.cubic else 0,
                            3 if self.cubic else 1, src, lever,
                            -1 if self.cubic else self.dropped, rotation)
             bounds.update(zip(lvs, got.tolist()))
@@ -408,6 +410,27 @@ class _Levels:
             full[..., self.dropped] = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1),
                                                          0))
         return full
+
+
+def _quantize(levels: Sequence[_Levels]) -> None:
+    """The bit rates of channels of one key times, path, interpolation and component count,
+    quantized together (``_Quantizer``), into their levels: each rate in the layout of fewer
+    bytes (the first of equal), none that the raw keys undercut."""
+    first = levels[0]
+    rows, comps = first.vals.shape
+    # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
+    if 3 + 9 * comps + 1 >= first.cost[RAW]:
+        return
+    values = np.stack([lv.vals for lv in levels])
+    bases = [lv.tracks[RAW] for lv in levels]
+    quantizers = [_Quantizer(values, _layouts(values, bases, keys))
+                  for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
+    costs = np.array([q.costs for q in quantizers])                    # (layouts, M, rates)
+    pick, least = costs.argmin(axis=0), costs.min(axis=0)
+    for m, lv in enumerate(levels):
+        for k in np.flatnonzero(least[m] < lv.cost[RAW]).tolist():
+            lv.rates[BIT_RATES[k]] = (quantizers[pick[m, k]], m, k)
+            lv.cost[BIT_RATES[k]] = int(least[m, k])
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
@@ -473,6 +496,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     times: Dict[bytes, int] = {}
     time_arrays: List[NDArray[np.float64]] = []
     candidates: List[_Levels] = []
+    groups: Dict[Tuple[int, int, int, int], List[_Levels]] = {}
     for ch in clip.channels:
         kt = np.asarray(ch.times, np.float64)
         times.setdefault(kt.tobytes(), len(times))
@@ -482,6 +506,9 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         base = Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation), times[kt.tobytes()],
                      int(np.shape(ch.values)[1]), RAW)
         candidates.append(_Levels(ch, base, clip.dtype))
+        groups.setdefault((base.times, path, base.interp, base.ncomp), []).append(candidates[-1])
+    for group in groups.values():
+        _quantize(group)
     limit = {True: float(weights_precision), False: float(precision)}
     bounds = _bounds(prob.at(np.arange(prob.keys)), clip, candidates)
 
