@@ -341,6 +341,7 @@ class _Levels:
             self.src = np.insert(vals, base.dropped, np.abs(unit[:, base.dropped]), axis=1)
         self.vals, self.dropped = vals, base.dropped if ch.path == "rotation" else -1
         raw = _with(base, payload=np.asarray(ch.values, dtype).tobytes())
+        self.raw = raw
         self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
         for lv in CONSTANTS:
             self.tracks[lv] = _encode(vals[1::3] if self.cubic else vals, base, lv)
@@ -422,7 +423,7 @@ def _quantize(levels: Sequence[_Levels]) -> None:
     if 3 + 9 * comps + 1 >= first.cost[RAW]:
         return
     values = np.stack([lv.vals for lv in levels])
-    bases = [lv.tracks[RAW] for lv in levels]
+    bases = [lv.raw for lv in levels]
     quantizers = [_Quantizer(values, _layouts(values, bases, keys))
                   for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
     costs = np.array([q.costs for q in quantizers])                    # (layouts, M, rates)
