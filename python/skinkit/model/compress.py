@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -358,37 +358,30 @@ class _Levels:
             self.tracks[lv] = q.track(m, k)
         return self.tracks[lv]
 
-    def bounds(self, src: NDArray[np.float64], lever: NDArray[np.float64],
-               rest: NDArray[np.float64]) -> Dict[int, float]:
-        """The bound of the error at each level (``_track_errors``) of the keys (their value
-        rows: not a CUBICSPLINE track's tangents) as they decode, approximately (float64, the
-        decoder's rounding to float32 left out), against ``src`` (keys, ncomp) with ``lever``
-        (keys,); ``rest``: the node's rest value (DEFAULT)."""
+    def stored_keys(self, levels: Sequence[int]) -> NDArray[np.float64]:
+        """The keys (their value rows: not a CUBICSPLINE track's tangents) at ``levels`` (not
+        bit rates; DEFAULT: zeros) as they decode, stored components (keys, levels, c)."""
         rows = slice(1, None, 3) if self.cubic else slice(None)
         vals = self.vals[rows]
-        levels = [lv for lv in self.cost if lv not in self.rates]
-        stored = np.empty((vals.shape[0], len(levels), vals.shape[1]))
-        default = None
+        stored = np.zeros((vals.shape[0], len(levels), vals.shape[1]))
         for j, lv in enumerate(levels):
             tr = self.tracks[lv]
             if lv == RAW:
                 stored[:, j] = vals
-            elif tr is None:
-                default = j
+            elif tr is None:            # DEFAULT
+                continue
             elif lv == KEYS24:
                 stored[:, j] = from_float24(tr.payload).reshape(-1, vals.shape[1])[rows]
             else:
                 stored[:, j] = (np.frombuffer(tr.payload, np.float32) if lv == CONSTANT
                                 else from_float24(tr.payload))
-        lossy = self._full(stored)
-        if default is not None:
-            lossy[:, default] = rest
-        wide = np.empty_like(lossy)
-        wide[:] = src[:, None]
-        levers = np.empty(lossy.shape[:2])
-        levers[:] = lever[:, None]
-        rotation = self.ch.path == "rotation"
-        bounds = dict(zip(levels, _track_errors(self.ch.path, wide, lossy, levers).tolist()))
+        return stored
+
+    def rate_bounds(self, src: NDArray[np.float64], lever: NDArray[np.float64]
+                    ) -> Dict[int, float]:
+        """The bound of the error at each bit rate (``_Quantizer.bounds``) against ``src``
+        (keys, ncomp) with ``lever`` (keys,)."""
+        bounds: Dict[int, float] = {}
         layouts: Dict[int, List[int]] = {}
         for lv, (q, _, _) in self.rates.items():
             layouts.setdefault(id(q), []).append(lv)
@@ -396,21 +389,10 @@ class _Levels:
             q, m, _ = self.rates[lvs[0]]
             got = q.bounds(m, [self.rates[lv][2] for lv in lvs], 1 if self.cubic else 0,
                            3 if self.cubic else 1, src, lever,
-                           -1 if self.cubic else self.dropped, rotation)
+                           -1 if self.cubic else self.dropped, self.ch.path == "rotation")
             bounds.update(zip(lvs, got.tolist()))
         return bounds
 
-    def _full(self, stored: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Stored components (..., c) as the channel's (a dropped rotation component
-        restored)."""
-        if self.dropped < 0 or self.cubic:
-            return stored
-        full = np.empty(stored.shape[:-1] + (4,))
-        full[..., [c for c in range(4) if c != self.dropped]] = stored
-        with np.errstate(over="ignore"):         # keys out of range: their bound inf
-            full[..., self.dropped] = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1),
-                                                         0))
-        return full
 
 
 def _quantize(levels: Sequence[_Levels]) -> None:
@@ -497,7 +479,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     times: Dict[bytes, int] = {}
     time_arrays: List[NDArray[np.float64]] = []
     candidates: List[_Levels] = []
-    groups: Dict[Tuple[int, int, int, int], List[_Levels]] = {}
+    groups: Dict[Tuple[int, int, int, int], List[int]] = {}
     for ch in clip.channels:
         kt = np.asarray(ch.times, np.float64)
         times.setdefault(kt.tobytes(), len(times))
@@ -507,11 +489,12 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         base = Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation), times[kt.tobytes()],
                      int(np.shape(ch.values)[1]), RAW)
         candidates.append(_Levels(ch, base, clip.dtype))
-        groups.setdefault((base.times, path, base.interp, base.ncomp), []).append(candidates[-1])
+        groups.setdefault((base.times, path, base.interp, base.ncomp), []).append(
+            len(candidates) - 1)
     for group in groups.values():
-        _quantize(group)
+        _quantize([candidates[i] for i in group])
     limit = {True: float(weights_precision), False: float(precision)}
-    bounds = _bounds(prob.at(np.arange(prob.keys)), clip, candidates)
+    bounds = _bounds(prob.at(np.arange(prob.keys)), candidates, groups.values())
 
     def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
         return CompressedClip(clip.name, clip.dtype, n, time_arrays,
@@ -594,21 +577,57 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
     return best
 
 
-def _bounds(prob: _Problem, clip: Clip, candidates: List[_Levels]) -> List[Dict[int, float]]:
+def _restored(stored: NDArray[np.float64], dropped: Sequence[int]) -> NDArray[np.float64]:
+    """Rotations of M tracks (..., M, L, 3) with each track's dropped component (``dropped``,
+    M) restored as sqrt(1 - the others' squares): (..., M, L, 4)."""
+    with np.errstate(over="ignore"):                  # keys out of range: their bound inf
+        w = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1, keepdims=True), 0))
+    d = np.asarray(dropped)[:, None]
+    j = np.arange(4)[None]
+    column = np.where(j == d, 3, j - (j > d))          # (M, 4): of the stored ones and w
+    full = np.take_along_axis(np.concatenate([stored, w], axis=-1),
+                              column[:, None].reshape((1,) * (stored.ndim - 3) + (-1, 1, 4)),
+                              axis=-1)
+    return full
+
+
+def _bounds(prob: _Problem, candidates: List[_Levels],
+            groups: Iterable[List[int]]) -> List[Dict[int, float]]:
     """Each track's bound of the error it causes alone at each of its levels, at its key times
-    (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately,
-    ``_Levels.keys``); weights tracks: none (``_search`` measures theirs)."""
+    (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately:
+    ``_Levels.stored_keys``, ``_Levels.rate_bounds``), the tracks of a group (``_quantize``)
+    at once; weights tracks: none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
-    errors: List[Dict[int, float]] = []
-    for ch, c in zip(clip.channels, candidates):
+    errors: List[Dict[int, float]] = [{} for _ in candidates]
+    for group in groups:
+        first = candidates[group[0]]
+        ch = first.ch
         if ch.path == WEIGHTS:
-            errors.append({})
             continue
         at = np.searchsorted(prob.t, np.asarray(ch.times, np.float64))
-        src = c.src[1::3] if c.cubic else c.src
-        lever = _levers(ch.path, src, reach[at, ch.node], parent_scale[at, ch.node])
-        errors.append(c.bounds(np.ascontiguousarray(src), np.ascontiguousarray(lever),
-                               prob.rest[list(PATHS).index(ch.path)][ch.node]))
+        nodes = [candidates[i].ch.node for i in group]
+        rows = slice(1, None, 3) if first.cubic else slice(None)
+        src = np.stack([candidates[i].src[rows] for i in group], axis=1)         # (K, M, C)
+        lever = np.ascontiguousarray(_levers(ch.path, src, reach[at][:, nodes],
+                                             parent_scale[at][:, nodes]))        # (K, M)
+        levels = [RAW, *CONSTANTS, KEYS24] + ([DEFAULT] if ch.path in PATHS else [])
+        lossy = np.stack([candidates[i].stored_keys(levels) for i in group], axis=1)
+        if first.dropped >= 0 and not first.cubic:
+            lossy = _restored(lossy, [candidates[i].dropped for i in group])
+        if DEFAULT in levels:
+            rest = prob.rest[list(PATHS).index(ch.path)][nodes]                  # (M, C)
+            lossy[:, :, levels.index(DEFAULT)] = rest
+        wide = np.empty_like(lossy)
+        wide[:] = src[:, :, None]
+        levers = np.empty(lossy.shape[:3])
+        levers[:] = lever[:, :, None]
+        k, m, n, c = lossy.shape
+        got = _track_errors(ch.path, wide.reshape(k, m * n, c), lossy.reshape(k, m * n, c),
+                            levers.reshape(k, m * n)).reshape(m, n).tolist()
+        for j, i in enumerate(group):
+            errors[i] = dict(zip(levels, got[j]))
+            errors[i].update(candidates[i].rate_bounds(np.ascontiguousarray(src[:, j]),
+                                                       np.ascontiguousarray(lever[:, j])))
     return errors
 
 
