@@ -537,13 +537,21 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
             errors[i] = {lv: float(np.abs(got[i, lv] - prob.weights[ch.node]).max(initial=0.0))
                          for lv in candidates[i].cost}
 
+    # each track's levels by cost (the first of equal in their order) and their errors, a row
+    # each (padded with inf): a tolerance picks the first level of each row within it
+    by_cost = [sorted(c.cost, key=c.cost.__getitem__) for c in candidates]
+    width = max((len(lvs) for lvs in by_cost), default=0)
+    table = np.full((len(by_cost), width), np.inf)
+    names = np.full((len(by_cost), width), RAW)
+    for i, lvs in enumerate(by_cost):
+        table[i, :len(lvs)] = [errors[i][lv] for lv in lvs]
+        names[i, :len(lvs)] = lvs
+    weights = np.array([ch.path == WEIGHTS for ch in clip.channels], bool)
+
     def pick(tol: float) -> List[int]:
-        chosen = []
-        for ch, c, errs in zip(clip.channels, candidates, errors):
-            bound = weights_precision if ch.path == WEIGHTS else tol
-            ok = [lv for lv in c.cost if errs[lv] <= bound]
-            chosen.append(min(ok, key=c.cost.__getitem__) if ok else RAW)
-        return chosen
+        ok = table <= np.where(weights, weights_precision, tol)[:, None]
+        first = names[np.arange(len(by_cost)), ok.argmax(axis=1)]
+        return np.where(ok.any(axis=1), first, RAW).tolist()  # type: ignore[no-any-return]
 
     lo, hi = 0.0, precision
     best, trial = pick(0.0), pick(hi)
