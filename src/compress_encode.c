@@ -74,8 +74,8 @@ void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, co
         bound[m] = 0;
     for (size_t t = 0; t < times; t++) {
         for (size_t m = 0; m < tracks; m++) {
-            const double *a = src + (t * tracks + m) * ncomp, *b = lossy + (t * tracks + m) * ncomp;
-            double e = key_error(a, b, ncomp, rotation);
+            size_t at = (t * tracks + m) * ncomp;
+            double e = key_error(src + at, lossy + at, ncomp, rotation);
             e *= lever[t * tracks + m];
             bound[m] = e > bound[m] || e != e ? e : bound[m];    /* NaN kept, as np.max */
         }

@@ -50,7 +50,7 @@ from .. import _core
 from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
-from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
+from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
                               CompressedClip, Track, from_float24, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
@@ -77,13 +77,20 @@ def _with(track: Track, **changes: Any) -> Track:
 
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
-    if level == KEYS24:
-        return _with(base, level=level, payload=to_float24(values))
-    mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
-    if base.stored_components() != base.ncomp:
-        mid = mid / max(1.0, float(np.linalg.norm(mid)))
-    data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
-    return _with(base, level=level, payload=data)
+    return _encodes(values[None], [base], level)[0]
+
+
+def _encodes(values: NDArray[np.float64], bases: Sequence[Track], level: int) -> List[Track]:
+    """``_encode`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
+    a track each (``bases``' fields)."""
+    if level != KEYS24:
+        values = 0.5 * (values.min(axis=1) + values.max(axis=1))[:, None]        # the mids
+        if bases[0].stored_components() != bases[0].ncomp:
+            values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
+    data = values.astype(np.float32).tobytes() if level == CONSTANT else to_float24(values)
+    n = len(data) // len(bases)
+    return [_with(base, level=level, payload=data[m * n:(m + 1) * n])
+            for m, base in enumerate(bases)]
 
 
 def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
@@ -342,15 +349,10 @@ class _Levels:
         self.vals, self.dropped = vals, base.dropped if ch.path == "rotation" else -1
         raw = _with(base, payload=np.asarray(ch.values, dtype).tobytes())
         self.raw = raw
+        # the other levels: the group's (_group_levels)
         self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
-        for lv in CONSTANTS:
-            self.tracks[lv] = _encode(vals[1::3] if self.cubic else vals, base, lv)
-        self.tracks[KEYS24] = _encode(vals, base, KEYS24)
         self.rates: Dict[int, Tuple[_Quantizer, int, int]] = {}     # (quantizer, track, rate)
-        self.cost = {lv: _cost(tr) for lv, tr in self.tracks.items()}
-        if ch.path in PATHS:
-            self.tracks[DEFAULT] = None
-            self.cost[DEFAULT] = 0
+        self.cost = {RAW: _cost(raw)}
 
     def track(self, lv: int) -> Optional[Track]:
         if lv not in self.tracks:
@@ -395,14 +397,24 @@ class _Levels:
 
 
 
-def _quantize(levels: Sequence[_Levels]) -> None:
-    """The bit rates of channels of one key times, path, interpolation and component count,
-    quantized together (``_Quantizer``), into their levels: each rate in the layout of fewer
-    bytes (the first of equal), none that the raw keys undercut."""
+def _group_levels(levels: Sequence[_Levels]) -> None:
+    """The levels other than RAW of channels of one key times, path, interpolation and
+    component count, made together: the constants and 24-bit keys (``_encodes``), DEFAULT, and
+    the bit rates (``_Quantizer``), each in the layout of fewer bytes (the first of equal),
+    none that the raw keys undercut."""
     first = levels[0]
-    rows, comps = first.vals.shape
+    values = np.stack([lv.vals for lv in levels])
+    bases = [lv.raw for lv in levels]
+    for level, rows in ((CONSTANT, values[:, 1::3] if first.cubic else values),
+                        (CONSTANT24, values[:, 1::3] if first.cubic else values),
+                        (KEYS24, values)):
+        for lv, tr in zip(levels, _encodes(rows, bases, level)):
+            lv.tracks[level], lv.cost[level] = tr, _cost(tr)
+    if first.ch.path in PATHS:
+        for lv in levels:
+            lv.tracks[DEFAULT], lv.cost[DEFAULT] = None, 0
     # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
-    if 3 + 9 * comps + 1 >= first.cost[RAW]:
+    if 3 + 9 * values.shape[2] + 1 >= first.cost[RAW]:
         return
     values = np.stack([lv.vals for lv in levels])
     bases = [lv.raw for lv in levels]
@@ -492,7 +504,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         groups.setdefault((base.times, path, base.interp, base.ncomp), []).append(
             len(candidates) - 1)
     for group in groups.values():
-        _quantize([candidates[i] for i in group])
+        _group_levels([candidates[i] for i in group])
     limit = {True: float(weights_precision), False: float(precision)}
     bounds = _bounds(prob.at(np.arange(prob.keys)), candidates, groups.values())
 
@@ -603,7 +615,7 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
             groups: Iterable[List[int]]) -> List[Dict[int, float]]:
     """Each track's bound of the error it causes alone at each of its levels, at its key times
     (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately:
-    ``_Levels.stored_keys``, ``_Levels.rate_bounds``), the tracks of a group (``_quantize``)
+    ``_Levels.stored_keys``, ``_Levels.rate_bounds``), the tracks of a group (``_group_levels``)
     at once; weights tracks: none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
     errors: List[Dict[int, float]] = [{} for _ in candidates]
