@@ -585,11 +585,13 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
             cost = candidates[i].cost
             cheaper[i] = [lv for lv in sorted(cost, key=cost.__getitem__, reverse=True)
                           if cost[lv] < cost[best[i]]]
-        # the first few levels each track tries decoded at once, the others when reached
-        poses.need([(i, lv) for i in order for lv in cheaper[i][:3]])
+        # the first level each track tries decoded at once, the others four at a time when
+        # reached (most tracks try one or two)
+        poses.need([(i, lv) for i in order for lv in cheaper[i][:1]])
         for i in order:
-            poses.need([(i, lv) for lv in cheaper[i]])
-            for lv in cheaper[i]:
+            for j, lv in enumerate(cheaper[i]):
+                if (i, lv) not in poses.samples:
+                    poses.need([(i, v) for v in cheaper[i][j:j + 4]])
                 if poses.try_level(i, lv, precision):
                     best[i] = lv
                 elif lv != KEYS24:    # the others' errors grow as their costs fall
@@ -692,7 +694,7 @@ class _Poses:
         rot, tr, sc, reference, shells, world, errors = self.rows[rows]
         _core._shell_error_fk(self.parents, rot, tr, sc, reference, shells, mask,
                               (world, errors))
-        return float(np.max(errors, initial=0.0))
+        return float(np.max(errors[:, first:end], initial=0.0))     # 0 outside the mask
 
     def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
         """Whether joints first..end-1 stay within precision, and how many row ranges
