@@ -600,16 +600,17 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
 
 
 def _restored(stored: NDArray[np.float64], dropped: Sequence[int]) -> NDArray[np.float64]:
-    """Rotations of M tracks (..., M, L, 3) with each track's dropped component (``dropped``,
-    M) restored as sqrt(1 - the others' squares): (..., M, L, 4)."""
+    """Rotations of M tracks (K, M, L, 3) with each track's dropped component (``dropped``,
+    M) restored as sqrt(1 - the others' squares): (K, M, L, 4)."""
     with np.errstate(over="ignore"):                  # keys out of range: their bound inf
-        w = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1, keepdims=True), 0))
-    d = np.asarray(dropped)[:, None]
-    j = np.arange(4)[None]
-    column = np.where(j == d, 3, j - (j > d))          # (M, 4): of the stored ones and w
-    full = np.take_along_axis(np.concatenate([stored, w], axis=-1),
-                              column[:, None].reshape((1,) * (stored.ndim - 3) + (-1, 1, 4)),
-                              axis=-1)
+        w = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1), 0))
+    full = np.empty(stored.shape[:-1] + (4,))
+    ft, st, wt = (a.swapaxes(0, 1) for a in (full, stored, w))       # the tracks first
+    drop = np.asarray(dropped)
+    for d in np.unique(drop).tolist():
+        m = drop == d
+        ft[m, ..., d] = wt[m]
+        ft[m, ..., :d], ft[m, ..., d + 1:] = st[m, ..., :d], st[m, ..., d:]
     return full
 
 
