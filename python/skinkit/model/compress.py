@@ -561,6 +561,8 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
     weights = np.array([ch.path == WEIGHTS for ch in clip.channels], bool)
 
     def pick(tol: float) -> List[int]:
+        if not by_cost:                         # a clip without channels
+            return []
         ok = table <= np.where(weights, weights_precision, tol)[:, None]
         first = names[np.arange(len(by_cost)), ok.argmax(axis=1)]
         return np.where(ok.any(axis=1), first, RAW).tolist()  # type: ignore[no-any-return]
