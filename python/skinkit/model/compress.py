@@ -222,8 +222,9 @@ class _Problem:
     """The source, sampled densely once (its world matrices with the joints in depth-first
     preorder, ``_preorder``), and the exact check of a decoded clip.  The dense times
     (``dense_times``) are held key times first, the ``keys`` of them, then the others: every
-    result over them is a maximum, which their order leaves as it is, and the key rows alone are
-    an early rejection (``_Poses``)."""
+    result over them is a maximum, which their order leaves as it is; the search runs on some of
+    them (``at``: the key rows first) and ``failing`` names those the decoder's samples of its
+    choice exceed."""
 
     def __init__(self, clip: Clip, skeleton: Skeleton, shell: float):
         self.clip, self.shell = clip, shell
@@ -661,8 +662,9 @@ class _Poses:
     decoded samples (``need``), and the exact check of one track changed, by FK of its
     joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
     matrices kept).  The joints are held in depth-first preorder, where every subtree is one
-    range.  A check runs on the key rows first (``_Problem``, a quarter of the rows): an error
-    above the precision there fails it without the other rows."""
+    range.  The rows are the search's (``_Problem.at``: the key rows, and the dense rows that
+    joined them); a check runs on the key rows first: an error above the precision there fails
+    it without the others."""
 
     def __init__(self, prob: _Problem, clip: Clip, candidates: List[_Levels],
                  time_arrays: List[NDArray[np.float64]]):
@@ -684,7 +686,8 @@ class _Poses:
         # the operands of _shell_error_fk at the key rows and at the others (views, made once)
         tr, rot, sc = self.local
         self.rows = [(rot[r], tr[r], sc[r], prob.world[r], prob.shells[r], self.world[r],
-                      self.errors[r]) for r in (slice(0, prob.keys), slice(prob.keys, t))]
+                      self.errors[r]) for r in (slice(0, prob.keys), slice(prob.keys, t))
+                     if r.stop > r.start]     # (no other rows while the key rows do)
         self.masks: Dict[Tuple[int, int], NDArray[np.float64]] = {}
 
     def _check(self, first: int, end: int, rows: int) -> float:
