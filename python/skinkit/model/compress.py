@@ -336,8 +336,8 @@ def _cost(tr: Optional[Track]) -> int:
 
 class _Levels:
     """The levels of channel ``ch`` that the search tries: their costs (``cost``), their tracks
-    (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and its keys at
-    each level as they decode, approximately (``keys``)."""
+    (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and the bounds
+    of its bit rates (``rate_bounds``)."""
 
     def __init__(self, ch: Channel, base: Track, dtype: np.dtype[Any]):
         self.ch, self.cubic = ch, ch.interpolation == "CUBICSPLINE"
@@ -360,25 +360,6 @@ class _Levels:
             q, m, k = self.rates[lv]
             self.tracks[lv] = q.track(m, k)
         return self.tracks[lv]
-
-    def stored_keys(self, levels: Sequence[int]) -> NDArray[np.float64]:
-        """The keys (their value rows: not a CUBICSPLINE track's tangents) at ``levels`` (not
-        bit rates; DEFAULT: zeros) as they decode, stored components (keys, levels, c)."""
-        rows = slice(1, None, 3) if self.cubic else slice(None)
-        vals = self.vals[rows]
-        stored = np.zeros((vals.shape[0], len(levels), vals.shape[1]))
-        for j, lv in enumerate(levels):
-            tr = self.tracks[lv]
-            if lv == RAW:
-                stored[:, j] = vals
-            elif tr is None:            # DEFAULT
-                continue
-            elif lv == KEYS24:
-                stored[:, j] = from_float24(tr.payload).reshape(-1, vals.shape[1])[rows]
-            else:
-                stored[:, j] = (np.frombuffer(tr.payload, np.float32) if lv == CONSTANT
-                                else from_float24(tr.payload))
-        return stored
 
     def rate_bounds(self, src: NDArray[np.float64], lever: NDArray[np.float64]
                     ) -> Dict[int, float]:
@@ -617,11 +598,27 @@ def _restored(stored: NDArray[np.float64], dropped: Sequence[int]) -> NDArray[np
     return full
 
 
+def _stored_keys(levels: Sequence[_Levels], rows: slice, count: int) -> NDArray[np.float64]:
+    """The ``rows`` of the keys of a group's channels (``_group_levels``) at RAW, CONSTANT,
+    CONSTANT24 and KEYS24 as they decode (then ``count`` - 4 levels of zeros: DEFAULT), stored
+    components: (keys, M, count, c)."""
+    vals = np.stack([lv.vals[rows] for lv in levels], axis=1)                # (K, M, c)
+    out = np.zeros(vals.shape[:2] + (count, vals.shape[2]))
+    out[:, :, 0] = vals
+    for j, level in enumerate((CONSTANT, CONSTANT24, KEYS24), 1):
+        tracks = [lv.tracks[level] for lv in levels]
+        data = b"".join(bytes(tr.payload) for tr in tracks if tr is not None)
+        got = np.frombuffer(data, np.float32) if level == CONSTANT else from_float24(data)
+        got = got.reshape(len(levels), -1, vals.shape[2])
+        out[:, :, j] = got[:, rows].swapaxes(0, 1) if level == KEYS24 else got[:, 0]
+    return out
+
+
 def _bounds(prob: _Problem, candidates: List[_Levels],
             groups: Iterable[List[int]]) -> List[Dict[int, float]]:
     """Each track's bound of the error it causes alone at each of its levels, at its key times
     (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately:
-    ``_Levels.stored_keys``, ``_Levels.rate_bounds``), the tracks of a group (``_group_levels``)
+    ``_stored_keys``, ``_Levels.rate_bounds``), the tracks of a group (``_group_levels``)
     at once; weights tracks: none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
     errors: List[Dict[int, float]] = [{} for _ in candidates]
@@ -637,7 +634,7 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
         lever = np.ascontiguousarray(_levers(ch.path, src, reach[at][:, nodes],
                                              parent_scale[at][:, nodes]))        # (K, M)
         levels = [RAW, *CONSTANTS, KEYS24] + ([DEFAULT] if ch.path in PATHS else [])
-        lossy = np.stack([candidates[i].stored_keys(levels) for i in group], axis=1)
+        lossy = _stored_keys([candidates[i] for i in group], rows, len(levels))
         if first.dropped >= 0 and not first.cubic:
             lossy = _restored(lossy, [candidates[i].dropped for i in group])
         if DEFAULT in levels:
