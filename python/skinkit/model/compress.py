@@ -356,6 +356,7 @@ class _Levels:
         self.cost = {RAW: _cost(raw)}
 
     def track(self, lv: int) -> Optional[Track]:
+        """The track at level ``lv`` (a bit rate's packed when first asked for)."""
         if lv not in self.tracks:
             q, m, k = self.rates[lv]
             self.tracks[lv] = q.track(m, k)
@@ -378,7 +379,6 @@ class _Levels:
         return bounds
 
 
-
 def _group_levels(levels: Sequence[_Levels]) -> None:
     """The levels other than RAW of channels of one key times, path, interpolation and
     component count, made together: the constants and 24-bit keys (``_encodes``), DEFAULT, and
@@ -398,8 +398,6 @@ def _group_levels(levels: Sequence[_Levels]) -> None:
     # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
     if 3 + 9 * values.shape[2] + 1 >= first.cost[RAW]:
         return
-    values = np.stack([lv.vals for lv in levels])
-    bases = [lv.raw for lv in levels]
     quantizers = [_Quantizer(values, _layouts(values, bases, keys))
                   for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
     costs = np.array([q.costs for q in quantizers])                    # (layouts, M, rates)
