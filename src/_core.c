@@ -110,6 +110,18 @@ static PyMethodDef methods[] = {
      "quantize_codes(unit, widths, per) -> bytes\n\nA track's codes (skinkit.model.compress): "
      "unit (rows, C) float64 fractions of their segment's range, each rounded to its segment's "
      "widths (segments, C) uint8 bits and packed least significant bit first."},
+    {"rate_bounds", py_rate_bounds, METH_VARARGS,
+     "rate_bounds(unit, widths, ranges, per, row0, step, src, lever, dropped, rotation) -> "
+     "bound\n\nThe bounds of the error a quantized track causes alone at each bit rate "
+     "(skinkit.model.compress): unit (rows, C) float64 fractions, widths (rates, segments, C) "
+     "uint8, ranges (segments, 2, C) float64, the keys rows row0::step, src (keys, C or C + 1) "
+     "float64, lever (keys,) float64, dropped (-1 or the restored component), rotation -> "
+     "(rates,) float64."},
+    {"track_bounds", py_track_bounds, METH_VARARGS,
+     "track_bounds(src, lossy, lever, rotation) -> bound\n\nThe bounds of the error M tracks "
+     "cause alone (skinkit.model.compress): src, lossy (T, M, C) float64, lever (T, M) float64 "
+     "-> (M,) float64, the largest over T of lever times the chord to the nearer of lossy and "
+     "-lossy (rotation: quaternions) or the largest component difference."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "

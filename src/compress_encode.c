@@ -1,7 +1,9 @@
-/* compress_encode.c -- the encoder's inner loop (skinkit.model.compress, _Quantizer.track): a
- * track's keys, each component a fraction of its segment's range, rounded to its bits and
- * packed as the decoder reads them (compress_decode.c).  Plain C99, doubles: the fractions are
- * NumPy's float64, and the codes are those of np.clip(np.rint(unit * (2^w - 1)), 0, 2^w - 1). */
+/* compress_encode.c -- the encoder's inner loops (skinkit.model.compress): a track's keys, each
+ * component a fraction of its segment's range, rounded to its bits and packed as the decoder
+ * reads them (compress_decode.c; _Quantizer.track), and the bound of the object-space error
+ * tracks cause alone at a level (_track_errors), a track's bit rates straight from its
+ * fractions (_Levels.bounds).  Plain C99, doubles: the fractions are NumPy's
+ * float64, and the codes are those of np.clip(np.rint(unit * (2^w - 1)), 0, 2^w - 1). */
 #include <math.h>
 #include <string.h>
 
@@ -40,4 +42,82 @@ void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint
     }
     if (held)
         *out = (uint8_t)acc;
+}
+
+/* the error of a against b (n components each): the chord to the nearer of b and -b
+   (rotation), else the largest component difference */
+static double key_error(const double *a, const double *b, size_t n, int rotation)
+{
+    double e = 0;
+    if (rotation) {
+        double dot = 0, sq = 0;
+        for (size_t c = 0; c < n; c++)
+            dot += a[c] * b[c];
+        double sign = dot >= 0 ? 1 : -1;
+        for (size_t c = 0; c < n; c++) {
+            double d = a[c] - sign * b[c];
+            sq += d * d;
+        }
+        return sqrt(sq);
+    }
+    for (size_t c = 0; c < n; c++) {
+        double d = fabs(a[c] - b[c]);
+        e = d > e ? d : e;
+    }
+    return e;
+}
+
+void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
+                     const double *lossy, const double *lever, double *SK_RESTRICT bound)
+{
+    for (size_t m = 0; m < tracks; m++)
+        bound[m] = 0;
+    for (size_t t = 0; t < times; t++) {
+        for (size_t m = 0; m < tracks; m++) {
+            size_t at = (t * tracks + m) * ncomp;
+            double e = key_error(src + at, lossy + at, ncomp, rotation);
+            e *= lever[t * tracks + m];
+            bound[m] = e > bound[m] || e != e ? e : bound[m];    /* NaN kept, as np.max */
+        }
+    }
+}
+
+void sk_rate_bounds(const sk_rate_bounds_job *job)
+{
+    size_t c = job->ncomp, full = job->dropped >= 0 ? c + 1 : c;
+    for (size_t k = 0; k < job->rates; k++) {
+        double worst = 0;
+        size_t i = 0;
+        for (size_t seg = 0; seg < job->segments; seg++) {
+            const uint8_t *w = job->widths + (k * job->segments + seg) * c;
+            const double *lo = job->ranges + seg * 2 * c, *ext = lo + c;
+            double scale[4];
+            for (size_t j = 0; j < c; j++)
+                scale[j] = (double)((UINT64_C(1) << w[j]) - 1);
+            /* the keys of this segment: rows row0 + i step below (seg + 1) per */
+            for (; i < job->keys && job->row0 + i * job->step < (seg + 1) * job->per; i++) {
+                const double *u = job->unit + (job->row0 + i * job->step) * c;
+                double v[5], sq = 0;
+                for (size_t j = 0; j < c; j++) {
+                    /* rint(x) as (x + 2^52) - 2^52, inline (a call to rint otherwise): exact
+                       for 0 <= x < 2^52 (q above 1 is clipped anyway); a fraction below 0
+                       rounds to 0 either way */
+                    double x = u[j] * scale[j];
+                    x = x > 0 || x != x ? x : 0;     /* NaN kept */
+                    double q = scale[j] > 0 ? ((x + 0x1p52) - 0x1p52) / scale[j] : 0;
+                    q = q > 1 ? 1 : q;
+                    v[j] = lo[j] + q * ext[j];
+                    sq += v[j] * v[j];
+                }
+                if (job->dropped >= 0) {   /* the dropped component restored, >= 0 */
+                    for (size_t j = c; j > (size_t)job->dropped; j--)
+                        v[j] = v[j - 1];
+                    v[job->dropped] = sq < 1 ? sqrt(1 - sq) : 0;
+                }
+                double e = key_error(job->src + i * full, v, full, job->rotation) * job->lever[i];
+                worst = e > worst || e != e ? e : worst;    /* NaN kept, as np.max */
+            }
+        }
+        job->bound[k] = worst;
+    }
 }

@@ -431,6 +431,32 @@ size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t pe
 void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint8_t *widths,
                        size_t per, uint8_t *SK_RESTRICT out);
 
+/* bound[m] = max over t < times of lever[t, m] e(t, m), the error of track m of lossy against
+   src ((times, tracks, ncomp) row-major each) at time t: with `rotation` the chord |a - b| to
+   the nearer of b and -b (quaternions), else the largest |a_c - b_c|; a NaN error makes
+   the bound NaN (skinkit.model.compress's bounds of the error a track causes alone at a level). */
+void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
+                     const double *lossy, const double *lever, double *SK_RESTRICT bound);
+
+/* The bounds of the error a quantized track causes alone at each of `rates` bit rates, its keys
+   decoded from their fractions in float64 (skinkit.model.compress, _Levels.bounds): the keys
+   are rows row0, row0 + step, ... (`keys` of them) of unit (rows x ncomp fractions of their
+   segment's range, segments of per rows); rate k's widths widths[(k * segments + s) * ncomp
+   + c]; segment s's minima ranges[s * 2 ncomp + c] and extents ranges[(s * 2 + 1) ncomp + c];
+   a key's value lo + min(max(rint(u (2^w - 1)) / (2^w - 1), 0), 1) extent (w = 0: lo), with
+   component `dropped` (>= 0) restored as sqrt(1 - the others' squares); bound[k] the largest
+   lever[i] times the error of src row i (keys x (ncomp + (dropped >= 0))) against key i (the
+   chord to the nearer of it and its negative with `rotation`, else the largest component
+   difference; NaN kept). */
+typedef struct {
+    size_t rates, segments, ncomp, per, keys, row0, step;
+    int dropped, rotation;
+    const double *unit, *ranges, *src, *lever;
+    const uint8_t *widths;
+    double *bound;
+} sk_rate_bounds_job;
+void sk_rate_bounds(const sk_rate_bounds_job *job);
+
 /* An output of at least this many bytes is written with streaming stores (sk_sample_clip, and
    the callers of sk_fill_rows): stores that do not read a line first, for outputs too large
    to be read from the caches next (sample.c gives the measurement). */

@@ -87,6 +87,34 @@ def test_random_clip_within_precision_densely(dtype):
     assert len(dumps(cc)) < sum(np.asarray(ch.values).nbytes for ch in clip.channels) / 2
 
 
+def test_dense_times_above_the_precision_join_the_search(monkeypatch):
+    """Keys 20 s apart with CUBICSPLINE tangents: the tangents' quantization errors scale with
+    the interval, so a choice within the precision at the key times (where the search checks
+    first) exceeds it between them; the search runs again with those dense times among its
+    rows, and its choice holds at every dense time."""
+    from skinkit.model import compress as module
+    rows = []
+    search = module._search
+    monkeypatch.setattr(module, "_search",
+                        lambda prob, *args: rows.append(prob.t.size) or search(prob, *args))
+    rng = np.random.default_rng(0)
+    keys = 30
+    times = np.arange(keys) * 20.0
+    v = np.stack([rng.normal(0, 0.3, (keys, 3)), np.cumsum(rng.normal(0, 0.01, (keys, 3)), axis=0),
+                  rng.normal(0, 0.3, (keys, 3))], axis=1).reshape(-1, 3)
+    rest = (np.tile([0, 0.1, 0], (3, 1)), np.tile([0, 0, 0, 1.0], (3, 1)), np.ones((3, 3)))
+    skel = skinkit.Skeleton(["a", "b", "c"], np.array([-1, 0, 1]), *rest)
+    clip = skinkit.Clip("far", [skinkit.Channel(1, "translation", times, v, "CUBICSPLINE")],
+                        np.float64)
+    precision, shell = 1e-4, 0.03
+    cc = compress(clip, skel, precision=precision, shell_distance=shell)
+    assert len(rows) >= 2 and rows[0] == keys and rows[-1] > keys
+    err = shell_errors(skel.parents, rest, clip.channels, cc.to_clip().channels, dense([times]),
+                       shell)
+    assert err.max() <= precision + 1e-9
+    assert cc.tracks[0].level in BIT_RATES
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize("name", ["RiggedFigure.glb", "RiggedFigure-cubic.glb",
                                   "RiggedFigure-step.glb", "CesiumMan.glb"])
@@ -207,10 +235,10 @@ def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
     rows = keys * (3 if interp == "CUBICSPLINE" else 1)
     values = np.cumsum(rng.normal(0, 0.1, (rows, 3)), axis=0)
     base = Track(0, 0, ["STEP", "LINEAR", "CUBICSPLINE"].index(interp), 0, 3, RAW)
-    q = _Quantizer(values, _layout(values, base, 16))
+    q = _Quantizer(values[None], [_layout(values, base, 16)])
     k = BIT_RATES.index(10)
-    tr = q.track(k)
-    assert q.costs[k] == _cost(tr)                       # counted as the packed track's
+    tr = q.track(0, k)
+    assert q.costs[0][k] == _cost(tr)                    # counted as the packed track's
     assert tr.seg_codes.shape == (3, 6) and tr.widths.size == 9
     per = 16 * rows // keys
     decoded = decode_track(tr, keys, np.dtype(np.float64))

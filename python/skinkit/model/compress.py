@@ -26,17 +26,22 @@ Each channel becomes one track, stored at one of these levels:
 * raw: the keys as the clip's dtype (lossless).
 
 The bit rates come from a search: every track's own error at every level is bounded with lever
-arms from the source pose (a rotation error of angle a at joint j moves its descendants' vertices
-by at most 2 sin(a/2) times their distance from j), a common tolerance picks each track's
-cheapest level under it, bisection finds the largest tolerance whose exact hierarchical error
-passes, then each track tries cheaper levels one at a time under the exact check.  Morph weights
-are scalar tracks held to ``weights_precision`` each, on their own.
+arms from the source pose at its key times (a rotation error of angle a at joint j moves its
+descendants' vertices by at most 2 sin(a/2) times their distance from j; the keys at each level
+decoded from their fractions in float64, without packing them), a common tolerance picks each
+track's cheapest level under it, bisection finds the largest tolerance whose exact hierarchical
+error passes, then each track tries cheaper levels one at a time under the exact check.  The
+exact check runs on the decoder's own samples (of the levels the search reaches, decoded when
+first reached) at the key times first; the dense times where the decoder's samples of the
+choice exceed the precision join them, and the search runs again, until the choice passes at
+every dense time.  Morph weights are scalar tracks held to ``weights_precision`` each, on their
+own, by their exact errors.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,8 +50,8 @@ from .. import _core
 from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
-from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, to_float24)
+from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
+                              CompressedClip, Track, from_float24, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
@@ -72,78 +77,109 @@ def _with(track: Track, **changes: Any) -> Track:
 
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
-    if level == KEYS24:
-        return _with(base, level=level, payload=to_float24(values))
-    mid = 0.5 * (values.min(axis=0) + values.max(axis=0))
-    if base.stored_components() != base.ncomp:
-        mid = mid / max(1.0, float(np.linalg.norm(mid)))
-    data = mid.astype(np.float32).tobytes() if level == CONSTANT else to_float24(mid)
-    return _with(base, level=level, payload=data)
+    return _encodes(values[None], [base], level)[0]
+
+
+def _encodes(values: NDArray[np.float64], bases: Sequence[Track], level: int) -> List[Track]:
+    """``_encode`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
+    a track each (``bases``' fields)."""
+    if level != KEYS24:
+        values = 0.5 * (values.min(axis=1) + values.max(axis=1))[:, None]        # the mids
+        if bases[0].stored_components() != bases[0].ncomp:
+            values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
+    data = values.astype(np.float32).tobytes() if level == CONSTANT else to_float24(values)
+    n = len(data) // len(bases)
+    return [_with(base, level=level, payload=data[m * n:(m + 1) * n])
+            for m, base in enumerate(bases)]
 
 
 def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
     """The ranges of ``values`` (rows, stored components) in segments of ``seg_keys`` keys (0:
     one segment): the clip's float32 range, outwards, and each segment's in 255ths of it."""
-    lo = values.min(axis=0).astype(np.float32)
-    lo = np.where(lo.astype(np.float64) > values.min(axis=0), np.nextafter(lo, np.float32(-np.inf)),
-                  lo)
-    span = values.max(axis=0) - lo.astype(np.float64)
+    return _layouts(values[None], [base], seg_keys)[0]
+
+
+def _layouts(values: NDArray[np.float64], bases: Sequence[Track],
+             seg_keys: int) -> List[Track]:
+    """``_layout`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
+    a track each (``bases``' fields)."""
+    low = values.min(axis=1)
+    lo = low.astype(np.float32)
+    lo = np.where(lo.astype(np.float64) > low, np.nextafter(lo, np.float32(-np.inf)), lo)
+    span = values.max(axis=1) - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    tr = _with(base, minimum=lo, extent=ext, seg_keys=seg_keys)
+    out = [_with(base, minimum=lo[m], extent=ext[m], seg_keys=seg_keys)
+           for m, base in enumerate(bases)]
     if seg_keys:
-        per = tr.rows(seg_keys)
-        starts = np.arange(0, values.shape[0], per)
-        e64 = ext.astype(np.float64)
+        per = out[0].rows(seg_keys)
+        starts = np.arange(0, values.shape[1], per)
+        e64 = ext.astype(np.float64)[:, None]
         safe = np.where(e64 > 0, e64, 1.0)
-        m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
-        top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=0) - lo) / safe).clip(0, 255)
+        lo64 = lo.astype(np.float64)[:, None]
+        m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0,
+                                                                                          255)
+        top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0,
+                                                                                            255)
         e = np.maximum(top - m, 1)
         m = np.minimum(m, 255 - e)
         zero = e64 == 0
-        m[:, zero], e[:, zero] = 0, 0
-        tr.seg_codes = np.concatenate([m, e], axis=1).astype(np.uint8)
-    return tr
+        codes = np.concatenate([np.where(zero, 0, m), np.where(zero, 0, e)], axis=2
+                               ).astype(np.uint8)
+        for tr, c in zip(out, codes):
+            tr.seg_codes = c
+    return out
 
 
 class _Quantizer:
-    """``values`` (rows, stored components) at the bit rates (BIT_RATES) in the ranges of
-    ``layout`` (``_layout``): the bits of each component in each segment at every rate
-    (``widths``, all rates in one array operation), the container bytes they cost (``costs``),
-    the track."""
+    """M tracks' ``values`` (M, rows, stored components) at the bit rates (BIT_RATES) in the
+    ranges of their ``layouts`` (``_layouts``, of one shape): the bits of each component in
+    each segment at every rate (``widths``, all tracks and rates in one array operation), the
+    container bytes they cost (``costs``, (M, rates)), the tracks, their bounds."""
 
-    def __init__(self, values: NDArray[np.float64], layout: Track):
-        self.layout = layout
-        ranges = layout.keep_segment_ranges().astype(np.float64)           # (segments, 2, c)
-        self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[0]
-        e64 = layout.extent.astype(np.float64)
+    def __init__(self, values: NDArray[np.float64], layouts: Sequence[Track]):
+        self.layouts = layouts
+        layout = layouts[0]
+        ranges = np.stack([tr.keep_segment_ranges() for tr in layouts]).astype(np.float64)
+        self.ranges = ranges                                           # (M, segments, 2, c)
+        self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[1]
+        e64 = np.stack([tr.extent for tr in layouts]).astype(np.float64)           # (M, c)
         # each component's step about the clip's widest one's: fewer bits for narrower ranges
-        widest = float(np.max(e64, initial=0.0))
-        seg_ext = ranges[:, 1]
+        widest = np.max(e64, axis=1, initial=0.0)[:, None, None]
+        seg_ext = ranges[:, :, 1]
         with np.errstate(divide="ignore"):
-            self.fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
-        self.stored = (seg_ext > 0) & (e64 > 0)
-        rows = np.arange(values.shape[0]) // self.per
-        safe = np.where(seg_ext > 0, seg_ext, 1.0)[rows]
-        self.unit = (values - ranges[rows, 0]) / safe
+            fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
+        stored = (seg_ext > 0) & (e64[:, None] > 0)                      # (M, segments, c)
+        rows = np.arange(values.shape[1]) // self.per
+        safe = np.where(seg_ext > 0, seg_ext, 1.0)[:, rows]
+        self.unit = (values - ranges[:, rows, 0]) / safe
         count = np.bincount(rows)                                          # rows a segment
-        self.count = count.astype(np.float64)
-        fixed = 3 + 8 * layout.minimum.size + 1 + self.stored.size + layout.seg_codes.size
+        fixed = 3 + 8 * layout.minimum.size + 1 + stored[0].size + layout.seg_codes.size
         level = np.array(BIT_RATES, np.float64)[:, None, None]
-        self.widths = np.where(self.stored, np.clip(level - self.fewer, 1, level), 0)
-        # ``_cost`` of the track at each rate, without packing it (the bits: exact integers)
-        self.costs = [fixed + -(-int(b) // 8) for b in self.widths.sum(axis=2) @ self.count]
-        # code_bits at each rate: the first bit of each segment, and the bits of all
-        self.bits = np.zeros((len(BIT_RATES), count.size + 1), np.int64)
-        np.cumsum(self.widths.sum(axis=2).astype(np.int64) * count, axis=1, out=self.bits[:, 1:])
+        self.widths = np.where(stored[:, None], np.clip(level - fewer[:, None], 1, level),
+                               0).astype(np.uint8)                   # (M, rates, segments, c)
+        # ``_cost`` of the tracks at each rate, without packing them; code_bits at each rate:
+        # the first bit of each segment, and the bits of all
+        seg_bits = self.widths.sum(axis=3, dtype=np.int64) * count
+        self.costs = (fixed + (seg_bits.sum(axis=2) + 7) // 8).tolist()
+        self.bits = np.zeros(seg_bits.shape[:2] + (count.size + 1,), np.int64)
+        np.cumsum(seg_bits, axis=2, out=self.bits[:, :, 1:])
 
-    def track(self, k: int) -> Track:
-        """The track at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
+    def bounds(self, m: int, ks: Sequence[int], row0: int, step: int, src: NDArray[np.float64],
+               lever: NDArray[np.float64], dropped: int, rotation: bool) -> NDArray[np.float64]:
+        """The bounds of the error of track m at the bit rates ``BIT_RATES[k]``, k in ``ks``,
+        at its keys rows row0::step (``_core.rate_bounds``: decoded in float64 from the
+        fractions, the decoder's float32 rounding left out)."""
+        return _core.rate_bounds(self.unit[m], self.widths[m, list(ks)], self.ranges[m],
+                                 self.per, row0, step, src, lever, dropped, rotation)
+
+    def track(self, m: int, k: int) -> Track:
+        """Track m at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
         (``_core.quantize_codes``)."""
-        w8 = self.widths[k].astype(np.uint8)
-        tr = _with(self.layout, level=BIT_RATES[k], widths=w8.reshape(-1),
-                   payload=_core.quantize_codes(self.unit, w8, self.per))
-        tr.keep_code_bits(self.unit.shape[0], self.per, self.bits[k])
+        w8 = self.widths[m, k]
+        tr = _with(self.layouts[m], level=BIT_RATES[k], widths=w8.reshape(-1),
+                   payload=_core.quantize_codes(self.unit[m], w8, self.per))
+        tr.keep_code_bits(self.unit.shape[1], self.per, self.bits[m, k])
         return tr
 
 
@@ -186,8 +222,9 @@ class _Problem:
     """The source, sampled densely once (its world matrices with the joints in depth-first
     preorder, ``_preorder``), and the exact check of a decoded clip.  The dense times
     (``dense_times``) are held key times first, the ``keys`` of them, then the others: every
-    result over them is a maximum, which their order leaves as it is, and the key rows alone are
-    an early rejection (``_Poses``)."""
+    result over them is a maximum, which their order leaves as it is; the search runs on some of
+    them (``at``: the key rows first) and ``failing`` names those the decoder's samples of its
+    choice exceed."""
 
     def __init__(self, clip: Clip, skeleton: Skeleton, shell: float):
         self.clip, self.shell = clip, shell
@@ -196,18 +233,37 @@ class _Problem:
         self.order, self.pos, self.size = _preorder(parents)
         self.parents = np.where(parents[self.order] >= 0, self.pos[parents[self.order]],
                                 -1).astype(np.int32)                  # in preorder
-        self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = (
-            np.asarray(skeleton.translations, np.float64),
-            np.asarray(skeleton.rotations, np.float64), np.asarray(skeleton.scales, np.float64))
+        # the rest pose as the samplers write it (in the clip's dtype), where no track is
+        self.rest: Tuple[NDArray[Any], NDArray[Any], NDArray[Any]] = tuple(  # type: ignore
+            np.asarray(r, clip.dtype).astype(np.float64)
+            for r in (skeleton.translations, skeleton.rotations, skeleton.scales))
         t = dense_times(clip)
         key = np.zeros(t.size, bool)
         key[::4] = True                        # dense_times' every 4th time is a key time
         self.t, self.keys = np.concatenate([t[key], t[~key]]), int(key.sum())
         self.shells = np.full(self.t.size, shell)
-        self.source = clip.sample(self.t, self.rest)
-        t, r, s = (np.asarray(a, np.float64)[:, self.order] for a in self.source)
+        t, r, s = (np.asarray(a, np.float64)[:, self.order]
+                   for a in clip.sample(self.t, self.rest))
         self.world = np.asarray(forward_kinematics(self.parents, r, t, s))
         self.weights = clip.sample_weights(self.t)
+
+    def at(self, rows: NDArray[np.int64]) -> _Problem:
+        """The problem at the rows ``rows`` (sorted) of its dense times alone."""
+        sub = object.__new__(_Problem)
+        sub.__dict__.update(self.__dict__)
+        sub.t, sub.shells, sub.world = self.t[rows], self.shells[rows], self.world[rows]
+        sub.keys = int(np.count_nonzero(rows < self.keys))
+        sub.weights = {k: v[rows] for k, v in self.weights.items()}
+        return sub
+
+    def failing(self, decoded: CompressedClip, limit: Dict[bool, float]) -> NDArray[np.int64]:
+        """The rows at which the decoder's own samples of ``decoded`` exceed the precision at a
+        joint (``limit[False]``) or a morph weight (``limit[True]``)."""
+        bad = np.max(self.pose_error(decoded), axis=1, initial=0.0) > limit[False]
+        w = decoded.sample_weights(self.t)
+        for k, v in self.weights.items():
+            bad |= np.max(np.abs(w.get(k, 0) - v), axis=1, initial=0.0) > limit[True]
+        return np.flatnonzero(bad)
 
     def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
         """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
@@ -246,25 +302,22 @@ class _Problem:
 def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
                   lever: NDArray[Any]) -> NDArray[np.float64]:
     """Bounds of the object-space error each of M tracks of one path causes alone (T samples
-    of M tracks, (T, M, C); ``lever`` (T, M): ``_levers``): (M,)."""
-    if path == "rotation":      # sqrt(1 - min(|dot|, 1)^2) lever, in place
-        bound = np.abs(np.einsum("tmc,tmc->tm", src, lossy))
-        np.minimum(bound, 1, out=bound)
-        np.multiply(bound, bound, out=bound)
-        np.sqrt(np.subtract(1, bound, out=bound), out=bound)
-        return np.asarray(np.max(np.multiply(bound, lever, out=bound), axis=0), np.float64)
-    diff = np.subtract(src, lossy)                       # |src - lossy| lever, in place
-    np.multiply(np.abs(diff, out=diff), lever[..., None], out=diff)
-    # over times first: NumPy reduces the short axis of components slowly
-    return np.asarray(np.max(diff, axis=0).max(axis=-1), np.float64)
+    of M tracks, (T, M, C) float64; ``lever`` (T, M): ``_levers``): (M,), the largest over the
+    times of the lever times the chord to the nearer of the lossy quaternion and its negative
+    (rotations) or the largest component difference (``_core.track_bounds``)."""
+    return _core.track_bounds(np.ascontiguousarray(src, np.float64),
+                              np.ascontiguousarray(lossy, np.float64),
+                              np.ascontiguousarray(lever, np.float64), path == "rotation")
 
 
 def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
             parent_scale: NDArray[Any]) -> NDArray[np.float64]:
     """What multiplies a track's own error to bound the object-space error it causes, (T, M):
-    a rotation error of angle a moves a vertex at distance r by 2 sin(a/2) r <= 2 sqrt(1 -
-    cos^2(a/2)) r; a translation moves everything below by its error; a scale error of e moves
-    a vertex at r by r e / s."""
+    a rotation error of angle a moves a vertex at distance r by 2 sin(a/2) r = 4 sin(a/4)
+    cos(a/4) r <= 2 |q - q'| r (q' the nearer of the lossy quaternion and its negative: the
+    chord, well conditioned for small angles where 1 - cos(a/2) is lost to rounding, and for
+    keys not quite unit in float32); a translation moves everything below by its error; a
+    scale error of e moves a vertex at r by r e / s."""
     if path == "rotation":
         return np.asarray(2 * reach * parent_scale, np.float64)
     if path == "translation":
@@ -279,6 +332,80 @@ def _cost(tr: Optional[Track]) -> int:
         return 0
     ranges = 8 * tr.minimum.size + 1 + tr.widths.size + tr.seg_codes.size
     return 3 + len(tr.payload) + (ranges if tr.level in BIT_RATES else 0)
+
+
+class _Levels:
+    """The levels of channel ``ch`` that the search tries: their costs (``cost``), their tracks
+    (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and the bounds
+    of its bit rates (``rate_bounds``)."""
+
+    def __init__(self, ch: Channel, base: Track, dtype: np.dtype[Any]):
+        self.ch, self.cubic = ch, ch.interpolation == "CUBICSPLINE"
+        vals = np.asarray(ch.values, np.float64)
+        self.src = vals                         # the keys compared (rows, ncomp)
+        if ch.path == "rotation" and not self.cubic:
+            unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
+            vals, base.dropped = _drop(unit)
+            self.src = np.insert(vals, base.dropped, np.abs(unit[:, base.dropped]), axis=1)
+        self.vals, self.dropped = vals, base.dropped if ch.path == "rotation" else -1
+        raw = _with(base, payload=np.asarray(ch.values, dtype).tobytes())
+        self.raw = raw
+        # the other levels: the group's (_group_levels)
+        self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
+        self.rates: Dict[int, Tuple[_Quantizer, int, int]] = {}     # (quantizer, track, rate)
+        self.cost = {RAW: _cost(raw)}
+
+    def track(self, lv: int) -> Optional[Track]:
+        """The track at level ``lv`` (a bit rate's packed when first asked for)."""
+        if lv not in self.tracks:
+            q, m, k = self.rates[lv]
+            self.tracks[lv] = q.track(m, k)
+        return self.tracks[lv]
+
+    def rate_bounds(self, src: NDArray[np.float64], lever: NDArray[np.float64]
+                    ) -> Dict[int, float]:
+        """The bound of the error at each bit rate (``_Quantizer.bounds``) against ``src``
+        (keys, ncomp) with ``lever`` (keys,)."""
+        bounds: Dict[int, float] = {}
+        layouts: Dict[int, List[int]] = {}
+        for lv, (q, _, _) in self.rates.items():
+            layouts.setdefault(id(q), []).append(lv)
+        for lvs in layouts.values():
+            q, m, _ = self.rates[lvs[0]]
+            got = q.bounds(m, [self.rates[lv][2] for lv in lvs], 1 if self.cubic else 0,
+                           3 if self.cubic else 1, src, lever,
+                           -1 if self.cubic else self.dropped, self.ch.path == "rotation")
+            bounds.update(zip(lvs, got.tolist()))
+        return bounds
+
+
+def _group_levels(levels: Sequence[_Levels]) -> None:
+    """The levels other than RAW of channels of one key times, path, interpolation and
+    component count, made together: the constants and 24-bit keys (``_encodes``), DEFAULT, and
+    the bit rates (``_Quantizer``), each in the layout of fewer bytes (the first of equal),
+    none that the raw keys undercut."""
+    first = levels[0]
+    values = np.stack([lv.vals for lv in levels])
+    bases = [lv.raw for lv in levels]
+    for level, rows in ((CONSTANT, values[:, 1::3] if first.cubic else values),
+                        (CONSTANT24, values[:, 1::3] if first.cubic else values),
+                        (KEYS24, values)):
+        for lv, tr in zip(levels, _encodes(rows, bases, level)):
+            lv.tracks[level], lv.cost[level] = tr, _cost(tr)
+    if first.ch.path in PATHS:
+        for lv in levels:
+            lv.tracks[DEFAULT], lv.cost[DEFAULT] = None, 0
+    # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
+    if 3 + 9 * values.shape[2] + 1 >= first.cost[RAW]:
+        return
+    quantizers = [_Quantizer(values, _layouts(values, bases, keys))
+                  for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
+    costs = np.array([q.costs for q in quantizers])                    # (layouts, M, rates)
+    pick, least = costs.argmin(axis=0), costs.min(axis=0)
+    for m, lv in enumerate(levels):
+        for k in np.flatnonzero(least[m] < lv.cost[RAW]).tolist():
+            lv.rates[BIT_RATES[k]] = (quantizers[pick[m, k]], m, k)
+            lv.cost[BIT_RATES[k]] = int(least[m, k])
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
@@ -343,8 +470,8 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     prob = _Problem(clip, skeleton, float(shell_distance))
     times: Dict[bytes, int] = {}
     time_arrays: List[NDArray[np.float64]] = []
-    candidates: List[Dict[int, Optional[Track]]] = []
-    sources: List[NDArray[np.float64]] = []
+    candidates: List[_Levels] = []
+    groups: Dict[Tuple[int, int, int, int], List[int]] = {}
     for ch in clip.channels:
         kt = np.asarray(ch.times, np.float64)
         times.setdefault(kt.tobytes(), len(times))
@@ -353,155 +480,192 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         path = PATH_NAMES.index(ch.path)
         base = Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation), times[kt.tobytes()],
                      int(np.shape(ch.values)[1]), RAW)
-        vals = np.asarray(ch.values, np.float64)
-        if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
-            unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
-            vals, base.dropped = _drop(unit)
-        raw = _with(base, payload=np.asarray(ch.values, clip.dtype).tobytes())
-        levels: Dict[int, Optional[Track]] = {RAW: raw}
-        cubic = ch.interpolation == "CUBICSPLINE"
-        for lv in CONSTANTS:
-            levels[lv] = _encode(vals[1::3] if cubic else vals, base, lv)
-        levels[KEYS24] = _encode(vals, base, KEYS24)
-        # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes:
-        # none is tried that the raw keys undercut
-        raw_cost = _cost(raw)
-        if 3 + 9 * vals.shape[1] + 1 < raw_cost:
-            layouts = [_Quantizer(vals, _layout(vals, base, keys))
-                       for keys in (0, SEGMENT_KEYS) if keys < len(kt)]
-            for k, b in enumerate(BIT_RATES):  # the layout of fewer bytes (the first of equal)
-                sizes = [q.costs[k] for q in layouts]
-                q = layouts[sizes.index(min(sizes))]
-                if q.costs[k] < raw_cost:
-                    levels[b] = q.track(k)
-        if ch.path in PATHS:
-            levels[DEFAULT] = None
-        candidates.append(levels)
-        sources.append(vals)
-    errors, samples = _level_errors(prob, clip, candidates, time_arrays)
-    poses = _Poses(prob, clip, samples)
+        candidates.append(_Levels(ch, base, clip.dtype))
+        groups.setdefault((base.times, path, base.interp, base.ncomp), []).append(
+            len(candidates) - 1)
+    for group in groups.values():
+        _group_levels([candidates[i] for i in group])
     limit = {True: float(weights_precision), False: float(precision)}
-    costs = [{lv: _cost(tr) for lv, tr in levels.items()} for levels in candidates]
-
-    def pick(tol: float) -> List[Optional[Track]]:
-        chosen = []
-        for ch, levels, errs, cost in zip(clip.channels, candidates, errors, costs):
-            bound = weights_precision if ch.path == WEIGHTS else tol
-            ok = [lv for lv in levels if errs[lv] <= bound]
-            chosen.append(levels[min(ok, key=cost.__getitem__)] if ok else levels[RAW])
-        return chosen
+    bounds = _bounds(prob.at(np.arange(prob.keys)), candidates, groups.values())
 
     def build(chosen: Sequence[Optional[Track]]) -> CompressedClip:
         return CompressedClip(clip.name, clip.dtype, n, time_arrays,
                               [tr for tr in chosen if tr is not None])
 
-    def fits(chosen: Sequence[Optional[Track]]) -> bool:
-        """The exact check from the decoded samples (weights tracks: exact in ``pick``)."""
-        return poses.assemble(chosen, precision)
+    def tracks_of(levels: Sequence[int]) -> List[Optional[Track]]:
+        return [c.track(lv) for c, lv in zip(candidates, levels)]
 
-    def passes(chosen: Sequence[Optional[Track]]) -> bool:
-        """The exact check of the decoder's own samples."""
-        decoded = build(chosen)
-        if float(np.max(prob.pose_error(decoded), initial=0.0)) > precision:
-            return False
-        w = decoded.sample_weights(prob.t)
-        return all(float(np.abs(w.get(k, 0) - v).max(initial=0.0)) <= limit[True]
-                   for k, v in prob.weights.items())
+    # the search at the key rows first; the rows where the decoder's own samples of its choice
+    # exceed a precision join them, and the search runs again, until the choice passes at every
+    # row (or the rows stop growing: the keys as they are)
+    rows = np.arange(prob.keys)
+    while True:
+        best = _search(prob.at(rows), clip, candidates, bounds, time_arrays, limit, refine)
+        tracks = tracks_of(best)
+        failing = prob.failing(build(tracks), limit)
+        grown = np.union1d(rows, failing)
+        if not failing.size or grown.size == rows.size:
+            break
+        rows = grown
+    if failing.size:             # a search whose every try failed: the keys as they are
+        tracks = [c.tracks[RAW] for c in candidates]
+    # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
+    return build([None if tr is None else replace(tr) for tr in tracks])
 
-    lo, hi = 0.0, float(precision)
+
+def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
+            bounds: List[Dict[int, float]], time_arrays: List[NDArray[np.float64]],
+            limit: Dict[bool, float], refine: bool) -> List[int]:
+    """Each track's level under the exact check at the rows of ``prob``: the largest common
+    tolerance of the bounds (``_bounds``; a weights track: its exact error) that passes, by
+    bisection, then with ``refine`` each track one level cheaper at a time while its subtree
+    stays within the precision."""
+    precision, weights_precision = limit[False], limit[True]
+    poses = _Poses(prob, clip, candidates, time_arrays)
+    errors = list(bounds)
+    for i, ch in enumerate(clip.channels):
+        if ch.path == WEIGHTS:
+            got = poses.need([(i, lv) for lv in candidates[i].cost])
+            errors[i] = {lv: float(np.abs(got[i, lv] - prob.weights[ch.node]).max(initial=0.0))
+                         for lv in candidates[i].cost}
+
+    # each track's levels by cost (the first of equal in their order) and their errors, a row
+    # each (padded with inf): a tolerance picks the first level of each row within it
+    by_cost = [sorted(c.cost, key=c.cost.__getitem__) for c in candidates]
+    width = max((len(lvs) for lvs in by_cost), default=0)
+    table = np.full((len(by_cost), width), np.inf)
+    names = np.full((len(by_cost), width), RAW)
+    for i, lvs in enumerate(by_cost):
+        table[i, :len(lvs)] = [errors[i][lv] for lv in lvs]
+        names[i, :len(lvs)] = lvs
+    weights = np.array([ch.path == WEIGHTS for ch in clip.channels], bool)
+
+    def pick(tol: float) -> List[int]:
+        if not by_cost:                         # a clip without channels
+            return []
+        ok = table <= np.where(weights, weights_precision, tol)[:, None]
+        first = names[np.arange(len(by_cost)), ok.argmax(axis=1)]
+        return np.where(ok.any(axis=1), first, RAW).tolist()  # type: ignore[no-any-return]
+
+    lo, hi = 0.0, precision
     best, trial = pick(0.0), pick(hi)
-    if fits(trial):
+    if poses.assemble(trial, precision):
         best, lo, hi = trial, hi, 64.0 * hi
     for _ in range(10):
         mid = 0.5 * (lo + hi)
         trial = pick(mid)
-        if fits(trial):
+        if poses.assemble(trial, precision):
             best, lo = trial, mid
         else:
             hi = mid
     if refine:   # each track one level cheaper at a time, while its subtree stays within
         poses.assemble(best)
-        for i in sorted(range(len(best)), key=lambda k: -costs[k][_level(best[k])]):
-            if clip.channels[i].path == WEIGHTS:
-                continue
-            cost = costs[i]
-            for lv in sorted(cost, key=cost.__getitem__, reverse=True):
-                if cost[lv] >= cost[_level(best[i])]:
-                    continue
+        order = [i for i in sorted(range(len(best)), key=lambda k: -candidates[k].cost[best[k]])
+                 if clip.channels[i].path != WEIGHTS]
+        cheaper = {}
+        for i in order:
+            cost = candidates[i].cost
+            cheaper[i] = [lv for lv in sorted(cost, key=cost.__getitem__, reverse=True)
+                          if cost[lv] < cost[best[i]]]
+        # the first level each track tries decoded at once, the others four at a time when
+        # reached (most tracks try one or two)
+        poses.need([(i, lv) for i in order for lv in cheaper[i][:1]])
+        for i in order:
+            for j, lv in enumerate(cheaper[i]):
+                if (i, lv) not in poses.samples:
+                    poses.need([(i, v) for v in cheaper[i][j:j + 4]])
                 if poses.try_level(i, lv, precision):
-                    best[i] = candidates[i][lv]
+                    best[i] = lv
                 elif lv != KEYS24:    # the others' errors grow as their costs fall
                     break
-    if not passes(best):          # a search whose every try failed: the keys as they are
-        best = [c[RAW] for c in candidates]
-    # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
-    return build([None if tr is None else replace(tr) for tr in best])
+    return best
 
 
-Samples = List[Dict[int, NDArray[Any]]]
+def _restored(stored: NDArray[np.float64], dropped: Sequence[int]) -> NDArray[np.float64]:
+    """Rotations of M tracks (K, M, L, 3) with each track's dropped component (``dropped``,
+    M) restored as sqrt(1 - the others' squares): (K, M, L, 4)."""
+    with np.errstate(over="ignore"):                  # keys out of range: their bound inf
+        w = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1), 0))
+    full = np.empty(stored.shape[:-1] + (4,))
+    ft, st, wt = (a.swapaxes(0, 1) for a in (full, stored, w))       # the tracks first
+    drop = np.asarray(dropped)
+    for d in np.unique(drop).tolist():
+        m = drop == d
+        ft[m, ..., d] = wt[m]
+        ft[m, ..., :d], ft[m, ..., d + 1:] = st[m, ..., :d], st[m, ..., d:]
+    return full
 
 
-def _level_errors(prob: _Problem, clip: Clip, candidates: List[Dict[int, Optional[Track]]],
-                  time_arrays: List[NDArray[np.float64]]) -> Tuple[List[Dict[int, float]],
-                                                                   Samples]:
-    """Each track's own error bound at each of its levels (``_track_errors``; a weights track:
-    its largest error), and its decoded samples at the dense times at each level (T, C)."""
+def _stored_keys(levels: Sequence[_Levels], rows: slice, count: int) -> NDArray[np.float64]:
+    """The ``rows`` of the keys of a group's channels (``_group_levels``) at RAW, CONSTANT,
+    CONSTANT24 and KEYS24 as they decode (then ``count`` - 4 levels of zeros: DEFAULT), stored
+    components: (keys, M, count, c)."""
+    vals = np.stack([lv.vals[rows] for lv in levels], axis=1)                # (K, M, c)
+    out = np.zeros(vals.shape[:2] + (count, vals.shape[2]))
+    out[:, :, 0] = vals
+    for j, level in enumerate((CONSTANT, CONSTANT24, KEYS24), 1):
+        tracks = [lv.tracks[level] for lv in levels]
+        data = b"".join(bytes(tr.payload) for tr in tracks if tr is not None)
+        got = np.frombuffer(data, np.float32) if level == CONSTANT else from_float24(data)
+        got = got.reshape(len(levels), -1, vals.shape[2])
+        out[:, :, j] = got[:, rows].swapaxes(0, 1) if level == KEYS24 else got[:, 0]
+    return out
+
+
+def _bounds(prob: _Problem, candidates: List[_Levels],
+            groups: Iterable[List[int]]) -> List[Dict[int, float]]:
+    """Each track's bound of the error it causes alone at each of its levels, at its key times
+    (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately:
+    ``_stored_keys``, ``_Levels.rate_bounds``), the tracks of a group (``_group_levels``)
+    at once; weights tracks: none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
-    rest = prob.rest
     errors: List[Dict[int, float]] = [{} for _ in candidates]
-    samples: Samples = [{} for _ in candidates]
-    paths = [PATH_NAMES.index(ch.path) for ch in clip.channels]
-    src: Dict[Tuple[int, ...], NDArray[np.float64]] = {}   # (path, tracks): samples (T, M, C)
-    lever: Dict[Tuple[int, ...], NDArray[np.float64]] = {}  # and their levers (T, M)
-    for lv in sorted({lv for c in candidates for lv in c}):
-        has = [i for i, c in enumerate(candidates) if lv in c]
-        if lv == DEFAULT:
-            pose = tuple(np.broadcast_to(r, (prob.t.size,) + r.shape) for r in rest)
-        else:
-            sampled = CompressedClip(clip.name, clip.dtype, prob.count, time_arrays,
-                                     [t for t in (candidates[i][lv] for i in has)
-                                      if t is not None])
-            pose = sampled.sample(prob.t, rest)
-            weights = sampled.sample_weights(prob.t)
-        for k, path in enumerate(PATH_NAMES):
-            mine = [i for i in has if paths[i] == k]
-            if not mine:
-                continue
-            listed = [clip.channels[i].node for i in mine]
-            nodes: Union[List[int], slice] = listed
-            if listed == list(range(listed[0], listed[0] + len(listed))):  # a view, no gather
-                nodes = slice(listed[0], listed[0] + len(listed))
-            if path == WEIGHTS:
-                for i in mine:
-                    node = clip.channels[i].node
-                    errors[i][lv] = float(np.abs(weights[node] - prob.weights[node]).max())
-                continue
-            key = (k,) + tuple(mine)
-            if key not in src:
-                src[key] = np.asarray(prob.source[k][:, nodes], np.float64)
-                lever[key] = _levers(path, src[key], reach[:, nodes], parent_scale[:, nodes])
-            lossy = np.asarray(pose[k][:, nodes], np.float64)
-            bound = _track_errors(path, src[key], lossy, lever[key])
-            for m, i in enumerate(mine):
-                samples[i][lv] = lossy[:, m]
-                errors[i][lv] = float(bound[m])
-    return errors, samples
-
-
-def _level(tr: Optional[Track]) -> int:
-    return DEFAULT if tr is None else tr.level
+    for group in groups:
+        first = candidates[group[0]]
+        ch = first.ch
+        if ch.path == WEIGHTS:
+            continue
+        at = np.searchsorted(prob.t, np.asarray(ch.times, np.float64))
+        nodes = [candidates[i].ch.node for i in group]
+        rows = slice(1, None, 3) if first.cubic else slice(None)
+        src = np.stack([candidates[i].src[rows] for i in group], axis=1)         # (K, M, C)
+        lever = np.ascontiguousarray(_levers(ch.path, src, reach[at][:, nodes],
+                                             parent_scale[at][:, nodes]))        # (K, M)
+        levels = [RAW, *CONSTANTS, KEYS24] + ([DEFAULT] if ch.path in PATHS else [])
+        lossy = _stored_keys([candidates[i] for i in group], rows, len(levels))
+        if first.dropped >= 0 and not first.cubic:
+            lossy = _restored(lossy, [candidates[i].dropped for i in group])
+        if DEFAULT in levels:
+            rest = prob.rest[list(PATHS).index(ch.path)][nodes]                  # (M, C)
+            lossy[:, :, levels.index(DEFAULT)] = rest
+        wide = np.empty_like(lossy)
+        wide[:] = src[:, :, None]
+        levers = np.empty(lossy.shape[:3])
+        levers[:] = lever[:, :, None]
+        k, m, n, c = lossy.shape
+        got = _track_errors(ch.path, wide.reshape(k, m * n, c), lossy.reshape(k, m * n, c),
+                            levers.reshape(k, m * n)).reshape(m, n).tolist()
+        for j, i in enumerate(group):
+            errors[i] = dict(zip(levels, got[j]))
+            errors[i].update(candidates[i].rate_bounds(np.ascontiguousarray(src[:, j]),
+                                                       np.ascontiguousarray(lever[:, j])))
+    return errors
 
 
 class _Poses:
     """The local poses and world matrices of a choice of levels, assembled from each track's
-    decoded samples (``_level_errors``), and the exact check of one track changed, by FK of its
+    decoded samples (``need``), and the exact check of one track changed, by FK of its
     joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
     matrices kept).  The joints are held in depth-first preorder, where every subtree is one
-    range.  A check runs on the key rows first (``_Problem``, a quarter of the rows): an error
-    above the precision there fails it without the other rows."""
+    range.  The rows are the search's (``_Problem.at``: the key rows, and the dense rows that
+    joined them); a check runs on the key rows first: an error above the precision there fails
+    it without the others."""
 
-    def __init__(self, prob: _Problem, clip: Clip, samples: Samples):
-        self.prob, self.clip, self.samples = prob, clip, samples
+    def __init__(self, prob: _Problem, clip: Clip, candidates: List[_Levels],
+                 time_arrays: List[NDArray[np.float64]]):
+        self.prob, self.clip, self.candidates, self.time_arrays = prob, clip, candidates, \
+            time_arrays
+        self.samples: Dict[Tuple[int, int], NDArray[np.float64]] = {}
         self.order, self.pos, self.size, self.parents = prob.order, prob.pos, prob.size, \
             prob.parents
         t, n = prob.t.size, prob.count
@@ -517,7 +681,8 @@ class _Poses:
         # the operands of _shell_error_fk at the key rows and at the others (views, made once)
         tr, rot, sc = self.local
         self.rows = [(rot[r], tr[r], sc[r], prob.world[r], prob.shells[r], self.world[r],
-                      self.errors[r]) for r in (slice(0, prob.keys), slice(prob.keys, t))]
+                      self.errors[r]) for r in (slice(0, prob.keys), slice(prob.keys, t))
+                     if r.stop > r.start]     # (no other rows while the key rows do)
         self.masks: Dict[Tuple[int, int], NDArray[np.float64]] = {}
 
     def _check(self, first: int, end: int, rows: int) -> float:
@@ -530,7 +695,7 @@ class _Poses:
         rot, tr, sc, reference, shells, world, errors = self.rows[rows]
         _core._shell_error_fk(self.parents, rot, tr, sc, reference, shells, mask,
                               (world, errors))
-        return float(np.max(errors, initial=0.0))
+        return float(np.max(errors[:, first:end], initial=0.0))     # 0 outside the mask
 
     def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
         """Whether joints first..end-1 stay within precision, and how many row ranges
@@ -540,13 +705,45 @@ class _Poses:
                 return False, done
         return True, len(self.rows)
 
-    def assemble(self, chosen: Sequence[Optional[Track]], precision: float = math.inf) -> bool:
-        """The poses of ``chosen``; whether they are within ``precision`` (above it the rows
-        after the first failing ones are left stale)."""
+    def need(self, pairs: Sequence[Tuple[int, int]]) -> Dict[Tuple[int, int], NDArray[Any]]:
+        """The decoder's samples of tracks at levels, (track, level) each, at the rows (T, C),
+        those not yet held decoded at once: each track on a node of its own in one clip."""
+        rest = self.prob.rest
+        tracks, where = [], []
+        nodes = [0] * (len(PATHS) + 1)
+        for i, lv in pairs:
+            if (i, lv) in self.samples:
+                continue
+            tr = self.candidates[i].track(lv)
+            ch = self.clip.channels[i]
+            if tr is None:          # DEFAULT: the rest pose as the sampler writes it
+                k = list(PATHS).index(ch.path)
+                self.samples[i, lv] = np.broadcast_to(rest[k][ch.node], (self.prob.t.size,) +
+                                                      rest[k][ch.node].shape)
+                continue
+            tracks.append(_with(tr, node=nodes[tr.path]))
+            where.append((i, lv, tr.path, nodes[tr.path]))
+            nodes[tr.path] += 1
+        if tracks:
+            n = max(nodes)
+            decoded = CompressedClip(self.clip.name, self.clip.dtype, n, self.time_arrays,
+                                     tracks)
+            pose = decoded.sample(self.prob.t, (np.zeros((n, 3)), np.tile([0.0, 0, 0, 1], (n, 1)),
+                                                np.ones((n, 3))))
+            weights = decoded.sample_weights(self.prob.t) if nodes[len(PATHS)] else {}
+            for i, lv, path, node in where:
+                self.samples[i, lv] = np.asarray(weights[node] if path == len(PATHS)
+                                                 else pose[path][:, node], np.float64)
+        return self.samples
+
+    def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:
+        """The poses of the levels ``chosen``; whether they are within ``precision`` (above it
+        the rows after the first failing ones are left stale)."""
+        self.need([(i, chosen[i]) for i, _, _ in self.slots])
         for i, k, a in self.slots:
-            level = _level(chosen[i])
+            level = chosen[i]
             if self.levels.get(i) != level:
-                self.local[k][:, a] = self.samples[i][level]
+                self.local[k][:, a] = self.samples[i, level]
                 self.levels[i] = level
         return self._within(0, self.parents.size, precision)[0]
 
@@ -557,7 +754,7 @@ class _Poses:
         a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
         b = a + int(self.size[ch.node])
         kept = self.local[k][:, a].copy()
-        self.local[k][:, a] = self.samples[i][level]
+        self.local[k][:, a] = self.samples[i, level]
         ok, done = self._within(a, b, precision)
         if ok:
             self.levels[i] = level
