@@ -1,72 +1,46 @@
-/* compress_avx2.c -- a compressed clip's float32 lane groups with AVX2
- * (cclip_lanes.h): the 8 lanes' sines and cosines in two registers of 4 doubles. */
+/* compress_avx2.c -- a compressed clip's float32 lane groups with AVX2 (cclip_lanes.h): 8 lanes
+ * a register. */
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
+#include "lanes8.h"
 
-#define V(op) _mm256_##op##_pd
-#define SLERP_NAME sk_cclip_slerp8_avx2
-#define UNIT_NAME sk_cclip_unit8_avx2
-#define KEYS_NAME sk_cclip_keys8_avx2
-#define SINCOS8(x, s, c) sincos8(x, s, c)
-#define ATAN8(y, x) atan8(y, x)
+#define UNIT_NAME sk_cclip_unit_avx2
+#define KEYS_NAME sk_cclip_keys_avx2
+#define SLERP_NAME sk_cclip_slerp_avx2
+#define VL 8
+#define LV __m256
+#define LM __m256
+#define LV_C(c) _mm256_set1_ps(c)
+#define LV_ADD _mm256_add_ps
+#define LV_SUB _mm256_sub_ps
+#define LV_MUL _mm256_mul_ps
+#define LV_DIV _mm256_div_ps
+#define LV_SQRT _mm256_sqrt_ps
+#define LV_LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
+#define LV_GT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OQ)
+#define LV_GE(a, b) _mm256_cmp_ps(a, b, _CMP_GE_OQ)
+#define LV_SEL(m, f, t) _mm256_blendv_ps(f, t, m)
+#define LV_AND _mm256_and_ps
+#define LV_OR _mm256_or_ps
+#define LV_ANDNOT _mm256_andnot_ps
+#define LV_ALL(m) (_mm256_movemask_ps(m) == 0xff)
+#define LV_LOAD _mm256_loadu_ps
+#define LV_STORE _mm256_storeu_ps
+#define LV_DROP(d, i) _mm256_castsi256_ps(_mm256_cmpeq_epi32(                                   \
+    _mm256_loadu_si256((const __m256i *)(d)), _mm256_set1_epi32(i)))
+#define STORE_AOS(r, o) store_aos8(r, o)
 
-#include <immintrin.h>
-
-#include "qmath.h"
-
-#define SK_ADD_MUL_PD(a, b, c) V(add)(c, V(mul)(a, b))
-#define SK_SET1_PD(c) V(set1)(c)
-
-/* sincos_slerp (qmath.h) of 4 doubles in [0, pi/2] */
-static inline void sincos4(__m256d x, __m256d *s, __m256d *c)
+/* r[4] [component] (8 lanes) to o [lane][component]: the 4 x 4 transposes inside the 128-bit
+ * halves (half k of u[m]: lane 4 k + m), then the halves in lane order */
+static inline void store_aos8(const __m256 r[4], float *o)
 {
-    __m256d flip = _mm256_cmp_pd(x, _mm256_set1_pd(SK_PIO4), _CMP_GT_OQ);
-    __m256d y = _mm256_blendv_pd(x, _mm256_add_pd(_mm256_sub_pd(_mm256_set1_pd(SK_PIO2_HI), x),
-                                                  _mm256_set1_pd(SK_PIO2_LO)), flip);
-    __m256d y2 = _mm256_mul_pd(y, y);
-    __m256d sn = _mm256_add_pd(y, _mm256_mul_pd(_mm256_mul_pd(y, y2),
-                                                SK_SIN_TAYLOR(y2, SK_ADD_MUL_PD, SK_SET1_PD)));
-    __m256d cs = _mm256_add_pd(_mm256_set1_pd(1), _mm256_mul_pd(y2, SK_COS_TAYLOR(
-                                   y2, SK_ADD_MUL_PD, SK_SET1_PD)));
-    *s = _mm256_blendv_pd(sn, cs, flip);
-    *c = _mm256_blendv_pd(cs, sn, flip);
-}
-
-/* sincos_slerp of 8 floats, in two halves */
-static inline void sincos8(__m256 x, __m256 *s, __m256 *c)
-{
-    __m256d s0, c0, s1, c1;
-    sincos4(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), &s0, &c0);
-    sincos4(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), &s1, &c1);
-    *s = _mm256_set_m128(_mm256_cvtpd_ps(s1), _mm256_cvtpd_ps(s0));
-    *c = _mm256_set_m128(_mm256_cvtpd_ps(c1), _mm256_cvtpd_ps(c0));
-}
-
-/* atan2_lanes (compress_decode.c) of 4 pairs of doubles >= 0 */
-static inline __m256d atan4(__m256d y, __m256d x)
-{
-    __m256d one = _mm256_set1_pd(1), swap = _mm256_cmp_pd(y, x, _CMP_GT_OQ);
-    __m256d num = _mm256_blendv_pd(y, x, swap), den = _mm256_blendv_pd(x, y, swap);
-    __m256d z = _mm256_and_pd(_mm256_div_pd(num, den),
-                              _mm256_cmp_pd(den, _mm256_setzero_pd(), _CMP_GT_OQ));
-    __m256d reduce = _mm256_cmp_pd(z, _mm256_set1_pd(SK_TAN_PIO8), _CMP_GT_OQ);
-    z = _mm256_blendv_pd(z, _mm256_div_pd(_mm256_sub_pd(z, one), _mm256_add_pd(z, one)), reduce);
-    __m256d z2 = _mm256_mul_pd(z, z);
-    __m256d at = _mm256_add_pd(z, _mm256_mul_pd(_mm256_mul_pd(z, z2), SK_ATAN_TAYLOR(
-                                   z2, SK_ADD_MUL_PD, SK_SET1_PD)));
-    at = _mm256_blendv_pd(at, _mm256_add_pd(_mm256_set1_pd(SK_PIO4), at), reduce);
-    return _mm256_blendv_pd(at, _mm256_sub_pd(_mm256_set1_pd(SK_PIO2_HI), at), swap);
-}
-
-/* atan2_lanes of 8 pairs of floats, in two halves */
-static inline __m256 atan8(__m256 y, __m256 x)
-{
-    __m256d lo = atan4(_mm256_cvtps_pd(_mm256_castps256_ps128(y)),
-                       _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
-    __m256d hi = atan4(_mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)),
-                       _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
-    return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+    __m256 u[4];
+    transpose4_lanes8(r, 4, u);
+    _mm256_storeu_ps(o, _mm256_permute2f128_ps(u[0], u[1], 0x20));
+    _mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(u[2], u[3], 0x20));
+    _mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(u[0], u[1], 0x31));
+    _mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(u[2], u[3], 0x31));
 }
 
 #include "cclip_lanes.h"

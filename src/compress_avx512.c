@@ -1,55 +1,51 @@
-/* compress_avx512.c -- a compressed clip's float32 lane groups with AVX-512
- * (cclip_lanes.h): the 8 lanes' sines and cosines in one register of 8 doubles. */
+/* compress_avx512.c -- a compressed clip's float32 lane groups with AVX-512 (cclip_lanes.h):
+ * 16 lanes a register. */
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
+#include "lanes8.h"
 
-#include <immintrin.h>
+#define UNIT_NAME sk_cclip_unit_avx512
+#define KEYS_NAME sk_cclip_keys_avx512
+#define SLERP_NAME sk_cclip_slerp_avx512
+#define VL 16
+#define LV __m512
+#define LM __mmask16
+#define LV_C(c) _mm512_set1_ps(c)
+#define LV_ADD _mm512_add_ps
+#define LV_SUB _mm512_sub_ps
+#define LV_MUL _mm512_mul_ps
+#define LV_DIV _mm512_div_ps
+#define LV_SQRT _mm512_sqrt_ps
+#define LV_LT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
+#define LV_GT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)
+#define LV_GE(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)
+#define LV_SEL(m, f, t) _mm512_mask_blend_ps(m, f, t)
+#define LV_AND(m, n) ((__mmask16)((m) & (n)))
+#define LV_OR(m, n) ((__mmask16)((m) | (n)))
+#define LV_ANDNOT(m, n) ((__mmask16)(~(m) & (n)))
+#define LV_ALL(m) ((m) == 0xffff)
+#define LV_LOAD _mm512_loadu_ps
+#define LV_STORE _mm512_storeu_ps
+#define LV_DROP(d, i) _mm512_cmpeq_epi32_mask(_mm512_loadu_si512(d), _mm512_set1_epi32(i))
+#define STORE_AOS(r, o) store_aos16(r, o)
 
-#include "qmath.h"
+SK_TRANSPOSE4_IN_LANES(transpose4_lanes16, __m512, _mm512)
 
-#define V(op) _mm512_##op##_pd
-#define SLERP_NAME sk_cclip_slerp8_avx512
-#define UNIT_NAME sk_cclip_unit8_avx512
-#define KEYS_NAME sk_cclip_keys8_avx512
-#define SK_ADD_MUL_PD(a, b, c) V(add)(c, V(mul)(a, b))
-#define SK_SET1_PD(c) V(set1)(c)
-
-/* sincos_slerp (qmath.h) of 8 floats in [0, pi/2], in doubles */
-static inline void sincos8(__m256 xf, __m256 *s, __m256 *c)
+/* r[4] [component] (16 lanes) to o [lane][component]: the 4 x 4 transposes inside the 128-bit
+ * chunks (chunk k of u[m]: lane 4 k + m), then the 4 x 4 transpose of the chunks */
+static inline void store_aos16(const __m512 r[4], float *o)
 {
-    __m512d x = _mm512_cvtps_pd(xf);
-    __mmask8 flip = _mm512_cmp_pd_mask(x, _mm512_set1_pd(SK_PIO4), _CMP_GT_OQ);
-    __m512d y = _mm512_mask_blend_pd(flip, x, _mm512_add_pd(_mm512_sub_pd(
-                                         _mm512_set1_pd(SK_PIO2_HI), x), _mm512_set1_pd(SK_PIO2_LO)));
-    __m512d y2 = _mm512_mul_pd(y, y);
-    __m512d sn = _mm512_add_pd(y, _mm512_mul_pd(_mm512_mul_pd(y, y2),
-                                                SK_SIN_TAYLOR(y2, SK_ADD_MUL_PD, SK_SET1_PD)));
-    __m512d cs = _mm512_add_pd(_mm512_set1_pd(1), _mm512_mul_pd(y2, SK_COS_TAYLOR(
-                                   y2, SK_ADD_MUL_PD, SK_SET1_PD)));
-    *s = _mm512_cvtpd_ps(_mm512_mask_blend_pd(flip, sn, cs));
-    *c = _mm512_cvtpd_ps(_mm512_mask_blend_pd(flip, cs, sn));
+    __m512 u[4];
+    transpose4_lanes16(r, 4, u);
+    __m512 t0 = _mm512_shuffle_f32x4(u[0], u[1], _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 t1 = _mm512_shuffle_f32x4(u[2], u[3], _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 t2 = _mm512_shuffle_f32x4(u[0], u[1], _MM_SHUFFLE(3, 2, 3, 2));
+    __m512 t3 = _mm512_shuffle_f32x4(u[2], u[3], _MM_SHUFFLE(3, 2, 3, 2));
+    _mm512_storeu_ps(o, _mm512_shuffle_f32x4(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm512_storeu_ps(o + 16, _mm512_shuffle_f32x4(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)));
+    _mm512_storeu_ps(o + 32, _mm512_shuffle_f32x4(t2, t3, _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm512_storeu_ps(o + 48, _mm512_shuffle_f32x4(t2, t3, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
-/* atan2_lanes (compress_decode.c) of 8 pairs of floats >= 0, in doubles */
-static inline __m256 atan8(__m256 yf, __m256 xf)
-{
-    __m512d y = _mm512_cvtps_pd(yf), x = _mm512_cvtps_pd(xf), one = _mm512_set1_pd(1);
-    __mmask8 swap = _mm512_cmp_pd_mask(y, x, _CMP_GT_OQ);
-    __m512d num = _mm512_mask_blend_pd(swap, y, x), den = _mm512_mask_blend_pd(swap, x, y);
-    __m512d z = _mm512_maskz_div_pd(_mm512_cmp_pd_mask(den, _mm512_setzero_pd(), _CMP_GT_OQ),
-                                    num, den);
-    __mmask8 reduce = _mm512_cmp_pd_mask(z, _mm512_set1_pd(SK_TAN_PIO8), _CMP_GT_OQ);
-    z = _mm512_mask_blend_pd(reduce, z, _mm512_div_pd(_mm512_sub_pd(z, one),
-                                                      _mm512_add_pd(z, one)));
-    __m512d z2 = _mm512_mul_pd(z, z);
-    __m512d at = _mm512_add_pd(z, _mm512_mul_pd(_mm512_mul_pd(z, z2), SK_ATAN_TAYLOR(
-                                   z2, SK_ADD_MUL_PD, SK_SET1_PD)));
-    at = _mm512_mask_blend_pd(reduce, at, _mm512_add_pd(_mm512_set1_pd(SK_PIO4), at));
-    at = _mm512_mask_blend_pd(swap, at, _mm512_sub_pd(_mm512_set1_pd(SK_PIO2_HI), at));
-    return _mm512_cvtpd_ps(at);
-}
-
-#define SINCOS8(x, s, c) sincos8(x, s, c)
-#define ATAN8(y, x) atan8(y, x)
 #include "cclip_lanes.h"

@@ -313,36 +313,54 @@ static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k
     }
 }
 
-/* one track at times i0 <= j < i1; cursor: its key interval, or NULL */
-static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_t i0, size_t i1,
-                             const T *times, int64_t *cursor, const int64_t *out_stride,
-                             T *const *out)
+/* A decode's items: a lane group (up to SK_CLANES keyed LINEAR rotation tracks of one key-time
+ * array, sampled together: decode_lanes), a track alone (decode_track) or a run (constant
+ * tracks of at most 4 components whose values lie side by side in one output: a copy of
+ * their values a time).  Each keeps what it needs from one time to the next: its key interval
+ * k; a lane group the keys of rows ra (a) and rb (b) [component][lane] followed by
+ * [lane][component], the slerp constants of interval rk (kc) and its lanes' segments (seg); a
+ * track alone the keys of interval ra in a and b (key_pair); a run its len values in a, at
+ * offset of output out. */
+enum { SK_ITEM_LANES, SK_ITEM_TRACK, SK_ITEM_RUN };
+#define SK_CRUN (8 * SK_CLANES) /* values of a run at most */
+
+/* a lane's quantized track (level 3 to 23) in segment seg, that of its last row: rows r0 <= r <
+ * r1 (r1 <= r0: none yet), row r's codes from bit at0 + (r - r0) bits, the segment's ranges lo and
+ * widths w: row's figures, found once a segment */
+typedef struct {
+    int64_t seg, r0, r1;
+    uint64_t at0, bits;
+    const float *lo;
+    const unsigned char *w;
+} FN(lane_seg);
+
+typedef struct {
+    int kind, n;
+    size_t idx[SK_CLANES];
+    int64_t k, ra, rb, rk, out, offset, len;
+    T a[SK_CRUN], b[8 * SK_CLANES], kc[4 * SK_CLANES];
+    int32_t drop[SK_CLANES];
+    FN(lane_seg) seg[SK_CLANES];
+} FN(decode_item);
+
+/* one track alone (it: SK_ITEM_TRACK) at times i0 <= j < i1 */
+static void FN(decode_track)(const FN(sk_cclip) *clip, FN(decode_item) *it, size_t i0,
+                             size_t i1, const T *times, const int64_t *out_stride, T *const *out)
 {
+    const sk_ctrack *t = clip->tracks + it->idx[0];
     const T *kt = clip->key_times + t->key_offset;
-    int64_t k = cursor ? *cursor : 0, os = out_stride[t->out];
-    T *o = out[t->out] + t->out_offset;
-    /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its last
-     * interval when it samples several times (sorted times meet each interval several
-     * times): the values sample_track would decode again */
-    int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
-                t->ncomp <= 4 && t->nkeys >= 2;
-    int64_t have = -2;
-    T a[4], b[4];
-    if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4) {
-        /* a constant: decoded once, the same value at every time */
-        FN(sample_track)(clip, t, kt, 0, 0, a);
-        if (t->ncomp == 4)            /* copies of a known size, not a call of memcpy */
-            for (size_t j = i0; j < i1; j++)
-                memcpy(o + (ptrdiff_t)j * os, a, 4 * sizeof(T));
-        else if (t->ncomp == 3)
-            for (size_t j = i0; j < i1; j++)
-                memcpy(o + (ptrdiff_t)j * os, a, 3 * sizeof(T));
-        else
-            for (size_t j = i0; j < i1; j++)
-                for (int64_t c = 0; c < t->ncomp; c++)
-                    o[(ptrdiff_t)j * os + c] = a[c];
+    int64_t k = it->k, os = out_stride[t->out];
+    T *o = out[t->out] + t->out_offset, *a = it->a, *b = it->b;
+    if (t->level <= SK_CLEVEL_CONST24) {
+        /* a constant (of more than 4 components: a run's otherwise) */
+        for (size_t j = i0; j < i1; j++)
+            FN(sample_track)(clip, t, kt, 0, 0, o + (ptrdiff_t)j * os);
         return;
     }
+    /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its last
+     * interval (sorted times meet each interval several times): the values sample_track would
+     * decode again */
+    int pairs = t->interp != SK_CUBICSPLINE && t->ncomp <= 4 && t->nkeys >= 2;
     for (size_t j = i0; j < i1; j++) {
         T s;
         k = FN(interval)(kt, t->nkeys, times[j], k, &s);
@@ -351,9 +369,9 @@ static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_
             FN(sample_track)(clip, t, kt, k, s, oj);
             continue;
         }
-        if (k != have) {
-            FN(key_pair)(clip, t, k, have, a, b);
-            have = k;
+        if (k != it->ra) {
+            FN(key_pair)(clip, t, k, it->ra, a, b);
+            it->ra = k;
         }
         const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
         if (key)
@@ -365,15 +383,8 @@ static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_
             for (int64_t c = 0; c < t->ncomp; c++)
                 oj[c] = (1 - s) * a[c] + s * b[c];
     }
-    if (cursor)
-        *cursor = k;
+    it->k = k;
 }
-
-/* A lane group: up to SK_CLANES keyed LINEAR rotation tracks of one key-time array, sampled
- * together at several times.  Each key interval met decodes the two keys of every lane once
- * (key_pair) and their slerp constants (key_lanes); each time between them is one slerp of
- * all lanes (slerp_lanes), the operations of qslerp on each lane. */
-#define SK_CLANES 8
 
 static int FN(lane_track)(const sk_ctrack *t)
 {
@@ -381,118 +392,115 @@ static int FN(lane_track)(const sk_ctrack *t)
            t->nkeys >= 2;
 }
 
+/* the lane math of cclip_lane_math.h on one lane (the SIMD code's on each of its lanes) */
+#define LV T
+#define LM int
+#define LV_FN(name) FN(name)
+#define LV_C(c) ((T)(c))
+#define LV_ADD(a, b) ((a) + (b))
+#define LV_SUB(a, b) ((a) - (b))
+#define LV_MUL(a, b) ((a) * (b))
+#define LV_DIV(a, b) ((a) / (b))
+#define LV_SQRT SQRT
+#define LV_LT(a, b) ((a) < (b))
+#define LV_GT(a, b) ((a) > (b))
+#define LV_GE(a, b) ((a) >= (b))
+#define LV_SEL(m, f, t) ((m) ? (t) : (f))
+#define LV_AND(m, n) ((m) && (n))
+#define LV_OR(m, n) ((m) || (n))
+#define LV_ANDNOT(m, n) (!(m) && (n))
+#define LV_ALL(m) (m)
 #if !SK_DOUBLE
-/* atan2(y, x) of y, x >= 0 (qslerp_key's chords) for the float32 lanes, the operations of the
- * SIMD lanes (cclip_lanes.h): in double, atan of min / max (0 for 0 / 0) by SK_ATAN_TAYLOR,
- * beyond tan(pi/8) as pi/4 + atan((z - 1) / (z + 1)), pi/2 less it when y > x */
-static float FN(atan2_lanes)(float y, float x)
-{
-    double yd = y, xd = x;
-    int swap = yd > xd;
-    double num = swap ? xd : yd, den = swap ? yd : xd;
-    double z = den > 0 ? num / den : 0;
-    int reduce = z > SK_TAN_PIO8;
-    if (reduce)
-        z = (z - 1) / (z + 1);
-    double z2 = z * z, at = z + z * z2 * SK_ATAN_TAYLOR(z2, SK_SCALAR_MADD, SK_SCALAR_C);
-    if (reduce)
-        at = SK_PIO4 + at;
-    if (swap)
-        at = SK_PIO2_HI - at;
-    return (float)at;
-}
+#define LV_FLOAT32 1
 #endif
+#include "cclip_lane_math.h"
 
-/* qslerp_key of every lane (keys a, b [component][lane]) into k [component][lane]: float32
- * with atan2_lanes (AVX2 or AVX-512 where the CPU has them, the same bits), float64 with libm's */
-static void FN(key_lanes)(const T *a, const T *b, T *k)
+/* The n lanes of a group in use: the slerp constants k [constant][lane] of the keys a, b
+ * [component][lane]; float32 by lane_keys (AVX2 where the CPU has it, AVX-512 for more than 8
+ * lanes: the same bits), float64 by qslerp_key (libm's atan2) */
+static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     int level = sk_simd();
-    if (level >= SK_SIMD_AVX512) {
-        sk_cclip_keys8_avx512(a, b, k);
+    if (level >= SK_SIMD_AVX512 && n > 8) {
+        sk_cclip_keys_avx512(a, b, k, n);
         return;
     }
     if (level >= SK_SIMD_AVX2) {
-        sk_cclip_keys8_avx2(a, b, k);
+        sk_cclip_keys_avx2(a, b, k, n);
         return;
     }
 #endif
-    for (int l = 0; l < SK_CLANES; l++) {
+    for (int l = 0; l < n; l++) {
         T qa[4], qb[4], qk[4];
         for (int c = 0; c < 4; c++)
             qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
 #if SK_DOUBLE
         FN(qslerp_key)(qa, qb, qk);
 #else
-        FN(qslerp_key_atan2)(qa, qb, qk, FN(atan2_lanes));
+        FN(lane_keys)(qa, qb, qk);
 #endif
         for (int c = 0; c < 4; c++)
             k[SK_CLANES * c + l] = qk[c];
     }
 }
 
-/* qslerp_at of every lane at s (keys a, b and constants k [component][lane]) into o: with
- * AVX2 or AVX-512 for float32 where the CPU has them, the same bits */
-static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o)
+/* the slerp at s in (0, 1) of the n lanes in use (keys a, b and constants k as key_lanes')
+ * into o [lane][component]: float32 by lane_weights (SIMD as key_lanes), float64 by qslerp_at */
+static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o, int n)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     int level = sk_simd();
-    if (level >= SK_SIMD_AVX2 && (level >= SK_SIMD_AVX512 ? sk_cclip_slerp8_avx512(a, b, k, s, o)
-                                                          : sk_cclip_slerp8_avx2(a, b, k, s, o)))
-        return;
-#endif
-    for (int l = 0; l < SK_CLANES; l++) {
-        T qa[4], qb[4], qk[4], q[4];
-        for (int c = 0; c < 4; c++)
-            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
-            qk[c] = k[SK_CLANES * c + l];
-        FN(qslerp_at)(qa, qb, qk, s, q);
-        for (int c = 0; c < 4; c++)
-            o[SK_CLANES * c + l] = q[c];
-    }
-}
-
-/* the lanes' keys q [component][lane] made unit quaternions (unit8 in cclip_lanes.h; the
- * SIMD code for float32 where the CPU has it, the same bits) */
-static void FN(unit_lanes)(T *q, const int32_t *drop)
-{
-#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    int level = sk_simd();
-    if (level >= SK_SIMD_AVX512) {
-        sk_cclip_unit8_avx512(q, drop);
+    if (level >= SK_SIMD_AVX512 && n > 8) {
+        sk_cclip_slerp_avx512(a, b, k, s, o, n);
         return;
     }
     if (level >= SK_SIMD_AVX2) {
-        sk_cclip_unit8_avx2(q, drop);
+        sk_cclip_slerp_avx2(a, b, k, s, o, n);
         return;
     }
 #endif
-    for (int l = 0; l < SK_CLANES; l++) {
-        T v[4], sum = 0;
+    for (int l = 0; l < n; l++) {
+        T qa[4], qb[4], qk[4];
         for (int c = 0; c < 4; c++)
-            v[c] = q[SK_CLANES * c + l];
-        if (drop[l] >= 0) {         /* rotation_row's operations */
-            for (int c = 0; c < 4; c++)
-                if (c != drop[l])
-                    sum += v[c] * v[c];
-            v[drop[l]] = sum < 1 ? SQRT(1 - sum) : 0;
-        }
-        FN(qunit)(v);
+            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
+            qk[c] = k[SK_CLANES * c + l];
+#if SK_DOUBLE
+        FN(qslerp_at)(qa, qb, qk, s, o + 4 * l);
+#else
+        T w0, w1;
+        FN(lane_weights)(qk, s, &w0, &w1);
         for (int c = 0; c < 4; c++)
-            q[SK_CLANES * c + l] = v[c];
+            o[4 * l + c] = w0 * qa[c] + w1 * qb[c];
+#endif
     }
 }
 
-/* a lane's quantized track (level 3 to 23) in segment seg, that of its last row: rows r0 <= r <
- * r1 (r1 <= r0: none yet), row r's codes from bit at0 + (r - r0) bits, the segment's ranges lo and
- * widths w: row's figures, found once a segment */
-typedef struct {
-    int64_t seg, r0, r1;
-    uint64_t at0, bits;
-    const float *lo;
-    const unsigned char *w;
-} FN(lane_seg);
+/* the keys q [component][lane] of the n lanes in use made unit quaternions by lane_unit (SIMD
+ * for float32 as key_lanes), in place and at q + 4 SK_CLANES [lane][component] */
+static void FN(unit_lanes)(T *q, const int32_t *drop, int n)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int level = sk_simd();
+    if (level >= SK_SIMD_AVX512 && n > 8) {
+        sk_cclip_unit_avx512(q, drop, n);
+        return;
+    }
+    if (level >= SK_SIMD_AVX2) {
+        sk_cclip_unit_avx2(q, drop, n);
+        return;
+    }
+#endif
+    for (int l = 0; l < n; l++) {
+        T v[4];
+        int dm[4];
+        for (int c = 0; c < 4; c++)
+            v[c] = q[SK_CLANES * c + l], dm[c] = drop[l] == c;
+        FN(lane_unit)(v, dm);
+        for (int c = 0; c < 4; c++)
+            q[SK_CLANES * c + l] = q[4 * SK_CLANES + 4 * l + c] = v[c];
+    }
+}
 
 /* g made the segment of row r of t (the next one without a division when r is in it) */
 static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
@@ -512,25 +520,18 @@ static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_
     g->r1 = g->r0 + sr;
 }
 
-/* row r of the n tracks idx[] of a lane group as unit quaternions into q [component][lane]
- * (rotation_row and qunit, as sample_track decodes a key), the lanes from n copies of lane
- * 0's; seg: each lane's segment (lane_seg), kept from row to row */
+/* row r of the n tracks idx[] of a lane group as unit quaternions into q (unit_lanes: the
+ * operations of rotation_row, then qunit unless the restored component made it unit, as
+ * sample_track decodes a key; drop: each lane's dropped component, -1 for none); seg: each
+ * lane's segment (lane_seg), kept from row to row */
 static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q,
-                          FN(lane_seg) *seg)
+                          const int32_t *drop, FN(lane_seg) *seg)
 {
-    int32_t drop[SK_CLANES];
-    for (int l = 0; l < SK_CLANES; l++) {
-        if (l >= n) {                 /* a copy of lane 0, decoded once */
-            drop[l] = drop[0];
-            for (int c = 0; c < 4; c++)
-                q[SK_CLANES * c + l] = q[SK_CLANES * c];
-            continue;
-        }
+    for (int l = 0; l < n; l++) {
         const sk_ctrack *t = clip->tracks + idx[l];
         T kept[4];
         int64_t nst = t->nstored;
         FN(lane_seg) *g = seg + l;
-        drop[l] = nst == 4 ? -1 : (int32_t)t->dropped;
         if (t->level < 3 || t->level == SK_CLEVEL_RAW) {
             FN(row)(clip, t, r, kept);
         } else {
@@ -548,31 +549,27 @@ static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, in
         for (int c = 0, i = 0; c < 4; c++)
             q[SK_CLANES * c + l] = c == drop[l] ? 0 : kept[i++];
     }
-    FN(unit_lanes)(q, drop);
+    FN(unit_lanes)(q, drop, n);
 }
 
-/* One item of a decode: a lane group (n >= 1 tracks idx[], decode_lanes) or a track alone
- * (n == 0: track idx[0], decode_track), with what it keeps from one time to the next: its key
- * interval k, the keys of rows ra (a) and rb (b) and the slerp constants of interval rk (kc),
- * its lanes' segments (seg) */
-typedef struct {
-    size_t idx[SK_CLANES];
-    int n;
-    int64_t k, ra, rb, rk;
-    T a[4 * SK_CLANES], b[4 * SK_CLANES], kc[4 * SK_CLANES];
-    FN(lane_seg) seg[SK_CLANES];
-} FN(decode_item);
-
 /* it made the item of the n tracks idx[] (n == 0: track idx[0] alone) at key interval k, with
- * nothing decoded yet */
-static void FN(item_init)(FN(decode_item) *it, const size_t *idx, int n, int64_t k)
+ * nothing decoded yet; the lanes from n on (computed by the SIMD code to their register's end)
+ * dropped component 3, the others 0: the key (0, 0, 0, 1) */
+static void FN(item_init)(const FN(sk_cclip) *clip, FN(decode_item) *it, const size_t *idx,
+                          int n, int64_t k)
 {
     memcpy(it->idx, idx, (n ? (size_t)n : 1) * sizeof idx[0]);
+    it->kind = n ? SK_ITEM_LANES : SK_ITEM_TRACK;
     it->n = n;
     it->k = k;
-    it->ra = it->rb = it->rk = -1;
-    for (int l = 0; l < SK_CLANES; l++)
+    it->ra = it->rb = it->rk = -2;
+    for (int l = 0; n && l < SK_CLANES; l++) {
+        const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
+        it->drop[l] = l >= n ? 3 : t->nstored == 4 ? -1 : (int32_t)t->dropped;
         it->seg[l].r0 = it->seg[l].r1 = 0;
+        for (int c = 0; l >= n && c < 4; c++)
+            it->a[SK_CLANES * c + l] = it->b[SK_CLANES * c + l] = 0;
+    }
 }
 
 /* the lane group it at times i0 <= j < i1.  The rows of key k (a) and k + 1 (b) are decoded
@@ -600,64 +597,143 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(decode_item) *it, size
         k = FN(interval)(kt, first->nkeys, times[j], k, &s);
         if (!(s >= 1) && it->ra != k) {
             if (it->rb == k)
-                memcpy(a, b, sizeof it->a);
+                memcpy(a, b, sizeof it->b);
             else
-                FN(lane_rows)(clip, idx, n, k, a, it->seg);
+                FN(lane_rows)(clip, idx, n, k, a, it->drop, it->seg);
             it->ra = k;
         }
         if (!(s <= 0) && it->rb != k + 1) {
-            FN(lane_rows)(clip, idx, n, k + 1, b, it->seg);
+            FN(lane_rows)(clip, idx, n, k + 1, b, it->drop, it->seg);
             it->rb = k + 1;
         }
         if (s <= 0) {
-            src = a;
+            src = a + 4 * SK_CLANES;
         } else if (s >= 1) {
-            src = b;
+            src = b + 4 * SK_CLANES;
         } else {
             if (it->rk != k) {
-                FN(key_lanes)(a, b, it->kc);
+                FN(key_lanes)(a, b, it->kc, n);
                 it->rk = k;
             }
-            FN(slerp_lanes)(a, b, it->kc, s, r);
+            FN(slerp_lanes)(a, b, it->kc, s, r, n);
         }
-        for (int l = 0; l < n; l++) {
-            T *p = o[l] + (ptrdiff_t)j * os[l];
-            for (int c = 0; c < 4; c++)
-                p[c] = src[SK_CLANES * c + l];
-        }
+        for (int l = 0; l < n; l++)
+            memcpy(o[l] + (ptrdiff_t)j * os[l], src + 4 * l, 4 * sizeof(T));
     }
     it->k = k;
 }
 
-/* the items of tracks t0 <= t < t1 in turn, each to visit(arg, idx, n) (decode_item's idx and
- * n): the LINEAR rotation tracks of one key-time array in lane groups of up to SK_CLANES, each
- * group ended by a lane track of other keys or by the last track, the other tracks alone */
+/* the n values v to o + j os at times i0 <= j < i1, in copies of 16 or 4 values (the last
+ * one ending at n, over values already copied: the same again), a column of copies after
+ * another (not calls of memcpy) */
+static void FN(copy_run)(T *o, int64_t os, size_t i0, size_t i1, const T *restrict v, int64_t n)
+{
+    if (n >= 16) {
+        for (int64_t c = 0; c < n; c += 16) {
+            int64_t at = c + 16 <= n ? c : n - 16;
+            for (size_t j = i0; j < i1; j++)
+                memcpy(o + (ptrdiff_t)j * os + at, v + at, 16 * sizeof(T));
+        }
+    } else if (n >= 4) {
+        for (int64_t c = 0; c < n; c += 4) {
+            int64_t at = c + 4 <= n ? c : n - 4;
+            for (size_t j = i0; j < i1; j++)
+                memcpy(o + (ptrdiff_t)j * os + at, v + at, 4 * sizeof(T));
+        }
+    } else {
+        for (size_t j = i0; j < i1; j++)
+            for (int64_t c = 0; c < n; c++)
+                o[(ptrdiff_t)j * os + c] = v[c];
+    }
+}
+
+/* the item it at times i0 <= j < i1 */
+static void FN(decode_item_at)(const FN(sk_cclip) *clip, FN(decode_item) *it, size_t i0,
+                               size_t i1, const T *times, const int64_t *out_stride,
+                               T *const *out)
+{
+    if (it->kind == SK_ITEM_LANES) {
+        FN(decode_lanes)(clip, it, i0, i1, times, out_stride, out);
+    } else if (it->kind == SK_ITEM_TRACK) {
+        FN(decode_track)(clip, it, i0, i1, times, out_stride, out);
+    } else {
+        FN(copy_run)(out[it->out] + it->offset, out_stride[it->out], i0, i1, it->a, it->len);
+    }
+}
+
+/* a run being gathered (items): len values at offset of output out */
+typedef struct {
+    int64_t out, offset, len;
+    T v[SK_CRUN];
+} FN(cclip_run);
+
+/* visit(arg, idx, n, run) of each item of tracks t0 <= t < t1: the LINEAR rotation tracks of
+ * one key-time array in lane groups of up to SK_CLANES (idx, n >= 1), each group ended by a
+ * lane track of other keys or by the last track; the constants of at most 4 components in runs
+ * (run, each ended by a constant of its output that does not follow it or by the last track;
+ * tracks writing the same values of an output are not ordered); the other tracks alone (idx,
+ * n == 0) */
 static void FN(items)(const FN(sk_cclip) *clip, size_t t0, size_t t1,
-                      void (*visit)(void *, const size_t *, int), void *arg)
+                      void (*visit)(void *, const size_t *, int, const FN(cclip_run) *),
+                      void *arg)
 {
     size_t group[SK_CLANES] = {0};
     int n = 0;
+    FN(cclip_run) run[4];
+    for (int o = 0; o < 4; o++)
+        run[o].len = 0;
     for (size_t i = t0; i < t1; i++) {
         const sk_ctrack *t = clip->tracks + i, *g = clip->tracks + group[0];
         if (FN(lane_track)(t)) {
             if (n && (g->key_offset != t->key_offset || g->nkeys != t->nkeys)) {
-                visit(arg, group, n);
+                visit(arg, group, n, NULL);
                 n = 0;
             }
             group[n++] = i;
             if (n == SK_CLANES) {
-                visit(arg, group, n);
+                visit(arg, group, n, NULL);
                 n = 0;
             }
-            continue;
+        } else if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4) {
+            FN(cclip_run) *r = run + t->out;
+            if (r->len && (r->offset + r->len != t->out_offset || r->len + t->ncomp > SK_CRUN)) {
+                visit(arg, NULL, 0, r);
+                r->len = 0;
+            }
+            if (!r->len)
+                r->out = t->out, r->offset = t->out_offset;
+            FN(sample_track)(clip, t, clip->key_times + t->key_offset, 0, 0, r->v + r->len);
+            r->len += t->ncomp;
+        } else {
+            visit(arg, &i, 0, NULL);
         }
-        visit(arg, &i, 0);
     }
     if (n)
-        visit(arg, group, n);
+        visit(arg, group, n, NULL);
+    for (int o = 0; o < 4; o++)
+        if (run[o].len)
+            visit(arg, NULL, 0, run + o);
 }
 
-/* sk_decode_cclip's arguments, for its items' visits */
+/* it made the item of what items visits (idx, n or run), its key interval k */
+static void FN(item_of)(const FN(sk_cclip) *clip, FN(decode_item) *it, const size_t *idx, int n,
+                        const FN(cclip_run) *run, int64_t k)
+{
+    if (!run) {
+        FN(item_init)(clip, it, idx, n, k);
+        return;
+    }
+    it->kind = SK_ITEM_RUN;
+    it->out = run->out;
+    it->offset = run->offset;
+    it->len = run->len;
+    memcpy(it->a, run->v, (size_t)run->len * sizeof(T));
+}
+
+/* A decode (sk_decode_cclip) takes its items SK_CBATCH at a time, each batch at blocks of
+ * SK_CBLOCK times in turn: a block's outputs stay in the L1 cache while its items write them */
+#define SK_CBATCH (32768 / sizeof(FN(decode_item)))
+#define SK_CBLOCK 16
 typedef struct {
     const FN(sk_cclip) *clip;
     size_t t0, i0, i1;
@@ -665,30 +741,46 @@ typedef struct {
     int64_t *cursor;
     const int64_t *out_stride;
     T *const *out;
+    size_t count;
+    FN(decode_item) item[SK_CBATCH];
 } FN(decode_call);
 
-static void FN(decode_visit)(void *arg, const size_t *idx, int n)
+/* the items of dc in turn at its times, block after block, their key intervals back to its
+ * cursor */
+static void FN(decode_batch)(FN(decode_call) *dc)
 {
-    const FN(decode_call) *dc = arg;
-    int64_t *cursor = dc->cursor ? dc->cursor + (idx[0] - dc->t0) : NULL;
-    if (n == 0) {
-        FN(decode_track)(dc->clip, dc->clip->tracks + idx[0], dc->i0, dc->i1, dc->times, cursor,
-                         dc->out_stride, dc->out);
-        return;
+    for (size_t j0 = dc->i0; j0 < dc->i1; j0 += SK_CBLOCK) {
+        size_t j1 = dc->i1 - j0 > SK_CBLOCK ? j0 + SK_CBLOCK : dc->i1;
+        for (size_t i = 0; i < dc->count; i++)
+            FN(decode_item_at)(dc->clip, dc->item + i, j0, j1, dc->times, dc->out_stride,
+                               dc->out);
     }
-    FN(decode_item) it;
-    FN(item_init)(&it, idx, n, cursor ? *cursor : 0);
-    FN(decode_lanes)(dc->clip, &it, dc->i0, dc->i1, dc->times, dc->out_stride, dc->out);
-    for (int l = 0; dc->cursor && l < n; l++)
-        dc->cursor[idx[l] - dc->t0] = it.k;
+    for (size_t i = 0; dc->cursor && i < dc->count; i++) {
+        const FN(decode_item) *it = dc->item + i;
+        for (int l = 0; it->kind != SK_ITEM_RUN && l < (it->n ? it->n : 1); l++)
+            dc->cursor[it->idx[l] - dc->t0] = it->k;
+    }
+    dc->count = 0;
+}
+
+static void FN(decode_visit)(void *arg, const size_t *idx, int n, const FN(cclip_run) *run)
+{
+    FN(decode_call) *dc = arg;
+    int64_t k = dc->cursor && !run ? dc->cursor[idx[0] - dc->t0] : 0;
+    FN(item_of)(dc->clip, dc->item + dc->count++, idx, n, run, k);
+    if (dc->count == SK_CBATCH)
+        FN(decode_batch)(dc);
 }
 
 void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                          const T *times, int64_t *cursor, const int64_t *out_stride,
                          T *const *out)
 {
-    FN(decode_call) dc = {clip, t0, i0, i1, times, cursor, out_stride, out};
+    FN(decode_call) dc;
+    dc.clip = clip, dc.t0 = t0, dc.i0 = i0, dc.i1 = i1, dc.times = times, dc.cursor = cursor;
+    dc.out_stride = out_stride, dc.out = out, dc.count = 0;
     FN(items)(clip, t0, t1, FN(decode_visit), &dc);
+    FN(decode_batch)(&dc);
 }
 
 /* A playback state (sk_cclip_state_size bytes): its items, each keeping its keys between
@@ -698,16 +790,22 @@ typedef struct {
     FN(decode_item) item[];
 } FN(cclip_state);
 
-static void FN(count_visit)(void *arg, const size_t *idx, int n)
+static void FN(count_visit)(void *arg, const size_t *idx, int n, const FN(cclip_run) *run)
 {
-    (void)idx, (void)n;
+    (void)idx, (void)n, (void)run;
     ++*(size_t *)arg;
 }
 
-static void FN(init_visit)(void *arg, const size_t *idx, int n)
+/* a playback state being made: the clip, the state */
+typedef struct {
+    const FN(sk_cclip) *clip;
+    FN(cclip_state) *st;
+} FN(state_init);
+
+static void FN(init_visit)(void *arg, const size_t *idx, int n, const FN(cclip_run) *run)
 {
-    FN(cclip_state) *st = arg;
-    FN(item_init)(st->item + st->count++, idx, n, 0);
+    const FN(state_init) *si = arg;
+    FN(item_of)(si->clip, si->st->item + si->st->count++, idx, n, run, 0);
 }
 
 size_t FN(sk_cclip_state_size)(const FN(sk_cclip) *clip)
@@ -719,20 +817,15 @@ size_t FN(sk_cclip_state_size)(const FN(sk_cclip) *clip)
 
 void FN(sk_cclip_state_init)(const FN(sk_cclip) *clip, void *state)
 {
-    ((FN(cclip_state) *)state)->count = 0;
-    FN(items)(clip, 0, clip->ntracks, FN(init_visit), state);
+    FN(state_init) si = {clip, state};
+    si.st->count = 0;
+    FN(items)(clip, 0, clip->ntracks, FN(init_visit), &si);
 }
 
 void FN(sk_play_cclip)(const FN(sk_cclip) *clip, void *state, T time, const int64_t *out_stride,
                        T *const *out)
 {
     FN(cclip_state) *st = state;
-    for (size_t i = 0; i < st->count; i++) {
-        FN(decode_item) *it = st->item + i;
-        if (it->n)
-            FN(decode_lanes)(clip, it, 0, 1, &time, out_stride, out);
-        else
-            FN(decode_track)(clip, clip->tracks + it->idx[0], 0, 1, &time, &it->k, out_stride,
-                             out);
-    }
+    for (size_t i = 0; i < st->count; i++)
+        FN(decode_item_at)(clip, st->item + i, 0, 1, &time, out_stride, out);
 }
