@@ -1,5 +1,5 @@
 /* cclip_lane_math.h -- template of a compressed clip's lane math (compress_decode.c), one text
- * for the portable code (a lane a float or double) and the SIMD code (cclip_lanes.h: a lane of a
+ * for the portable code (a lane a float or double) and the SIMD code (compress_avx2.c: a lane of a
  * register), so that every lane rounds as the portable code does (each operation rounded once:
  * the build passes -ffp-contract=off).  The includer defines LV (the lane type), LM (a
  * comparison's type), LV_FN(name), LV_C(c) (a constant), LV_ADD, LV_SUB, LV_MUL, LV_DIV,

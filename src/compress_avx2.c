@@ -1,14 +1,13 @@
-/* compress_avx2.c -- a compressed clip's float32 lane groups with AVX2 (cclip_lanes.h): 8 lanes
- * a register. */
+/* compress_avx2.c -- a compressed clip's float32 lane group of SK_CLANES LINEAR rotation
+ * tracks (compress_decode.c) with AVX2, 8 lanes a register: the math of cclip_lane_math.h, the
+ * portable code's, so that every lane gets its bits whatever the SIMD level.  Each function
+ * takes the n lanes in use (those from n on are computed to their register's end, their
+ * results unused). */
 #define SK_DOUBLE 0
 #include "real.h"
 #include "simd.h"
 #include "lanes8.h"
 
-#define UNIT_NAME sk_cclip_unit_avx2
-#define KEYS_NAME sk_cclip_keys_avx2
-#define SLERP_NAME sk_cclip_slerp_avx2
-#define VL 8
 #define LV __m256
 #define LM __m256
 #define LV_C(c) _mm256_set1_ps(c)
@@ -25,11 +24,6 @@
 #define LV_OR _mm256_or_ps
 #define LV_ANDNOT _mm256_andnot_ps
 #define LV_ALL(m) (_mm256_movemask_ps(m) == 0xff)
-#define LV_LOAD _mm256_loadu_ps
-#define LV_STORE _mm256_storeu_ps
-#define LV_DROP(d, i) _mm256_castsi256_ps(_mm256_cmpeq_epi32(                                   \
-    _mm256_loadu_si256((const __m256i *)(d)), _mm256_set1_epi32(i)))
-#define STORE_AOS(r, o) store_aos8(r, o)
 
 /* r[4] [component] (8 lanes) to o [lane][component]: the 4 x 4 transposes inside the 128-bit
  * halves (half k of u[m]: lane 4 k + m), then the halves in lane order */
@@ -43,4 +37,86 @@ static inline void store_aos8(const __m256 r[4], float *o)
     _mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(u[2], u[3], 0x31));
 }
 
-#include "cclip_lanes.h"
+/* the lanes of the 8 int32 at d equal to i */
+static inline __m256 drop_mask(const int32_t *d, int i)
+{
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)d),
+                                                  _mm256_set1_epi32(i)));
+}
+
+#define LV_FLOAT32 1
+#define LV_FN(name) name
+#include "cclip_lane_math.h"
+
+/* The keys q [component][lane] (SK_CLANES lanes, the dropped component drop[l], -1 for none)
+ * made unit quaternions, in place and at q + 4 SK_CLANES [lane][component] */
+void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n)
+{
+    for (int h = 0; h < n; h += 8) {
+        LV c[4];
+        LM dm[4];
+        for (int i = 0; i < 4; i++) {
+            c[i] = _mm256_loadu_ps(q + SK_CLANES * i + h);
+            dm[i] = drop_mask(drop + h, i);
+        }
+        lane_unit(c, dm);
+        for (int i = 0; i < 4; i++)
+            _mm256_storeu_ps(q + SK_CLANES * i + h, c[i]);
+        store_aos8(c, q + 4 * SK_CLANES + 4 * h);
+    }
+}
+
+/* The slerp constants (lane_keys) of the keys a, b [component][lane] into k [constant][lane] */
+void sk_cclip_keys_avx2(const float *a, const float *b, float *k, int n)
+{
+    for (int h = 0; h < n; h += 8) {
+        LV qa[4], qb[4], kc[4];
+        for (int c = 0; c < 4; c++)
+            qa[c] = _mm256_loadu_ps(a + SK_CLANES * c + h),
+            qb[c] = _mm256_loadu_ps(b + SK_CLANES * c + h);
+        lane_keys(qa, qb, kc);
+        for (int c = 0; c < 4; c++)
+            _mm256_storeu_ps(k + SK_CLANES * c + h, kc[c]);
+    }
+}
+
+/* The slerp of the keys a, b [component][lane] (constants k) at s in (0, 1) into o
+ * [lane][component] */
+void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s, float *o,
+                         int n)
+{
+    for (int h = 0; h < n; h += 8) {
+        LV kc[4], w0, w1, r[4];
+        for (int c = 0; c < 4; c++)
+            kc[c] = _mm256_loadu_ps(k + SK_CLANES * c + h);
+        lane_weights(kc, LV_C(s), &w0, &w1);
+        for (int c = 0; c < 4; c++)
+            r[c] = LV_ADD(LV_MUL(w0, _mm256_loadu_ps(a + SK_CLANES * c + h)),
+                          LV_MUL(w1, _mm256_loadu_ps(b + SK_CLANES * c + h)));
+        store_aos8(r, o + 4 * h);
+    }
+}
+
+/* The n values v to o + j os for j < rows (a run of constants, copy_run in compress_decode.c),
+ * 8 values a store (the last one ending at n, over values already stored: the same again) */
+void sk_cclip_fill_avx2(float *o, ptrdiff_t os, size_t rows, const float *v, int64_t n)
+{
+    if (n >= 8) {
+        for (size_t j = 0; j < rows; j++) {
+            float *oj = o + (ptrdiff_t)j * os;
+            for (int64_t c = 0; c + 8 < n; c += 8)
+                _mm256_storeu_ps(oj + c, _mm256_loadu_ps(v + c));
+            _mm256_storeu_ps(oj + n - 8, _mm256_loadu_ps(v + n - 8));
+        }
+    } else if (n >= 4) {
+        __m128 x = _mm_loadu_ps(v), y = _mm_loadu_ps(v + n - 4);
+        for (size_t j = 0; j < rows; j++) {
+            _mm_storeu_ps(o + (ptrdiff_t)j * os, x);
+            _mm_storeu_ps(o + (ptrdiff_t)j * os + n - 4, y);
+        }
+    } else {
+        for (size_t j = 0; j < rows; j++)
+            for (int64_t c = 0; c < n; c++)
+                o[(ptrdiff_t)j * os + c] = v[c];
+    }
+}

@@ -416,17 +416,13 @@ static int FN(lane_track)(const sk_ctrack *t)
 #include "cclip_lane_math.h"
 
 /* The n lanes of a group in use: the slerp constants k [constant][lane] of the keys a, b
- * [component][lane]; float32 by lane_keys (AVX2 where the CPU has it, AVX-512 for more than 8
- * lanes: the same bits), float64 by qslerp_key (libm's atan2) */
+ * [component][lane]; float32 by lane_keys (AVX2 where the CPU has it, the same bits; not
+ * AVX-512: its 16 lanes a register took 8% longer a pose, the CPU slower at AVX-512's divisions
+ * and square roots or its clock lower after them), float64 by qslerp_key (libm's atan2) */
 static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    int level = sk_simd();
-    if (level >= SK_SIMD_AVX512 && n > 8) {
-        sk_cclip_keys_avx512(a, b, k, n);
-        return;
-    }
-    if (level >= SK_SIMD_AVX2) {
+    if (sk_simd() >= SK_SIMD_AVX2) {
         sk_cclip_keys_avx2(a, b, k, n);
         return;
     }
@@ -450,12 +446,7 @@ static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o, int n)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    int level = sk_simd();
-    if (level >= SK_SIMD_AVX512 && n > 8) {
-        sk_cclip_slerp_avx512(a, b, k, s, o, n);
-        return;
-    }
-    if (level >= SK_SIMD_AVX2) {
+    if (sk_simd() >= SK_SIMD_AVX2) {
         sk_cclip_slerp_avx2(a, b, k, s, o, n);
         return;
     }
@@ -481,12 +472,7 @@ static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o, int n
 static void FN(unit_lanes)(T *q, const int32_t *drop, int n)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    int level = sk_simd();
-    if (level >= SK_SIMD_AVX512 && n > 8) {
-        sk_cclip_unit_avx512(q, drop, n);
-        return;
-    }
-    if (level >= SK_SIMD_AVX2) {
+    if (sk_simd() >= SK_SIMD_AVX2) {
         sk_cclip_unit_avx2(q, drop, n);
         return;
     }
@@ -623,22 +609,24 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(decode_item) *it, size
     it->k = k;
 }
 
-/* the n values v to o + j os at times i0 <= j < i1, in copies of 16 or 4 values (the last
- * one ending at n, over values already copied: the same again), a column of copies after
- * another (not calls of memcpy) */
+/* the n values v to o + j os at times i0 <= j < i1: AVX2's stores where the CPU has it, else
+ * copies of 4 values (the last one ending at n, over values already copied: the same again),
+ * a column of copies after another (not calls of memcpy) */
 static void FN(copy_run)(T *o, int64_t os, size_t i0, size_t i1, const T *restrict v, int64_t n)
 {
-    if (n >= 16) {
-        for (int64_t c = 0; c < n; c += 16) {
-            int64_t at = c + 16 <= n ? c : n - 16;
-            for (size_t j = i0; j < i1; j++)
-                memcpy(o + (ptrdiff_t)j * os + at, v + at, 16 * sizeof(T));
-        }
-    } else if (n >= 4) {
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd() >= SK_SIMD_AVX2) {
+        sk_cclip_fill_avx2(o + (ptrdiff_t)i0 * os, (ptrdiff_t)os, i1 - i0, v, n);
+        return;
+    }
+#endif
+    if (n >= 4) {
         for (int64_t c = 0; c < n; c += 4) {
             int64_t at = c + 4 <= n ? c : n - 4;
+            T x[4];
+            memcpy(x, v + at, sizeof x);
             for (size_t j = i0; j < i1; j++)
-                memcpy(o + (ptrdiff_t)j * os + at, v + at, 4 * sizeof(T));
+                memcpy(o + (ptrdiff_t)j * os + at, x, sizeof x);
         }
     } else {
         for (size_t j = i0; j < i1; j++)

@@ -3,8 +3,8 @@
 #define SK_SIMD_H
 #include "skinkit.h"
 
-/* the lanes of a compressed clip's lane group (compress_decode.c, cclip_lanes.h) */
-#define SK_CLANES 16
+/* the lanes of a compressed clip's lane group (compress_decode.c, compress_avx2.c) */
+#define SK_CLANES 32
 
 #if defined(SK_HAVE_AVX2)
 /* lbs_avx2.c / lbs_avx512.c: one float32 pose of linear blend skinning, J <= SK_AVX2_MAX_JOINTS
@@ -57,13 +57,14 @@ void sk_sample_rows_avx2_f(int kind, size_t n, const float *const lanes[],
                            const struct sk_block_keys_f *bk, float *dst, ptrdiff_t os);
 void sk_sample_rows_avx2_d(int kind, size_t n, const double *const lanes[],
                            const struct sk_block_keys_d *bk, double *dst, ptrdiff_t os);
-/* compress_avx2.c: a compressed clip's float32 lane group of SK_CLANES (cclip_lanes.h), its n
-   lanes in use: the keys made unit, the slerp constants of the keys, the slerp at one
-   parameter (key_lanes and slerp_lanes in compress_decode.c);
-   compress_avx512.c: the same bits, 16 lanes a register */
+/* compress_avx2.c: a compressed clip's float32 lane group of SK_CLANES, its n lanes in use: the
+   keys made unit, the slerp constants of the keys, the slerp at one parameter (unit_lanes,
+   key_lanes and slerp_lanes in compress_decode.c) */
 void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n);
 void sk_cclip_keys_avx2(const float *a, const float *b, float *k, int n);
 void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s, float *o, int n);
+/* compress_avx2.c: a run of n constants v to rows rows of o, os apart (copy_run) */
+void sk_cclip_fill_avx2(float *o, ptrdiff_t os, size_t rows, const float *v, int64_t n);
 /* sample_avx2.c: sk_fill_rows with streaming stores */
 void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out);
 void sk_fill_rows_avx2_d(size_t nrows, const double *row, size_t len, double *out);
@@ -77,10 +78,6 @@ void sk_forward_kinematics_avx512(size_t n, size_t J, const int32_t *parents,
                                   ptrdiff_t ss, float *world, ptrdiff_t sw);
 #define SK_FK_AVX512_BELOW ((size_t)8 << 20) /* the measurements: fk.c */
 int sk_lbs_pose_avx512(const sk_skin_job_f *job);
-void sk_cclip_unit_avx512(float *q, const int32_t *drop, int n);
-void sk_cclip_keys_avx512(const float *a, const float *b, float *k, int n);
-void sk_cclip_slerp_avx512(const float *a, const float *b, const float *k, float s, float *o,
-                           int n);
 /* sample_avx512.c: sk_sample_lanes_avx2_d with the 8 lanes in one register, the same bits */
 void sk_sample_lanes_avx512_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
                               double *const o[8], const ptrdiff_t os[8]);
