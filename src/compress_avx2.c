@@ -48,21 +48,64 @@ static inline __m256 drop_mask(const int32_t *d, int i)
 #define LV_FN(name) name
 #include "cclip_lane_math.h"
 
+/* the 4 components c of 8 lanes (dropped ones where the int32 at drop equal their index) made
+ * unit quaternions into q + h [component][lane] and at q + 4 SK_CLANES + 4 h [lane][component] */
+static inline void unit8(__m256 c[4], const int32_t *drop, float *q, int h)
+{
+    LM dm[4];
+    for (int i = 0; i < 4; i++)
+        dm[i] = drop_mask(drop + h, i);
+    lane_unit(c, dm);
+    for (int i = 0; i < 4; i++)
+        _mm256_storeu_ps(q + SK_CLANES * i + h, c[i]);
+    store_aos8(c, q + 4 * SK_CLANES + 4 * h);
+}
+
 /* The keys q [component][lane] (SK_CLANES lanes, the dropped component drop[l], -1 for none)
  * made unit quaternions, in place and at q + 4 SK_CLANES [lane][component] */
 void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n)
 {
     for (int h = 0; h < n; h += 8) {
         LV c[4];
-        LM dm[4];
-        for (int i = 0; i < 4; i++) {
-            c[i] = _mm256_loadu_ps(q + SK_CLANES * i + h);
-            dm[i] = drop_mask(drop + h, i);
-        }
-        lane_unit(c, dm);
         for (int i = 0; i < 4; i++)
-            _mm256_storeu_ps(q + SK_CLANES * i + h, c[i]);
-        store_aos8(c, q + 4 * SK_CLANES + 4 * h);
+            c[i] = _mm256_loadu_ps(q + SK_CLANES * i + h);
+        unit8(c, drop, q, h);
+    }
+}
+
+/* The row of codes (sk_cclip_codes, simd.h), the value of each code as lane_rows computes it,
+ * the stored components k placed around the dropped one: component i is k[i] below it, k[i - 1]
+ * above it, 0 at it */
+void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float *q, int n)
+{
+    for (int h = 0; h < n; h += 8) {
+        __m256i pos = _mm256_loadu_si256((const __m256i *)(codes->pos + h));
+        __m256i d = _mm256_loadu_si256((const __m256i *)(drop + h));
+        LV k[3], c[4], zero = LV_C(0);
+        for (int i = 0; i < 3; i++) {
+            __m256i at = _mm256_add_epi32(pos, _mm256_loadu_si256(
+                                                   (const __m256i *)(codes->off[i] + h)));
+            __m256i mask = _mm256_loadu_si256((const __m256i *)(codes->mask[i] + h));
+            __m256i word = _mm256_i32gather_epi32((const int *)(const void *)codes->bytes,
+                                                  _mm256_srli_epi32(at, 3), 1);
+            __m256i code = _mm256_and_si256(_mm256_srlv_epi32(
+                                                word, _mm256_and_si256(at, _mm256_set1_epi32(7))),
+                                            mask);
+            LV lo = _mm256_loadu_ps(codes->lo[i] + h);
+            LV v = LV_ADD(lo, LV_MUL(_mm256_loadu_ps(codes->ext[i] + h),
+                                     LV_MUL(_mm256_cvtepi32_ps(code),
+                                            _mm256_loadu_ps(codes->inv[i] + h))));
+            k[i] = LV_SEL(_mm256_castsi256_ps(_mm256_cmpeq_epi32(mask, _mm256_setzero_si256())),
+                          v, lo);
+        }
+        for (int i = 0; i < 4; i++) {
+            __m256i ii = _mm256_set1_epi32(i);
+            LM above = _mm256_castsi256_ps(_mm256_cmpgt_epi32(d, ii));
+            LM at = _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, ii));
+            c[i] = i == 0 ? k[0] : i == 3 ? k[2] : LV_SEL(above, k[i - 1], k[i]);
+            c[i] = LV_SEL(at, c[i], zero);
+        }
+        unit8(c, drop, q, h);
     }
 }
 
