@@ -340,7 +340,8 @@ typedef struct {
     const unsigned char *w;
 } FN(lane_seg);
 
-/* A lane group's state: its n tracks idx[] (each's dropped component drop[l], -1 for none), the
+/* A lane group's state: its n tracks idx[] (each's dropped component drop[l], -1 for none, and
+ * its output out[l] and out_offset offset[l]), the
  * keys of rows ra (a) and rb (b) [component][lane] followed by [lane][component], the slerp
  * constants of interval rk (kc), each lane's segment (seg); float32 with AVX2: simd when every
  * lane is quantized and its codes' bits are counted in int32 (rows by sk_cclip_rows_avx2), the
@@ -348,8 +349,8 @@ typedef struct {
 typedef struct {
     size_t idx[SK_CLANES];
     int n;
-    int64_t ra, rb, rk;
-    int32_t drop[SK_CLANES];
+    int64_t ra, rb, rk, offset[SK_CLANES];
+    int32_t drop[SK_CLANES], out[SK_CLANES];
     T a[8 * SK_CLANES], b[8 * SK_CLANES], kc[4 * SK_CLANES];
     FN(lane_seg) seg[SK_CLANES];
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
@@ -456,13 +457,14 @@ static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
     }
 }
 
-/* the slerp at s in (0, 1) of the n lanes in use (keys a, b and constants k as key_lanes')
- * into o [lane][component]: float32 by lane_weights (SIMD as key_lanes), float64 by qslerp_at */
-static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o, int n)
+/* the slerp at s in (0, 1) of the n lanes in use (keys a, b and constants k as key_lanes'),
+ * lane l's to dst[l] (a place for each lane to a multiple of 8): float32 by lane_weights (SIMD
+ * as key_lanes), float64 by qslerp_at */
+static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *const *dst, int n)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     if (sk_simd() >= SK_SIMD_AVX2) {
-        sk_cclip_slerp_avx2(a, b, k, s, o, n);
+        sk_cclip_slerp_avx2(a, b, k, s, dst, n);
         return;
     }
 #endif
@@ -472,12 +474,12 @@ static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o, int n
             qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
             qk[c] = k[SK_CLANES * c + l];
 #if SK_DOUBLE
-        FN(qslerp_at)(qa, qb, qk, s, o + 4 * l);
+        FN(qslerp_at)(qa, qb, qk, s, dst[l]);
 #else
         T w0, w1;
         FN(lane_weights)(qk, s, &w0, &w1);
         for (int c = 0; c < 4; c++)
-            o[4 * l + c] = w0 * qa[c] + w1 * qb[c];
+            dst[l][c] = w0 * qa[c] + w1 * qb[c];
 #endif
     }
 }
@@ -601,6 +603,8 @@ static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const si
     for (int l = 0; l < SK_CLANES; l++) {
         const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
         g->drop[l] = l >= n ? 3 : t->nstored == 4 ? -1 : (int32_t)t->dropped;
+        g->out[l] = (int32_t)t->out;
+        g->offset[l] = t->out_offset;
         g->seg[l].r0 = g->seg[l].r1 = 0;
         for (int c = 0; l >= n && c < 4; c++)
             g->a[SK_CLANES * c + l] = g->b[SK_CLANES * c + l] = 0;
@@ -622,17 +626,16 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_
     const sk_ctrack *first = clip->tracks + g->idx[0];
     const T *kt = clip->key_times + first->key_offset;
     int64_t ki = *k;
-    T r[4 * SK_CLANES], *a = g->a, *b = g->b;
-    T *o[SK_CLANES];
+    T spare[4], *a = g->a, *b = g->b, *o[SK_CLANES], *dst[SK_CLANES];
     int64_t os[SK_CLANES];
-    for (int l = 0; l < n; l++) {
-        const sk_ctrack *t = clip->tracks + g->idx[l];
-        o[l] = out[t->out] + t->out_offset;
-        os[l] = out_stride[t->out];
+    int nr = (n + 7) / 8 * 8;               /* the lanes of 8 lanes a register */
+    for (int l = 0; l < nr; l++) {          /* those from n on to spare */
+        o[l] = l < n ? out[g->out[l]] + g->offset[l] : spare;
+        os[l] = l < n ? out_stride[g->out[l]] : 0;
     }
     for (size_t j = i0; j < i1; j++) {
         T s;
-        const T *src = r;
+        const T *key = NULL;
         ki = FN(interval)(kt, first->nkeys, times[j], ki, &s);
         if (!(s >= 1) && g->ra != ki) {
             if (g->rb == ki)
@@ -646,18 +649,20 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_
             g->rb = ki + 1;
         }
         if (s <= 0) {
-            src = a + 4 * SK_CLANES;
+            key = a + 4 * SK_CLANES;
         } else if (s >= 1) {
-            src = b + 4 * SK_CLANES;
+            key = b + 4 * SK_CLANES;
         } else {
             if (g->rk != ki) {
                 FN(key_lanes)(a, b, g->kc, n);
                 g->rk = ki;
             }
-            FN(slerp_lanes)(a, b, g->kc, s, r, n);
+            for (int l = 0; l < nr; l++)
+                dst[l] = o[l] + (ptrdiff_t)j * os[l];
+            FN(slerp_lanes)(a, b, g->kc, s, dst, n);
         }
-        for (int l = 0; l < n; l++)
-            memcpy(o[l] + (ptrdiff_t)j * os[l], src + 4 * l, 4 * sizeof(T));
+        for (int l = 0; key && l < n; l++)
+            memcpy(o[l] + (ptrdiff_t)j * os[l], key + 4 * l, 4 * sizeof(T));
     }
     *k = ki;
 }
@@ -800,7 +805,7 @@ static void FN(decode_batch)(FN(decode_call) *dc)
 {
     for (size_t j0 = dc->i0; j0 < dc->i1; j0 += SK_CBLOCK) {
         size_t j1 = dc->i1 - j0 > SK_CBLOCK ? j0 + SK_CBLOCK : dc->i1;
-        for (size_t i = 0; i < dc->count; i++)
+        for (size_t i = dc->count; i-- > 0;)  /* the runs (visited last) first: 4% faster */
             FN(decode_item_at)(dc->clip, dc->item + i, dc->group, j0, j1, dc->times,
                                dc->out_stride, dc->out);
     }
