@@ -79,7 +79,10 @@ void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n)
 void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float *q, int n)
 {
     for (int h = 0; h < n; h += 8) {
-        __m256i pos = _mm256_loadu_si256((const __m256i *)(codes->pos + h));
+        __m256i pos = _mm256_add_epi32(
+            _mm256_loadu_si256((const __m256i *)(codes->base + h)),
+            _mm256_mullo_epi32(_mm256_set1_epi32((int)codes->row),
+                               _mm256_loadu_si256((const __m256i *)(codes->bits + h))));
         __m256i d = _mm256_loadu_si256((const __m256i *)(drop + h));
         LV k[3], c[4], zero = LV_C(0);
         for (int i = 0; i < 3; i++) {

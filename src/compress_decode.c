@@ -345,7 +345,7 @@ typedef struct {
  * keys of rows ra (a) and rb (b) [component][lane] followed by [lane][component], the slerp
  * constants of interval rk (kc), each lane's segment (seg); float32 with AVX2: simd when every
  * lane is quantized and its codes' bits are counted in int32 (rows by sk_cclip_rows_avx2), the
- * codes of the row being decoded */
+ * codes of the row being decoded, from segments that all hold rows lo_row <= r < hi_row */
 typedef struct {
     size_t idx[SK_CLANES];
     int n;
@@ -355,6 +355,7 @@ typedef struct {
     FN(lane_seg) seg[SK_CLANES];
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     int simd;
+    int64_t lo_row, hi_row;
     sk_cclip_codes codes;
 #endif
 } FN(lane_group);
@@ -524,17 +525,34 @@ static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_
 }
 
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-/* lane l's codes in g->codes made those of its segment g->seg[l] */
-static void FN(codes_of)(FN(lane_group) *g, int l)
+/* the codes of row r of the lane group g (g->codes): each lane's segment made that of r where
+ * r lies outside the rows [g->lo_row, g->hi_row) that every lane's holds */
+static void FN(codes_at)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r)
 {
-    const FN(lane_seg) *sg = g->seg + l;
     sk_cclip_codes *cd = &g->codes;
-    for (int c = 0, off = 0; c < 3; off += sg->w[c++]) {
-        cd->off[c][l] = off;
-        cd->mask[c][l] = (1u << sg->w[c]) - 1;
-        cd->lo[c][l] = sg->lo[c];
-        cd->ext[c][l] = sg->lo[3 + c];
-        cd->inv[c][l] = FN(inv_mask)[sg->w[c]];
+    cd->row = (uint32_t)r;
+    if (r >= g->lo_row && r < g->hi_row)
+        return;
+    g->lo_row = 0, g->hi_row = INT64_MAX;
+    for (int l = 0; l < g->n; l++) {
+        const sk_ctrack *t = clip->tracks + g->idx[l];
+        FN(lane_seg) *sg = g->seg + l;
+        if (!(r >= sg->r0 && r < sg->r1)) {
+            FN(lane_seg_at)(clip, t, r, sg);
+            for (int c = 0, off = 0; c < 3; off += sg->w[c++]) {
+                cd->off[c][l] = (uint32_t)off;
+                cd->mask[c][l] = (1u << sg->w[c]) - 1;
+                cd->lo[c][l] = sg->lo[c];
+                cd->ext[c][l] = sg->lo[3 + c];
+                cd->inv[c][l] = FN(inv_mask)[sg->w[c]];
+            }
+            /* bit 8 data + at0 + (r - r0) bits as base + r bits, modulo 2^32 */
+            cd->base[l] = (uint32_t)(8 * (uint64_t)t->data + sg->at0 -
+                                     (uint64_t)sg->r0 * sg->bits);
+            cd->bits[l] = (uint32_t)sg->bits;
+        }
+        g->lo_row = sg->r0 > g->lo_row ? sg->r0 : g->lo_row;
+        g->hi_row = sg->r1 < g->hi_row ? sg->r1 : g->hi_row;
     }
 }
 #endif
@@ -548,16 +566,7 @@ static void FN(lane_rows)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r
     int n = g->n;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     if (g->simd && sk_simd() >= SK_SIMD_AVX2) {
-        for (int l = 0; l < n; l++) {
-            const sk_ctrack *t = clip->tracks + g->idx[l];
-            FN(lane_seg) *sg = g->seg + l;
-            if (!(r >= sg->r0 && r < sg->r1)) {
-                FN(lane_seg_at)(clip, t, r, sg);
-                FN(codes_of)(g, l);
-            }
-            g->codes.pos[l] = (int32_t)(8 * (uint64_t)t->data + sg->at0 +
-                                        (uint64_t)(r - sg->r0) * sg->bits);
-        }
+        FN(codes_at)(clip, g, r);
         sk_cclip_rows_avx2(&g->codes, g->drop, q, n);
         return;
     }
@@ -597,6 +606,7 @@ static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const si
     g->ra = g->rb = g->rk = -2;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     g->simd = clip->nbytes < ((size_t)1 << 27);   /* bit counts below 2^31 */
+    g->lo_row = g->hi_row = 0;
     memset(&g->codes, 0, sizeof g->codes);
     g->codes.bytes = clip->bytes;
 #endif
