@@ -127,11 +127,10 @@ void sk_cclip_keys_avx2(const float *a, const float *b, float *k, int n)
 }
 
 /* The slerp of the keys a, b [component][lane] (constants k) at s in (0, 1), lane l's to
- * dst[l] (4 floats; dst has a place for each lane to the end of the last register): the 4 x 4
- * transposes inside the 128-bit halves of the components' registers give half k of u[m] lane
- * 4 k + m */
-void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s,
-                         float *const *dst, int n)
+ * row + offset[l] (4 floats) for l < n: the 4 x 4 transposes inside the 128-bit halves of the
+ * components' registers give half k of u[m] lane 4 k + m */
+void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s, float *row,
+                         const int64_t *offset, int n)
 {
     for (int h = 0; h < n; h += 8) {
         LV kc[4], w0, w1, r[4], u[4];
@@ -142,10 +141,10 @@ void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s
             r[c] = LV_ADD(LV_MUL(w0, _mm256_loadu_ps(a + SK_CLANES * c + h)),
                           LV_MUL(w1, _mm256_loadu_ps(b + SK_CLANES * c + h)));
         transpose4_lanes8(r, 4, u);
-        for (int m = 0; m < 4; m++) {
-            _mm_storeu_ps(dst[h + m], _mm256_castps256_ps128(u[m]));
-            _mm_storeu_ps(dst[h + 4 + m], _mm256_extractf128_ps(u[m], 1));
-        }
+        for (int m = 0; m < 4 && h + m < n; m++)
+            _mm_storeu_ps(row + offset[h + m], _mm256_castps256_ps128(u[m]));
+        for (int m = 0; m < 4 && h + 4 + m < n; m++)
+            _mm_storeu_ps(row + offset[h + 4 + m], _mm256_extractf128_ps(u[m], 1));
     }
 }
 

@@ -340,9 +340,9 @@ typedef struct {
     const unsigned char *w;
 } FN(lane_seg);
 
-/* A lane group's state: its n tracks idx[] (each's dropped component drop[l], -1 for none, and
- * its output out[l] and out_offset offset[l]), the
- * keys of rows ra (a) and rb (b) [component][lane] followed by [lane][component], the slerp
+/* A lane group's state: its n tracks idx[] (rotations: output 1; each's dropped component
+ * drop[l], -1 for none, and its out_offset offset[l]), the keys of rows ra (a: rows[cur]) and rb
+ * (b: the other) [component][lane] followed by [lane][component], the slerp
  * constants of interval rk (kc), each lane's segment (seg); float32 with AVX2: simd when every
  * lane is quantized and its codes' bits are counted in int32 (rows by sk_cclip_rows_avx2), the
  * codes of the row being decoded, from segments that all hold rows lo_row <= r < hi_row */
@@ -350,8 +350,9 @@ typedef struct {
     size_t idx[SK_CLANES];
     int n;
     int64_t ra, rb, rk, offset[SK_CLANES];
-    int32_t drop[SK_CLANES], out[SK_CLANES];
-    T a[8 * SK_CLANES], b[8 * SK_CLANES], kc[4 * SK_CLANES];
+    int32_t drop[SK_CLANES];
+    int cur;
+    T rows[2][8 * SK_CLANES], kc[4 * SK_CLANES];
     FN(lane_seg) seg[SK_CLANES];
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     int simd;
@@ -459,28 +460,29 @@ static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 }
 
 /* the slerp at s in (0, 1) of the n lanes in use (keys a, b and constants k as key_lanes'),
- * lane l's to dst[l] (a place for each lane to a multiple of 8): float32 by lane_weights (SIMD
- * as key_lanes), float64 by qslerp_at */
-static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *const *dst, int n)
+ * lane l's to row + offset[l]: float32 by lane_weights (SIMD as key_lanes), float64 by
+ * qslerp_at */
+static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *row,
+                            const int64_t *offset, int n)
 {
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     if (sk_simd() >= SK_SIMD_AVX2) {
-        sk_cclip_slerp_avx2(a, b, k, s, dst, n);
+        sk_cclip_slerp_avx2(a, b, k, s, row, offset, n);
         return;
     }
 #endif
     for (int l = 0; l < n; l++) {
-        T qa[4], qb[4], qk[4];
+        T qa[4], qb[4], qk[4], *o = row + offset[l];
         for (int c = 0; c < 4; c++)
             qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
             qk[c] = k[SK_CLANES * c + l];
 #if SK_DOUBLE
-        FN(qslerp_at)(qa, qb, qk, s, dst[l]);
+        FN(qslerp_at)(qa, qb, qk, s, o);
 #else
         T w0, w1;
         FN(lane_weights)(qk, s, &w0, &w1);
         for (int c = 0; c < 4; c++)
-            dst[l][c] = w0 * qa[c] + w1 * qb[c];
+            o[c] = w0 * qa[c] + w1 * qb[c];
 #endif
     }
 }
@@ -604,6 +606,7 @@ static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const si
     memcpy(g->idx, idx, (size_t)n * sizeof idx[0]);
     g->n = n;
     g->ra = g->rb = g->rk = -2;
+    g->cur = 0;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     g->simd = clip->nbytes < ((size_t)1 << 27);   /* bit counts below 2^31 */
     g->lo_row = g->hi_row = 0;
@@ -613,11 +616,10 @@ static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const si
     for (int l = 0; l < SK_CLANES; l++) {
         const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
         g->drop[l] = l >= n ? 3 : t->nstored == 4 ? -1 : (int32_t)t->dropped;
-        g->out[l] = (int32_t)t->out;
         g->offset[l] = t->out_offset;
         g->seg[l].r0 = g->seg[l].r1 = 0;
         for (int c = 0; l >= n && c < 4; c++)
-            g->a[SK_CLANES * c + l] = g->b[SK_CLANES * c + l] = 0;
+            g->rows[0][SK_CLANES * c + l] = g->rows[1][SK_CLANES * c + l] = 0;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
         if (l < n && !(t->level >= 3 && t->level < SK_CLEVEL_RAW))
             g->simd = 0;
@@ -635,23 +637,21 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_
     int n = g->n;
     const sk_ctrack *first = clip->tracks + g->idx[0];
     const T *kt = clip->key_times + first->key_offset;
-    int64_t ki = *k;
-    T spare[4], *a = g->a, *b = g->b, *o[SK_CLANES], *dst[SK_CLANES];
-    int64_t os[SK_CLANES];
-    int nr = (n + 7) / 8 * 8;               /* the lanes of 8 lanes a register */
-    for (int l = 0; l < nr; l++) {          /* those from n on to spare */
-        o[l] = l < n ? out[g->out[l]] + g->offset[l] : spare;
-        os[l] = l < n ? out_stride[g->out[l]] : 0;
-    }
+    int64_t ki = *k, os = out_stride[1];      /* rotations: output 1 */
+    T *a = g->rows[g->cur], *b = g->rows[g->cur ^ 1];
     for (size_t j = i0; j < i1; j++) {
-        T s;
+        T s, *row = out[1] + (ptrdiff_t)j * os;
         const T *key = NULL;
         ki = FN(interval)(kt, first->nkeys, times[j], ki, &s);
         if (!(s >= 1) && g->ra != ki) {
-            if (g->rb == ki)
-                memcpy(a, b, sizeof g->b);
-            else
+            if (g->rb == ki) {            /* the rows swapped: a the row of key ki */
+                int64_t ra = g->ra;
+                g->cur ^= 1;
+                a = g->rows[g->cur], b = g->rows[g->cur ^ 1];
+                g->rb = ra;
+            } else {
                 FN(lane_rows)(clip, g, ki, a);
+            }
             g->ra = ki;
         }
         if (!(s <= 0) && g->rb != ki + 1) {
@@ -667,12 +667,10 @@ static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_
                 FN(key_lanes)(a, b, g->kc, n);
                 g->rk = ki;
             }
-            for (int l = 0; l < nr; l++)
-                dst[l] = o[l] + (ptrdiff_t)j * os[l];
-            FN(slerp_lanes)(a, b, g->kc, s, dst, n);
+            FN(slerp_lanes)(a, b, g->kc, s, row, g->offset, n);
         }
         for (int l = 0; key && l < n; l++)
-            memcpy(o[l] + (ptrdiff_t)j * os[l], key + 4 * l, 4 * sizeof(T));
+            memcpy(row + g->offset[l], key + 4 * l, 4 * sizeof(T));
     }
     *k = ki;
 }

@@ -62,8 +62,8 @@ void sk_sample_rows_avx2_d(int kind, size_t n, const double *const lanes[],
    key_lanes and slerp_lanes in compress_decode.c) */
 void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n);
 void sk_cclip_keys_avx2(const float *a, const float *b, float *k, int n);
-void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s,
-                         float *const *dst, int n);
+void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s, float *row,
+                         const int64_t *offset, int n);
 /* compress_avx2.c: row row of a float32 lane group whose lanes are all quantized (lane_rows in
    compress_decode.c): lane l's stored component c (of 3) from bit base[l] + row bits[l] +
    off[c][l] (modulo 2^32) of bytes, mask[c][l] its code's bits, its value lo + ext (code inv)
