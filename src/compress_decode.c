@@ -218,13 +218,15 @@ static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t
     }
 }
 
-/* row r of a rotation track as a unit quaternion (a STEP or LINEAR one with its dropped
- * component restored, >= 0) */
+/* row r of a rotation track as a unit quaternion: a STEP or LINEAR one's dropped component
+ * restored as sqrt(1 - the others' squares) (0 from a sum of 1 on: then q / |q|; a sum below 1
+ * makes q unit to rounding), a raw one's or a CUBICSPLINE one's q / |q| (qunit) */
 static inline void FN(rotation_row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
                                     T *q)
 {
     if (t->nstored == 4) {
         FN(row)(clip, t, r, q);
+        FN(qunit)(q);
         return;
     }
     T kept[3], sum = 0;
@@ -233,6 +235,8 @@ static inline void FN(rotation_row)(const FN(sk_cclip) *clip, const sk_ctrack *t
         sum += kept[c] * kept[c];
     for (int c = 0, k = 0; c < 4; c++)
         q[c] = c == (int)t->dropped ? (sum < 1 ? SQRT(1 - sum) : 0) : kept[k++];
+    if (!(sum < 1))
+        FN(qunit)(q);
 }
 
 /* one track in interval k at parameter s (0 or 1: a key's own value), into o */
@@ -251,7 +255,6 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
         int64_t r = t->level <= SK_CLEVEL_CONST24 ? 0 : cubic ? 3 * key + 1 : key;
         if (t->rotation) {
             FN(rotation_row)(clip, t, r, o);
-            FN(qunit)(o);
         } else {
             FN(row)(clip, t, r, o);
         }
@@ -274,8 +277,6 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
         T a[4], b[4];
         FN(rotation_row)(clip, t, k, a);
         FN(rotation_row)(clip, t, k + 1, b);
-        FN(qunit)(a);
-        FN(qunit)(b);
         FN(qslerp)(a, b, s, o);
         return;
     }
@@ -302,10 +303,8 @@ static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k
     if (t->rotation) {
         if (k != have + 1) {
             FN(rotation_row)(clip, t, k, a);
-            FN(qunit)(a);
         }
         FN(rotation_row)(clip, t, k + 1, b);
-        FN(qunit)(b);
     } else {
         if (k != have + 1)
             FN(row)(clip, t, k, a);
@@ -508,13 +507,14 @@ static void FN(unit_lanes)(T *q, const int32_t *drop, int n)
     }
 }
 
-/* g made the segment of row r of t (the next one without a division when r is in it) */
+/* g made the segment of row r of t (the first one or the next one without a division when r is
+ * in it) */
 static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
                             FN(lane_seg) *g)
 {
     int64_t nst = t->nstored, sr = t->seg_rows;
-    int64_t seg = g->r1 > g->r0 && r >= g->r1 && r - g->r1 < sr ? g->seg + 1
-                                                                 : FN(segment_of)(r, sr);
+    int64_t seg = r < sr ? 0 : g->r1 > g->r0 && r >= g->r1 && r - g->r1 < sr
+                                   ? g->seg + 1 : FN(segment_of)(r, sr);
     g->lo = clip->ranges + t->range + 2 * nst * seg;
     g->w = clip->widths + t->width + nst * seg;
     g->bits = 0;
@@ -560,8 +560,7 @@ static void FN(codes_at)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r)
 #endif
 
 /* row r of the lane group g as unit quaternions into q (unit_lanes: the operations of
- * rotation_row, then qunit unless the restored component made it unit, as sample_track decodes
- * a key), its lanes' segments kept from row to row; float32 with AVX2 by sk_cclip_rows_avx2
+ * rotation_row), its lanes' segments kept from row to row; float32 with AVX2 by sk_cclip_rows_avx2
  * where g->simd (the same operations) */
 static void FN(lane_rows)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r, T *q)
 {
@@ -610,7 +609,6 @@ static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const si
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     g->simd = clip->nbytes < ((size_t)1 << 27);   /* bit counts below 2^31 */
     g->lo_row = g->hi_row = 0;
-    memset(&g->codes, 0, sizeof g->codes);
     g->codes.bytes = clip->bytes;
 #endif
     for (int l = 0; l < SK_CLANES; l++) {
@@ -621,8 +619,13 @@ static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const si
         for (int c = 0; l >= n && c < 4; c++)
             g->rows[0][SK_CLANES * c + l] = g->rows[1][SK_CLANES * c + l] = 0;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+        sk_cclip_codes *cd = &g->codes;   /* a lane in use's: codes_at's on its first row */
         if (l < n && !(t->level >= 3 && t->level < SK_CLEVEL_RAW))
             g->simd = 0;
+        for (int c = 0; l >= n && c < 3; c++) {
+            cd->base[l] = cd->bits[l] = cd->off[c][l] = cd->mask[c][l] = 0;
+            cd->lo[c][l] = cd->ext[c][l] = cd->inv[c][l] = 0;
+        }
 #endif
     }
 }
