@@ -432,19 +432,31 @@ static int FN(lane_track)(const sk_ctrack *t)
 #endif
 #include "cclip_lane_math.h"
 
+/* the lanes 0 <= l < m of n that the SIMD code takes (the others: the portable code's, the same
+ * bits): all but the last n % 8 when they are 1 or 2 of more than 8 (a register for 1 or 2
+ * took longer than they do one by one), else all; 0 without SIMD */
+static int FN(simd_lanes)(int n)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd() >= SK_SIMD_AVX2)
+        return n > 8 && n % 8 <= 2 ? n - n % 8 : n;
+#endif
+    (void)n;
+    return 0;
+}
+
 /* The n lanes of a group in use: the slerp constants k [constant][lane] of the keys a, b
  * [component][lane]; float32 by lane_keys (AVX2 where the CPU has it, the same bits; not
  * AVX-512: its 16 lanes a register took 8% longer a pose, the CPU slower at AVX-512's divisions
  * and square roots or its clock lower after them), float64 by qslerp_key (libm's atan2) */
 static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 {
+    int m = FN(simd_lanes)(n);
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    if (sk_simd() >= SK_SIMD_AVX2) {
-        sk_cclip_keys_avx2(a, b, k, n);
-        return;
-    }
+    if (m)
+        sk_cclip_keys_avx2(a, b, k, m);
 #endif
-    for (int l = 0; l < n; l++) {
+    for (int l = m; l < n; l++) {
         T qa[4], qb[4], qk[4];
         for (int c = 0; c < 4; c++)
             qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
@@ -464,13 +476,12 @@ static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *row,
                             const int64_t *offset, int n)
 {
+    int m = FN(simd_lanes)(n);
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    if (sk_simd() >= SK_SIMD_AVX2) {
-        sk_cclip_slerp_avx2(a, b, k, s, row, offset, n);
-        return;
-    }
+    if (m)
+        sk_cclip_slerp_avx2(a, b, k, s, row, offset, m);
 #endif
-    for (int l = 0; l < n; l++) {
+    for (int l = m; l < n; l++) {
         T qa[4], qb[4], qk[4], *o = row + offset[l];
         for (int c = 0; c < 4; c++)
             qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
@@ -486,17 +497,16 @@ static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *row,
     }
 }
 
-/* the keys q [component][lane] of the n lanes in use made unit quaternions by lane_unit (SIMD
+/* the keys q [component][lane] of lanes l0 <= l < n made unit quaternions by lane_unit (SIMD
  * for float32 as key_lanes), in place and at q + 4 SK_CLANES [lane][component] */
-static void FN(unit_lanes)(T *q, const int32_t *drop, int n)
+static void FN(unit_lanes)(T *q, const int32_t *drop, int l0, int n)
 {
+    int m = FN(simd_lanes)(n);
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    if (sk_simd() >= SK_SIMD_AVX2) {
-        sk_cclip_unit_avx2(q, drop, n);
-        return;
-    }
+    if (m > l0)
+        sk_cclip_unit_avx2(q, drop, m);
 #endif
-    for (int l = 0; l < n; l++) {
+    for (int l = m > l0 ? m : l0; l < n; l++) {
         T v[4];
         int dm[4];
         for (int c = 0; c < 4; c++)
@@ -564,15 +574,15 @@ static void FN(codes_at)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r)
  * where g->simd (the same operations) */
 static void FN(lane_rows)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r, T *q)
 {
-    int n = g->n;
+    int n = g->n, l0 = 0;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     if (g->simd && sk_simd() >= SK_SIMD_AVX2) {
         FN(codes_at)(clip, g, r);
-        sk_cclip_rows_avx2(&g->codes, g->drop, q, n);
-        return;
+        l0 = FN(simd_lanes)(n);
+        sk_cclip_rows_avx2(&g->codes, g->drop, q, l0);
     }
 #endif
-    for (int l = 0; l < n; l++) {
+    for (int l = l0; l < n; l++) {
         const sk_ctrack *t = clip->tracks + g->idx[l];
         T kept[4];
         int64_t nst = t->nstored;
@@ -594,7 +604,7 @@ static void FN(lane_rows)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r
         for (int c = 0, i = 0; c < 4; c++)
             q[SK_CLANES * c + l] = c == g->drop[l] ? 0 : kept[i++];
     }
-    FN(unit_lanes)(q, g->drop, n);
+    FN(unit_lanes)(q, g->drop, l0, n);
 }
 
 /* g made the lane group of the n tracks idx[], nothing decoded yet; the lanes from n on
