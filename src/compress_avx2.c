@@ -73,7 +73,8 @@ void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n)
     }
 }
 
-/* The row of codes (sk_cclip_codes, simd.h), the value of each code as lane_rows computes it,
+/* The row of codes (sk_cclip_codes, simd.h), the value of each code as lane_rows computes it
+ * (row's and value's operations),
  * the stored components k placed around the dropped one: component i is k[i] below it, k[i - 1]
  * above it, 0 at it */
 void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float *q, int n)
@@ -100,6 +101,8 @@ void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float 
                                             _mm256_loadu_ps(codes->inv[i] + h))));
             k[i] = LV_SEL(_mm256_castsi256_ps(_mm256_cmpeq_epi32(mask, _mm256_setzero_si256())),
                           v, lo);
+            k[i] = LV_SEL(_mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(codes->f24 + h))),
+                          k[i], _mm256_castsi256_ps(_mm256_slli_epi32(code, 8)));
         }
         for (int i = 0; i < 4; i++) {
             __m256i ii = _mm256_set1_epi32(i);

@@ -343,8 +343,9 @@ typedef struct {
  * drop[l], -1 for none, and its out_offset offset[l]), the keys of rows ra (a: rows[cur]) and rb
  * (b: the other) [component][lane] followed by [lane][component], the slerp
  * constants of interval rk (kc), each lane's segment (seg); float32 with AVX2: simd when every
- * lane is quantized and its codes' bits are counted in int32 (rows by sk_cclip_rows_avx2), the
- * codes of the row being decoded, from segments that all hold rows lo_row <= r < hi_row */
+ * lane is quantized or of 24-bit rows and its codes' bits are counted in int32 (rows by
+ * sk_cclip_rows_avx2), the codes of the row being decoded, from segments that all hold rows
+ * lo_row <= r < hi_row */
 typedef struct {
     size_t idx[SK_CLANES];
     int n;
@@ -549,6 +550,8 @@ static void FN(codes_at)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r)
     for (int l = 0; l < g->n; l++) {
         const sk_ctrack *t = clip->tracks + g->idx[l];
         FN(lane_seg) *sg = g->seg + l;
+        if (t->level < 3)             /* 24-bit rows: group_init's codes */
+            continue;
         if (!(r >= sg->r0 && r < sg->r1)) {
             FN(lane_seg_at)(clip, t, r, sg);
             for (int c = 0, off = 0; c < 3; off += sg->w[c++]) {
@@ -629,11 +632,18 @@ static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const si
         for (int c = 0; l >= n && c < 4; c++)
             g->rows[0][SK_CLANES * c + l] = g->rows[1][SK_CLANES * c + l] = 0;
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-        sk_cclip_codes *cd = &g->codes;   /* a lane in use's: codes_at's on its first row */
-        if (l < n && !(t->level >= 3 && t->level < SK_CLEVEL_RAW))
+        /* a quantized lane's codes: codes_at's on its first row; a 24-bit one's: 3 bytes a
+         * component (value's); the others' none */
+        sk_cclip_codes *cd = &g->codes;
+        int f24 = l < n && t->level == SK_CLEVEL_KEYS24;
+        if (l < n && !(t->level >= SK_CLEVEL_KEYS24 && t->level < SK_CLEVEL_RAW))
             g->simd = 0;
-        for (int c = 0; l >= n && c < 3; c++) {
-            cd->base[l] = cd->bits[l] = cd->off[c][l] = cd->mask[c][l] = 0;
+        cd->base[l] = f24 ? (uint32_t)(8 * (uint64_t)t->data) : 0;
+        cd->bits[l] = f24 ? 72 : 0;
+        cd->f24[l] = f24 ? UINT32_MAX : 0;
+        for (int c = 0; (l >= n || f24) && c < 3; c++) {
+            cd->off[c][l] = f24 ? 24 * (uint32_t)c : 0;
+            cd->mask[c][l] = f24 ? 0xffffff : 0;
             cd->lo[c][l] = cd->ext[c][l] = cd->inv[c][l] = 0;
         }
 #endif

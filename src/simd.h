@@ -64,14 +64,16 @@ void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n);
 void sk_cclip_keys_avx2(const float *a, const float *b, float *k, int n);
 void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s, float *row,
                          const int64_t *offset, int n);
-/* compress_avx2.c: row row of a float32 lane group whose lanes are all quantized (lane_rows in
-   compress_decode.c): lane l's stored component c (of 3) from bit base[l] + row bits[l] +
-   off[c][l] (modulo 2^32) of bytes, mask[c][l] its code's bits, its value lo + ext (code inv)
-   (lo where mask is 0); the row, its components placed around each lane's dropped one
+/* compress_avx2.c: row row of a float32 lane group whose lanes are all quantized or of 24-bit
+   rows (lane_rows in compress_decode.c): lane l's stored component c (of 3) from bit base[l] +
+   row bits[l] + off[c][l] (modulo 2^32) of bytes, mask[c][l] its code's bits, its value lo +
+   ext (code inv) (lo where mask is 0), or where f24[l] (all bits set) the float32 of the code's
+   24 bits as its top ones; the row, its components placed around each lane's dropped one
    (drop[l]), made unit (unit_lanes) into q as sk_cclip_unit_avx2 writes it */
 typedef struct {
     const unsigned char *bytes;
-    uint32_t row, base[SK_CLANES], bits[SK_CLANES], off[3][SK_CLANES], mask[3][SK_CLANES];
+    uint32_t row, base[SK_CLANES], bits[SK_CLANES], f24[SK_CLANES];
+    uint32_t off[3][SK_CLANES], mask[3][SK_CLANES];
     float lo[3][SK_CLANES], ext[3][SK_CLANES], inv[3][SK_CLANES];
 } sk_cclip_codes;
 void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float *q, int n);
