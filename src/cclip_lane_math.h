@@ -55,10 +55,10 @@ static inline LV LV_FN(lane_atan)(LV y, LV x)
     return LV_SEL(reduce, p, LV_ADD(LV_C(0.785398163397448f), p));
 }
 
-/* the slerp constants of keys a, b (unit): k = (phi, 1 / sin(phi), cos(phi) / sin(phi),
- * sign(a.b)), sin and cos from the half-angle chords as qslerp_key's: sin(phi) = 2 |a - b'|
- * |a + b'| / r, cos(phi) = (|a + b'|^2 - |a - b'|^2) / r */
-static inline void LV_FN(lane_keys)(const LV a[4], const LV b[4], LV k[4])
+/* the slerp constants of keys a, b (unit): k = (phi, sign(a.b) / sin(phi), cos(phi) / sin(phi))
+ * (0, 0, 0 where a = b'), sin and cos from the half-angle chords as qslerp_key's: sin(phi) =
+ * 2 |a - b'| |a + b'| / r, cos(phi) = (|a + b'|^2 - |a - b'|^2) / r */
+static inline void LV_FN(lane_keys)(const LV a[4], const LV b[4], LV k[3])
 {
     LV d = LV_MUL(a[0], b[0]), zero = LV_C(0), two = LV_C(2);
     for (int c = 1; c < 4; c++)
@@ -72,16 +72,18 @@ static inline void LV_FN(lane_keys)(const LV a[4], const LV b[4], LV k[4])
         dp = LV_ADD(dp, LV_MUL(p, p));
     }
     LV nm = LV_SQRT(dm), np = LV_SQRT(dp);   /* np >= nm: a.b' >= 0 */
+    LM apart = LV_GT(nm, zero);
     LV q = LV_DIV(LV_C(1), LV_MUL(LV_MUL(two, nm), np));
     k[0] = LV_MUL(two, LV_FN(lane_atan)(nm, np));
-    k[1] = LV_MUL(LV_ADD(dm, dp), q);
-    k[2] = LV_MUL(LV_SUB(dp, dm), q);
-    k[3] = sg;
+    k[1] = LV_SEL(apart, zero, LV_MUL(LV_MUL(LV_ADD(dm, dp), q), sg));
+    k[2] = LV_SEL(apart, zero, LV_MUL(LV_SUB(dp, dm), q));
 }
 
 /* the slerp's weights w0, w1 (w1 with the sign of a.b) at t in (0, 1) from k (lane_keys):
- * 1 - t and t below phi^2 < FLT_EPSILON */
-static inline void LV_FN(lane_weights)(const LV k[4], LV t, LV *w0, LV *w1)
+ * sin(t phi) k[1] and cos(t phi) - sin(t phi) k[2], (1, 0) where a = b'.  Accurate at small
+ * angles too: phi and sin(phi) come from the same chord |a - b'|, whose rounding moves their
+ * ratio by phi^2 of it */
+static inline void LV_FN(lane_weights)(const LV k[3], LV t, LV *w0, LV *w1)
 {
     LV x = LV_MUL(t, k[0]);
     LM flip = LV_GT(x, LV_C(0.785398163397448f));
@@ -94,8 +96,7 @@ static inline void LV_FN(lane_weights)(const LV k[4], LV t, LV *w0, LV *w1)
     cs = LV_ADD(LV_MUL(cs, y2), LV_C(4.166664568298827e-2f));
     cs = LV_ADD(LV_SUB(LV_MUL(LV_MUL(cs, y2), y2), LV_MUL(LV_C(0.5f), y2)), LV_C(1));
     LV st = LV_SEL(flip, sn, cs), ct = LV_SEL(flip, cs, sn);
-    LM big = LV_GE(LV_MUL(k[0], k[0]), LV_C(FLT_EPSILON));
-    *w0 = LV_SEL(big, LV_SUB(LV_C(1), t), LV_SUB(ct, LV_MUL(st, k[2])));
-    *w1 = LV_MUL(LV_SEL(big, t, LV_MUL(st, k[1])), k[3]);
+    *w0 = LV_SUB(ct, LV_MUL(st, k[2]));
+    *w1 = LV_MUL(st, k[1]);
 }
 #endif

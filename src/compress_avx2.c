@@ -119,12 +119,12 @@ void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float 
 void sk_cclip_keys_avx2(const float *a, const float *b, float *k, int n)
 {
     for (int h = 0; h < n; h += 8) {
-        LV qa[4], qb[4], kc[4];
+        LV qa[4], qb[4], kc[3];
         for (int c = 0; c < 4; c++)
             qa[c] = _mm256_loadu_ps(a + SK_CLANES * c + h),
             qb[c] = _mm256_loadu_ps(b + SK_CLANES * c + h);
         lane_keys(qa, qb, kc);
-        for (int c = 0; c < 4; c++)
+        for (int c = 0; c < 3; c++)
             _mm256_storeu_ps(k + SK_CLANES * c + h, kc[c]);
     }
 }
@@ -136,8 +136,8 @@ void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s
                          const int64_t *offset, int n)
 {
     for (int h = 0; h < n; h += 8) {
-        LV kc[4], w0, w1, r[4], u[4];
-        for (int c = 0; c < 4; c++)
+        LV kc[3], w0, w1, r[4], u[4];
+        for (int c = 0; c < 3; c++)
             kc[c] = _mm256_loadu_ps(k + SK_CLANES * c + h);
         lane_weights(kc, LV_C(s), &w0, &w1);
         for (int c = 0; c < 4; c++)

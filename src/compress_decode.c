@@ -321,6 +321,8 @@ static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k
  * decode's or the playback state's. */
 enum { SK_ITEM_LANES, SK_ITEM_TRACK, SK_ITEM_RUN };
 #define SK_CRUN 64 /* values of a run at most */
+/* the slerp constants of a key interval: qslerp_key's 4 for float64, lane_keys' 3 for float32 */
+#define SK_NKC (SK_DOUBLE ? 4 : 3)
 
 typedef struct {
     int kind;
@@ -352,7 +354,7 @@ typedef struct {
     int64_t ra, rb, rk, offset[SK_CLANES];
     int32_t drop[SK_CLANES];
     int cur;
-    T rows[2][8 * SK_CLANES], kc[4 * SK_CLANES];
+    T rows[2][8 * SK_CLANES], kc[SK_NKC * SK_CLANES];
     FN(lane_seg) seg[SK_CLANES];
 #if !SK_DOUBLE && defined(SK_HAVE_AVX2)
     int simd;
@@ -466,7 +468,7 @@ static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 #else
         FN(lane_keys)(qa, qb, qk);
 #endif
-        for (int c = 0; c < 4; c++)
+        for (int c = 0; c < SK_NKC; c++)
             k[SK_CLANES * c + l] = qk[c];
     }
 }
@@ -486,7 +488,7 @@ static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *row,
         T qa[4], qb[4], qk[4], *o = row + offset[l];
         for (int c = 0; c < 4; c++)
             qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
-            qk[c] = k[SK_CLANES * c + l];
+            qk[c] = c < SK_NKC ? k[SK_CLANES * c + l] : 0;
 #if SK_DOUBLE
         FN(qslerp_at)(qa, qb, qk, s, o);
 #else
