@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -231,7 +231,9 @@ class CompressedClip:
     _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8],
                    NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _width: int = field(init=False, repr=False, compare=False)
-    _animated: Tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _animated: Tuple[FrozenSet[int], ...] = field(init=False, repr=False, compare=False)
+    _still: Dict[int, Tuple[List[Tuple[int, int]], ...]] = field(init=False, repr=False,
+                                                                compare=False)
     _stride: Dict[int, NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _top_node: int = field(init=False, repr=False, compare=False)
     _decoders: Tuple["_core.CompressedDecoder", ...] = field(init=False, repr=False,
@@ -284,8 +286,9 @@ class CompressedClip:
                         np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
         self._width = width
         self._stride: Dict[int, NDArray[np.int64]] = {}
-        self._animated = tuple(len({t.node for t in self.tracks if t.path == p})
+        self._animated = tuple(frozenset(t.node for t in self.tracks if t.path == p)
                                for p in range(len(PATHS)))
+        self._still: Dict[int, Tuple[List[Tuple[int, int]], ...]] = {}
         self._top_node = max((t.node for t in self.tracks if t.path < len(PATHS)), default=-1)
         # the tables checked once (each call then checks only its outputs)
         self._decoders = tuple(_core.CompressedDecoder(t, *self._arrays) for t in self._tables)
@@ -340,6 +343,22 @@ class CompressedClip:
         if n not in self._stride:
             self._stride[n] = np.array([3 * n, 4 * n, 3 * n, self._width], np.int64)
         return self._stride[n]
+
+    def _still_nodes(self, n: int) -> Tuple[List[Tuple[int, int]], ...]:
+        """For each path, the ranges [a, b) of the nodes below n that no track writes (kept per
+        n)."""
+        if n not in self._still:
+            ranges: List[List[Tuple[int, int]]] = []
+            for nodes in self._animated:
+                still = [i for i in range(n) if i not in nodes]
+                ranges.append([])
+                for i in still:
+                    if ranges[-1] and ranges[-1][-1][1] == i:
+                        ranges[-1][-1] = (ranges[-1][-1][0], i + 1)
+                    else:
+                        ranges[-1].append((i, i + 1))
+            self._still[n] = tuple(ranges)
+        return self._still[n]
 
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
                 threads: Optional[int]) -> None:
@@ -413,11 +432,15 @@ class CompressedClip:
             for i, (o, s) in enumerate(zip(out, shapes)):
                 check_out(o, self.dtype, s, f"out[{i}]", " (the clip's dtype)")
             res = out
-        # nodes no track writes keep the rest pose: all of it copied (a broadcast, a fraction of
-        # the cost of picking those nodes out), the tracks' nodes then written by the decoder
-        for o, r, animated in zip(res, (rt, rr, rs), self._animated):
-            if animated < n:
+        # nodes no track writes keep the rest pose: their ranges of nodes copied (a broadcast
+        # each), or all of it where they are more than 4 ranges (then a fraction of the cost of
+        # picking those nodes out), the tracks' nodes then written by the decoder
+        for o, r, still in zip(res, (rt, rr, rs), self._still_nodes(n)):
+            if len(still) > 4:
                 o[...] = r
+            else:
+                for a, b in still:
+                    o[..., a:b, :] = r[a:b]
         self._decode(False, t, res + (np.zeros(0, self.dtype),), n, threads)
         return TRS(*res)
 
