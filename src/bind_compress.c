@@ -166,6 +166,7 @@ static int own_table(decode_call_t *dc, int keyed, size_t extra, void **own, cha
     }
     dc->f.ntracks = dc->d.ntracks = n;
     dc->f.tracks = dc->d.tracks = tracks;
+    dc->f.prepared = NULL, dc->d.prepared = NULL;
     dc->f.widths = dc->d.widths = copy_to(dc->d.widths, nw, &at);
     dc->f.seg_bits = dc->d.seg_bits = copy_to(dc->d.seg_bits, 8 * ns, &at);
     *end = at;
@@ -174,7 +175,8 @@ static int own_table(decode_call_t *dc, int keyed, size_t extra, void **own, cha
 
 /* A CompressedDecoder: a compressed clip's table, checked once, the fields that say where it
  * reads (tracks, widths, seg_bits) copied so that nothing done to the arrays afterwards moves
- * an access outside them (key_times, ranges and bytes are read in place, held). */
+ * an access outside them (key_times, ranges and bytes are read in place, held), its constant
+ * tracks' values decoded once (sk_cclip_prepare: each call copies them). */
 typedef struct {
     PyObject_HEAD
     decode_call_t dc;       /* the table */
@@ -207,9 +209,18 @@ static PyObject *cdecoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         return NULL;
     Py_INCREF(args);
     p->hold = args;
-    if (read_table(o, &p->dc) < 0 || own_table(&p->dc, 0, 0, &p->own, &end) < 0) {
+    if (read_table(o, &p->dc) < 0 ||
+        own_table(&p->dc, 0, 4 * p->dc.d.ntracks * sizeof(double), &p->own, &end) < 0) {
         Py_DECREF(p);
         return NULL;
+    }
+    /* the constants' values, decoded once (sk_cclip_prepare), 8-byte aligned after the copies */
+    if (p->dc.dbl) {
+        sk_cclip_prepare_d(&p->dc.d, (double *)(void *)end);
+        p->dc.d.prepared = (const double *)(void *)end;
+    } else {
+        sk_cclip_prepare_f(&p->dc.f, (float *)(void *)end);
+        p->dc.f.prepared = (const float *)(void *)end;
     }
     return (PyObject *)p;
 }

@@ -739,6 +739,22 @@ static void FN(decode_item_at)(const FN(sk_cclip) *clip, FN(decode_item) *it,
         FN(copy_run)(out[it->out] + it->offset, out_stride[it->out], i0, i1, it->v, it->len);
 }
 
+/* a constant track's values (sample_track's) into o */
+static void FN(constant)(const FN(sk_cclip) *clip, const sk_ctrack *t, T *o)
+{
+    FN(sample_track)(clip, t, clip->key_times + t->key_offset, 0, 0, o);
+}
+
+void FN(sk_cclip_prepare)(const FN(sk_cclip) *clip, T *out)
+{
+    memset(out, 0, 4 * clip->ntracks * sizeof(T));
+    for (size_t i = 0; i < clip->ntracks; i++) {
+        const sk_ctrack *t = clip->tracks + i;
+        if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4)
+            FN(constant)(clip, t, out + 4 * i);
+    }
+}
+
 /* a run being gathered (items): len values at offset of output out */
 typedef struct {
     int64_t out, offset, len;
@@ -749,8 +765,8 @@ typedef struct {
  * one key-time array in lane groups of up to SK_CLANES (idx, n >= 1), each group ended by a
  * lane track of other keys or by the last track; the constants of at most 4 components in runs
  * (run, each ended by a constant of its output that does not follow it or by the last track;
- * tracks writing the same values of an output are not ordered); the other tracks alone (idx,
- * n == 0) */
+ * tracks writing the same values of an output are not ordered; their values clip->prepared's
+ * where it is given); the other tracks alone (idx, n == 0) */
 static void FN(items)(const FN(sk_cclip) *clip, size_t t0, size_t t1,
                       void (*visit)(void *, const size_t *, int, const FN(cclip_run) *),
                       void *arg)
@@ -780,7 +796,10 @@ static void FN(items)(const FN(sk_cclip) *clip, size_t t0, size_t t1,
             }
             if (!r->len)
                 r->out = t->out, r->offset = t->out_offset;
-            FN(sample_track)(clip, t, clip->key_times + t->key_offset, 0, 0, r->v + r->len);
+            if (clip->prepared)
+                memcpy(r->v + r->len, clip->prepared + 4 * i, (size_t)t->ncomp * sizeof(T));
+            else
+                FN(constant)(clip, t, r->v + r->len);
             r->len += t->ncomp;
         } else {
             visit(arg, &i, 0, NULL);

@@ -406,6 +406,11 @@ void sk_decode_cclip_f(const sk_cclip_f *clip, size_t t0, size_t t1, size_t i0, 
 void sk_decode_cclip_d(const sk_cclip_d *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                        const double *times, int64_t *cursor, const int64_t *out_stride,
                        double *const *out);
+/* The values of a checked compressed clip's constant tracks of at most 4 components (track t's
+   at out + 4 t, as sk_decode_cclip decodes them; 0 for the other tracks) into out (4 ntracks
+   values), for sk_cclip.prepared: done once, it spares each decode call their decoding */
+void sk_cclip_prepare_f(const sk_cclip_f *clip, float *out);
+void sk_cclip_prepare_d(const sk_cclip_d *clip, double *out);
 /* A playback state of a checked compressed clip (every track): sk_cclip_state_size bytes (8-byte
    aligned), made by sk_cclip_state_init; sk_play_cclip decodes every track at one time as
    sk_decode_cclip does (the same bits), each lane group keeping its keys, their slerp constants
