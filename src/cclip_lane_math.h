@@ -1,18 +1,19 @@
-/* cclip_lane_math.h -- template of a compressed clip's lane math (compress_decode.c), one text
- * for the portable code (a lane a float or double) and the SIMD code (compress_avx2.c: a lane of a
- * register), so that every lane rounds as the portable code does (each operation rounded once:
- * the build passes -ffp-contract=off).  The includer defines LV (the lane type), LM (a
- * comparison's type), LV_FN(name), LV_C(c) (a constant), LV_ADD, LV_SUB, LV_MUL, LV_DIV,
+/* cclip_lane_math.h -- template of a compressed clip's lane math (compress_decode.c), one
+ * text for the portable code (a lane a float or double) and the SIMD code (compress_avx2.c: a
+ * lane of a register), so that every lane rounds as the portable code does (each operation
+ * rounded once: the build passes -ffp-contract=off).  The includer defines LV (the lane type),
+ * LM (a comparison's type), LV_FN(name), LV_C(c) (a constant), LV_ADD, LV_SUB, LV_MUL, LV_DIV,
  * LV_SQRT, LV_LT, LV_GT, LV_GE, LV_SEL(m, f, t) (t where m holds, else f), LV_AND, LV_OR,
- * LV_ANDNOT(m, n) (n and not m) and LV_ALL(m) (m holds in every lane).
+ * LV_ANDNOT(m, n) (n and not m) and LV_ALL(m) (m holds in every lane); LV_FLOAT32 for the
+ * float32 slerp.
  *
- * unit: a decoded key made a unit quaternion (rotation_row and qunit's operations); keys and
- * weights: Shoemake's shortest-path slerp as qslerp_key and qslerp_at (qmath.h) compute it, for
- * float32 in float32: the angle phi = 2 atan(|a - b'| / |a + b'|) in [0, pi/2], the weights
- * w1 = sin(t phi) / sin(phi), w0 = cos(t phi) - sin(t phi) cos(phi) / sin(phi), with Cephes' single-precision
- * polynomials (S. L. Moshier, Cephes atanf.c and sinf.c: atan on |z| <= tan(pi/8), sin and cos
- * on [0, pi/4], a few float32 ulps; beyond them atan(z) = pi/4 + atan((z - 1) / (z + 1)) and the
- * co-functions of pi/2 - x). */
+ * unit: a decoded key made a unit quaternion (rotation_row's operations); keys and weights:
+ * Shoemake's shortest-path slerp as qslerp_key and qslerp_at (qmath.h) compute it, for float32
+ * in float32: the angle phi = 2 atan(|a - b'| / |a + b'|) in [0, pi/2], the weights
+ * w1 = sin(t phi) / sin(phi), w0 = cos(t phi) - sin(t phi) cos(phi) / sin(phi), with Cephes'
+ * single-precision polynomials (S. L. Moshier, Cephes atanf.c and sinf.c: atan on |z| <=
+ * tan(pi/8), sin and cos on [0, pi/4], a few float32 ulps; beyond them atan(z) = pi/4 +
+ * atan((z - 1) / (z + 1)) and the co-functions of pi/2 - x). */
 
 /* the keys c[4] made unit: a dropped component (where drop[i]) restored as sqrt(1 - the
  * others' squares) (0 from a sum of 1 on); then c / |c| where |c| > 0 unless c was so restored

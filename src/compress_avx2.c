@@ -101,8 +101,8 @@ void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float 
                                             _mm256_loadu_ps(codes->inv[i] + h))));
             k[i] = LV_SEL(_mm256_castsi256_ps(_mm256_cmpeq_epi32(mask, _mm256_setzero_si256())),
                           v, lo);
-            k[i] = LV_SEL(_mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(codes->f24 + h))),
-                          k[i], _mm256_castsi256_ps(_mm256_slli_epi32(code, 8)));
+            LM f24 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(codes->f24 + h)));
+            k[i] = LV_SEL(f24, k[i], _mm256_castsi256_ps(_mm256_slli_epi32(code, 8)));
         }
         for (int i = 0; i < 4; i++) {
             __m256i ii = _mm256_set1_epi32(i);

@@ -450,8 +450,9 @@ static int FN(simd_lanes)(int n)
 
 /* The n lanes of a group in use: the slerp constants k [constant][lane] of the keys a, b
  * [component][lane]; float32 by lane_keys (AVX2 where the CPU has it, the same bits; not
- * AVX-512: its 16 lanes a register took 8% longer a pose, the CPU slower at AVX-512's divisions
- * and square roots or its clock lower after them), float64 by qslerp_key (libm's atan2) */
+ * AVX-512: its 16 lanes a register took about 10% longer a pose, the CPU slower at AVX-512's
+ * divisions and square roots or its clock lower after them), float64 by qslerp_key (libm's
+ * atan2) */
 static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
 {
     int m = FN(simd_lanes)(n);
