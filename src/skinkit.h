@@ -399,7 +399,9 @@ int sk_check_cclip_output_d(const sk_cclip_d *clip, const int64_t *out_stride,
    with a shortest-path slerp, CUBICSPLINE normalized for rotations): track t's components at
    time i go to out[tracks[t].out] + i * out_stride[out] + out_offset.  cursor (t1 - t0 key
    indices, or NULL) holds each track's key interval from the last time to the next one (a
-   playback context); a sample's bits depend neither on it nor on the ranges. */
+   playback context); a sample's bits depend neither on it nor on the ranges.  Tracks whose
+   values overlap in an output (which CompressedClip refuses) leave one of them there, not
+   necessarily the last one's. */
 void sk_decode_cclip_f(const sk_cclip_f *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                        const float *times, int64_t *cursor, const int64_t *out_stride,
                        float *const *out);
