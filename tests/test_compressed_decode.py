@@ -199,3 +199,24 @@ def test_decoder_checks_its_table_once_and_each_call_its_outputs():
         decoder.decode(stride, t, outputs()[:3])
     with pytest.raises(TypeError):
         _core.CompressedPlayer(tracks, stride, outputs(1), 0.0, None)   # not a decoder
+    # fill: runs of rest values at every time before the tracks (scales: no track writes them)
+    rest = [np.arange(k * n, dtype=np.float32) + 1 for k in (3, 4, 3)]
+    runs = np.array([2, 3, 6, 0, 0, 3 * n], np.int64)       # scales of nodes 1, 2; translations
+    got = outputs()
+    decoder.decode(stride, t, got, 1, (runs, *rest))
+    assert got[1].tobytes() == want[1].tobytes()           # the tracks written after the fill
+    scales = got[2].reshape(t.size, n, 3)
+    assert (scales[:, 1:3].reshape(t.size, -1) == rest[2][3:9]).all()
+    assert not scales[:, 3:].any()
+    with pytest.raises(ValueError, match="run 1 .* outside"):
+        decoder.decode(stride, t, outputs(), 1, (np.array([2, 0, 3, 1, 1, 4 * n], np.int64),
+                                                 *rest))
+    with pytest.raises(ValueError, match="outside"):
+        decoder.decode(stride, t, outputs(t.size - 1), 1, (runs[:3], *rest))
+    with pytest.raises(ValueError, match="triples"):
+        decoder.decode(stride, t, outputs(), 1, (runs[:2], *rest))
+    with pytest.raises(TypeError, match="fill\\[2\\]"):
+        decoder.decode(stride, t, outputs(), 1, (runs, rest[0], rest[1].astype(np.float64),
+                                                 rest[2]))
+    with pytest.raises(TypeError, match="fill must be"):
+        decoder.decode(stride, t, outputs(), 1, (runs,))

@@ -232,8 +232,7 @@ class CompressedClip:
                    NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _width: int = field(init=False, repr=False, compare=False)
     _animated: Tuple[FrozenSet[int], ...] = field(init=False, repr=False, compare=False)
-    _still: Dict[int, Tuple[List[Tuple[int, int]], ...]] = field(init=False, repr=False,
-                                                                compare=False)
+    _still: Dict[int, NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _stride: Dict[int, NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _top_node: int = field(init=False, repr=False, compare=False)
     _decoders: Tuple["_core.CompressedDecoder", ...] = field(init=False, repr=False,
@@ -288,7 +287,7 @@ class CompressedClip:
         self._stride: Dict[int, NDArray[np.int64]] = {}
         self._animated = tuple(frozenset(t.node for t in self.tracks if t.path == p)
                                for p in range(len(PATHS)))
-        self._still: Dict[int, Tuple[List[Tuple[int, int]], ...]] = {}
+        self._still: Dict[int, NDArray[np.int64]] = {}
         self._top_node = max((t.node for t in self.tracks if t.path < len(PATHS)), default=-1)
         # the tables checked once (each call then checks only its outputs)
         self._decoders = tuple(_core.CompressedDecoder(t, *self._arrays) for t in self._tables)
@@ -344,27 +343,28 @@ class CompressedClip:
             self._stride[n] = np.array([3 * n, 4 * n, 3 * n, self._width], np.int64)
         return self._stride[n]
 
-    def _still_nodes(self, n: int) -> Tuple[List[Tuple[int, int]], ...]:
-        """For each path, the ranges [a, b) of the nodes below n that no track writes (kept per
-        n)."""
+    def _still_runs(self, n: int) -> NDArray[np.int64]:
+        """The (path, offset, length) runs of a pose of n nodes that no track writes: each path's
+        ranges of nodes without a track, in values (kept per n)."""
         if n not in self._still:
-            ranges: List[List[Tuple[int, int]]] = []
-            for nodes in self._animated:
-                still = [i for i in range(n) if i not in nodes]
-                ranges.append([])
-                for i in still:
-                    if ranges[-1] and ranges[-1][-1][1] == i:
-                        ranges[-1][-1] = (ranges[-1][-1][0], i + 1)
+            runs: List[Tuple[int, int, int]] = []
+            for p, (nodes, k) in enumerate(zip(self._animated, PATHS.values())):
+                for i in range(n):
+                    if i in nodes:
+                        continue
+                    if runs and runs[-1][0] == p and sum(runs[-1][1:]) == k * i:
+                        runs[-1] = (p, runs[-1][1], runs[-1][2] + k)
                     else:
-                        ranges[-1].append((i, i + 1))
-            self._still[n] = tuple(ranges)
+                        runs.append((p, k * i, k))
+            self._still[n] = np.array(runs, np.int64).reshape(-1)
         return self._still[n]
 
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
-                threads: Optional[int]) -> None:
-        """The TRS tracks (or the weights tracks) at times t into out (4 arrays)."""
+                threads: Optional[int], fill: Optional[Tuple[NDArray[Any], ...]] = None) -> None:
+        """The TRS tracks (or the weights tracks) at times t into out (4 arrays), after fill's
+        runs of rest values (CompressedDecoder.decode)."""
         self._decoders[weights].decode(self._strides(n), t, tuple(o.reshape(-1) for o in out),
-                                       threads)
+                                       threads, fill)
 
     def _times(self, times: ArrayLike, loop: bool) -> NDArray[Any]:
         t = as_times(times, self.dtype)
@@ -432,16 +432,11 @@ class CompressedClip:
             for i, (o, s) in enumerate(zip(out, shapes)):
                 check_out(o, self.dtype, s, f"out[{i}]", " (the clip's dtype)")
             res = out
-        # nodes no track writes keep the rest pose: their ranges of nodes copied (a broadcast
-        # each), or all of it where they are more than 4 ranges (then a fraction of the cost of
-        # picking those nodes out), the tracks' nodes then written by the decoder
-        for o, r, still in zip(res, (rt, rr, rs), self._still_nodes(n)):
-            if len(still) > 4:
-                o[...] = r
-            else:
-                for a, b in still:
-                    o[..., a:b, :] = r[a:b]
-        self._decode(False, t, res + (np.zeros(0, self.dtype),), n, threads)
+        # nodes no track writes keep the rest pose: their runs of values copied by the decoder
+        # (a fraction of the cost of NumPy's copies), the tracks' nodes then written by it
+        fill = (self._still_runs(n),) + tuple(np.ascontiguousarray(r, self.dtype).reshape(-1)
+                                              for r in (rt, rr, rs))
+        self._decode(False, t, res + (np.zeros(0, self.dtype),), n, threads, fill)
         return TRS(*res)
 
     def sample_weights(self, times: ArrayLike, loop: bool = False,
