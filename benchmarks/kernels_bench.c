@@ -19,7 +19,8 @@
  * decodes a compressed clip (a table benchmarks/compress_acl.py --dump wrote: the arrays of
  * sk_cclip_f, the clip's frame times and 64 times) as a C host would: one pose a call at the
  * frames in turn with a playback state (sk_play_cclip_f), the keyed tracks only (the playback context's way: the
- * constants stay in the output), and 64 poses a call, every track; printed: ns per pose, the
+ * constants stay in the output), and 64 poses a call, every track, the constants' values
+ * prepared once (sk_cclip_prepare_f, as CompressedDecoder does); printed: ns per pose, the
  * median and quartiles of the rounds, and the hash of the 64 poses. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
@@ -241,7 +242,7 @@ static int cclip_main(const char *path, int rounds)
     if (!f || fread(h, 8, 8, f) != 8 || h[0] < 1 || h[6] < 1 || h[7] < 1)
         return fprintf(stderr, "%s: not a table of compress_acl.py --dump\n", path), 2;
     sk_cclip_f clip = {(size_t)h[0], NULL, NULL, (size_t)h[1], NULL, (size_t)h[2], NULL,
-                       (size_t)h[3], NULL, (size_t)h[4], NULL, (size_t)h[5]};
+                       (size_t)h[3], NULL, (size_t)h[4], NULL, (size_t)h[5], NULL};
     sk_ctrack *tracks = read_array(f, clip.ntracks, sizeof(sk_ctrack));
     clip.tracks = tracks;
     clip.key_times = read_array(f, clip.nkey_times, 4);
@@ -261,6 +262,10 @@ static int cclip_main(const char *path, int rounds)
     int st = sk_check_cclip_f(&clip, stride, nout, 64, &bad);
     if (st != SK_OK)
         return fprintf(stderr, "%s: track %zu refused (status %d)\n", path, bad, st), 2;
+    float *prepared = malloc(4 * clip.ntracks * sizeof *prepared + 1);
+    if (!prepared)
+        return fprintf(stderr, "out of memory\n"), 2;
+    sk_cclip_prepare_f(&clip, prepared);  /* the constants' values, once, as a host's load would */
     sk_cclip_f keyed = clip; /* the playback context's tracks */
     sk_ctrack *kt = malloc(clip.ntracks * sizeof *kt);
     if (!kt)
@@ -270,6 +275,8 @@ static int cclip_main(const char *path, int rounds)
         if (tracks[i].level > SK_CLEVEL_CONST24)
             kt[keyed.ntracks++] = tracks[i];
     keyed.tracks = kt;
+    keyed.prepared = NULL;   /* its tracks are not the clip's */
+    clip.prepared = prepared;
     void *state = malloc(sk_cclip_state_size_f(&keyed));
     if (!state)
         return fprintf(stderr, "out of memory\n"), 2;

@@ -166,6 +166,7 @@ static int own_table(decode_call_t *dc, int keyed, size_t extra, void **own, cha
     }
     dc->f.ntracks = dc->d.ntracks = n;
     dc->f.tracks = dc->d.tracks = tracks;
+    dc->f.prepared = NULL, dc->d.prepared = NULL;
     dc->f.widths = dc->d.widths = copy_to(dc->d.widths, nw, &at);
     dc->f.seg_bits = dc->d.seg_bits = copy_to(dc->d.seg_bits, 8 * ns, &at);
     *end = at;
@@ -174,7 +175,8 @@ static int own_table(decode_call_t *dc, int keyed, size_t extra, void **own, cha
 
 /* A CompressedDecoder: a compressed clip's table, checked once, the fields that say where it
  * reads (tracks, widths, seg_bits) copied so that nothing done to the arrays afterwards moves
- * an access outside them (key_times, ranges and bytes are read in place, held). */
+ * an access outside them (key_times, ranges and bytes are read in place, held), its constant
+ * tracks' values decoded once (sk_cclip_prepare: each call copies them). */
 typedef struct {
     PyObject_HEAD
     decode_call_t dc;       /* the table */
@@ -207,28 +209,112 @@ static PyObject *cdecoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         return NULL;
     Py_INCREF(args);
     p->hold = args;
-    if (read_table(o, &p->dc) < 0 || own_table(&p->dc, 0, 0, &p->own, &end) < 0) {
+    if (read_table(o, &p->dc) < 0 ||
+        own_table(&p->dc, 0, 4 * p->dc.d.ntracks * sizeof(double), &p->own, &end) < 0) {
         Py_DECREF(p);
         return NULL;
+    }
+    /* the constants' values, decoded once (sk_cclip_prepare), 8-byte aligned after the copies */
+    if (p->dc.dbl) {
+        sk_cclip_prepare_d(&p->dc.d, (double *)(void *)end);
+        p->dc.d.prepared = (const double *)(void *)end;
+    } else {
+        sk_cclip_prepare_f(&p->dc.f, (float *)(void *)end);
+        p->dc.f.prepared = (const float *)(void *)end;
     }
     return (PyObject *)p;
 }
 
-/* CompressedDecoder.decode(out_stride, times, out, threads=None) */
+/* a decode's fill: nruns runs (path, offset, len) of values rest[path] + offset copied to
+ * out[path] + i out_stride[path] + offset at each time i */
+typedef struct {
+    const npy_int64 *runs;
+    size_t nruns;
+    const char *rest[3];
+} fill_t;
+
+/* reads decode's fill argument (None, or (runs, rest0, rest1, rest2): runs an int64 array of
+ * (path, offset, len) triples, rest the clip's float type) into f, each run checked against
+ * rest[path] and out: 0, or -1 with an exception */
+static int read_fill(PyObject *fill, PyObject *out, const decode_call_t *dc, fill_t *f)
+{
+    memset(f, 0, sizeof *f);
+    if (fill == Py_None)
+        return 0;
+    int type = dc->dbl ? NPY_DOUBLE : NPY_FLOAT;
+    if (!PyTuple_Check(fill) || PyTuple_GET_SIZE(fill) != 4) {
+        PyErr_Format(PyExc_TypeError, "fill must be None or (runs, rest0, rest1, rest2), got %R",
+                     fill);
+        return -1;
+    }
+    static const char *const names[3] = {"fill[1]", "fill[2]", "fill[3]"};
+    PyObject *runs = PyTuple_GET_ITEM(fill, 0);
+    if (check_array(runs, "", "fill[0]", NPY_INT64, 0) < 0)
+        return -1;
+    npy_intp rest_n[3];
+    for (int i = 0; i < 3; i++) {
+        PyObject *r = PyTuple_GET_ITEM(fill, i + 1);
+        if (check_array(r, "", names[i], type, 0) < 0)
+            return -1;
+        f->rest[i] = PyArray_DATA((PyArrayObject *)r);
+        rest_n[i] = PyArray_SIZE((PyArrayObject *)r);
+    }
+    npy_intp n = PyArray_SIZE((PyArrayObject *)runs);
+    if (n % 3) {
+        PyErr_SetString(PyExc_ValueError, "fill's runs must hold (path, offset, len) triples");
+        return -1;
+    }
+    f->runs = PyArray_DATA((PyArrayObject *)runs);
+    f->nruns = (size_t)n / 3;
+    for (size_t k = 0; k < f->nruns; k++) {
+        npy_int64 path = f->runs[3 * k], off = f->runs[3 * k + 1], len = f->runs[3 * k + 2];
+        int ok = path >= 0 && path < 3 && off >= 0 && len >= 0 && len <= rest_n[path] &&
+                 off <= rest_n[path] - len;
+        if (ok && dc->ntimes) {
+            npy_int64 os = dc->out_stride[path];
+            npy_int64 end = (npy_int64)PyArray_SIZE((PyArrayObject *)PyTuple_GET_ITEM(out, path));
+            ok = os >= 0 && len <= end && off <= end - len &&
+                 !(os > 0 && (npy_int64)dc->ntimes - 1 > (end - len - off) / os);
+        }
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "fill's run %zu (path %lld, offset %lld, length %lld) "
+                         "lies outside its rest array or out", k, (long long)path,
+                         (long long)off, (long long)len);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* the fill f's runs at every time of dc */
+static void fill_runs(const decode_call_t *dc, const fill_t *f)
+{
+    size_t item = dc->dbl ? sizeof(double) : sizeof(float);
+    for (size_t i = 0; i < dc->ntimes; i++)
+        for (size_t k = 0; k < f->nruns; k++) {
+            npy_int64 path = f->runs[3 * k], off = f->runs[3 * k + 1], len = f->runs[3 * k + 2];
+            size_t at = (size_t)(off + (npy_int64)i * dc->out_stride[path]);
+            memmove((char *)dc->out[path] + item * at, f->rest[path] + item * (size_t)off,
+                    item * (size_t)len);
+        }
+}
+
+/* CompressedDecoder.decode(out_stride, times, out, threads=None, fill=None) */
 static PyObject *cdecoder_decode(PyObject *obj, PyObject *args)
 {
     cdecoder_t *p = (cdecoder_t *)obj;
-    PyObject *stride, *times, *out, *threads = Py_None;
+    PyObject *stride, *times, *out, *threads = Py_None, *fill = Py_None;
     int nthreads;
+    fill_t f;
     if (!p->hold) {
         PyErr_SetString(PyExc_RuntimeError, "CompressedDecoder.decode: the decoder is not made");
         return NULL;
     }
-    if (!PyArg_UnpackTuple(args, "decode", 3, 4, &stride, &times, &out, &threads) ||
+    if (!PyArg_UnpackTuple(args, "decode", 3, 5, &stride, &times, &out, &threads, &fill) ||
         parse_threads(threads, &nthreads) < 0)
         return NULL;
     decode_call_t dc = p->dc;
-    if (read_outputs(stride, times, out, &dc) < 0)
+    if (read_outputs(stride, times, out, &dc) < 0 || read_fill(fill, out, &dc, &f) < 0)
         return NULL;
     size_t nt = dc.d.ntracks;
     decode_part_t part[MAX_THREADS];
@@ -240,9 +326,11 @@ static PyObject *cdecoder_decode(PyObject *obj, PyObject *args)
         part[t] = q;
     }
     if (parts == 1 && nt * dc.ntimes < GIL_DECODE) {
+        fill_runs(&dc, &f);
         decode_part(part);
     } else {
         Py_BEGIN_ALLOW_THREADS
+        fill_runs(&dc, &f);
         parallel(parts, decode_part, (char *)part, sizeof part[0]);
         Py_END_ALLOW_THREADS
     }
@@ -251,11 +339,14 @@ static PyObject *cdecoder_decode(PyObject *obj, PyObject *args)
 
 static PyMethodDef cdecoder_methods[] = {
     {"decode", cdecoder_decode, METH_VARARGS,
-     "decode($self, out_stride, times, out, threads=None, /)\n--\n\n"
+     "decode($self, out_stride, times, out, threads=None, fill=None, /)\n--\n\n"
      "Every track at times into out (translations, rotations, scales, weights: 4 arrays of\n"
      "the table's float type; time i of a track at out[path] + i * out_stride[path] + its\n"
-     "offset), straight from the codes (sk_decode_cclip).  Only the outputs are checked:\n"
-     "ValueError if a track's results do not fit.  Returns None."},
+     "offset), straight from the codes (sk_decode_cclip); fill (runs, rest0, rest1, rest2):\n"
+     "before them, for each (path, offset, len) triple of the int64 array runs, rest[path]'s\n"
+     "len values from offset (arrays of the table's float type) copied at each time to\n"
+     "out[path] + i * out_stride[path] + offset.  Only the outputs are checked: ValueError if\n"
+     "a track's results or a run do not fit.  Returns None."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject cdecoder_type = {

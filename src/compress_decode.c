@@ -218,13 +218,15 @@ static inline void FN(row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t
     }
 }
 
-/* row r of a rotation track as a unit quaternion (a STEP or LINEAR one with its dropped
- * component restored, >= 0) */
+/* row r of a rotation track as a unit quaternion: a STEP or LINEAR one's dropped component
+ * restored as sqrt(1 - the others' squares) (0 from a sum of 1 on: then q / |q|; a sum below 1
+ * makes q unit to rounding), a raw one's or a CUBICSPLINE one's q / |q| (qunit) */
 static inline void FN(rotation_row)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
                                     T *q)
 {
     if (t->nstored == 4) {
         FN(row)(clip, t, r, q);
+        FN(qunit)(q);
         return;
     }
     T kept[3], sum = 0;
@@ -233,6 +235,8 @@ static inline void FN(rotation_row)(const FN(sk_cclip) *clip, const sk_ctrack *t
         sum += kept[c] * kept[c];
     for (int c = 0, k = 0; c < 4; c++)
         q[c] = c == (int)t->dropped ? (sum < 1 ? SQRT(1 - sum) : 0) : kept[k++];
+    if (!(sum < 1))
+        FN(qunit)(q);
 }
 
 /* one track in interval k at parameter s (0 or 1: a key's own value), into o */
@@ -251,7 +255,6 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
         int64_t r = t->level <= SK_CLEVEL_CONST24 ? 0 : cubic ? 3 * key + 1 : key;
         if (t->rotation) {
             FN(rotation_row)(clip, t, r, o);
-            FN(qunit)(o);
         } else {
             FN(row)(clip, t, r, o);
         }
@@ -274,8 +277,6 @@ static void FN(sample_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, const
         T a[4], b[4];
         FN(rotation_row)(clip, t, k, a);
         FN(rotation_row)(clip, t, k + 1, b);
-        FN(qunit)(a);
-        FN(qunit)(b);
         FN(qslerp)(a, b, s, o);
         return;
     }
@@ -302,10 +303,8 @@ static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k
     if (t->rotation) {
         if (k != have + 1) {
             FN(rotation_row)(clip, t, k, a);
-            FN(qunit)(a);
         }
         FN(rotation_row)(clip, t, k + 1, b);
-        FN(qunit)(b);
     } else {
         if (k != have + 1)
             FN(row)(clip, t, k, a);
@@ -313,176 +312,24 @@ static void FN(key_pair)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t k
     }
 }
 
-/* one track at times i0 <= j < i1; cursor: its key interval, or NULL */
-static void FN(decode_track)(const FN(sk_cclip) *clip, const sk_ctrack *t, size_t i0, size_t i1,
-                             const T *times, int64_t *cursor, const int64_t *out_stride,
-                             T *const *out)
-{
-    const T *kt = clip->key_times + t->key_offset;
-    int64_t k = cursor ? *cursor : 0, os = out_stride[t->out];
-    T *o = out[t->out] + t->out_offset;
-    /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its last
-     * interval when it samples several times (sorted times meet each interval several
-     * times): the values sample_track would decode again */
-    int pairs = i1 - i0 > 1 && t->level >= SK_CLEVEL_KEYS24 && t->interp != SK_CUBICSPLINE &&
-                t->ncomp <= 4 && t->nkeys >= 2;
-    int64_t have = -2;
-    T a[4], b[4];
-    if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4) {
-        /* a constant: decoded once, the same value at every time */
-        FN(sample_track)(clip, t, kt, 0, 0, a);
-        if (t->ncomp == 4)            /* copies of a known size, not a call of memcpy */
-            for (size_t j = i0; j < i1; j++)
-                memcpy(o + (ptrdiff_t)j * os, a, 4 * sizeof(T));
-        else if (t->ncomp == 3)
-            for (size_t j = i0; j < i1; j++)
-                memcpy(o + (ptrdiff_t)j * os, a, 3 * sizeof(T));
-        else
-            for (size_t j = i0; j < i1; j++)
-                for (int64_t c = 0; c < t->ncomp; c++)
-                    o[(ptrdiff_t)j * os + c] = a[c];
-        return;
-    }
-    for (size_t j = i0; j < i1; j++) {
-        T s;
-        k = FN(interval)(kt, t->nkeys, times[j], k, &s);
-        T *oj = o + (ptrdiff_t)j * os;
-        if (!pairs) {
-            FN(sample_track)(clip, t, kt, k, s, oj);
-            continue;
-        }
-        if (k != have) {
-            FN(key_pair)(clip, t, k, have, a, b);
-            have = k;
-        }
-        const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
-        if (key)
-            for (int64_t c = 0; c < t->ncomp; c++)
-                oj[c] = key[c];
-        else if (t->rotation)
-            FN(qslerp)(a, b, s, oj);
-        else
-            for (int64_t c = 0; c < t->ncomp; c++)
-                oj[c] = (1 - s) * a[c] + s * b[c];
-    }
-    if (cursor)
-        *cursor = k;
-}
+/* A decode's items: a lane group (up to SK_CLANES keyed LINEAR rotation tracks of one key-time
+ * array, sampled together: decode_lanes), a track alone (decode_track) or a run (constant
+ * tracks of at most 4 components whose values lie side by side in one output: a copy of
+ * their values a time).  Each keeps what it needs from one time to the next: its key interval
+ * k; a track alone the keys of interval ra in v and v + 4 (key_pair); a run its len values in
+ * v, at offset of output out; a lane group its state in a lane_group, the idx-th of the
+ * decode's or the playback state's. */
+enum { SK_ITEM_LANES, SK_ITEM_TRACK, SK_ITEM_RUN };
+#define SK_CRUN 64 /* values of a run at most */
+/* the slerp constants of a key interval: qslerp_key's 4 for float64, lane_keys' 3 for float32 */
+#define SK_NKC (SK_DOUBLE ? 4 : 3)
 
-/* A lane group: up to SK_CLANES keyed LINEAR rotation tracks of one key-time array, sampled
- * together at several times.  Each key interval met decodes the two keys of every lane once
- * (key_pair) and their slerp constants (key_lanes); each time between them is one slerp of
- * all lanes (slerp_lanes), the operations of qslerp on each lane. */
-#define SK_CLANES 8
-
-static int FN(lane_track)(const sk_ctrack *t)
-{
-    return t->rotation && t->interp == SK_LINEAR && t->level >= SK_CLEVEL_KEYS24 &&
-           t->nkeys >= 2;
-}
-
-#if !SK_DOUBLE
-/* atan2(y, x) of y, x >= 0 (qslerp_key's chords) for the float32 lanes, the operations of the
- * SIMD lanes (cclip_lanes.h): in double, atan of min / max (0 for 0 / 0) by SK_ATAN_TAYLOR,
- * beyond tan(pi/8) as pi/4 + atan((z - 1) / (z + 1)), pi/2 less it when y > x */
-static float FN(atan2_lanes)(float y, float x)
-{
-    double yd = y, xd = x;
-    int swap = yd > xd;
-    double num = swap ? xd : yd, den = swap ? yd : xd;
-    double z = den > 0 ? num / den : 0;
-    int reduce = z > SK_TAN_PIO8;
-    if (reduce)
-        z = (z - 1) / (z + 1);
-    double z2 = z * z, at = z + z * z2 * SK_ATAN_TAYLOR(z2, SK_SCALAR_MADD, SK_SCALAR_C);
-    if (reduce)
-        at = SK_PIO4 + at;
-    if (swap)
-        at = SK_PIO2_HI - at;
-    return (float)at;
-}
-#endif
-
-/* qslerp_key of every lane (keys a, b [component][lane]) into k [component][lane]: float32
- * with atan2_lanes (AVX2 or AVX-512 where the CPU has them, the same bits), float64 with libm's */
-static void FN(key_lanes)(const T *a, const T *b, T *k)
-{
-#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    int level = sk_simd();
-    if (level >= SK_SIMD_AVX512) {
-        sk_cclip_keys8_avx512(a, b, k);
-        return;
-    }
-    if (level >= SK_SIMD_AVX2) {
-        sk_cclip_keys8_avx2(a, b, k);
-        return;
-    }
-#endif
-    for (int l = 0; l < SK_CLANES; l++) {
-        T qa[4], qb[4], qk[4];
-        for (int c = 0; c < 4; c++)
-            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
-#if SK_DOUBLE
-        FN(qslerp_key)(qa, qb, qk);
-#else
-        FN(qslerp_key_atan2)(qa, qb, qk, FN(atan2_lanes));
-#endif
-        for (int c = 0; c < 4; c++)
-            k[SK_CLANES * c + l] = qk[c];
-    }
-}
-
-/* qslerp_at of every lane at s (keys a, b and constants k [component][lane]) into o: with
- * AVX2 or AVX-512 for float32 where the CPU has them, the same bits */
-static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *o)
-{
-#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    int level = sk_simd();
-    if (level >= SK_SIMD_AVX2 && (level >= SK_SIMD_AVX512 ? sk_cclip_slerp8_avx512(a, b, k, s, o)
-                                                          : sk_cclip_slerp8_avx2(a, b, k, s, o)))
-        return;
-#endif
-    for (int l = 0; l < SK_CLANES; l++) {
-        T qa[4], qb[4], qk[4], q[4];
-        for (int c = 0; c < 4; c++)
-            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
-            qk[c] = k[SK_CLANES * c + l];
-        FN(qslerp_at)(qa, qb, qk, s, q);
-        for (int c = 0; c < 4; c++)
-            o[SK_CLANES * c + l] = q[c];
-    }
-}
-
-/* the lanes' keys q [component][lane] made unit quaternions (unit8 in cclip_lanes.h; the
- * SIMD code for float32 where the CPU has it, the same bits) */
-static void FN(unit_lanes)(T *q, const int32_t *drop)
-{
-#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
-    int level = sk_simd();
-    if (level >= SK_SIMD_AVX512) {
-        sk_cclip_unit8_avx512(q, drop);
-        return;
-    }
-    if (level >= SK_SIMD_AVX2) {
-        sk_cclip_unit8_avx2(q, drop);
-        return;
-    }
-#endif
-    for (int l = 0; l < SK_CLANES; l++) {
-        T v[4], sum = 0;
-        for (int c = 0; c < 4; c++)
-            v[c] = q[SK_CLANES * c + l];
-        if (drop[l] >= 0) {         /* rotation_row's operations */
-            for (int c = 0; c < 4; c++)
-                if (c != drop[l])
-                    sum += v[c] * v[c];
-            v[drop[l]] = sum < 1 ? SQRT(1 - sum) : 0;
-        }
-        FN(qunit)(v);
-        for (int c = 0; c < 4; c++)
-            q[SK_CLANES * c + l] = v[c];
-    }
-}
+typedef struct {
+    int kind;
+    size_t idx;
+    int64_t k, ra, out, offset, len;
+    T v[SK_CRUN];
+} FN(decode_item);
 
 /* a lane's quantized track (level 3 to 23) in segment seg, that of its last row: rows r0 <= r <
  * r1 (r1 <= r0: none yet), row r's codes from bit at0 + (r - r0) bits, the segment's ranges lo and
@@ -494,13 +341,194 @@ typedef struct {
     const unsigned char *w;
 } FN(lane_seg);
 
-/* g made the segment of row r of t (the next one without a division when r is in it) */
+/* A lane group's state: its n tracks idx[] (rotations: output 1; each's dropped component
+ * drop[l], -1 for none, and its out_offset offset[l]), the keys of rows ra (a: rows[cur]) and rb
+ * (b: the other) [component][lane] followed by [lane][component], the slerp
+ * constants of interval rk (kc), each lane's segment (seg); float32 with AVX2: simd when every
+ * lane is quantized or of 24-bit rows and its codes' bits are counted in int32 (rows by
+ * sk_cclip_rows_avx2), the codes of the row being decoded, from segments that all hold rows
+ * lo_row <= r < hi_row */
+typedef struct {
+    size_t idx[SK_CLANES];
+    int n;
+    int64_t ra, rb, rk, offset[SK_CLANES];
+    int32_t drop[SK_CLANES];
+    int cur;
+    T rows[2][8 * SK_CLANES], kc[SK_NKC * SK_CLANES];
+    FN(lane_seg) seg[SK_CLANES];
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    int simd;
+    int64_t lo_row, hi_row;
+    sk_cclip_codes codes;
+#endif
+} FN(lane_group);
+
+/* one track alone (it: SK_ITEM_TRACK) at times i0 <= j < i1 */
+static void FN(decode_track)(const FN(sk_cclip) *clip, FN(decode_item) *it, size_t i0,
+                             size_t i1, const T *times, const int64_t *out_stride, T *const *out)
+{
+    const sk_ctrack *t = clip->tracks + it->idx;
+    const T *kt = clip->key_times + t->key_offset;
+    int64_t k = it->k, os = out_stride[t->out];
+    T *o = out[t->out] + t->out_offset, *a = it->v, *b = it->v + 4;
+    if (t->level <= SK_CLEVEL_CONST24) {
+        /* a constant (of more than 4 components: a run's otherwise) */
+        for (size_t j = i0; j < i1; j++)
+            FN(sample_track)(clip, t, kt, 0, 0, o + (ptrdiff_t)j * os);
+        return;
+    }
+    /* a keyed STEP or LINEAR track of at most 4 components keeps the two keys of its last
+     * interval (sorted times meet each interval several times): the values sample_track would
+     * decode again */
+    int pairs = t->interp != SK_CUBICSPLINE && t->ncomp <= 4 && t->nkeys >= 2;
+    for (size_t j = i0; j < i1; j++) {
+        T s;
+        k = FN(interval)(kt, t->nkeys, times[j], k, &s);
+        T *oj = o + (ptrdiff_t)j * os;
+        if (!pairs) {
+            FN(sample_track)(clip, t, kt, k, s, oj);
+            continue;
+        }
+        if (k != it->ra) {
+            FN(key_pair)(clip, t, k, it->ra, a, b);
+            it->ra = k;
+        }
+        const T *key = t->interp == SK_STEP || s <= 0 ? (s >= 1 ? b : a) : s >= 1 ? b : NULL;
+        if (key)
+            for (int64_t c = 0; c < t->ncomp; c++)
+                oj[c] = key[c];
+        else if (t->rotation)
+            FN(qslerp)(a, b, s, oj);
+        else
+            for (int64_t c = 0; c < t->ncomp; c++)
+                oj[c] = (1 - s) * a[c] + s * b[c];
+    }
+    it->k = k;
+}
+
+static int FN(lane_track)(const sk_ctrack *t)
+{
+    return t->rotation && t->interp == SK_LINEAR && t->level >= SK_CLEVEL_KEYS24 &&
+           t->nkeys >= 2;
+}
+
+/* the lane math of cclip_lane_math.h on one lane (the SIMD code's on each of its lanes) */
+#define LV T
+#define LM int
+#define LV_FN(name) FN(name)
+#define LV_C(c) ((T)(c))
+#define LV_ADD(a, b) ((a) + (b))
+#define LV_SUB(a, b) ((a) - (b))
+#define LV_MUL(a, b) ((a) * (b))
+#define LV_DIV(a, b) ((a) / (b))
+#define LV_SQRT SQRT
+#define LV_LT(a, b) ((a) < (b))
+#define LV_GT(a, b) ((a) > (b))
+#define LV_GE(a, b) ((a) >= (b))
+#define LV_SEL(m, f, t) ((m) ? (t) : (f))
+#define LV_AND(m, n) ((m) && (n))
+#define LV_OR(m, n) ((m) || (n))
+#define LV_ANDNOT(m, n) (!(m) && (n))
+#define LV_ALL(m) (m)
+#if !SK_DOUBLE
+#define LV_FLOAT32 1
+#endif
+#include "cclip_lane_math.h"
+
+/* the lanes 0 <= l < m of n that the SIMD code takes (the others: the portable code's, the same
+ * bits): all but the last n % 8 when they are 1 or 2 of more than 8 (a register for 1 or 2
+ * took longer than they do one by one), else all; 0 without SIMD */
+static int FN(simd_lanes)(int n)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd() >= SK_SIMD_AVX2)
+        return n > 8 && n % 8 <= 2 ? n - n % 8 : n;
+#endif
+    (void)n;
+    return 0;
+}
+
+/* The n lanes of a group in use: the slerp constants k [constant][lane] of the keys a, b
+ * [component][lane]; float32 by lane_keys (AVX2 where the CPU has it, the same bits; not
+ * AVX-512: its 16 lanes a register took about 10% longer a pose, the CPU slower at AVX-512's
+ * divisions and square roots or its clock lower after them), float64 by qslerp_key (libm's
+ * atan2) */
+static void FN(key_lanes)(const T *a, const T *b, T *k, int n)
+{
+    int m = FN(simd_lanes)(n);
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (m)
+        sk_cclip_keys_avx2(a, b, k, m);
+#endif
+    for (int l = m; l < n; l++) {
+        T qa[4], qb[4], qk[4];
+        for (int c = 0; c < 4; c++)
+            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l];
+#if SK_DOUBLE
+        FN(qslerp_key)(qa, qb, qk);
+#else
+        FN(lane_keys)(qa, qb, qk);
+#endif
+        for (int c = 0; c < SK_NKC; c++)
+            k[SK_CLANES * c + l] = qk[c];
+    }
+}
+
+/* the slerp at s in (0, 1) of the n lanes in use (keys a, b and constants k as key_lanes'),
+ * lane l's to row + offset[l]: float32 by lane_weights (SIMD as key_lanes), float64 by
+ * qslerp_at */
+static void FN(slerp_lanes)(const T *a, const T *b, const T *k, T s, T *row,
+                            const int64_t *offset, int n)
+{
+    int m = FN(simd_lanes)(n);
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (m)
+        sk_cclip_slerp_avx2(a, b, k, s, row, offset, m);
+#endif
+    for (int l = m; l < n; l++) {
+        T qa[4], qb[4], qk[4], *o = row + offset[l];
+        for (int c = 0; c < 4; c++)
+            qa[c] = a[SK_CLANES * c + l], qb[c] = b[SK_CLANES * c + l],
+            qk[c] = c < SK_NKC ? k[SK_CLANES * c + l] : 0;
+#if SK_DOUBLE
+        FN(qslerp_at)(qa, qb, qk, s, o);
+#else
+        T w0, w1;
+        FN(lane_weights)(qk, s, &w0, &w1);
+        for (int c = 0; c < 4; c++)
+            o[c] = w0 * qa[c] + w1 * qb[c];
+#endif
+    }
+}
+
+/* the keys q [component][lane] of lanes l0 <= l < n made unit quaternions by lane_unit (SIMD
+ * for float32 as key_lanes), in place and at q + 4 SK_CLANES [lane][component] */
+static void FN(unit_lanes)(T *q, const int32_t *drop, int l0, int n)
+{
+    int m = FN(simd_lanes)(n);
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (m > l0)
+        sk_cclip_unit_avx2(q, drop, m);
+#endif
+    for (int l = m > l0 ? m : l0; l < n; l++) {
+        T v[4];
+        int dm[4];
+        for (int c = 0; c < 4; c++)
+            v[c] = q[SK_CLANES * c + l], dm[c] = drop[l] == c;
+        FN(lane_unit)(v, dm);
+        for (int c = 0; c < 4; c++)
+            q[SK_CLANES * c + l] = q[4 * SK_CLANES + 4 * l + c] = v[c];
+    }
+}
+
+/* g made the segment of row r of t (the first one or the next one without a division when r is
+ * in it) */
 static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_t r,
                             FN(lane_seg) *g)
 {
     int64_t nst = t->nstored, sr = t->seg_rows;
-    int64_t seg = g->r1 > g->r0 && r >= g->r1 && r - g->r1 < sr ? g->seg + 1
-                                                                 : FN(segment_of)(r, sr);
+    int64_t seg = r < sr ? 0 : g->r1 > g->r0 && r >= g->r1 && r - g->r1 < sr
+                                   ? g->seg + 1 : FN(segment_of)(r, sr);
     g->lo = clip->ranges + t->range + 2 * nst * seg;
     g->w = clip->widths + t->width + nst * seg;
     g->bits = 0;
@@ -512,33 +540,67 @@ static void FN(lane_seg_at)(const FN(sk_cclip) *clip, const sk_ctrack *t, int64_
     g->r1 = g->r0 + sr;
 }
 
-/* row r of the n tracks idx[] of a lane group as unit quaternions into q [component][lane]
- * (rotation_row and qunit, as sample_track decodes a key), the lanes from n copies of lane
- * 0's; seg: each lane's segment (lane_seg), kept from row to row */
-static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, int64_t r, T *q,
-                          FN(lane_seg) *seg)
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+/* the codes of row r of the lane group g (g->codes): each lane's segment made that of r where
+ * r lies outside the rows [g->lo_row, g->hi_row) that every lane's holds */
+static void FN(codes_at)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r)
 {
-    int32_t drop[SK_CLANES];
-    for (int l = 0; l < SK_CLANES; l++) {
-        if (l >= n) {                 /* a copy of lane 0, decoded once */
-            drop[l] = drop[0];
-            for (int c = 0; c < 4; c++)
-                q[SK_CLANES * c + l] = q[SK_CLANES * c];
+    sk_cclip_codes *cd = &g->codes;
+    cd->row = (uint32_t)r;
+    if (r >= g->lo_row && r < g->hi_row)
+        return;
+    g->lo_row = 0, g->hi_row = INT64_MAX;
+    for (int l = 0; l < g->n; l++) {
+        const sk_ctrack *t = clip->tracks + g->idx[l];
+        FN(lane_seg) *sg = g->seg + l;
+        if (t->level < 3)             /* 24-bit rows: group_init's codes */
             continue;
+        if (!(r >= sg->r0 && r < sg->r1)) {
+            FN(lane_seg_at)(clip, t, r, sg);
+            for (int c = 0, off = 0; c < 3; off += sg->w[c++]) {
+                cd->off[c][l] = (uint32_t)off;
+                cd->mask[c][l] = (1u << sg->w[c]) - 1;
+                cd->lo[c][l] = sg->lo[c];
+                cd->ext[c][l] = sg->lo[3 + c];
+                cd->inv[c][l] = FN(inv_mask)[sg->w[c]];
+            }
+            /* bit 8 data + at0 + (r - r0) bits as base + r bits, modulo 2^32 */
+            cd->base[l] = (uint32_t)(8 * (uint64_t)t->data + sg->at0 -
+                                     (uint64_t)sg->r0 * sg->bits);
+            cd->bits[l] = (uint32_t)sg->bits;
         }
-        const sk_ctrack *t = clip->tracks + idx[l];
+        g->lo_row = sg->r0 > g->lo_row ? sg->r0 : g->lo_row;
+        g->hi_row = sg->r1 < g->hi_row ? sg->r1 : g->hi_row;
+    }
+}
+#endif
+
+/* row r of the lane group g as unit quaternions into q (unit_lanes: the operations of
+ * rotation_row), its lanes' segments kept from row to row; float32 with AVX2 by sk_cclip_rows_avx2
+ * where g->simd (the same operations) */
+static void FN(lane_rows)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t r, T *q)
+{
+    int n = g->n, l0 = 0;
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (g->simd && sk_simd() >= SK_SIMD_AVX2) {
+        FN(codes_at)(clip, g, r);
+        l0 = FN(simd_lanes)(n);
+        sk_cclip_rows_avx2(&g->codes, g->drop, q, l0);
+    }
+#endif
+    for (int l = l0; l < n; l++) {
+        const sk_ctrack *t = clip->tracks + g->idx[l];
         T kept[4];
         int64_t nst = t->nstored;
-        FN(lane_seg) *g = seg + l;
-        drop[l] = nst == 4 ? -1 : (int32_t)t->dropped;
+        FN(lane_seg) *sg = g->seg + l;
         if (t->level < 3 || t->level == SK_CLEVEL_RAW) {
             FN(row)(clip, t, r, kept);
         } else {
-            if (!(r >= g->r0 && r < g->r1))
-                FN(lane_seg_at)(clip, t, r, g);
-            const unsigned char *p = clip->bytes + t->data, *w = g->w;
-            const float *lo = g->lo, *ext = lo + nst;
-            uint64_t at = g->at0 + (uint64_t)(r - g->r0) * g->bits;
+            if (!(r >= sg->r0 && r < sg->r1))
+                FN(lane_seg_at)(clip, t, r, sg);
+            const unsigned char *p = clip->bytes + t->data, *w = sg->w;
+            const float *lo = sg->lo, *ext = lo + nst;
+            uint64_t at = sg->at0 + (uint64_t)(r - sg->r0) * sg->bits;
             for (int64_t c = 0; c < nst; at += w[c++]) {
                 uint32_t code = (uint32_t)(le32(p + at / 8) >> (at % 8)) & ((1u << w[c]) - 1);
                 kept[c] = w[c] ? (T)lo[c] + (T)ext[c] * ((T)code * FN(inv_mask)[w[c]])
@@ -546,118 +608,238 @@ static void FN(lane_rows)(const FN(sk_cclip) *clip, const size_t *idx, int n, in
             }
         }
         for (int c = 0, i = 0; c < 4; c++)
-            q[SK_CLANES * c + l] = c == drop[l] ? 0 : kept[i++];
+            q[SK_CLANES * c + l] = c == g->drop[l] ? 0 : kept[i++];
     }
-    FN(unit_lanes)(q, drop);
+    FN(unit_lanes)(q, g->drop, l0, n);
 }
 
-/* One item of a decode: a lane group (n >= 1 tracks idx[], decode_lanes) or a track alone
- * (n == 0: track idx[0], decode_track), with what it keeps from one time to the next: its key
- * interval k, the keys of rows ra (a) and rb (b) and the slerp constants of interval rk (kc),
- * its lanes' segments (seg) */
-typedef struct {
-    size_t idx[SK_CLANES];
-    int n;
-    int64_t k, ra, rb, rk;
-    T a[4 * SK_CLANES], b[4 * SK_CLANES], kc[4 * SK_CLANES];
-    FN(lane_seg) seg[SK_CLANES];
-} FN(decode_item);
-
-/* it made the item of the n tracks idx[] (n == 0: track idx[0] alone) at key interval k, with
- * nothing decoded yet */
-static void FN(item_init)(FN(decode_item) *it, const size_t *idx, int n, int64_t k)
+/* g made the lane group of the n tracks idx[], nothing decoded yet; the lanes from n on
+ * (computed by the SIMD code to their register's end) dropped component 3, the others 0: the
+ * key (0, 0, 0, 1) */
+static void FN(group_init)(const FN(sk_cclip) *clip, FN(lane_group) *g, const size_t *idx, int n)
 {
-    memcpy(it->idx, idx, (n ? (size_t)n : 1) * sizeof idx[0]);
-    it->n = n;
-    it->k = k;
-    it->ra = it->rb = it->rk = -1;
-    for (int l = 0; l < SK_CLANES; l++)
-        it->seg[l].r0 = it->seg[l].r1 = 0;
+    memcpy(g->idx, idx, (size_t)n * sizeof idx[0]);
+    g->n = n;
+    g->ra = g->rb = g->rk = -2;
+    g->cur = 0;
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    g->simd = clip->nbytes < ((size_t)1 << 27);   /* bit counts below 2^31 */
+    g->lo_row = g->hi_row = 0;
+    g->codes.bytes = clip->bytes;
+#endif
+    for (int l = 0; l < SK_CLANES; l++) {
+        const sk_ctrack *t = clip->tracks + idx[l < n ? l : 0];
+        g->drop[l] = l >= n ? 3 : t->nstored == 4 ? -1 : (int32_t)t->dropped;
+        g->offset[l] = t->out_offset;
+        g->seg[l].r0 = g->seg[l].r1 = 0;
+        for (int c = 0; l >= n && c < 4; c++)
+            g->rows[0][SK_CLANES * c + l] = g->rows[1][SK_CLANES * c + l] = 0;
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+        /* a quantized lane's codes: codes_at's on its first row; a 24-bit one's: 3 bytes a
+         * component (value's); the others' none */
+        sk_cclip_codes *cd = &g->codes;
+        int f24 = l < n && t->level == SK_CLEVEL_KEYS24;
+        if (l < n && !(t->level >= SK_CLEVEL_KEYS24 && t->level < SK_CLEVEL_RAW))
+            g->simd = 0;
+        cd->base[l] = f24 ? (uint32_t)(8 * (uint64_t)t->data) : 0;
+        cd->bits[l] = f24 ? 72 : 0;
+        cd->f24[l] = f24 ? UINT32_MAX : 0;
+        for (int c = 0; (l >= n || f24) && c < 3; c++) {
+            cd->off[c][l] = f24 ? 24 * (uint32_t)c : 0;
+            cd->mask[c][l] = f24 ? 0xffffff : 0;
+            cd->lo[c][l] = cd->ext[c][l] = cd->inv[c][l] = 0;
+        }
+#endif
+    }
 }
 
-/* the lane group it at times i0 <= j < i1.  The rows of key k (a) and k + 1 (b) are decoded
- * when a time first needs them, the slerp constants when a time between them does. */
-static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(decode_item) *it, size_t i0,
-                             size_t i1, const T *times, const int64_t *out_stride,
+/* the lane group g at times i0 <= j < i1 from key interval *k.  The rows of key k (a) and
+ * k + 1 (b) are decoded when a time first needs them, the slerp constants when a time between
+ * them does. */
+static void FN(decode_lanes)(const FN(sk_cclip) *clip, FN(lane_group) *g, int64_t *k,
+                             size_t i0, size_t i1, const T *times, const int64_t *out_stride,
                              T *const *out)
 {
-    const size_t *idx = it->idx;
-    int n = it->n;
-    const sk_ctrack *first = clip->tracks + idx[0];
+    int n = g->n;
+    const sk_ctrack *first = clip->tracks + g->idx[0];
     const T *kt = clip->key_times + first->key_offset;
-    int64_t k = it->k;
-    T r[4 * SK_CLANES], *a = it->a, *b = it->b;
-    T *o[SK_CLANES];
-    int64_t os[SK_CLANES];
-    for (int l = 0; l < n; l++) {
-        const sk_ctrack *t = clip->tracks + idx[l];
-        o[l] = out[t->out] + t->out_offset;
-        os[l] = out_stride[t->out];
-    }
+    int64_t ki = *k, os = out_stride[1];      /* rotations: output 1 */
+    T *a = g->rows[g->cur], *b = g->rows[g->cur ^ 1];
     for (size_t j = i0; j < i1; j++) {
-        T s;
-        const T *src = r;
-        k = FN(interval)(kt, first->nkeys, times[j], k, &s);
-        if (!(s >= 1) && it->ra != k) {
-            if (it->rb == k)
-                memcpy(a, b, sizeof it->a);
-            else
-                FN(lane_rows)(clip, idx, n, k, a, it->seg);
-            it->ra = k;
+        T s, *row = out[1] + (ptrdiff_t)j * os;
+        const T *key = NULL;
+        ki = FN(interval)(kt, first->nkeys, times[j], ki, &s);
+        if (!(s >= 1) && g->ra != ki) {
+            if (g->rb == ki) {            /* the rows swapped: a the row of key ki */
+                int64_t ra = g->ra;
+                g->cur ^= 1;
+                a = g->rows[g->cur], b = g->rows[g->cur ^ 1];
+                g->rb = ra;
+            } else {
+                FN(lane_rows)(clip, g, ki, a);
+            }
+            g->ra = ki;
         }
-        if (!(s <= 0) && it->rb != k + 1) {
-            FN(lane_rows)(clip, idx, n, k + 1, b, it->seg);
-            it->rb = k + 1;
+        if (!(s <= 0) && g->rb != ki + 1) {
+            FN(lane_rows)(clip, g, ki + 1, b);
+            g->rb = ki + 1;
         }
         if (s <= 0) {
-            src = a;
+            key = a + 4 * SK_CLANES;
         } else if (s >= 1) {
-            src = b;
+            key = b + 4 * SK_CLANES;
         } else {
-            if (it->rk != k) {
-                FN(key_lanes)(a, b, it->kc);
-                it->rk = k;
+            if (g->rk != ki) {
+                FN(key_lanes)(a, b, g->kc, n);
+                g->rk = ki;
             }
-            FN(slerp_lanes)(a, b, it->kc, s, r);
+            FN(slerp_lanes)(a, b, g->kc, s, row, g->offset, n);
         }
-        for (int l = 0; l < n; l++) {
-            T *p = o[l] + (ptrdiff_t)j * os[l];
-            for (int c = 0; c < 4; c++)
-                p[c] = src[SK_CLANES * c + l];
-        }
+        for (int l = 0; key && l < n; l++)
+            memcpy(row + g->offset[l], key + 4 * l, 4 * sizeof(T));
     }
-    it->k = k;
+    *k = ki;
 }
 
-/* the items of tracks t0 <= t < t1 in turn, each to visit(arg, idx, n) (decode_item's idx and
- * n): the LINEAR rotation tracks of one key-time array in lane groups of up to SK_CLANES, each
- * group ended by a lane track of other keys or by the last track, the other tracks alone */
+/* the n values v to o + j os at times i0 <= j < i1: AVX2's stores where the CPU has it, else
+ * copies of 4 values (the last one ending at n, over values already copied: the same again),
+ * a column of copies after another (not calls of memcpy) */
+static void FN(copy_run)(T *o, int64_t os, size_t i0, size_t i1, const T *restrict v, int64_t n)
+{
+#if !SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd() >= SK_SIMD_AVX2) {
+        sk_cclip_fill_avx2(o + (ptrdiff_t)i0 * os, (ptrdiff_t)os, i1 - i0, v, n);
+        return;
+    }
+#endif
+    if (n >= 4) {
+        for (int64_t c = 0; c < n; c += 4) {
+            int64_t at = c + 4 <= n ? c : n - 4;
+            T x[4];
+            memcpy(x, v + at, sizeof x);
+            for (size_t j = i0; j < i1; j++)
+                memcpy(o + (ptrdiff_t)j * os + at, x, sizeof x);
+        }
+    } else {
+        for (size_t j = i0; j < i1; j++)
+            for (int64_t c = 0; c < n; c++)
+                o[(ptrdiff_t)j * os + c] = v[c];
+    }
+}
+
+/* the item it at times i0 <= j < i1 (group: the lane groups it indexes) */
+static void FN(decode_item_at)(const FN(sk_cclip) *clip, FN(decode_item) *it,
+                               FN(lane_group) *group, size_t i0, size_t i1, const T *times,
+                               const int64_t *out_stride, T *const *out)
+{
+    if (it->kind == SK_ITEM_LANES)
+        FN(decode_lanes)(clip, group + it->idx, &it->k, i0, i1, times, out_stride, out);
+    else if (it->kind == SK_ITEM_TRACK)
+        FN(decode_track)(clip, it, i0, i1, times, out_stride, out);
+    else
+        FN(copy_run)(out[it->out] + it->offset, out_stride[it->out], i0, i1, it->v, it->len);
+}
+
+/* a constant track's values (sample_track's) into o */
+static void FN(constant)(const FN(sk_cclip) *clip, const sk_ctrack *t, T *o)
+{
+    FN(sample_track)(clip, t, clip->key_times + t->key_offset, 0, 0, o);
+}
+
+void FN(sk_cclip_prepare)(const FN(sk_cclip) *clip, T *out)
+{
+    memset(out, 0, 4 * clip->ntracks * sizeof(T));
+    for (size_t i = 0; i < clip->ntracks; i++) {
+        const sk_ctrack *t = clip->tracks + i;
+        if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4)
+            FN(constant)(clip, t, out + 4 * i);
+    }
+}
+
+/* a run being gathered (items): len values at offset of output out */
+typedef struct {
+    int64_t out, offset, len;
+    T v[SK_CRUN];
+} FN(cclip_run);
+
+/* visit(arg, idx, n, run) of each item of tracks t0 <= t < t1: the LINEAR rotation tracks of
+ * one key-time array in lane groups of up to SK_CLANES (idx, n >= 1), each group ended by a
+ * lane track of other keys or by the last track; the constants of at most 4 components in runs
+ * (run, each ended by a constant of its output that does not follow it or by the last track;
+ * tracks writing the same values of an output are not ordered; their values clip->prepared's
+ * where it is given); the other tracks alone (idx, n == 0) */
 static void FN(items)(const FN(sk_cclip) *clip, size_t t0, size_t t1,
-                      void (*visit)(void *, const size_t *, int), void *arg)
+                      void (*visit)(void *, const size_t *, int, const FN(cclip_run) *),
+                      void *arg)
 {
     size_t group[SK_CLANES] = {0};
     int n = 0;
+    FN(cclip_run) run[4];
+    for (int o = 0; o < 4; o++)
+        run[o].len = 0;
     for (size_t i = t0; i < t1; i++) {
         const sk_ctrack *t = clip->tracks + i, *g = clip->tracks + group[0];
         if (FN(lane_track)(t)) {
             if (n && (g->key_offset != t->key_offset || g->nkeys != t->nkeys)) {
-                visit(arg, group, n);
+                visit(arg, group, n, NULL);
                 n = 0;
             }
             group[n++] = i;
             if (n == SK_CLANES) {
-                visit(arg, group, n);
+                visit(arg, group, n, NULL);
                 n = 0;
             }
-            continue;
+        } else if (t->level <= SK_CLEVEL_CONST24 && t->ncomp <= 4) {
+            FN(cclip_run) *r = run + t->out;
+            if (r->len && (r->offset + r->len != t->out_offset || r->len + t->ncomp > SK_CRUN)) {
+                visit(arg, NULL, 0, r);
+                r->len = 0;
+            }
+            if (!r->len)
+                r->out = t->out, r->offset = t->out_offset;
+            if (clip->prepared)
+                memcpy(r->v + r->len, clip->prepared + 4 * i, (size_t)t->ncomp * sizeof(T));
+            else
+                FN(constant)(clip, t, r->v + r->len);
+            r->len += t->ncomp;
+        } else {
+            visit(arg, &i, 0, NULL);
         }
-        visit(arg, &i, 0);
     }
     if (n)
-        visit(arg, group, n);
+        visit(arg, group, n, NULL);
+    for (int o = 0; o < 4; o++)
+        if (run[o].len)
+            visit(arg, NULL, 0, run + o);
 }
 
-/* sk_decode_cclip's arguments, for its items' visits */
+/* it made the item of what items visits (idx, n or run) at key interval k, a lane group's
+ * state in group[ng] (ng then counted) */
+static void FN(item_of)(const FN(sk_cclip) *clip, FN(decode_item) *it, FN(lane_group) *group,
+                        size_t *ng, const size_t *idx, int n, const FN(cclip_run) *run, int64_t k)
+{
+    it->kind = run ? SK_ITEM_RUN : n ? SK_ITEM_LANES : SK_ITEM_TRACK;
+    it->k = k;
+    it->ra = -2;
+    if (run) {
+        it->out = run->out;
+        it->offset = run->offset;
+        it->len = run->len;
+        memcpy(it->v, run->v, (size_t)run->len * sizeof(T));
+    } else if (n) {
+        it->idx = *ng;
+        FN(group_init)(clip, group + (*ng)++, idx, n);
+    } else {
+        it->idx = idx[0];
+    }
+}
+
+/* A decode (sk_decode_cclip) takes its items in batches of SK_CBATCH items and SK_CGROUPS lane
+ * groups at most, each batch at blocks of SK_CBLOCK times in turn: a block's outputs stay in the
+ * L1 cache while its items write them (5% faster than every time an item after another) */
+#define SK_CBATCH 32
+#define SK_CGROUPS 2
+#define SK_CBLOCK 16
 typedef struct {
     const FN(sk_cclip) *clip;
     size_t t0, i0, i1;
@@ -665,74 +847,112 @@ typedef struct {
     int64_t *cursor;
     const int64_t *out_stride;
     T *const *out;
+    size_t count, ngroups;
+    FN(decode_item) item[SK_CBATCH];
+    FN(lane_group) group[SK_CGROUPS];
 } FN(decode_call);
 
-static void FN(decode_visit)(void *arg, const size_t *idx, int n)
+/* the items of dc in turn at its times, block after block, their key intervals back to its
+ * cursor */
+static void FN(decode_batch)(FN(decode_call) *dc)
 {
-    const FN(decode_call) *dc = arg;
-    int64_t *cursor = dc->cursor ? dc->cursor + (idx[0] - dc->t0) : NULL;
-    if (n == 0) {
-        FN(decode_track)(dc->clip, dc->clip->tracks + idx[0], dc->i0, dc->i1, dc->times, cursor,
-                         dc->out_stride, dc->out);
-        return;
+    for (size_t j0 = dc->i0; j0 < dc->i1; j0 += SK_CBLOCK) {
+        size_t j1 = dc->i1 - j0 > SK_CBLOCK ? j0 + SK_CBLOCK : dc->i1;
+        for (size_t i = dc->count; i-- > 0;)  /* the runs (visited last) first: 4% faster */
+            FN(decode_item_at)(dc->clip, dc->item + i, dc->group, j0, j1, dc->times,
+                               dc->out_stride, dc->out);
     }
-    FN(decode_item) it;
-    FN(item_init)(&it, idx, n, cursor ? *cursor : 0);
-    FN(decode_lanes)(dc->clip, &it, dc->i0, dc->i1, dc->times, dc->out_stride, dc->out);
-    for (int l = 0; dc->cursor && l < n; l++)
-        dc->cursor[idx[l] - dc->t0] = it.k;
+    for (size_t i = 0; dc->cursor && i < dc->count; i++) {
+        const FN(decode_item) *it = dc->item + i;
+        if (it->kind == SK_ITEM_TRACK)
+            dc->cursor[it->idx - dc->t0] = it->k;
+        for (int l = 0; it->kind == SK_ITEM_LANES && l < dc->group[it->idx].n; l++)
+            dc->cursor[dc->group[it->idx].idx[l] - dc->t0] = it->k;
+    }
+    dc->count = dc->ngroups = 0;
+}
+
+static void FN(decode_visit)(void *arg, const size_t *idx, int n, const FN(cclip_run) *run)
+{
+    FN(decode_call) *dc = arg;
+    if (dc->count == SK_CBATCH || (n && dc->ngroups == SK_CGROUPS))
+        FN(decode_batch)(dc);
+    int64_t k = dc->cursor && !run ? dc->cursor[idx[0] - dc->t0] : 0;
+    FN(item_of)(dc->clip, dc->item + dc->count++, dc->group, &dc->ngroups, idx, n, run, k);
 }
 
 void FN(sk_decode_cclip)(const FN(sk_cclip) *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                          const T *times, int64_t *cursor, const int64_t *out_stride,
                          T *const *out)
 {
-    FN(decode_call) dc = {clip, t0, i0, i1, times, cursor, out_stride, out};
+    FN(decode_call) dc;
+    dc.clip = clip, dc.t0 = t0, dc.i0 = i0, dc.i1 = i1, dc.times = times, dc.cursor = cursor;
+    dc.out_stride = out_stride, dc.out = out, dc.count = dc.ngroups = 0;
     FN(items)(clip, t0, t1, FN(decode_visit), &dc);
+    FN(decode_batch)(&dc);
 }
 
-/* A playback state (sk_cclip_state_size bytes): its items, each keeping its keys between
- * calls */
+/* A playback state (sk_cclip_state_size bytes): its count items, each keeping its keys between
+ * calls, then its ngroups lane groups */
 typedef struct {
-    size_t count;
+    size_t count, ngroups;
     FN(decode_item) item[];
 } FN(cclip_state);
 
-static void FN(count_visit)(void *arg, const size_t *idx, int n)
+static FN(lane_group) *FN(state_groups)(FN(cclip_state) *st)
 {
-    (void)idx, (void)n;
-    ++*(size_t *)arg;
+    return (FN(lane_group) *)(void *)(st->item + st->count);
 }
 
-static void FN(init_visit)(void *arg, const size_t *idx, int n)
+/* a playback state counted (st->count, st->ngroups) or made (fill) */
+typedef struct {
+    const FN(sk_cclip) *clip;
+    FN(cclip_state) *st;
+    int fill;
+    size_t count, ngroups;
+} FN(state_make);
+
+static void FN(state_visit)(void *arg, const size_t *idx, int n, const FN(cclip_run) *run)
 {
-    FN(cclip_state) *st = arg;
-    FN(item_init)(st->item + st->count++, idx, n, 0);
+    FN(state_make) *sm = arg;
+    if (sm->fill)
+        FN(item_of)(sm->clip, sm->st->item + sm->count, FN(state_groups)(sm->st), &sm->ngroups,
+                    idx, n, run, 0);
+    else
+        sm->ngroups += !run && n;
+    sm->count++;
+}
+
+static FN(state_make) FN(state_count)(const FN(sk_cclip) *clip)
+{
+    FN(state_make) sm = {clip, NULL, 0, 0, 0};
+    FN(items)(clip, 0, clip->ntracks, FN(state_visit), &sm);
+    return sm;
 }
 
 size_t FN(sk_cclip_state_size)(const FN(sk_cclip) *clip)
 {
-    size_t count = 0;
-    FN(items)(clip, 0, clip->ntracks, FN(count_visit), &count);
-    return sizeof(FN(cclip_state)) + count * sizeof(FN(decode_item));
+    FN(state_make) sm = FN(state_count)(clip);
+    return sizeof(FN(cclip_state)) + sm.count * sizeof(FN(decode_item)) +
+           sm.ngroups * sizeof(FN(lane_group));
 }
 
 void FN(sk_cclip_state_init)(const FN(sk_cclip) *clip, void *state)
 {
-    ((FN(cclip_state) *)state)->count = 0;
-    FN(items)(clip, 0, clip->ntracks, FN(init_visit), state);
+    FN(state_make) sm = FN(state_count)(clip);
+    sm.st = state;
+    sm.st->count = sm.count;
+    sm.st->ngroups = sm.ngroups;
+    sm.fill = 1;
+    sm.count = sm.ngroups = 0;
+    FN(items)(clip, 0, clip->ntracks, FN(state_visit), &sm);
 }
 
 void FN(sk_play_cclip)(const FN(sk_cclip) *clip, void *state, T time, const int64_t *out_stride,
                        T *const *out)
 {
     FN(cclip_state) *st = state;
-    for (size_t i = 0; i < st->count; i++) {
-        FN(decode_item) *it = st->item + i;
-        if (it->n)
-            FN(decode_lanes)(clip, it, 0, 1, &time, out_stride, out);
-        else
-            FN(decode_track)(clip, clip->tracks + it->idx[0], 0, 1, &time, &it->k, out_stride,
-                             out);
-    }
+    FN(lane_group) *group = FN(state_groups)(st);
+    for (size_t i = 0; i < st->count; i++)
+        FN(decode_item_at)(clip, st->item + i, group, 0, 1, &time, out_stride, out);
 }

@@ -63,10 +63,9 @@ static inline T FN(sinc)(T x)
  * (r = |a-b'|^2 + |a+b'|^2); then w0 = cos(t phi) - cos(phi) w1 needs one sine and one cosine.
  * Below phi^2 < EPS the weights are 1 - t and t to machine precision.
  * qslerp_key computes what depends on a and b only, k = (phi, sin(phi), cos(phi), sign(a.b));
- * qslerp_at then needs one sine/cosine pair per t (a clip keeps k per key: sample.c);
- * qslerp_key_atan2 takes the arc tangent given (a compressed clip's float32 lanes' own:
- * compress_decode.c). */
-static inline void FN(qslerp_key_atan2)(const T *a, const T *b, T *k, T (*atan2_)(T, T))
+ * qslerp_at then needs one sine/cosine pair per t (a clip keeps k per key: sample.c; a
+ * compressed clip's float32 lanes compute the same in float32: cclip_lane_math.h). */
+static inline void FN(qslerp_key)(const T *a, const T *b, T *k)
 {
     T d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     T sg = d < 0 ? (T)-1 : (T)1;
@@ -77,16 +76,10 @@ static inline void FN(qslerp_key_atan2)(const T *a, const T *b, T *k, T (*atan2_
         dp += p * p;
     }
     T nm = SQRT(dm), np = SQRT(dp), r = dm + dp;
-    k[0] = 2 * atan2_(nm, np);
+    k[0] = 2 * ATAN2(nm, np);
     k[1] = 2 * nm * np / r;
     k[2] = (dp - dm) / r;
     k[3] = sg;
-}
-
-/* qslerp_key with libm's atan2 */
-static inline void FN(qslerp_key)(const T *a, const T *b, T *k)
-{
-    FN(qslerp_key_atan2)(a, b, k, ATAN2);
 }
 
 /* The Taylor polynomials of sincos_slerp in y2 = y^2, written with the operation MADD(a, b, c)
@@ -100,15 +93,6 @@ static inline void FN(qslerp_key)(const T *a, const T *b, T *k)
     MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, MADD(y2, C(1.0 / 20922789888000),    \
         C(-1.0 / 87178291200)), C(1.0 / 479001600)), C(-1.0 / 3628800)), C(1.0 / 40320)),      \
         C(-1.0 / 720)), C(1.0 / 24)), C(-0.5))
-/* The Taylor polynomial of atan z = z + z z2 SK_ATAN_TAYLOR (z2 = z^2) to degree 27, for
- * |z| <= tan(pi/8), where its remainder is below 3e-13: atan2_lanes (compress_decode.c) and
- * the lanes of cclip_lanes.h, in double (MADD, C: as SK_SIN_TAYLOR's) */
-#define SK_ATAN_TAYLOR(z2, MADD, C)                                                            \
-    MADD(z2, MADD(z2, MADD(z2, MADD(z2, MADD(z2, MADD(z2, MADD(z2, MADD(z2, MADD(z2, MADD(z2,   \
-        MADD(z2, MADD(z2, C(-1.0 / 27), C(1.0 / 25)), C(-1.0 / 23)), C(1.0 / 21)),             \
-        C(-1.0 / 19)), C(1.0 / 17)), C(-1.0 / 15)), C(1.0 / 13)), C(-1.0 / 11)), C(1.0 / 9)),  \
-        C(-1.0 / 7)), C(1.0 / 5)), C(-1.0 / 3))
-#define SK_TAN_PIO8 0.41421356237309503
 #define SK_PIO2_HI 1.5707963267948966
 #define SK_PIO2_LO 6.123233995736766e-17
 #define SK_PIO4 0.78539816339744831

@@ -3,6 +3,9 @@
 #define SK_SIMD_H
 #include "skinkit.h"
 
+/* the lanes of a compressed clip's lane group (compress_decode.c, compress_avx2.c) */
+#define SK_CLANES 32
+
 #if defined(SK_HAVE_AVX2)
 /* lbs_avx2.c / lbs_avx512.c: one float32 pose of linear blend skinning, J <= SK_AVX2_MAX_JOINTS
    (its transposed matrices live on the stack: 16 KiB); the job's vertices packed (strides 3, K
@@ -54,13 +57,28 @@ void sk_sample_rows_avx2_f(int kind, size_t n, const float *const lanes[],
                            const struct sk_block_keys_f *bk, float *dst, ptrdiff_t os);
 void sk_sample_rows_avx2_d(int kind, size_t n, const double *const lanes[],
                            const struct sk_block_keys_d *bk, double *dst, ptrdiff_t os);
-/* compress_avx2.c: a compressed clip's float32 lane group of 8 (cclip_lanes.h): the slerp at
-   one parameter (1, or 0 when the portable code must take it), the keys made unit, the slerp
-   constants of the keys (key_lanes);
-   compress_avx512.c: the same bits, the slerp's doubles in one register */
-int sk_cclip_slerp8_avx2(const float *a, const float *b, const float *k, float s, float *o);
-void sk_cclip_unit8_avx2(float *q, const int32_t *drop);
-void sk_cclip_keys8_avx2(const float *a, const float *b, float *k);
+/* compress_avx2.c: a compressed clip's float32 lane group of SK_CLANES, its n lanes in use: the
+   keys made unit, the slerp constants of the keys, the slerp at one parameter (unit_lanes,
+   key_lanes and slerp_lanes in compress_decode.c) */
+void sk_cclip_unit_avx2(float *q, const int32_t *drop, int n);
+void sk_cclip_keys_avx2(const float *a, const float *b, float *k, int n);
+void sk_cclip_slerp_avx2(const float *a, const float *b, const float *k, float s, float *row,
+                         const int64_t *offset, int n);
+/* compress_avx2.c: row row of a float32 lane group whose lanes are all quantized or of 24-bit
+   rows (lane_rows in compress_decode.c): lane l's stored component c (of 3) from bit base[l] +
+   row bits[l] + off[c][l] (modulo 2^32) of bytes, mask[c][l] its code's bits, its value lo +
+   ext (code inv) (lo where mask is 0), or where f24[l] (all bits set) the float32 of the code's
+   24 bits as its top ones; the row, its components placed around each lane's dropped one
+   (drop[l]), made unit (unit_lanes) into q as sk_cclip_unit_avx2 writes it */
+typedef struct {
+    const unsigned char *bytes;
+    uint32_t row, base[SK_CLANES], bits[SK_CLANES], f24[SK_CLANES];
+    uint32_t off[3][SK_CLANES], mask[3][SK_CLANES];
+    float lo[3][SK_CLANES], ext[3][SK_CLANES], inv[3][SK_CLANES];
+} sk_cclip_codes;
+void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float *q, int n);
+/* compress_avx2.c: a run of n constants v to rows rows of o, os apart (copy_run) */
+void sk_cclip_fill_avx2(float *o, ptrdiff_t os, size_t rows, const float *v, int64_t n);
 /* sample_avx2.c: sk_fill_rows with streaming stores */
 void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out);
 void sk_fill_rows_avx2_d(size_t nrows, const double *row, size_t len, double *out);
@@ -74,9 +92,6 @@ void sk_forward_kinematics_avx512(size_t n, size_t J, const int32_t *parents,
                                   ptrdiff_t ss, float *world, ptrdiff_t sw);
 #define SK_FK_AVX512_BELOW ((size_t)8 << 20) /* the measurements: fk.c */
 int sk_lbs_pose_avx512(const sk_skin_job_f *job);
-int sk_cclip_slerp8_avx512(const float *a, const float *b, const float *k, float s, float *o);
-void sk_cclip_unit8_avx512(float *q, const int32_t *drop);
-void sk_cclip_keys8_avx512(const float *a, const float *b, float *k);
 /* sample_avx512.c: sk_sample_lanes_avx2_d with the 8 lanes in one register, the same bits */
 void sk_sample_lanes_avx512_d(int kind, const double *lanes, const struct sk_block_keys_d *bk,
                               double *const o[8], const ptrdiff_t os[8]);

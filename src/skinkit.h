@@ -399,13 +399,20 @@ int sk_check_cclip_output_d(const sk_cclip_d *clip, const int64_t *out_stride,
    with a shortest-path slerp, CUBICSPLINE normalized for rotations): track t's components at
    time i go to out[tracks[t].out] + i * out_stride[out] + out_offset.  cursor (t1 - t0 key
    indices, or NULL) holds each track's key interval from the last time to the next one (a
-   playback context); a sample's bits depend neither on it nor on the ranges. */
+   playback context); a sample's bits depend neither on it nor on the ranges.  Tracks whose
+   values overlap in an output (which CompressedClip refuses) leave one of them there, not
+   necessarily the last one's. */
 void sk_decode_cclip_f(const sk_cclip_f *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                        const float *times, int64_t *cursor, const int64_t *out_stride,
                        float *const *out);
 void sk_decode_cclip_d(const sk_cclip_d *clip, size_t t0, size_t t1, size_t i0, size_t i1,
                        const double *times, int64_t *cursor, const int64_t *out_stride,
                        double *const *out);
+/* The values of a checked compressed clip's constant tracks of at most 4 components (track t's
+   at out + 4 t, as sk_decode_cclip decodes them; 0 for the other tracks) into out (4 ntracks
+   values), for sk_cclip.prepared: done once, it spares each decode call their decoding */
+void sk_cclip_prepare_f(const sk_cclip_f *clip, float *out);
+void sk_cclip_prepare_d(const sk_cclip_d *clip, double *out);
 /* A playback state of a checked compressed clip (every track): sk_cclip_state_size bytes (8-byte
    aligned), made by sk_cclip_state_init; sk_play_cclip decodes every track at one time as
    sk_decode_cclip does (the same bits), each lane group keeping its keys, their slerp constants

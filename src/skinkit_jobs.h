@@ -206,6 +206,9 @@ typedef struct {
     size_t nwidths;
     const int64_t *seg_bits;
     size_t nseg_bits;
+    /* NULL, or the 4 ntracks values sk_cclip_prepare wrote for this clip: its constants'
+       values, then read instead of decoded at each call */
+    const SK_REAL *prepared;
 } SK_TYPE(sk_cclip);
 
 /* Forward kinematics of the joints of a mask and their shell error against reference world

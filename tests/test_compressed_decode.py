@@ -1,7 +1,9 @@
 """The compressed clip's decoder (src/compress_decode.c): its lane groups of LINEAR rotation
-tracks (batched over times, the slerp with AVX2 or AVX-512 for float32) give the bits of one
-time a call, at every SIMD level and thread count; posing a model with a compressed clip
-(``Model.pose``, ``world_matrices``, ``local_pose``) equals posing with its decoded samples."""
+tracks (batched over times, with AVX2 for float32) give the bits of one time a call, at every
+SIMD level, thread count and place of a track in its group; posing a model with a compressed
+clip (``Model.pose``, ``world_matrices``, ``local_pose``) equals posing with its decoded
+samples."""
+import dataclasses
 import os
 import subprocess
 import sys
@@ -21,9 +23,9 @@ LEVELS = ["baseline", "avx2", "avx512"]
 
 
 def linear_clip(rng, dtype, n=21, keys=60):
-    """n LINEAR rotation channels on one key-time array (lane groups of 8, 8 and 5), angles up
-    to about 90 degrees between keys (where the slerp's polynomials meet their flip), and a
-    translation channel."""
+    """n LINEAR rotation channels on one key-time array (a lane group of 21: registers of 8, 8
+    and 5 lanes), angles up to about 90 degrees between keys (where the slerp's polynomials meet
+    their flip), and a translation channel."""
     parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)])
     rest = (rng.normal(0, 0.1, (n, 3)), ref.quat_normalize(rng.normal(size=(n, 4))),
             np.ones((n, 3)))
@@ -70,6 +72,23 @@ def test_lane_groups_give_the_bits_of_one_time_a_call(dtype):
     got_r = np.asarray(batch[1], np.float64)
     dots = np.abs(np.sum(got_r * want[1], axis=-1)).clip(0, 1)
     assert np.max(2 * np.arccos(dots)) * 0.05 <= 2e-3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [10, 17, 33])
+def test_a_track_gets_its_bits_in_any_place_of_its_lane_group(dtype, n):
+    # the tracks reversed: each lane elsewhere in its group (a group's last 1 or 2 lanes past
+    # 8 or 16 take the portable code, the others a register), 33 tracks in groups of 32 and 1
+    rng = np.random.default_rng(n)
+    skel, clip = linear_clip(rng, dtype, n=n, keys=12)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    lanes = [t for t in cc.tracks if t.path == 1 and t.level not in (0, 1)]
+    assert len(lanes) >= n - 2
+    back = dataclasses.replace(cc, tracks=cc.tracks[::-1])
+    rest = (skel.translations, skel.rotations, skel.scales)
+    t = dense_times(clip).astype(dtype)
+    for x, y in zip(back.sample(t, rest, threads=1), cc.sample(t, rest, threads=1)):
+        assert x.tobytes() == y.tobytes()
 
 
 SCRIPT = """
@@ -180,3 +199,24 @@ def test_decoder_checks_its_table_once_and_each_call_its_outputs():
         decoder.decode(stride, t, outputs()[:3])
     with pytest.raises(TypeError):
         _core.CompressedPlayer(tracks, stride, outputs(1), 0.0, None)   # not a decoder
+    # fill: runs of rest values at every time before the tracks (scales: no track writes them)
+    rest = [np.arange(k * n, dtype=np.float32) + 1 for k in (3, 4, 3)]
+    runs = np.array([2, 3, 6, 0, 0, 3 * n], np.int64)       # scales of nodes 1, 2; translations
+    got = outputs()
+    decoder.decode(stride, t, got, 1, (runs, *rest))
+    assert got[1].tobytes() == want[1].tobytes()           # the tracks written after the fill
+    scales = got[2].reshape(t.size, n, 3)
+    assert (scales[:, 1:3].reshape(t.size, -1) == rest[2][3:9]).all()
+    assert not scales[:, 3:].any()
+    with pytest.raises(ValueError, match="run 1 .* outside"):
+        decoder.decode(stride, t, outputs(), 1, (np.array([2, 0, 3, 1, 1, 4 * n], np.int64),
+                                                 *rest))
+    with pytest.raises(ValueError, match="outside"):
+        decoder.decode(stride, t, outputs(t.size - 1), 1, (runs[:3], *rest))
+    with pytest.raises(ValueError, match="triples"):
+        decoder.decode(stride, t, outputs(), 1, (runs[:2], *rest))
+    with pytest.raises(TypeError, match="fill\\[2\\]"):
+        decoder.decode(stride, t, outputs(), 1, (runs, rest[0], rest[1].astype(np.float64),
+                                                 rest[2]))
+    with pytest.raises(TypeError, match="fill must be"):
+        decoder.decode(stride, t, outputs(), 1, (runs,))

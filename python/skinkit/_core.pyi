@@ -57,8 +57,8 @@ class CompressedDecoder:
                 widths: NDArray[np.uint8], seg_bits: NDArray[np.int64], /
                 ) -> "CompressedDecoder": ...
     def decode(self, out_stride: NDArray[np.int64], times: NDArray[np.floating[Any]],
-               out: Tuple[NDArray[np.floating[Any]], ...], threads: Optional[int] = None, /
-               ) -> None: ...
+               out: Tuple[NDArray[np.floating[Any]], ...], threads: Optional[int] = None,
+               fill: Optional[Tuple[NDArray[Any], ...]] = None, /) -> None: ...
 
 class CompressedPlayer:   # subclassed by skinkit.model.compressed_clip.CompressedPlayback
     def __new__(cls: Type[_CPlayer], decoder: CompressedDecoder, out_stride: NDArray[np.int64],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -231,7 +231,8 @@ class CompressedClip:
     _arrays: Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8],
                    NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _width: int = field(init=False, repr=False, compare=False)
-    _animated: Tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _animated: Tuple[FrozenSet[int], ...] = field(init=False, repr=False, compare=False)
+    _still: Dict[int, NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _stride: Dict[int, NDArray[np.int64]] = field(init=False, repr=False, compare=False)
     _top_node: int = field(init=False, repr=False, compare=False)
     _decoders: Tuple["_core.CompressedDecoder", ...] = field(init=False, repr=False,
@@ -284,8 +285,9 @@ class CompressedClip:
                         np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
         self._width = width
         self._stride: Dict[int, NDArray[np.int64]] = {}
-        self._animated = tuple(len({t.node for t in self.tracks if t.path == p})
+        self._animated = tuple(frozenset(t.node for t in self.tracks if t.path == p)
                                for p in range(len(PATHS)))
+        self._still: Dict[int, NDArray[np.int64]] = {}
         self._top_node = max((t.node for t in self.tracks if t.path < len(PATHS)), default=-1)
         # the tables checked once (each call then checks only its outputs)
         self._decoders = tuple(_core.CompressedDecoder(t, *self._arrays) for t in self._tables)
@@ -341,11 +343,28 @@ class CompressedClip:
             self._stride[n] = np.array([3 * n, 4 * n, 3 * n, self._width], np.int64)
         return self._stride[n]
 
+    def _still_runs(self, n: int) -> NDArray[np.int64]:
+        """The (path, offset, length) runs of a pose of n nodes that no track writes: each path's
+        ranges of nodes without a track, in values (kept per n)."""
+        if n not in self._still:
+            runs: List[Tuple[int, int, int]] = []
+            for p, (nodes, k) in enumerate(zip(self._animated, PATHS.values())):
+                for i in range(n):
+                    if i in nodes:
+                        continue
+                    if runs and runs[-1][0] == p and sum(runs[-1][1:]) == k * i:
+                        runs[-1] = (p, runs[-1][1], runs[-1][2] + k)
+                    else:
+                        runs.append((p, k * i, k))
+            self._still[n] = np.array(runs, np.int64).reshape(-1)
+        return self._still[n]
+
     def _decode(self, weights: bool, t: NDArray[Any], out: Tuple[NDArray[Any], ...], n: int,
-                threads: Optional[int]) -> None:
-        """The TRS tracks (or the weights tracks) at times t into out (4 arrays)."""
+                threads: Optional[int], fill: Optional[Tuple[NDArray[Any], ...]] = None) -> None:
+        """The TRS tracks (or the weights tracks) at times t into out (4 arrays), after fill's
+        runs of rest values (CompressedDecoder.decode)."""
         self._decoders[weights].decode(self._strides(n), t, tuple(o.reshape(-1) for o in out),
-                                       threads)
+                                       threads, fill)
 
     def _times(self, times: ArrayLike, loop: bool) -> NDArray[Any]:
         t = as_times(times, self.dtype)
@@ -413,12 +432,11 @@ class CompressedClip:
             for i, (o, s) in enumerate(zip(out, shapes)):
                 check_out(o, self.dtype, s, f"out[{i}]", " (the clip's dtype)")
             res = out
-        # nodes no track writes keep the rest pose: all of it copied (a broadcast, a fraction of
-        # the cost of picking those nodes out), the tracks' nodes then written by the decoder
-        for o, r, animated in zip(res, (rt, rr, rs), self._animated):
-            if animated < n:
-                o[...] = r
-        self._decode(False, t, res + (np.zeros(0, self.dtype),), n, threads)
+        # nodes no track writes keep the rest pose: their runs of values copied by the decoder
+        # (a fraction of the cost of NumPy's copies), the tracks' nodes then written by it
+        fill = (self._still_runs(n),) + tuple(np.ascontiguousarray(r, self.dtype).reshape(-1)
+                                              for r in (rt, rr, rs))
+        self._decode(False, t, res + (np.zeros(0, self.dtype),), n, threads, fill)
         return TRS(*res)
 
     def sample_weights(self, times: ArrayLike, loop: bool = False,
