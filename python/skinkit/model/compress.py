@@ -55,6 +55,7 @@ from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
+CHECK_ROWS = 256                                # times a call of the final check (_Problem)
 
 
 def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
@@ -269,12 +270,18 @@ class _Problem:
         """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
         ``qvvf_transform_error_metric``, for each joint the largest distance between the images
         of its three virtual vertices at ``shell`` on its x, y and z axes
-        (``_core._shell_error_fk``)."""
+        (``_core._shell_error_fk``, ``CHECK_ROWS`` rows at a time into one world buffer: its
+        matrices, never read, stay in cache)."""
         t, r, s = (np.asarray(a, np.float64)[:, self.order]
                    for a in clip.sample(self.t, self.rest))
-        _, err = _core._shell_error_fk(self.parents, r, t, s, self.world, self.shells,
-                                       np.ones(self.count))
-        return np.asarray(err, np.float64)[:, self.pos]
+        err = np.empty((self.t.size, self.count))
+        world = np.empty((min(CHECK_ROWS, self.t.size), self.count, 4, 4))
+        mask = np.ones(self.count)
+        for a in range(0, self.t.size, CHECK_ROWS):
+            b = min(a + CHECK_ROWS, self.t.size)
+            _core._shell_error_fk(self.parents, r[a:b], t[a:b], s[a:b], self.world[a:b],
+                                  self.shells[a:b], mask, (world[:b - a], err[a:b]))
+        return err[:, self.pos]
 
     def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Per joint (the skeleton's order) and time: the largest distance from the joint to a
