@@ -61,6 +61,9 @@ void sk_sample_rows_avx2_d(int kind, size_t n, const double *const lanes[],
 int sk_cclip_slerp8_avx2(const float *a, const float *b, const float *k, float s, float *o);
 void sk_cclip_unit8_avx2(float *q, const int32_t *drop);
 void sk_cclip_keys8_avx2(const float *a, const float *b, float *k);
+/* shell_error_avx2.c: the float64 sk_shell_error_fk of the job's first n - n % 4 poses (the
+   number returned), four at a time, the portable code's bits */
+size_t sk_shell_error_fk4_avx2(const sk_shell_fk_job_d *job);
 /* sample_avx2.c: sk_fill_rows with streaming stores */
 void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out);
 void sk_fill_rows_avx2_d(size_t nrows, const double *row, size_t len, double *out);
