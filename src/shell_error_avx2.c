@@ -2,11 +2,12 @@
  * AVX-512 levels: four poses at once, a joint of each in the four lanes of a register (the
  * chain of a joint's ancestors, whose matrices follow one another, shared by four poses), the
  * poses' rows transposed into lanes on loading and back on storing.  Every element takes the
- * portable code's operations in its order (compiled with -ffp-contract=off and without FMAs:
- * GCC fuses qmat's products into multiply-add-subtracts otherwise), so every level gives the
- * same bits.  One thread, 2-vCPU Sapphire Rapids VM, against the portable code: a chain of 31
- * joints, 300 poses, 150 -> 117 us (all joints), 31 -> 20 us (5 of them); 1,500 poses 773 ->
- * 636 us, 357 -> 237 us; in compress on CMU 27_06, 32 -> 25 ms a clip. */
+ * portable code's operations in its order (explicit operations, no FMAs; the file is compiled
+ * with -ffp-contract=off), so every level gives the same bits.  One thread, 2-vCPU Sapphire
+ * Rapids VM, against the portable code: a chain of 31 joints, 300 poses, 150 -> 117 us (all
+ * joints), 31 -> 20 us (5 of them); 1,500 poses 773 -> 636 us, 357 -> 237 us; in compress on
+ * CMU 27_06, 32 -> 25 ms a clip.  (Eight poses in AVX-512 registers, the same loads and stores
+ * as two halves, were no faster.) */
 #define SK_DOUBLE 1
 #include "real.h"
 #include "simd.h"
