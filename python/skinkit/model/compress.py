@@ -76,6 +76,13 @@ def _with(track: Track, **changes: Any) -> Track:
     return new
 
 
+def _ends(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The least and the greatest of ``values`` (M, rows, c) over the rows, (M, c) each: over a
+    copy with the rows last (contiguous reductions, about 10x NumPy's over the middle axis)."""
+    rows_last = np.ascontiguousarray(values.transpose(0, 2, 1))
+    return rows_last.min(axis=2), rows_last.max(axis=2)
+
+
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
     return _encodes(values[None], [base], level)[0]
@@ -85,7 +92,8 @@ def _encodes(values: NDArray[np.float64], bases: Sequence[Track], level: int) ->
     """``_encode`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
     a track each (``bases``' fields)."""
     if level != KEYS24:
-        values = 0.5 * (values.min(axis=1) + values.max(axis=1))[:, None]        # the mids
+        low, high = _ends(values)
+        values = 0.5 * (low + high)[:, None]                                      # the mids
         if bases[0].stored_components() != bases[0].ncomp:
             values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
     data = values.astype(np.float32).tobytes() if level == CONSTANT else to_float24(values)
@@ -104,10 +112,10 @@ def _layouts(values: NDArray[np.float64], bases: Sequence[Track],
              seg_keys: int) -> List[Track]:
     """``_layout`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
     a track each (``bases``' fields)."""
-    low = values.min(axis=1)
+    low, high = _ends(values)
     lo = low.astype(np.float32)
     lo = np.where(lo.astype(np.float64) > low, np.nextafter(lo, np.float32(-np.inf)), lo)
-    span = values.max(axis=1) - lo.astype(np.float64)
+    span = high - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
     out = [_with(base, minimum=lo[m], extent=ext[m], seg_keys=seg_keys)
