@@ -296,16 +296,21 @@ class _Problem:
         vertex of it or of a descendant (T, N), and its parent's largest world axis scale
         (T, N)."""
         w = self.world
-        axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
+        # the sums of squares written out, in np.sum's and np.linalg.norm's order (the same
+        # bits), without their reductions over an axis of 3
+        col = w[..., :3, :3]
+        axis = np.sqrt((col[..., 0, :] ** 2 + col[..., 1, :] ** 2) + col[..., 2, :] ** 2
+                       ).max(axis=-1)                                             # (T, N)
         # every (joint, joint of its subtree) pair at once, a joint's pairs side by side (its
         # subtree is the range a..a + size in preorder), their largest reach per joint; joints
         # first, for gathers of whole rows
-        pos = np.ascontiguousarray(w[..., :3, 3].transpose(1, 0, 2))             # (N, T, 3)
+        pos = np.ascontiguousarray(w[..., :3, 3].transpose(2, 1, 0))             # (3, N, T)
         size = self.size[self.order]
         starts = np.cumsum(size) - size
         first = np.repeat(np.arange(size.size), size)
         inside = first + np.arange(first.size) - np.repeat(starts, size)
-        dist = np.linalg.norm(pos[inside] - pos[first], axis=-1)
+        d = pos[:, inside] - pos[:, first]
+        dist = np.sqrt((d[0] * d[0] + d[1] * d[1]) + d[2] * d[2])
         reach = np.maximum.reduceat(dist + self.shell * np.ascontiguousarray(axis.T)[inside],
                                     starts, axis=0).T
         parent_scale = np.ones_like(axis)
