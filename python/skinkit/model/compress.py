@@ -605,7 +605,8 @@ def _restored(stored: NDArray[np.float64], dropped: Sequence[int]) -> NDArray[np
     """Rotations of M tracks (K, M, L, 3) with each track's dropped component (``dropped``,
     M) restored as sqrt(1 - the others' squares): (K, M, L, 4)."""
     with np.errstate(over="ignore"):                  # keys out of range: their bound inf
-        w = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1), 0))
+        sq = stored * stored              # summed as np.sum sums, without its reduction
+        w = np.sqrt(np.maximum(1 - ((sq[..., 0] + sq[..., 1]) + sq[..., 2]), 0))
     full = np.empty(stored.shape[:-1] + (4,))
     ft, st, wt = (a.swapaxes(0, 1) for a in (full, stored, w))       # the tracks first
     drop = np.asarray(dropped)
