@@ -6,6 +6,7 @@
  * (one pose each), so the bits do not depend on how a batch is split between threads. */
 #include "real.h"
 #include "qmath.h"
+#include "simd.h"
 
 /* the largest distance between the images of the vertices shell e_x, shell e_y, shell e_z of
  * a joint under the world matrices a and b (rows 0..2) */
@@ -25,7 +26,12 @@ static T FN(vertex_error)(const T *a, const T *b, T shell)
 void FN(sk_shell_error_fk)(const FN(sk_shell_fk_job) *job)
 {
     static const T one[3] = {1, 1, 1};
-    for (size_t i = 0; i < job->n; i++) {
+    size_t i = 0;
+#if SK_DOUBLE && defined(SK_HAVE_AVX2)
+    if (sk_simd() >= SK_SIMD_AVX2) /* four poses at a time, the same bits (shell_error_avx2.c) */
+        i = sk_shell_error_fk4_avx2(job);
+#endif
+    for (; i < job->n; i++) {
         const T *q = job->rot + i * job->rot_stride, *t = job->trans + i * job->trans_stride;
         const T *s = job->scale ? job->scale + i * job->scale_stride : NULL;
         const T *ref = job->reference + i * job->reference_stride;

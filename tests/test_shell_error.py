@@ -2,6 +2,10 @@
 of a mask (the others' world matrices read from out=, zero without it) and each one's error on
 its three shell vertices, against plain NumPy (tests/reference.py's FK, the vertices transformed
 one by one)."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -91,6 +95,42 @@ def test_threads_bitwise():
     one = _core._shell_error_fk(parents, q, t, s, world_ref, shell, mask, None, 1)
     two = _core._shell_error_fk(parents, q, t, s, world_ref, shell, mask, None, 2)
     assert all(np.array_equal(a, b) for a, b in zip(one, two))
+
+
+LEVELS_SCRIPT = """
+import sys, numpy as np
+from skinkit import _core
+d = np.load(sys.argv[1])
+world, err = _core._shell_error_fk(d["parents"], d["q"], d["t"], d["s"], d["ref"], d["shell"],
+                                   d["mask"], (d["world"].copy(), np.zeros(d["shell"].shape + (6,))))
+np.savez(sys.argv[2], world=world, err=err, simd=_core.simd())
+"""
+
+
+@pytest.mark.parametrize("cap", ["baseline", "avx2"])
+def test_float64_bits_at_every_simd_level(tmp_path, cap):
+    """The float64 check four poses at a time (shell_error_avx2.c, at the AVX2 and AVX-512
+    levels) gives the portable code's bits: 11 poses (a partial group of 4), a mask below kept
+    parents, signed zeros and a NaN among the inputs."""
+    rng = np.random.default_rng(8)
+    parents = np.array([-1, 0, 1, 2, 1, 4])
+    q, t, s = _case(rng, 11, 6)
+    s[0, 2], t[1, 3], q[2, 1] = -0.0, np.nan, [0, 0, 0, 1]
+    full = _core.forward_kinematics(parents, q, t, s)
+    d = {"parents": parents, "q": q, "t": t, "s": s, "shell": rng.uniform(0.01, 0.1, 11),
+         "ref": full + rng.normal(scale=1e-3, size=full.shape), "world": full,
+         "mask": np.array([0, 1, 1, 1, 0, 1.0])}
+    np.savez(tmp_path / "in.npz", **d)
+    subprocess.run([sys.executable, "-c", LEVELS_SCRIPT, str(tmp_path / "in.npz"),
+                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD=cap),
+                   check=True)
+    got = np.load(tmp_path / "out.npz")
+    assert str(got["simd"]) == cap or cap == "avx2" and str(got["simd"]) == "baseline"
+    world, err = _core._shell_error_fk(parents, q, t, s, d["ref"], d["shell"], d["mask"],
+                                       (full.copy(), np.zeros((11, 6))))
+    assert np.array_equal(world.view(np.uint64), got["world"].view(np.uint64))
+    assert np.array_equal(err.view(np.uint64), got["err"].view(np.uint64))
+    assert float(err.max()) > 1e-4 and np.isnan(world).any()      # errors seen, the NaN kept
 
 
 def test_bad_parents_named():

@@ -55,6 +55,7 @@ from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
+CHECK_ROWS = 256                                # times a call of the final check (_Problem)
 
 
 def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
@@ -75,6 +76,13 @@ def _with(track: Track, **changes: Any) -> Track:
     return new
 
 
+def _ends(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The least and the greatest of ``values`` (M, rows, c) over the rows, (M, c) each: over a
+    copy with the rows last (contiguous reductions, about 10x NumPy's over the middle axis)."""
+    rows_last = np.ascontiguousarray(values.transpose(0, 2, 1))
+    return rows_last.min(axis=2), rows_last.max(axis=2)
+
+
 def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
     """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
     return _encodes(values[None], [base], level)[0]
@@ -84,7 +92,8 @@ def _encodes(values: NDArray[np.float64], bases: Sequence[Track], level: int) ->
     """``_encode`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
     a track each (``bases``' fields)."""
     if level != KEYS24:
-        values = 0.5 * (values.min(axis=1) + values.max(axis=1))[:, None]        # the mids
+        low, high = _ends(values)
+        values = 0.5 * (low + high)[:, None]                                      # the mids
         if bases[0].stored_components() != bases[0].ncomp:
             values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
     data = values.astype(np.float32).tobytes() if level == CONSTANT else to_float24(values)
@@ -103,10 +112,10 @@ def _layouts(values: NDArray[np.float64], bases: Sequence[Track],
              seg_keys: int) -> List[Track]:
     """``_layout`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
     a track each (``bases``' fields)."""
-    low = values.min(axis=1)
+    low, high = _ends(values)
     lo = low.astype(np.float32)
     lo = np.where(lo.astype(np.float64) > low, np.nextafter(lo, np.float32(-np.inf)), lo)
-    span = values.max(axis=1) - lo.astype(np.float64)
+    span = high - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
     out = [_with(base, minimum=lo[m], extent=ext[m], seg_keys=seg_keys)
@@ -269,28 +278,39 @@ class _Problem:
         """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
         ``qvvf_transform_error_metric``, for each joint the largest distance between the images
         of its three virtual vertices at ``shell`` on its x, y and z axes
-        (``_core._shell_error_fk``)."""
+        (``_core._shell_error_fk``, ``CHECK_ROWS`` rows at a time into one world buffer: its
+        matrices, never read, stay in cache)."""
         t, r, s = (np.asarray(a, np.float64)[:, self.order]
                    for a in clip.sample(self.t, self.rest))
-        _, err = _core._shell_error_fk(self.parents, r, t, s, self.world, self.shells,
-                                       np.ones(self.count))
-        return np.asarray(err, np.float64)[:, self.pos]
+        err = np.empty((self.t.size, self.count))
+        world = np.empty((min(CHECK_ROWS, self.t.size), self.count, 4, 4))
+        mask = np.ones(self.count)
+        for a in range(0, self.t.size, CHECK_ROWS):
+            b = min(a + CHECK_ROWS, self.t.size)
+            _core._shell_error_fk(self.parents, r[a:b], t[a:b], s[a:b], self.world[a:b],
+                                  self.shells[a:b], mask, (world[:b - a], err[a:b]))
+        return err[:, self.pos]
 
     def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Per joint (the skeleton's order) and time: the largest distance from the joint to a
         vertex of it or of a descendant (T, N), and its parent's largest world axis scale
         (T, N)."""
         w = self.world
-        axis = np.sqrt(np.sum(w[..., :3, :3] ** 2, axis=-2)).max(axis=-1)          # (T, N)
+        # the sums of squares written out, in np.sum's and np.linalg.norm's order (the same
+        # bits), without their reductions over an axis of 3
+        col = w[..., :3, :3]
+        axis = np.sqrt((col[..., 0, :] ** 2 + col[..., 1, :] ** 2) + col[..., 2, :] ** 2
+                       ).max(axis=-1)                                             # (T, N)
         # every (joint, joint of its subtree) pair at once, a joint's pairs side by side (its
         # subtree is the range a..a + size in preorder), their largest reach per joint; joints
         # first, for gathers of whole rows
-        pos = np.ascontiguousarray(w[..., :3, 3].transpose(1, 0, 2))             # (N, T, 3)
+        pos = np.ascontiguousarray(w[..., :3, 3].transpose(2, 1, 0))             # (3, N, T)
         size = self.size[self.order]
         starts = np.cumsum(size) - size
         first = np.repeat(np.arange(size.size), size)
         inside = first + np.arange(first.size) - np.repeat(starts, size)
-        dist = np.linalg.norm(pos[inside] - pos[first], axis=-1)
+        d = pos[:, inside] - pos[:, first]
+        dist = np.sqrt((d[0] * d[0] + d[1] * d[1]) + d[2] * d[2])
         reach = np.maximum.reduceat(dist + self.shell * np.ascontiguousarray(axis.T)[inside],
                                     starts, axis=0).T
         parent_scale = np.ones_like(axis)
@@ -585,7 +605,8 @@ def _restored(stored: NDArray[np.float64], dropped: Sequence[int]) -> NDArray[np
     """Rotations of M tracks (K, M, L, 3) with each track's dropped component (``dropped``,
     M) restored as sqrt(1 - the others' squares): (K, M, L, 4)."""
     with np.errstate(over="ignore"):                  # keys out of range: their bound inf
-        w = np.sqrt(np.maximum(1 - np.sum(stored * stored, axis=-1), 0))
+        sq = stored * stored              # summed as np.sum sums, without its reduction
+        w = np.sqrt(np.maximum(1 - ((sq[..., 0] + sq[..., 1]) + sq[..., 2]), 0))
     full = np.empty(stored.shape[:-1] + (4,))
     ft, st, wt = (a.swapaxes(0, 1) for a in (full, stored, w))       # the tracks first
     drop = np.asarray(dropped)
