@@ -518,7 +518,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     # the search at the key rows first; the rows where the decoder's own samples of its choice
     # exceed a precision join them, and the search runs again, until the choice passes at every
     # row (or the rows stop growing: the keys as they are)
-    rows = np.arange(prob.keys)
+    rows: NDArray[Any] = np.arange(prob.keys)
     while True:
         best = _search(prob.at(rows), clip, candidates, bounds, time_arrays, limit, refine)
         tracks = tracks_of(best)
