@@ -5,9 +5,11 @@ raw size), compressed bytes (the container), ratio, maximum and 99th percentile 
 error (shell and precision from the file: ``vertex_distance``, ``error_threshold``, its units),
 compression MB/s (raw bytes / the median seconds of ``--rounds`` rounds over all clips, the
 clips interleaved in each round), decode time per pose: one pose a call with a playback
-context (every frame in turn) and 64 poses a call (``CompressedClip.sample``, one thread), both
-from Python and, with ``--kernels-bench`` (benchmarks/kernels_bench.c built), from C as a C host
-calls ``sk_decode_cclip_f`` (the clip's table written to a temporary folder); each the median
+context (every frame in turn) and 64 poses a call (a playback context of a batch of 64,
+``CompressedClip.playback(rest, batch=64)``, the calling thread), both from Python and, with
+``--kernels-bench`` (benchmarks/kernels_bench.c built), from C as a C host calls
+``sk_play_cclip_f`` and ``sk_decode_cclip_f`` (the clip's table written to a temporary folder;
+both contexts decode the keyed tracks, the constants written once); each the median
 of interleaved rounds (every clip once a round), beside ACL's ``decompress_pose`` one pose a call
 and 64 poses a call (x: ACL's one-a-call time over skinkit's, the targets' definition: above 1
 one a call, 4 or more 64 a call; x64: ACL's 64-a-call time over skinkit's) and the time a pose's
@@ -198,7 +200,7 @@ def measure(path: str, a: Any, seconds: List[float], dump: str) -> Dict[str, Any
     t64 = np.resize(t, 64).astype(np.float32)
     table = os.path.join(dump, name + ".table")
     dump_table(cc, skel.count, frames.astype(np.float32), t64, table)
-    play = cc.playback(rest)
+    play, batch = cc.playback(rest), cc.playback(rest, batch=64)
     # every frame in turn, over again up to 2000 poses a loop (as ACL's driver loops): a clip
     # of one frame would otherwise time the loop's own call as much as the sample's
     times = [float(x) for x in frames] * max(1, 2000 // frames.size)
@@ -214,7 +216,7 @@ def measure(path: str, a: Any, seconds: List[float], dump: str) -> Dict[str, Any
             "max_error": float(err.max()), "p99_error": float(np.percentile(err, 99)),
             "mb_per_s": raw / float(np.median(seconds)) / 1e6, "precision": precision,
             "pose_bytes": skel.count * 10 * 4,
-            "_one": (one, len(times)), "_64": lambda: cc.sample(t64, rest, threads=1),
+            "_one": (one, len(times)), "_64": lambda: batch.sample(t64),
             "_table": table}
 
 

@@ -18,10 +18,10 @@
  *
  * decodes a compressed clip (a table benchmarks/compress_acl.py --dump wrote: the arrays of
  * sk_cclip_f, the clip's frame times and 64 times) as a C host would: one pose a call at the
- * frames in turn with a playback state (sk_play_cclip_f), the keyed tracks only (the playback context's way: the
- * constants stay in the output), and 64 poses a call, every track, the constants' values
- * prepared once (sk_cclip_prepare_f, as CompressedDecoder does); printed: ns per pose, the
- * median and quartiles of the rounds, and the hash of the 64 poses. */
+ * frames in turn with a playback state (sk_play_cclip_f), and 64 poses a call (sk_decode_cclip_f),
+ * both of the keyed tracks only (a playback context's way, CompressedPlayback's one time or
+ * batch times a call: the constants, written once, stay in the output); printed: ns per
+ * pose, the median and quartiles of the rounds, and the hash of the 64 poses. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -262,10 +262,8 @@ static int cclip_main(const char *path, int rounds)
     int st = sk_check_cclip_f(&clip, stride, nout, 64, &bad);
     if (st != SK_OK)
         return fprintf(stderr, "%s: track %zu refused (status %d)\n", path, bad, st), 2;
-    float *prepared = malloc(4 * clip.ntracks * sizeof *prepared + 1);
-    if (!prepared)
-        return fprintf(stderr, "out of memory\n"), 2;
-    sk_cclip_prepare_f(&clip, prepared);  /* the constants' values, once, as a host's load would */
+    /* every track once: the constants' values stay in out (as CompressedPlayback's first sample) */
+    sk_decode_cclip_f(&clip, 0, clip.ntracks, 0, 64, t64, NULL, stride, out);
     sk_cclip_f keyed = clip; /* the playback context's tracks */
     sk_ctrack *kt = malloc(clip.ntracks * sizeof *kt);
     if (!kt)
@@ -275,8 +273,6 @@ static int cclip_main(const char *path, int rounds)
         if (tracks[i].level > SK_CLEVEL_CONST24)
             kt[keyed.ntracks++] = tracks[i];
     keyed.tracks = kt;
-    keyed.prepared = NULL;   /* its tracks are not the clip's */
-    clip.prepared = prepared;
     void *state = malloc(sk_cclip_state_size_f(&keyed));
     if (!state)
         return fprintf(stderr, "out of memory\n"), 2;
@@ -291,7 +287,7 @@ static int cclip_main(const char *path, int rounds)
         t1[r] = (now() - t0) / (double)(reps * frames);
         t0 = now();
         for (int k = 0; k < 300; k++)
-            sk_decode_cclip_f(&clip, 0, clip.ntracks, 0, 64, t64, NULL, stride, out);
+            sk_decode_cclip_f(&keyed, 0, keyed.ntracks, 0, 64, t64, NULL, stride, out);
         t2[r] = (now() - t0) / (300.0 * 64);
     }
     qsort(t1, (size_t)rounds, sizeof t1[0], cmp);

@@ -369,15 +369,18 @@ static PyTypeObject cdecoder_type = {
  * checked when it is made, and the decoder's copies are copied again with out_stride, so that
  * nothing done to the arrays afterwards moves an access outside them.  Only the keyed tracks are
  * copied: a constant track's values, which the caller's outputs hold already
- * (CompressedPlayback samples them once), do not change. */
+ * (CompressedPlayback samples them once), do not change.  A batch player decodes batch times a
+ * call (sk_decode_cclip, without a playback state: its times need not follow each other). */
 typedef struct {
     PyObject_HEAD
-    decode_call_t dc;       /* checked for one time */
+    decode_call_t dc;       /* checked for one time, or for batch times */
     PyObject *hold;         /* the arguments, whose arrays are read in place */
     PyObject *pose;         /* what sample returns */
     void *own;              /* the copies */
-    void *state;            /* the playback state (sk_cclip_state_init) */
+    void *wrapped;          /* a batch player's times wrapped into [0, duration) */
+    void *state;            /* one time a call: the playback state (sk_cclip_state_init) */
     double duration;        /* > 0: times wrapped into [0, duration) */
+    Py_ssize_t batch;       /* 0: one time a call; else the times of each call */
 } cplayer_t;
 
 static void cplayer_dealloc(PyObject *obj)
@@ -390,33 +393,110 @@ static void cplayer_dealloc(PyObject *obj)
     Py_TYPE(obj)->tp_free(obj);
 }
 
-/* CompressedPlayer.sample(time): the pose at time (seconds) */
+/* x wrapped into [0, d) as np.mod wraps it (the result takes the sign of d), in each type */
+static double wrap_d(double x, double d)
+{
+    double m = fmod(x, d);
+    return m ? (m < 0 ? m + d : m) : 0.0;
+}
+
+static float wrap_f(float x, float d)
+{
+    float m = fmodf(x, d);
+    return m ? (m < 0 ? m + d : m) : 0.0f;
+}
+
+/* a batch player's call: times (batch of them, the clip's type, or what NumPy converts to it)
+ * wrapped when the player loops, into the outputs */
+static PyObject *cplayer_sample_batch(cplayer_t *p, PyObject *times)
+{
+    const decode_call_t *dc = &p->dc;
+    int type = dc->dbl ? NPY_DOUBLE : NPY_FLOAT;
+    PyArrayObject *a = (PyArrayObject *)times;
+    int exact = PyArray_CheckExact(times) && PyArray_TYPE(a) == type && PyArray_NDIM(a) == 1 &&
+                PyArray_ISCARRAY_RO(a) && PyArray_ISNOTSWAPPED(a);
+    if (exact)
+        Py_INCREF(times);
+    else if (!(a = (PyArrayObject *)PyArray_FROMANY(times, type, 0, 0,
+                                                     NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST)))
+        return NULL;
+    if (PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != p->batch) {
+        PyErr_Format(PyExc_ValueError, "times must be an array of shape (%zd,) (the player's "
+                     "batch), got %d dimensions of %zd times", p->batch, PyArray_NDIM(a),
+                     (Py_ssize_t)PyArray_SIZE(a));
+        Py_DECREF(a);
+        return NULL;
+    }
+    size_t n = (size_t)p->batch, nt = dc->d.ntracks;
+    const void *t = PyArray_DATA(a);
+    size_t bad = n;
+    if (dc->dbl) {
+        const double *x = t;
+        double *w = p->wrapped;
+        for (size_t i = 0; i < n && bad == n; i++)
+            if (!isfinite(x[i]))
+                bad = i;
+            else if (p->duration > 0)
+                w[i] = wrap_d(x[i], p->duration);
+        if (p->duration > 0)
+            t = w;
+    } else {
+        const float *x = t;
+        float *w = p->wrapped, d = (float)p->duration;
+        for (size_t i = 0; i < n && bad == n; i++)
+            if (!isfinite(x[i]))
+                bad = i;
+            else if (p->duration > 0)
+                w[i] = wrap_f(x[i], d);
+        if (p->duration > 0)
+            t = w;
+    }
+    if (bad < n) {
+        PyErr_Format(PyExc_ValueError, "times must be finite, got time %zu not", bad);
+        Py_DECREF(a);
+        return NULL;
+    }
+    decode_call_t call = *dc;
+    call.times = t;
+    call.ntimes = n;
+    decode_part_t part = {&call, 0, nt};
+    if (nt * n < GIL_DECODE) {
+        decode_part(&part);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        decode_part(&part);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(a);
+    Py_INCREF(p->pose);
+    return p->pose;
+}
+
+/* CompressedPlayer.sample(time or times): the pose at time (seconds), or at batch times */
 static PyObject *cplayer_sample(PyObject *obj, PyObject *time)
 {
     cplayer_t *p = (cplayer_t *)obj;
-    double x = PyFloat_CheckExact(time) ? PyFloat_AS_DOUBLE(time) : PyFloat_AsDouble(time);
-    if (x == -1.0 && PyErr_Occurred())
-        return NULL;
     if (!p->pose) {
         PyErr_SetString(PyExc_RuntimeError, "CompressedPlayer.sample: the player is not made");
         return NULL;
     }
+    if (p->batch)
+        return cplayer_sample_batch(p, time);
+    double x = PyFloat_CheckExact(time) ? PyFloat_AS_DOUBLE(time) : PyFloat_AsDouble(time);
+    if (x == -1.0 && PyErr_Occurred())
+        return NULL;
     const decode_call_t *dc = &p->dc;
-    /* wrapped in the clip's type as sample's np.mod does (the result takes the sign of d) */
+    /* wrapped in the clip's type as sample's np.mod does */
     if (dc->dbl) {
-        if (p->duration > 0) {
-            double m = fmod(x, p->duration);
-            x = m ? (m < 0 ? m + p->duration : m) : 0.0;
-        }
+        if (p->duration > 0)
+            x = wrap_d(x, p->duration);
         if (!isfinite(x))
             goto nonfinite;
         sk_play_cclip_d(&dc->d, p->state, x, dc->out_stride, (double *const *)dc->out);
     } else {
         float xf = (float)x;
-        if (p->duration > 0) {
-            float d = (float)p->duration, m = fmodf(xf, d);
-            xf = m ? (m < 0 ? m + d : m) : 0.0f;
-        }
+        if (p->duration > 0)
+            xf = wrap_f(xf, (float)p->duration);
         if (!isfinite(xf))
             goto nonfinite;
         sk_play_cclip_f(&dc->f, p->state, xf, dc->out_stride, (float *const *)dc->out);
@@ -428,21 +508,26 @@ nonfinite:
     return NULL;
 }
 
-/* CompressedPlayer(decoder, out_stride, out, duration, pose): then sample(time) decodes the
- * decoder's keyed tracks at time into out (as decoder.decode(out_stride, [time], out)) and
- * returns pose */
+/* CompressedPlayer(decoder, out_stride, out, duration, pose, batch): then sample(time) decodes
+ * the decoder's keyed tracks at time into out (as decoder.decode(out_stride, [time], out)) and
+ * returns pose; with batch > 0, sample(times) at batch times */
 static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *decoder, *stride, *out, *pose;
     double duration;
+    Py_ssize_t batch;
     char *at;
     if (kwds && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "CompressedPlayer takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!OOdO:CompressedPlayer", &cdecoder_type, &decoder, &stride,
-                          &out, &duration, &pose))
+    if (!PyArg_ParseTuple(args, "O!OOdOn:CompressedPlayer", &cdecoder_type, &decoder, &stride,
+                          &out, &duration, &pose, &batch))
         return NULL;
+    if (batch < 0) {
+        PyErr_Format(PyExc_ValueError, "batch must be >= 0, got %zd", batch);
+        return NULL;
+    }
     const cdecoder_t *dec = (const cdecoder_t *)decoder;
     if (!dec->hold) {
         PyErr_SetString(PyExc_RuntimeError, "CompressedPlayer: the decoder is not made");
@@ -456,17 +541,22 @@ static PyObject *cplayer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_INCREF(pose);
     p->pose = pose;
     p->duration = duration;
+    p->batch = batch;
     p->dc = dec->dc;
-    PyObject *time = PyArray_ZEROS(1, (npy_intp[]){1}, p->dc.dbl ? NPY_DOUBLE : NPY_FLOAT, 0);
-    int bad = !time || read_outputs(stride, time, out, &p->dc) < 0;  /* checked at one time */
+    npy_intp n = batch ? batch : 1;
+    PyObject *time = PyArray_ZEROS(1, &n, p->dc.dbl ? NPY_DOUBLE : NPY_FLOAT, 0);
+    int bad = !time || read_outputs(stride, time, out, &p->dc) < 0;  /* checked at n times */
     Py_XDECREF(time);
-    if (bad || own_table(&p->dc, 1, 8 * NOUT, &p->own, &at) < 0) {
+    if (bad || own_table(&p->dc, 1, 8 * NOUT + 8 * (size_t)batch, &p->own, &at) < 0) {
         Py_DECREF(p);
         return NULL;
     }
     decode_call_t *dc = &p->dc;
     dc->out_stride = copy_to(dc->out_stride, 8 * NOUT, &at);
     dc->times = NULL;
+    p->wrapped = at;
+    if (batch)
+        return (PyObject *)p;
     size_t state = dc->dbl ? sk_cclip_state_size_d(&dc->d) : sk_cclip_state_size_f(&dc->f);
     if (!(p->state = PyMem_Malloc(state))) {
         Py_DECREF(p);
@@ -483,8 +573,9 @@ static PyMethodDef cplayer_methods[] = {
     {"sample", cplayer_sample, METH_O,
      "sample($self, time, /)\n--\n\n"
      "The compressed clip at ``time`` (seconds; wrapped into [0, duration) when duration > 0)\n"
-     "decoded into the bound outputs: the bits of decode at that time.  Returns pose.\n"
-     "ValueError if time is not finite."},
+     "decoded into the bound outputs: the bits of decode at that time; a batch player takes\n"
+     "batch times (a 1-D array of the clip's float type, or what NumPy converts to one).\n"
+     "Returns pose.  ValueError if a time is not finite or the times not batch of them."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject cplayer_type = {
@@ -493,11 +584,12 @@ static PyTypeObject cplayer_type = {
     .tp_basicsize = sizeof(cplayer_t),
     .tp_dealloc = cplayer_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, /* CompressedPlayback's base */
-    .tp_doc = "CompressedPlayer(decoder, out_stride, out, duration, pose)\n\n"
-              "A CompressedDecoder's table bound to outputs for one time a call: "
-              "sample(time) decodes at time (the keyed tracks: the constants out holds "
-              "already stay), each track keeping its key interval and decoded keys between "
-              "calls, and returns pose (skinkit.model.compressed_clip.CompressedPlayback).",
+    .tp_doc = "CompressedPlayer(decoder, out_stride, out, duration, pose, batch)\n\n"
+              "A CompressedDecoder's table bound to outputs for one time a call (batch 0) "
+              "or batch times a call: sample(time) decodes at time (the keyed tracks: the "
+              "constants out holds already stay), one time a call with each track keeping "
+              "its key interval and decoded keys between calls, and returns pose "
+              "(skinkit.model.compressed_clip.CompressedPlayback).",
     .tp_methods = cplayer_methods,
     .tp_new = cplayer_new,
 };

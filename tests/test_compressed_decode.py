@@ -91,6 +91,42 @@ def test_a_track_gets_its_bits_in_any_place_of_its_lane_group(dtype, n):
         assert x.tobytes() == y.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_batch_playback_gives_the_bits_of_sample(dtype):
+    rng = np.random.default_rng(5)
+    skel, clip = linear_clip(rng, dtype, n=9, keys=20)
+    times = clip.channels[0].times
+    clip = skinkit.Clip("batch", clip.channels + [                  # a constant track
+        skinkit.Channel(2, "scale", times, np.full((times.size, 3), 1.5, dtype))], dtype)
+    cc = compress(clip, skel, precision=1e-3, shell_distance=0.05)
+    assert any(t.path == 2 and t.level in (0, 1) for t in cc.tracks)   # stored as a constant
+    rest = (skel.translations, skel.rotations, skel.scales)
+    t = rng.permutation(dense_times(clip)).astype(dtype)      # unsorted, some out of range
+    play = cc.playback(rest, batch=7)
+    assert play.pose.rotations.shape == (7, skel.count, 4)
+    for a in range(0, t.size - 7, 7):
+        got = play.sample(t[a:a + 7])
+        assert got is play.pose
+        for x, y in zip(got, cc.sample(t[a:a + 7], rest)):
+            assert x.tobytes() == y.tobytes()
+    # times converted (a list, another dtype, a strided view) and wrapped with loop
+    loop = cc.playback(rest, loop=True, batch=5)
+    for times in ([-2.5, 0.0, 0.1, 7.25, 1e3], np.linspace(-9, 9, 10)[::2].astype(np.float64),
+                  (np.arange(5) * 1.3).astype(np.float32)):
+        want = cc.sample(np.asarray(times, dtype), rest, loop=True)
+        for x, y in zip(loop.sample(times), want):
+            assert x.tobytes() == y.tobytes()
+    with pytest.raises(ValueError, match=r"shape \(5,\)"):
+        loop.sample(np.zeros(4, dtype))
+    with pytest.raises(ValueError, match=r"shape \(5,\)"):
+        loop.sample(np.zeros((5, 1), dtype))
+    with pytest.raises(ValueError, match="time 3 not"):
+        loop.sample(np.array([0, 1, 2, np.nan, 4], dtype))
+    for bad in (0, -3, 2.0, True, "4"):
+        with pytest.raises(ValueError, match="batch must be None or an int >= 1"):
+            cc.playback(rest, batch=bad)
+
+
 SCRIPT = """
 import sys, numpy as np
 from skinkit import _core
@@ -198,7 +234,11 @@ def test_decoder_checks_its_table_once_and_each_call_its_outputs():
     with pytest.raises(TypeError, match="out must be a tuple of 4"):
         decoder.decode(stride, t, outputs()[:3])
     with pytest.raises(TypeError):
-        _core.CompressedPlayer(tracks, stride, outputs(1), 0.0, None)   # not a decoder
+        _core.CompressedPlayer(tracks, stride, outputs(1), 0.0, None, 0)   # not a decoder
+    with pytest.raises(ValueError, match="writes outside out"):     # out of 4 times, batch 5
+        _core.CompressedPlayer(decoder, stride, outputs(4), 0.0, None, 5)
+    with pytest.raises(ValueError, match="batch must be >= 0"):
+        _core.CompressedPlayer(decoder, stride, outputs(4), 0.0, None, -1)
     # fill: runs of rest values at every time before the tracks (scales: no track writes them)
     rest = [np.arange(k * n, dtype=np.float32) + 1 for k in (3, 4, 3)]
     runs = np.array([2, 3, 6, 0, 0, 3 * n], np.int64)       # scales of nodes 1, 2; translations

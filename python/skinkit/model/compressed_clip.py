@@ -454,43 +454,63 @@ class CompressedClip:
                 col += tr.ncomp
         return out
 
-    def playback(self, rest: Rest, loop: bool = False) -> "CompressedPlayback":
-        """A sampler for one time a call that keeps its place between calls."""
-        return CompressedPlayback(self, rest, loop)
+    def playback(self, rest: Rest, loop: bool = False,
+                 batch: Optional[int] = None) -> "CompressedPlayback":
+        """A sampler that keeps its place between calls: one time a call, or ``batch`` times
+        a call into a pose of its own (``CompressedPlayback``)."""
+        return CompressedPlayback(self, rest, loop, batch)
 
 
 class CompressedPlayback(_core.CompressedPlayer):
-    """A compressed clip sampled one time a call into a pose of its own, as ``Playback`` does
-    for a Clip: each track keeps its key interval from one call to the next (a frame after the
-    last one finds it without a search), each lane group of rotation tracks its decoded keys,
-    their slerp constants and its segments (``sk_play_cclip``, the bits of ``sample``); the rest
-    pose and the constant tracks are written once (a first sample), and each call decodes the
-    keyed tracks only.  ``sample`` is the C method itself (``_core.CompressedPlayer``, over the
-    clip's checked table, ``_core.CompressedDecoder``, with copies of its offsets): a float time
-    goes from the call straight to the decoder.  For one thread at a time (make one per
-    thread).
+    """A compressed clip sampled into a pose of its own, one time a call as ``Playback`` does
+    for a Clip, or ``batch`` times a call.  The rest pose and the constant tracks are written
+    once (a first sample) and each call decodes the keyed tracks only (``sample`` gives the
+    bits of ``CompressedClip.sample``).  One time a call, each track keeps its key interval
+    from one call to the next (a frame after the last one finds it without a search), each lane
+    group of rotation tracks its decoded keys, their slerp constants and its segments
+    (``sk_play_cclip``); ``batch`` times a call, the times are any (``sk_decode_cclip``, on the
+    calling thread).  ``sample`` is the C method itself (``_core.CompressedPlayer``, over the
+    clip's checked table, ``_core.CompressedDecoder``, with copies of its offsets): a float
+    time, or an array of ``batch`` times in the clip's dtype, goes from the call straight to
+    the decoder, with the checks of its outputs done once here.  For one thread at a time
+    (make one per thread).
 
     Parameters
     ----------
     clip : CompressedClip
     rest : (translations (N, 3), rotations (N, 4), scales (N, 3))
     loop : bool
+        Times wrapped into [0, duration) first.
+    batch : int >= 1 or None
+        None: ``sample(time)`` takes a float and ``pose`` is (N, 3), (N, 4), (N, 3); an int:
+        ``sample(times)`` takes ``batch`` times (seconds, shape (batch,): fastest as a
+        contiguous array of the clip's dtype, else converted) and ``pose`` is (batch, N, 3),
+        (batch, N, 4), (batch, N, 3).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For the rest pose, as ``CompressedClip.sample``; ``batch`` not an int >= 1 or None.
+        ``sample`` raises ValueError for a time not finite, or times not of shape (batch,).
     """
 
     clip: CompressedClip
     loop: bool
     pose: TRS
 
-    def __new__(cls, clip: CompressedClip, rest: Rest, loop: bool = False
-                ) -> "CompressedPlayback":
-        pose = clip.sample(0.0, rest)
+    def __new__(cls, clip: CompressedClip, rest: Rest, loop: bool = False,
+                batch: Optional[int] = None) -> "CompressedPlayback":
+        if batch is not None and (not isinstance(batch, (int, np.integer))
+                                  or isinstance(batch, bool) or batch < 1):
+            raise ValueError(f"batch must be None or an int >= 1, got {batch!r}")
+        pose = clip.sample(0.0 if batch is None else np.zeros(int(batch)), rest)
         out = tuple(o.reshape(-1) for o in pose) + (np.zeros(0, clip.dtype),)
-        self = super().__new__(cls, clip._decoders[0], clip._strides(pose.translations.shape[0]),
-                               out, clip.duration if loop else 0.0, pose)
+        self = super().__new__(cls, clip._decoders[0], clip._strides(pose.translations.shape[-2]),
+                               out, clip.duration if loop else 0.0, pose, int(batch or 0))
         self.clip, self.loop, self.pose = clip, loop, pose
         return self
 
     if TYPE_CHECKING:   # the C method (its docstring is the documentation), typed here
-        def sample(self, time: float) -> TRS:
-            """The pose at ``time`` (seconds), in the arrays of ``pose`` (overwritten next
-            call)."""
+        def sample(self, time: Union[float, ArrayLike]) -> TRS:
+            """The pose at ``time`` (seconds; a batch player: ``batch`` times), in the arrays
+            of ``pose`` (overwritten next call)."""
