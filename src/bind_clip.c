@@ -359,20 +359,6 @@ static int player_traverse(PyObject *obj, visitproc visit, void *arg)
     return 0;
 }
 
-/* t mod d for d > 0, as NumPy's remainder computes it (npy_divmod: the result takes the sign
- * of d), in float and in double: Playback's wrapped times are Clip.sample's to the bit */
-static float wrap_f(float t, float d)
-{
-    float m = fmodf(t, d);
-    return m ? (m < 0 ? m + d : m) : 0.0f;
-}
-
-static double wrap_d(double t, double d)
-{
-    double m = fmod(t, d);
-    return m ? (m < 0 ? m + d : m) : 0.0;
-}
-
 /* one thread's share of a player's call: items [i0, i1) at time t */
 typedef struct {
     const player_t *p;

@@ -393,19 +393,6 @@ static void cplayer_dealloc(PyObject *obj)
     Py_TYPE(obj)->tp_free(obj);
 }
 
-/* x wrapped into [0, d) as np.mod wraps it (the result takes the sign of d), in each type */
-static double wrap_d(double x, double d)
-{
-    double m = fmod(x, d);
-    return m ? (m < 0 ? m + d : m) : 0.0;
-}
-
-static float wrap_f(float x, float d)
-{
-    float m = fmodf(x, d);
-    return m ? (m < 0 ? m + d : m) : 0.0f;
-}
-
 /* a batch player's call: times (batch of them, the clip's type, or what NumPy converts to it)
  * wrapped when the player loops, into the outputs */
 static PyObject *cplayer_sample_batch(cplayer_t *p, PyObject *times)

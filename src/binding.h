@@ -25,6 +25,23 @@
 
 #include "skinkit.h"
 
+#include <math.h>
+
+/* t mod d for d > 0, as NumPy's remainder computes it (npy_divmod: the result takes the sign
+ * of d), in float and in double: the players' wrapped times are
+ * the samplers' to the bit (bind_clip.c, bind_compress.c) */
+static inline float wrap_f(float t, float d)
+{
+    float m = fmodf(t, d);
+    return m ? (m < 0 ? m + d : m) : 0.0f;
+}
+
+static inline double wrap_d(double t, double d)
+{
+    double m = fmod(t, d);
+    return m ? (m < 0 ? m + d : m) : 0.0;
+}
+
 #define MAXOP 12       /* operands of one kernel, inputs and outputs */
 #define MAXCORE 4      /* core dimensions of one operand */
 #define MAX_THREADS 64
