@@ -120,7 +120,7 @@ def test_a_batch_playback_gives_the_bits_of_sample(dtype):
         loop.sample(np.zeros(4, dtype))
     with pytest.raises(ValueError, match=r"shape \(5,\)"):
         loop.sample(np.zeros((5, 1), dtype))
-    with pytest.raises(ValueError, match="time 3 not"):
+    with pytest.raises(ValueError, match="at index 3 that is not"):
         loop.sample(np.array([0, 1, 2, np.nan, 4], dtype))
     for bad in (0, -3, 2.0, True, "4"):
         with pytest.raises(ValueError, match="batch must be None or an int >= 1"):
