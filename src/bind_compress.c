@@ -439,7 +439,8 @@ static PyObject *cplayer_sample_batch(cplayer_t *p, PyObject *times)
             t = w;
     }
     if (bad < n) {
-        PyErr_Format(PyExc_ValueError, "times must be finite, got a time at index %zu that is not", bad);
+        PyErr_Format(PyExc_ValueError, "times must be finite, got a time at index %zu that "
+                     "is not", bad);
         Py_DECREF(a);
         return NULL;
     }
