@@ -177,6 +177,9 @@ PyObject *py_quantize_codes(PyObject *self, PyObject *args);
 PyObject *py_track_bounds(PyObject *self, PyObject *args);
 PyObject *py_rate_bounds(PyObject *self, PyObject *args);
 
+/* bind_check.c */
+PyObject *py_shell_check(PyObject *self, PyObject *args);
+
 /* ---------------------------------------------------------------- FBX (bind_fbx.c) */
 
 PyObject *py_fbx_read(PyObject *self, PyObject *args);

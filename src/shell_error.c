@@ -23,30 +23,54 @@ static T FN(vertex_error)(const T *a, const T *b, T shell)
     return worst;
 }
 
-void FN(sk_shell_error_fk)(const FN(sk_shell_fk_job) *job)
+/* pose i of the job (its index in the arrays): FK of the masked joints and their errors; the
+ * largest of them, NaN if one is */
+static T FN(shell_pose)(const FN(sk_shell_fk_job) *job, size_t i)
 {
     static const T one[3] = {1, 1, 1};
+    const T *q = job->rot + i * job->rot_stride, *t = job->trans + i * job->trans_stride;
+    const T *s = job->scale ? job->scale + i * job->scale_stride : NULL;
+    const T *ref = job->reference + i * job->reference_stride;
+    T shell = job->shell[i * job->shell_stride], worst = 0;
+    T *w = job->world + i * job->world_stride, *err = job->error + i * job->error_stride;
+    for (size_t k = 0; k < job->J; k++) {
+        size_t j = (size_t)job->order[k];
+        int32_t p = job->parents[j];
+        if (job->mask && job->mask[j] == 0) {
+            err[j] = 0;
+            continue;
+        }
+        FN(trs_world)(p < 0 ? NULL : w + 16 * (size_t)p, q + 4 * j, t + 3 * j,
+                      s ? s + 3 * j : one, w + 16 * j);
+        err[j] = FN(vertex_error)(w + 16 * j, ref + 16 * j, shell);
+        worst = err[j] > worst || err[j] != err[j] ? err[j] : worst;
+    }
+    return worst;
+}
+
+size_t FN(sk_shell_check)(const FN(sk_shell_fk_job) *job, int *above)
+{
     size_t i = 0;
+    *above = 0;
 #if SK_DOUBLE && defined(SK_HAVE_AVX2)
-    if (sk_simd() >= SK_SIMD_AVX2) /* four poses at a time, the same bits (shell_error_avx2.c) */
-        i = sk_shell_error_fk4_avx2(job);
+    if (sk_simd() >= SK_SIMD_AVX2) { /* four poses at a time, the same bits (shell_error_avx2.c) */
+        i = sk_shell_error_fk4_avx2(job, above);
+        if (*above)
+            return i;
+    }
 #endif
     for (; i < job->n; i++) {
-        const T *q = job->rot + i * job->rot_stride, *t = job->trans + i * job->trans_stride;
-        const T *s = job->scale ? job->scale + i * job->scale_stride : NULL;
-        const T *ref = job->reference + i * job->reference_stride;
-        T shell = job->shell[i * job->shell_stride];
-        T *w = job->world + i * job->world_stride, *err = job->error + i * job->error_stride;
-        for (size_t k = 0; k < job->J; k++) {
-            size_t j = (size_t)job->order[k];
-            int32_t p = job->parents[j];
-            if (job->mask[j] == 0) {
-                err[j] = 0;
-                continue;
-            }
-            FN(trs_world)(p < 0 ? NULL : w + 16 * (size_t)p, q + 4 * j, t + 3 * j,
-                          s ? s + 3 * j : one, w + 16 * j);
-            err[j] = FN(vertex_error)(w + 16 * j, ref + 16 * j, shell);
+        T worst = FN(shell_pose)(job, job->poses ? (size_t)job->poses[i] : i);
+        if (job->limit > 0 && !(worst <= job->limit)) {
+            *above = 1;
+            return i + 1;
         }
     }
+    return job->n;
+}
+
+void FN(sk_shell_error_fk)(const FN(sk_shell_fk_job) *job)
+{
+    int above;
+    FN(sk_shell_check)(job, &above);
 }

@@ -41,29 +41,29 @@ static inline void load3(const double *const v[4], size_t off, __m256d o[3])
         o[c] = _mm256_setr_pd(v[0][off + c], v[1][off + c], v[2][off + c], v[3][off + c]);
 }
 
-size_t sk_shell_error_fk4_avx2(const sk_shell_fk_job_d *job)
+size_t sk_shell_error_fk4_avx2(const sk_shell_fk_job_d *job, int *above)
 {
     static const double one[3] = {1, 1, 1};
     size_t n4 = job->n / 4 * 4;
     for (size_t i = 0; i < n4; i += 4) {
         const double *q[4], *t[4], *s[4], *ref[4];
-        double *w[4], *err[4];
+        double *w[4], *err[4], shells[4];
         for (int g = 0; g < 4; g++) {
-            q[g] = job->rot + (i + g) * job->rot_stride;
-            t[g] = job->trans + (i + g) * job->trans_stride;
-            s[g] = job->scale ? job->scale + (i + g) * job->scale_stride : NULL;
-            ref[g] = job->reference + (i + g) * job->reference_stride;
-            w[g] = job->world + (i + g) * job->world_stride;
-            err[g] = job->error + (i + g) * job->error_stride;
+            size_t at = job->poses ? (size_t)job->poses[i + g] : i + g;
+            q[g] = job->rot + at * job->rot_stride;
+            t[g] = job->trans + at * job->trans_stride;
+            s[g] = job->scale ? job->scale + at * job->scale_stride : NULL;
+            ref[g] = job->reference + at * job->reference_stride;
+            w[g] = job->world + at * job->world_stride;
+            err[g] = job->error + at * job->error_stride;
+            shells[g] = job->shell[at * job->shell_stride];
         }
-        __m256d sh = _mm256_setr_pd(job->shell[i * job->shell_stride],
-                                    job->shell[(i + 1) * job->shell_stride],
-                                    job->shell[(i + 2) * job->shell_stride],
-                                    job->shell[(i + 3) * job->shell_stride]);
+        __m256d sh = _mm256_loadu_pd(shells), over = _mm256_setzero_pd();
+        const __m256d limit = _mm256_set1_pd(job->limit);
         for (size_t k = 0; k < job->J; k++) {
             size_t j = (size_t)job->order[k];
             int32_t p = job->parents[j];
-            if (job->mask[j] == 0) {
+            if (job->mask && job->mask[j] == 0) {
                 for (int g = 0; g < 4; g++)
                     err[g][j] = 0;
                 continue;
@@ -146,6 +146,11 @@ size_t sk_shell_error_fk4_avx2(const sk_shell_fk_job_d *job)
             _mm256_storeu_pd(e4, worst);
             for (int g = 0; g < 4; g++)
                 err[g][j] = e4[g];
+            over = _mm256_or_pd(over, _mm256_cmp_pd(worst, limit, _CMP_NLE_UQ)); /* !(<=) */
+        }
+        if (job->limit > 0 && _mm256_movemask_pd(over)) {
+            *above = 1;
+            return i + 4;
         }
     }
     return n4;

@@ -79,9 +79,10 @@ typedef struct {
 void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float *q, int n);
 /* compress_avx2.c: a run of n constants v to rows rows of o, os apart (copy_run) */
 void sk_cclip_fill_avx2(float *o, ptrdiff_t os, size_t rows, const float *v, int64_t n);
-/* shell_error_avx2.c: the float64 sk_shell_error_fk of the job's first n - n % 4 poses (the
-   number returned), four at a time, the portable code's bits */
-size_t sk_shell_error_fk4_avx2(const sk_shell_fk_job_d *job);
+/* shell_error_avx2.c: the float64 sk_shell_check of the job's first n - n % 4 poses, four at
+   a time, the portable code's bits: the poses done (*above set where a group was above the
+   job's limit) */
+size_t sk_shell_error_fk4_avx2(const sk_shell_fk_job_d *job, int *above);
 /* sample_avx2.c: sk_fill_rows with streaming stores */
 void sk_fill_rows_avx2_f(size_t nrows, const float *row, size_t len, float *out);
 void sk_fill_rows_avx2_d(size_t nrows, const double *row, size_t len, double *out);

@@ -246,6 +246,11 @@ void sk_blend_poses_d(const sk_blend_job_d *job);
    reference (ACL's qvvf_transform_error_metric) */
 void sk_shell_error_fk_f(const sk_shell_fk_job_f *job);
 void sk_shell_error_fk_d(const sk_shell_fk_job_d *job);
+/* sk_shell_error_fk of the job's poses in the order of its poses index, stopping after the
+   first group with an error above its limit (*above set then; the exact check of compress,
+   which fails at the first pose above the precision): the poses computed, poses[0..done-1] */
+size_t sk_shell_check_f(const sk_shell_fk_job_f *job, int *above);
+size_t sk_shell_check_d(const sk_shell_fk_job_d *job, int *above);
 /* n joints (sk_pose_delta_job): (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */
 void sk_pose_delta_f(const sk_pose_delta_job_f *job);
 void sk_pose_delta_d(const sk_pose_delta_job_d *job);

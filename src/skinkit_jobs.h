@@ -214,11 +214,15 @@ typedef struct {
 /* Forward kinematics of the joints of a mask and their shell error against reference world
  * matrices (sk_shell_error_fk, shell_error.c): n poses (items) of J joints. */
 typedef struct {
-    size_t n, J;                   /* poses, joints per pose */
-    const int32_t *parents;        /* J: parent joint, -1 for a root */
-    const int32_t *order;          /* J: every joint after its parent (sk_topological_order) */
-    const SK_REAL *mask;           /* J: != 0 for the joints computed; the others' world
-                                      matrices are read (as parents), never written */
+    size_t n, J;                   /* poses, joints visited (order) */
+    const int32_t *parents;        /* a pose's joints: parent joint, -1 for a root */
+    const int32_t *order;          /* J joints of a pose, every one after its parent where
+                                      both are here (sk_topological_order; sk_shell_check: a
+                                      subtree in depth-first preorder) */
+    const SK_REAL *mask;           /* a pose's joints, or NULL (all): != 0 for the joints of
+                                      order computed; the
+                                      others' world matrices are read (as parents), never
+                                      written */
     const SK_REAL *rot;            /* n by J by 4: local rotations (x, y, z, w), unit */
     ptrdiff_t rot_stride;
     const SK_REAL *trans;          /* n by J by 3: local translations */
@@ -235,4 +239,8 @@ typedef struct {
     SK_REAL *SK_RESTRICT error;    /* n by J: each masked joint's largest vertex distance, 0
                                       for the others */
     ptrdiff_t error_stride;
+    const int64_t *poses;          /* NULL (all n in turn), or n pose indices, the order in
+                                      which they are computed (sk_shell_check) */
+    SK_REAL limit;                 /* > 0: stop after the first group of poses (one, or four
+                                      with AVX2) with a joint's error above it or NaN */
 } SK_TYPE(sk_shell_fk_job);

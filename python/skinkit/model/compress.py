@@ -676,11 +676,11 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
 class _Poses:
     """The local poses and world matrices of a choice of levels, assembled from each track's
     decoded samples (``need``), and the exact check of one track changed, by FK of its
-    joint's subtree alone, in place (``_core._shell_error_fk``: the other joints' world
-    matrices kept).  The joints are held in depth-first preorder, where every subtree is one
-    range.  The rows are the search's (``_Problem.at``: the key rows, and the dense rows that
-    joined them); a check runs on the key rows first: an error above the precision there fails
-    it without the others."""
+    joint's subtree alone, in place (``_core.shell_check``: the other joints' world matrices
+    kept).  The joints are held in depth-first preorder, where every subtree is one range.  The
+    rows are the search's (``_Problem.at``: the key rows, and the dense rows that joined
+    them); a check runs on the rows where the joints checked had their largest errors first,
+    and stops at the first group of rows above the precision."""
 
     def __init__(self, prob: _Problem, clip: Clip, candidates: List[_Levels],
                  time_arrays: List[NDArray[np.float64]]):
@@ -692,6 +692,7 @@ class _Poses:
         t, n = prob.t.size, prob.count
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
+        self.joints = np.arange(n, dtype=np.int32)
         # the rest pose, under the tracks' joints (written by every assemble and try_level)
         self.local = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
         self.slots = [(i, list(PATHS).index(ch.path), self.pos[ch.node])
@@ -699,32 +700,23 @@ class _Poses:
         # the level each track's samples in local are at: assemble writes the changed ones
         # (one track a joint's path: CompressedClip refuses two)
         self.levels: Dict[int, int] = {}
-        # the operands of _shell_error_fk at the key rows and at the others (views, made once)
+
+    def _check(self, first: int, end: int, rows: NDArray[np.int64], precision: float
+               ) -> Tuple[int, bool]:
+        """FK of joints first..end-1 (preorder) at ``rows`` in their order into world, until
+        the first group of rows above ``precision`` (inf: all): the rows done, and whether
+        one was above."""
         tr, rot, sc = self.local
-        self.rows = [(rot[r], tr[r], sc[r], prob.world[r], prob.shells[r], self.world[r],
-                      self.errors[r]) for r in (slice(0, prob.keys), slice(prob.keys, t))
-                     if r.stop > r.start]     # (no other rows while the key rows do)
-        self.masks: Dict[Tuple[int, int], NDArray[np.float64]] = {}
+        prob = self.prob
+        done, above = _core.shell_check(self.parents, self.joints[first:end], rot, tr, sc,
+                                        prob.world, prob.shells, self.world, self.errors,
+                                        rows, precision if precision < math.inf else 0.0)
+        return int(done), bool(above)
 
-    def _check(self, first: int, end: int, rows: int) -> float:
-        """FK of joints first..end-1 (preorder) at the rows ``self.rows[rows]`` into world,
-        their largest error."""
-        mask = self.masks.get((first, end))
-        if mask is None:
-            mask = self.masks[first, end] = np.zeros(self.parents.size)
-            mask[first:end] = 1
-        rot, tr, sc, reference, shells, world, errors = self.rows[rows]
-        _core._shell_error_fk(self.parents, rot, tr, sc, reference, shells, mask,
-                              (world, errors))
-        return float(np.max(errors[:, first:end], initial=0.0))     # 0 outside the mask
-
-    def _within(self, first: int, end: int, precision: float) -> Tuple[bool, int]:
-        """Whether joints first..end-1 stay within precision, and how many row ranges
-        (``rows``) that took: the others' world matrices are stale."""
-        for done in range(1, len(self.rows) + 1):
-            if self._check(first, end, done - 1) > precision:
-                return False, done
-        return True, len(self.rows)
+    def _worst_first(self, first: int, end: int) -> NDArray[np.int64]:
+        """The rows by the largest error of joints first..end-1 when last checked, largest
+        first (where a change of their levels most likely fails)."""
+        return np.argsort(-self.errors[:, first:end].max(axis=1), kind="stable")
 
     def need(self, pairs: Sequence[Tuple[int, int]]) -> Dict[Tuple[int, int], NDArray[Any]]:
         """The decoder's samples of tracks at levels, (track, level) each, at the rows (T, C),
@@ -766,7 +758,8 @@ class _Poses:
             if self.levels.get(i) != level:
                 self.local[k][:, a] = self.samples[i, level]
                 self.levels[i] = level
-        return self._within(0, self.parents.size, precision)[0]
+        n = self.parents.size
+        return not self._check(0, n, self._worst_first(0, n), precision)[1]
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
         """Track i at ``level`` if the subtree it moves stays within precision (kept then;
@@ -776,14 +769,14 @@ class _Poses:
         b = a + int(self.size[ch.node])
         kept = self.local[k][:, a].copy()
         self.local[k][:, a] = self.samples[i, level]
-        ok, done = self._within(a, b, precision)
-        if ok:
+        rows = self._worst_first(a, b)
+        done, above = self._check(a, b, rows, precision)
+        if not above:
             self.levels[i] = level
         else:
             self.local[k][:, a] = kept
-            for rows in range(done):
-                self._check(a, b, rows)
-        return ok
+            self._check(a, b, rows[:done], math.inf)
+        return not above
 
 
 def _short_rotations(clip: Clip) -> Clip:
