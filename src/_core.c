@@ -123,14 +123,15 @@ static PyMethodDef methods[] = {
      "-> (M,) float64, the largest over T of lever times the chord to the nearer of lossy and "
      "-lossy (rotation: quaternions) or the largest component difference."},
     {"shell_check", py_shell_check, METH_VARARGS,
-     "shell_check(parents, order, rot, trans, scale, reference, shells, world, errors, poses, "
-     "limit) -> (done, above)\n\nThe exact check of skinkit.model.compress: world matrices and shell "
-     "errors (ACL's qvvf_transform_error_metric) of the joints order (int32, each after its "
-     "parent where both are in it), at the poses (int64 indices into T) in their order, in "
-     "place in world (T, J, 4, 4) and errors (T, J) float64, from rot (T, J, 4), trans and "
-     "scale (T, J, 3), reference (T, J, 4, 4) and shells (T,) float64, the other joints' world "
-     "matrices read; stops after the first group of poses with an error above limit (> 0) and "
-     "returns the poses done (poses[:done]) and whether one was above."},
+     "shell_check(parents, order, rot, trans, scale, reference, shells, world, errors, start, "
+     "count, limit) -> (start, done, above)\n\nThe exact check of skinkit.model.compress: "
+     "world matrices and shell errors (ACL's qvvf_transform_error_metric) of the joints order "
+     "(int32, each after its parent where both are in it) in place in world (T, J, 4, 4) and "
+     "errors (T, J) float64, from rot (T, J, 4), trans and scale (T, J, 3), reference (T, J, "
+     "4, 4) and shells (T,) float64, the other joints' world matrices read; count rows from "
+     "start (-1: the row where the joints' errors are largest), round to row 0 after the last, "
+     "until the first group of rows with an error above limit (> 0; 0: none); the start, the "
+     "rows done and whether one was above."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "

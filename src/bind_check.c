@@ -30,10 +30,11 @@ static int check_nd(PyObject *obj, const char *name, int type, int ndim,
 
 PyObject *py_shell_check(PyObject *self, PyObject *args)
 {
-    PyObject *parents, *order, *rot, *trans, *scale, *ref, *shells, *world, *errors, *poses;
+    PyObject *parents, *order, *rot, *trans, *scale, *ref, *shells, *world, *errors;
+    Py_ssize_t start, count;
     double limit;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOd:shell_check", &parents, &order, &rot, &trans,
-                          &scale, &ref, &shells, &world, &errors, &poses, &limit))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOnnd:shell_check", &parents, &order, &rot, &trans,
+                          &scale, &ref, &shells, &world, &errors, &start, &count, &limit))
         return NULL;
     npy_intp any[1] = {-1};
     if (check_nd(rot, "rot", NPY_DOUBLE, 3, (npy_intp[]){-1, -1, 4}, 0) < 0)
@@ -46,14 +47,11 @@ PyObject *py_shell_check(PyObject *self, PyObject *args)
         check_nd(ref, "reference", NPY_DOUBLE, 4, (npy_intp[]){T, J, 4, 4}, 0) < 0 ||
         check_nd(shells, "shells", NPY_DOUBLE, 1, (npy_intp[]){T}, 0) < 0 ||
         check_nd(world, "world", NPY_DOUBLE, 4, (npy_intp[]){T, J, 4, 4}, 1) < 0 ||
-        check_nd(errors, "errors", NPY_DOUBLE, 2, (npy_intp[]){T, J}, 1) < 0 ||
-        check_nd(poses, "poses", NPY_INT64, 1, any, 0) < 0)
+        check_nd(errors, "errors", NPY_DOUBLE, 2, (npy_intp[]){T, J}, 1) < 0)
         return NULL;
     const int32_t *par = PyArray_DATA((PyArrayObject *)parents);
     const int32_t *ord = PyArray_DATA((PyArrayObject *)order);
-    const int64_t *at = PyArray_DATA((PyArrayObject *)poses);
     npy_intp nj = PyArray_DIM((PyArrayObject *)order, 0);
-    npy_intp n = PyArray_DIM((PyArrayObject *)poses, 0);
     for (npy_intp j = 0; j < J; j++)
         if (par[j] < -1 || par[j] >= J) {
             PyErr_Format(PyExc_ValueError, "shell_check: parents[%zd] is %d, want -1 to %zd",
@@ -66,14 +64,30 @@ PyObject *py_shell_check(PyObject *self, PyObject *args)
                          (Py_ssize_t)k, (int)ord[k], (Py_ssize_t)(J - 1));
             return NULL;
         }
-    for (npy_intp i = 0; i < n; i++)
-        if (at[i] < 0 || at[i] >= T) {
-            PyErr_Format(PyExc_ValueError, "shell_check: poses[%zd] is %lld, want 0 to %zd",
-                         (Py_ssize_t)i, (long long)at[i], (Py_ssize_t)(T - 1));
-            return NULL;
-        }
+    if (start < -1 || start >= (T > 0 ? T : 1) || count < 0 || count > T) {
+        PyErr_Format(PyExc_ValueError, "shell_check: want start -1 to %zd and count 0 to %zd, "
+                     "got %zd and %zd", (Py_ssize_t)(T > 0 ? T - 1 : 0), (Py_ssize_t)T, start,
+                     count);
+        return NULL;
+    }
+    const double *err = PyArray_DATA((PyArrayObject *)errors);
+    if (start < 0) {    /* the row where the joints of order erred most when last checked */
+        double top = -1;
+        start = 0;
+        for (npy_intp i = 0; i < T; i++)
+            for (npy_intp k = 0; k < nj; k++)
+                if (err[i * J + ord[k]] > top) {
+                    top = err[i * J + ord[k]];
+                    start = i;
+                }
+    }
+    int64_t *at = PyMem_Malloc((size_t)(count > 0 ? count : 1) * sizeof(int64_t));
+    if (!at)
+        return PyErr_NoMemory();
+    for (npy_intp i = 0; i < count; i++)
+        at[i] = (start + i) % T;
     sk_shell_fk_job_d job = {
-        .n = (size_t)n, .J = (size_t)nj, .parents = par, .order = ord,
+        .n = (size_t)count, .J = (size_t)nj, .parents = par, .order = ord,
         .rot = PyArray_DATA((PyArrayObject *)rot), .rot_stride = 4 * J,
         .trans = PyArray_DATA((PyArrayObject *)trans), .trans_stride = 3 * J,
         .scale = PyArray_DATA((PyArrayObject *)scale), .scale_stride = 3 * J,
@@ -84,5 +98,6 @@ PyObject *py_shell_check(PyObject *self, PyObject *args)
         .poses = at, .limit = limit};
     int above;
     size_t done = sk_shell_check_d(&job, &above);
-    return Py_BuildValue("(nO)", (Py_ssize_t)done, above ? Py_True : Py_False);
+    PyMem_Free(at);
+    return Py_BuildValue("(nnO)", start, (Py_ssize_t)done, above ? Py_True : Py_False);
 }

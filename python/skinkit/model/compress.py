@@ -701,26 +701,25 @@ class _Poses:
         # (one track a joint's path: CompressedClip refuses two)
         self.levels: Dict[int, int] = {}
 
-    def _check(self, first: int, end: int, rows: NDArray[np.int64], precision: float
-               ) -> Tuple[int, bool]:
-        """FK of joints first..end-1 (preorder) at ``rows`` in their order into world, until
-        the first group of rows above ``precision`` (inf: all): the rows done, and whether
-        one was above."""
+    def _check(self, first: int, end: int, precision: float, start: int = -1,
+               count: int = -1) -> Tuple[int, int, bool]:
+        """FK of joints first..end-1 (preorder) into world at ``count`` rows (-1: all) from
+        row ``start`` (-1: the row where they erred most when last checked, where a change of
+        their levels most likely fails, and likely its neighbours) on, round to row 0 after
+        the last, until the first group of rows above ``precision`` (inf: none): the start,
+        the rows done, and whether one was above."""
         tr, rot, sc = self.local
         prob = self.prob
-        done, above = _core.shell_check(self.parents, self.joints[first:end], rot, tr, sc,
-                                        prob.world, prob.shells, self.world, self.errors,
-                                        rows, precision if precision < math.inf else 0.0)
-        return int(done), bool(above)
-
-    def _worst_first(self, first: int, end: int) -> NDArray[np.int64]:
-        """The rows by the largest error of joints first..end-1 when last checked, largest
-        first (where a change of their levels most likely fails)."""
-        return np.argsort(-self.errors[:, first:end].max(axis=1), kind="stable")
+        start, done, above = _core.shell_check(
+            self.parents, self.joints[first:end], rot, tr, sc, prob.world, prob.shells,
+            self.world, self.errors, start, self.errors.shape[0] if count < 0 else count,
+            precision if precision < math.inf else 0.0)
+        return start, done, above
 
     def need(self, pairs: Sequence[Tuple[int, int]]) -> Dict[Tuple[int, int], NDArray[Any]]:
-        """The decoder's samples of tracks at levels, (track, level) each, at the rows (T, C),
-        those not yet held decoded at once: each track on a node of its own in one clip."""
+        """The decoder's samples of tracks at levels, (track, level) each, at the rows (T, C;
+        DEFAULT: the rest pose's row (C,)), those not yet held decoded at once: each track on a
+        node of its own in one clip."""
         rest = self.prob.rest
         tracks, where = [], []
         nodes = [0] * (len(PATHS) + 1)
@@ -729,10 +728,8 @@ class _Poses:
                 continue
             tr = self.candidates[i].track(lv)
             ch = self.clip.channels[i]
-            if tr is None:          # DEFAULT: the rest pose as the sampler writes it
-                k = list(PATHS).index(ch.path)
-                self.samples[i, lv] = np.broadcast_to(rest[k][ch.node], (self.prob.t.size,) +
-                                                      rest[k][ch.node].shape)
+            if tr is None:          # DEFAULT: the rest pose as the sampler writes it (a row)
+                self.samples[i, lv] = rest[list(PATHS).index(ch.path)][ch.node]
                 continue
             tracks.append(_with(tr, node=nodes[tr.path]))
             where.append((i, lv, tr.path, nodes[tr.path]))
@@ -752,14 +749,12 @@ class _Poses:
     def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:
         """The poses of the levels ``chosen``; whether they are within ``precision`` (above it
         the rows after the first failing ones are left stale)."""
-        self.need([(i, chosen[i]) for i, _, _ in self.slots])
-        for i, k, a in self.slots:
-            level = chosen[i]
-            if self.levels.get(i) != level:
-                self.local[k][:, a] = self.samples[i, level]
-                self.levels[i] = level
-        n = self.parents.size
-        return not self._check(0, n, self._worst_first(0, n), precision)[1]
+        changed = [(i, k, a) for i, k, a in self.slots if self.levels.get(i) != chosen[i]]
+        self.need([(i, chosen[i]) for i, _, _ in changed])
+        for i, k, a in changed:
+            self.local[k][:, a] = self.samples[i, chosen[i]]
+            self.levels[i] = chosen[i]
+        return not self._check(0, self.parents.size, precision)[2]
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
         """Track i at ``level`` if the subtree it moves stays within precision (kept then;
@@ -769,13 +764,12 @@ class _Poses:
         b = a + int(self.size[ch.node])
         kept = self.local[k][:, a].copy()
         self.local[k][:, a] = self.samples[i, level]
-        rows = self._worst_first(a, b)
-        done, above = self._check(a, b, rows, precision)
+        start, done, above = self._check(a, b, precision)
         if not above:
             self.levels[i] = level
         else:
             self.local[k][:, a] = kept
-            self._check(a, b, rows[:done], math.inf)
+            self._check(a, b, math.inf, start, done)
         return not above
 
 
