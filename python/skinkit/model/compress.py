@@ -40,7 +40,6 @@ own, by their exact errors.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -521,16 +520,17 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     rows: NDArray[Any] = np.arange(prob.keys)
     while True:
         best = _search(prob.at(rows), clip, candidates, bounds, time_arrays, limit, refine)
-        tracks = tracks_of(best)
-        failing = prob.failing(build(tracks), limit)
+        decoded = build(tracks_of(best))
+        failing = prob.failing(decoded, limit)
         grown = np.union1d(rows, failing)
         if not failing.size or grown.size == rows.size:
             break
         rows = grown
     if failing.size:             # a search whose every try failed: the keys as they are
-        tracks = [c.tracks[RAW] for c in candidates]
-    # the tracks anew from their fields: without what the search kept (Track.keep_code_bits)
-    return build([None if tr is None else replace(tr) for tr in tracks])
+        decoded = build([c.tracks[RAW] for c in candidates])
+    for tr in decoded.tracks:    # without what the search kept (Track.keep_code_bits)
+        tr.forget_kept()
+    return decoded
 
 
 def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],

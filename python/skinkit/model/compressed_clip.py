@@ -116,6 +116,11 @@ class Track:
         offsets.flags.writeable = False
         self._bits = ((id(self.widths), rows, per), offsets, self.widths)
 
+    def forget_kept(self) -> None:
+        """Forgets what ``keep_segment_ranges`` and ``keep_code_bits`` kept."""
+        self.__dict__.pop("_ranges", None)
+        self.__dict__.pop("_bits", None)
+
     def stored_components(self) -> int:
         """Components stored per key: a quantized or constant STEP or LINEAR rotation drops
         one."""
