@@ -250,10 +250,16 @@ class _Problem:
         key[::4] = True                        # dense_times' every 4th time is a key time
         self.t, self.keys = np.concatenate([t[key], t[~key]]), int(key.sum())
         self.shells = np.full(self.t.size, shell)
-        t, r, s = (np.asarray(a, np.float64)[:, self.order]
-                   for a in clip.sample(self.t, self.rest))
+        self.preordered = bool(np.array_equal(self.order, np.arange(self.count)))
+        t, r, s = self._local(clip)
         self.world = np.asarray(forward_kinematics(self.parents, r, t, s))
         self.weights = clip.sample_weights(self.t)
+
+    def _local(self, clip: Union[Clip, CompressedClip]) -> List[NDArray[np.float64]]:
+        """The translations, rotations and scales of ``clip`` at the dense times, float64,
+        the joints in preorder (a copy in that order unless they are in it already)."""
+        local = [np.asarray(a, np.float64) for a in clip.sample(self.t, self.rest)]
+        return local if self.preordered else [a[:, self.order] for a in local]
 
     def at(self, rows: NDArray[np.int64]) -> _Problem:
         """The problem at the rows ``rows`` (sorted) of its dense times alone."""
@@ -279,8 +285,7 @@ class _Problem:
         of its three virtual vertices at ``shell`` on its x, y and z axes
         (``_core._shell_error_fk``, ``CHECK_ROWS`` rows at a time into one world buffer: its
         matrices, never read, stay in cache)."""
-        t, r, s = (np.asarray(a, np.float64)[:, self.order]
-                   for a in clip.sample(self.t, self.rest))
+        t, r, s = self._local(clip)
         err = np.empty((self.t.size, self.count))
         world = np.empty((min(CHECK_ROWS, self.t.size), self.count, 4, 4))
         mask = np.ones(self.count)
@@ -288,7 +293,7 @@ class _Problem:
             b = min(a + CHECK_ROWS, self.t.size)
             _core._shell_error_fk(self.parents, r[a:b], t[a:b], s[a:b], self.world[a:b],
                                   self.shells[a:b], mask, (world[:b - a], err[a:b]))
-        return err[:, self.pos]
+        return err if self.preordered else err[:, self.pos]
 
     def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Per joint (the skeleton's order) and time: the largest distance from the joint to a
