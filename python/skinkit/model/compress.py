@@ -702,6 +702,9 @@ class _Poses:
         self.local = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
         self.slots = [(i, list(PATHS).index(ch.path), self.pos[ch.node])
                       for i, ch in enumerate(clip.channels) if ch.path != WEIGHTS]
+        # each track's path, joint and the end of its subtree (preorder)
+        self.subtrees = {i: (k, int(a), int(a + self.size[self.order[a]]))
+                         for i, k, a in self.slots}
         # the level each track's samples in local are at: assemble writes the changed ones
         # (one track a joint's path: CompressedClip refuses two)
         self.levels: Dict[int, int] = {}
@@ -763,17 +766,14 @@ class _Poses:
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
         """Track i at ``level`` if the subtree it moves stays within precision (kept then;
-        otherwise the rows it reached are computed back from the kept samples)."""
-        ch = self.clip.channels[i]
-        a, k = int(self.pos[ch.node]), list(PATHS).index(ch.path)
-        b = a + int(self.size[ch.node])
-        kept = self.local[k][:, a].copy()
+        otherwise the rows it reached are computed back from the kept level's samples)."""
+        k, a, b = self.subtrees[i]
         self.local[k][:, a] = self.samples[i, level]
         start, done, above = self._check(a, b, precision)
         if not above:
             self.levels[i] = level
         else:
-            self.local[k][:, a] = kept
+            self.local[k][:, a] = self.samples[i, self.levels[i]]
             self._check(a, b, math.inf, start, done)
         return not above
 
