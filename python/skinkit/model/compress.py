@@ -262,12 +262,16 @@ class _Problem:
         return local if self.preordered else [a[:, self.order] for a in local]
 
     def at(self, rows: NDArray[np.int64]) -> _Problem:
-        """The problem at the rows ``rows`` (sorted) of its dense times alone."""
+        """The problem at the rows ``rows`` (sorted, distinct) of its dense times alone (views
+        where they are the first rows: the key rows)."""
         sub = object.__new__(_Problem)
         sub.__dict__.update(self.__dict__)
-        sub.t, sub.shells, sub.world = self.t[rows], self.shells[rows], self.world[rows]
+        at: Union[slice, NDArray[np.int64]] = rows
+        if rows.size and rows[-1] == rows.size - 1:
+            at = slice(0, rows.size)
+        sub.t, sub.shells, sub.world = self.t[at], self.shells[at], self.world[at]
         sub.keys = int(np.count_nonzero(rows < self.keys))
-        sub.weights = {k: v[rows] for k, v in self.weights.items()}
+        sub.weights = {k: v[at] for k, v in self.weights.items()}
         return sub
 
     def failing(self, decoded: CompressedClip, limit: Dict[bool, float]) -> NDArray[np.int64]:
