@@ -50,7 +50,7 @@ from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, from_float24, to_float24)
+                              CompressedClip, Track, decoder_tables, from_float24, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
@@ -746,16 +746,24 @@ class _Poses:
             tracks.append(_with(tr, node=nodes[tr.path]))
             where.append((i, lv, tr.path, nodes[tr.path]))
             nodes[tr.path] += 1
-        if tracks:
-            n = max(nodes)
-            decoded = CompressedClip(self.clip.name, self.clip.dtype, n, self.time_arrays,
-                                     tracks)
-            pose = decoded.sample(self.prob.t, (np.zeros((n, 3)), np.tile([0.0, 0, 0, 1], (n, 1)),
-                                                np.ones((n, 3))))
-            weights = decoded.sample_weights(self.prob.t) if nodes[len(PATHS)] else {}
-            for i, lv, path, node in where:
-                self.samples[i, lv] = np.asarray(weights[node] if path == len(PATHS)
-                                                 else pose[path][:, node], np.float64)
+        if tracks:      # decoded as CompressedClip.sample decodes, without its checks
+            dtype = self.clip.dtype
+            tables, arrays, width = decoder_tables(tracks, self.time_arrays, dtype)
+            n, t = max(nodes), self.prob.t.astype(dtype)
+            out = [np.empty((t.size, n, k), dtype) for k in PATHS.values()]
+            out.append(np.empty((t.size, width), dtype))
+            strides = np.array([3 * n, 4 * n, 3 * n, width], np.int64)
+            for table in tables:
+                if table.size:
+                    _core.CompressedDecoder(table, *arrays).decode(
+                        strides, t, tuple(o.reshape(-1) for o in out))
+            col = 0
+            for (i, lv, path, node), tr in zip(where, tracks):
+                if path == len(PATHS):     # weights: their columns in the order of tracks
+                    self.samples[i, lv] = out[path][:, col:col + tr.ncomp].astype(np.float64)
+                    col += tr.ncomp
+                else:
+                    self.samples[i, lv] = out[path][:, node].astype(np.float64)
         return self.samples
 
     def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:

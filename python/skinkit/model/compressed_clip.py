@@ -207,6 +207,52 @@ def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]
     return np.insert(v, track.dropped, w, axis=1).astype(dtype)
 
 
+def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype: np.dtype[Any]
+                   ) -> Tuple[Tuple[NDArray[np.int64], NDArray[np.int64]],
+                              Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8],
+                                    NDArray[np.uint8], NDArray[np.int64]], int]:
+    """The tables of ``tracks`` (their TRS tracks', their weights tracks') and the arrays a
+    ``_core.CompressedDecoder`` reads (key times in ``dtype``, ranges, the payloads in one
+    buffer with 8 bytes of padding, widths, the segments' first bits), and the weights' width;
+    each track's payload made a view of the buffer."""
+    starts = np.cumsum([0] + [t.size for t in times])
+    key_times = np.concatenate(times + [np.zeros(0)]).astype(dtype)
+    width = sum(t.ncomp for t in tracks if t.path == len(PATHS))
+    rows, ranges, chunks, data, nrange, col = [], [], [], 0, 0, 0
+    widths: List[NDArray[np.uint8]] = []
+    segs: List[NDArray[np.int64]] = []
+    nwidth = nseg = 0
+    for tr in tracks:
+        if tr.path == len(PATHS):
+            offset, col = col, col + tr.ncomp
+        else:
+            offset = tr.node * tr.ncomp
+        nkeys = times[tr.times].size
+        rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
+                     tr.stored_components(), tr.path == 1, starts[tr.times], nkeys, data,
+                     nrange, nwidth, tr.seg_rows(nkeys), nseg])
+        chunks.append(bytes(tr.payload))
+        data += len(chunks[-1])
+        if tr.level in BIT_RATES:
+            ranges.append(tr.segment_ranges().reshape(-1))
+            nrange += ranges[-1].size
+            widths.append(tr.widths)
+            nwidth += tr.widths.size
+            segs.append(tr.code_bits(nkeys)[:-1])
+            nseg += segs[-1].size
+    buf = np.frombuffer(b"".join(chunks) + bytes(8), np.uint8)
+    for tr, row in zip(tracks, rows):      # the payloads: views of the one buffer
+        tr.payload = buf.data[row[10]:row[10] + len(tr.payload)]
+    table = np.array(rows, np.int64).reshape(-1, TRACK_FIELDS)
+    is_weights = table[:, 0] == len(PATHS)
+    tables = (np.ascontiguousarray(table[~is_weights]).reshape(-1),
+              np.ascontiguousarray(table[is_weights]).reshape(-1))
+    arrays = (key_times, np.concatenate(ranges + [np.zeros(0, np.float32)]).astype(np.float32),
+              buf, np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8),
+              np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
+    return tables, arrays, width
+
+
 @dataclass
 class CompressedClip:
     """A clip compressed by ``skinkit.compress``: key-time arrays and tracks, as its container
@@ -251,44 +297,8 @@ class CompressedClip:
                 raise ValueError(f"track {i} animates the {PATH_NAMES[tr.path]} of node "
                                  f"{tr.node}, which an earlier track animates")
             seen.add((tr.node, tr.path))
-        starts = np.cumsum([0] + [t.size for t in self.times])
-        key_times = np.concatenate(self.times + [np.zeros(0)]).astype(self.dtype)
-        weights = [t for t in self.tracks if t.path == len(PATHS)]
-        width = sum(t.ncomp for t in weights)
-        rows, ranges, chunks, data, nrange, col = [], [], [], 0, 0, 0
-        widths: List[NDArray[np.uint8]] = []
-        segs: List[NDArray[np.int64]] = []
-        nwidth = nseg = 0
-        for tr in self.tracks:
-            if tr.path == len(PATHS):
-                offset, col = col, col + tr.ncomp
-            else:
-                offset = tr.node * tr.ncomp
-            nkeys = self.times[tr.times].size
-            rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
-                         tr.stored_components(), tr.path == 1, starts[tr.times], nkeys, data,
-                         nrange, nwidth, tr.seg_rows(nkeys), nseg])
-            chunks.append(bytes(tr.payload))
-            data += len(chunks[-1])
-            if tr.level in BIT_RATES:
-                ranges.append(tr.segment_ranges().reshape(-1))
-                nrange += ranges[-1].size
-                widths.append(tr.widths)
-                nwidth += tr.widths.size
-                segs.append(tr.code_bits(nkeys)[:-1])
-                nseg += segs[-1].size
-        buf = np.frombuffer(b"".join(chunks) + bytes(8), np.uint8)
-        for tr, row in zip(self.tracks, rows):      # the payloads: views of the one buffer
-            tr.payload = buf.data[row[10]:row[10] + len(tr.payload)]
-        table = np.array(rows, np.int64).reshape(-1, TRACK_FIELDS)
-        is_weights = table[:, 0] == len(PATHS)
-        self._tables = (np.ascontiguousarray(table[~is_weights]).reshape(-1),
-                        np.ascontiguousarray(table[is_weights]).reshape(-1))
-        self._arrays = (key_times, np.concatenate(ranges + [np.zeros(0, np.float32)]
-                                                  ).astype(np.float32), buf,
-                        np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8),
-                        np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
-        self._width = width
+        self._tables, self._arrays, self._width = decoder_tables(self.tracks, self.times,
+                                                                 self.dtype)
         self._stride: Dict[int, NDArray[np.int64]] = {}
         self._animated = tuple(frozenset(t.node for t in self.tracks if t.path == p)
                                for p in range(len(PATHS)))
