@@ -733,23 +733,24 @@ class _Poses:
         DEFAULT: the rest pose's row (C,)), those not yet held decoded at once: each track on a
         node of its own in one clip."""
         rest = self.prob.rest
-        tracks, where = [], []
-        nodes = [0] * (len(PATHS) + 1)
+        tracks, where, nodes = [], [], []
+        count = [0] * (len(PATHS) + 1)
         for i, lv in pairs:
             if (i, lv) in self.samples:
                 continue
             tr = self.candidates[i].track(lv)
-            ch = self.clip.channels[i]
             if tr is None:          # DEFAULT: the rest pose as the sampler writes it (a row)
+                ch = self.clip.channels[i]
                 self.samples[i, lv] = rest[list(PATHS).index(ch.path)][ch.node]
                 continue
-            tracks.append(_with(tr, node=nodes[tr.path]))
-            where.append((i, lv, tr.path, nodes[tr.path]))
-            nodes[tr.path] += 1
+            tracks.append(tr)
+            where.append((i, lv))
+            nodes.append(count[tr.path])
+            count[tr.path] += 1
         if tracks:      # decoded as CompressedClip.sample decodes, without its checks
             dtype = self.clip.dtype
-            tables, arrays, width = decoder_tables(tracks, self.time_arrays, dtype)
-            n, t = max(nodes), self.prob.t.astype(dtype)
+            tables, arrays, width = decoder_tables(tracks, self.time_arrays, dtype, nodes)
+            n, t = max(count), self.prob.t.astype(dtype)
             out = [np.empty((t.size, n, k), dtype) for k in PATHS.values()]
             out.append(np.empty((t.size, width), dtype))
             strides = np.array([3 * n, 4 * n, 3 * n, width], np.int64)
@@ -758,12 +759,12 @@ class _Poses:
                     _core.CompressedDecoder(table, *arrays).decode(
                         strides, t, tuple(o.reshape(-1) for o in out))
             col = 0
-            for (i, lv, path, node), tr in zip(where, tracks):
-                if path == len(PATHS):     # weights: their columns in the order of tracks
-                    self.samples[i, lv] = out[path][:, col:col + tr.ncomp].astype(np.float64)
+            for key, tr, node in zip(where, tracks, nodes):
+                if tr.path == len(PATHS):  # weights: their columns in the order of tracks
+                    self.samples[key] = out[-1][:, col:col + tr.ncomp].astype(np.float64)
                     col += tr.ncomp
                 else:
-                    self.samples[i, lv] = out[path][:, node].astype(np.float64)
+                    self.samples[key] = out[tr.path][:, node].astype(np.float64)
         return self.samples
 
     def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:

@@ -207,14 +207,16 @@ def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]
     return np.insert(v, track.dropped, w, axis=1).astype(dtype)
 
 
-def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype: np.dtype[Any]
+def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype: np.dtype[Any],
+                   nodes: Optional[List[int]] = None
                    ) -> Tuple[Tuple[NDArray[np.int64], NDArray[np.int64]],
                               Tuple[NDArray[Any], NDArray[np.float32], NDArray[np.uint8],
                                     NDArray[np.uint8], NDArray[np.int64]], int]:
     """The tables of ``tracks`` (their TRS tracks', their weights tracks') and the arrays a
     ``_core.CompressedDecoder`` reads (key times in ``dtype``, ranges, the payloads in one
-    buffer with 8 bytes of padding, widths, the segments' first bits), and the weights' width;
-    each track's payload made a view of the buffer."""
+    buffer with 8 bytes of padding, widths, the segments' first bits), and the weights' width.
+    Each track writes its node, or the node ``nodes`` gives it (the tracks left as they are);
+    without ``nodes``, each track's payload is made a view of the buffer."""
     starts = np.cumsum([0] + [t.size for t in times])
     key_times = np.concatenate(times + [np.zeros(0)]).astype(dtype)
     width = sum(t.ncomp for t in tracks if t.path == len(PATHS))
@@ -222,11 +224,11 @@ def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype:
     widths: List[NDArray[np.uint8]] = []
     segs: List[NDArray[np.int64]] = []
     nwidth = nseg = 0
-    for tr in tracks:
+    for m, tr in enumerate(tracks):
         if tr.path == len(PATHS):
             offset, col = col, col + tr.ncomp
         else:
-            offset = tr.node * tr.ncomp
+            offset = (tr.node if nodes is None else nodes[m]) * tr.ncomp
         nkeys = times[tr.times].size
         rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
                      tr.stored_components(), tr.path == 1, starts[tr.times], nkeys, data,
@@ -241,7 +243,7 @@ def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype:
             segs.append(tr.code_bits(nkeys)[:-1])
             nseg += segs[-1].size
     buf = np.frombuffer(b"".join(chunks) + bytes(8), np.uint8)
-    for tr, row in zip(tracks, rows):      # the payloads: views of the one buffer
+    for tr, row in zip(tracks, rows if nodes is None else ()):   # payloads: views of buf
         tr.payload = buf.data[row[10]:row[10] + len(tr.payload)]
     table = np.array(rows, np.int64).reshape(-1, TRACK_FIELDS)
     is_weights = table[:, 0] == len(PATHS)
