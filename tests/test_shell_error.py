@@ -138,3 +138,74 @@ def test_bad_parents_named():
         _core._shell_error_fk(np.array([-1, 5]), np.tile([0, 0, 0, 1.0], (2, 1)),
                               np.zeros((2, 3)), np.ones((2, 3)), np.zeros((2, 4, 4)), 0.03,
                               np.ones(2))
+
+
+def _check_args(rng, poses=13):
+    """A tree of 6 joints in depth-first preorder (joint 1's subtree is 1..3) at ``poses``
+    poses, the reference perturbed more at some poses than at others."""
+    parents = np.array([-1, 0, 1, 1, 0, 4], np.int32)
+    q, t, s = _case(rng, poses, 6)
+    full = _core.forward_kinematics(parents, q, t, s)
+    ref_world = full.copy()
+    ref_world[..., :3, 3] += rng.uniform(0, 1e-2, size=(poses, 1, 1)) * rng.normal(
+        size=(poses, 6, 3))
+    return parents, q, t, s, ref_world, np.full(poses, 0.03), full
+
+
+def test_shell_check_is_the_masked_check_of_a_subtree():
+    """All rows from a start, round: the bits of _shell_error_fk with the subtree's mask, in
+    world and errors; the other joints untouched."""
+    rng = np.random.default_rng(11)
+    parents, q, t, s, ref_world, shells, full = _check_args(rng)
+    mask = np.array([0, 1, 1, 1, 0, 0.0])
+    want_w, want_e = _core._shell_error_fk(parents, q, t, s, ref_world, shells, mask,
+                                           (full.copy(), np.zeros((13, 6))))
+    world, err = full.copy(), np.full((13, 6), -1.0)
+    start, done, above = _core.shell_check(parents, np.arange(1, 4, dtype=np.int32), q, t, s,
+                                           ref_world, shells, world, err, 5, 13, 0.0)
+    assert (start, done, above) == (5, 13, False)
+    assert np.array_equal(world.view(np.uint64), want_w.view(np.uint64))
+    assert np.array_equal(err[:, 1:4], want_e[:, 1:4]) and np.all(err[:, [0, 4, 5]] == -1)
+
+
+def test_shell_check_stops_after_the_first_group_above_its_limit():
+    """From the row where the joints' errors are largest (start -1), round: it stops within a
+    group (4 rows with AVX2) of the first row above the limit; the rows after are untouched."""
+    rng = np.random.default_rng(12)
+    parents, q, t, s, ref_world, shells, full = _check_args(rng)
+    order = np.arange(6, dtype=np.int32)
+    err = _shell(full, ref_world, 0.03)
+    worst = int(err.max(axis=1).argmax())
+    rows = (worst + np.arange(13)) % 13
+    limit = float(np.sort(err.max(axis=1))[6])         # rows above it, and rows below it
+    first = int(np.flatnonzero(err.max(axis=1)[rows] > limit)[0])
+    world, got = np.full_like(full, np.nan), np.full((13, 6), np.nan)
+    last = np.zeros((13, 6))
+    last[worst] = 1.0              # the errors it reads to find its start: the worst row's
+    got[:] = last
+    start, done, above = _core.shell_check(parents, order, q, t, s, ref_world, shells, world,
+                                           got, -1, 13, limit)
+    assert start == worst and above and first < done <= first + 4
+    np.testing.assert_allclose(got[rows[:done]], err[rows[:done]], rtol=1e-9, atol=1e-15)
+    assert np.all(np.isnan(world[rows[done:]])) and np.all(got[rows[done:]] == last[rows[done:]])
+    # above every error: all rows, none above
+    start, done, above = _core.shell_check(parents, order, q, t, s, ref_world, shells, world,
+                                           got, 0, 13, float(err.max()) * 2)
+    assert (start, done, above) == (0, 13, False)
+
+
+def test_shell_check_refuses_bad_arguments():
+    rng = np.random.default_rng(13)
+    parents, q, t, s, ref_world, shells, full = _check_args(rng, 4)
+    order = np.arange(6, dtype=np.int32)
+    err = np.zeros((4, 6))
+    with pytest.raises(ValueError, match="order"):
+        _core.shell_check(parents, np.array([0, 6], np.int32), q, t, s, ref_world, shells,
+                          full, err, 0, 4, 0.0)
+    with pytest.raises(ValueError, match="start"):
+        _core.shell_check(parents, order, q, t, s, ref_world, shells, full, err, 4, 4, 0.0)
+    with pytest.raises(ValueError, match="errors"):
+        _core.shell_check(parents, order, q, t, s, ref_world, shells, full, err[:3], 0, 4, 0.0)
+    with pytest.raises(TypeError, match="world"):
+        _core.shell_check(parents, order, q, t, s, ref_world, shells, full.astype(np.float32),
+                          err, 0, 4, 0.0)

@@ -252,7 +252,8 @@ class _Problem:
         self.shells = np.full(self.t.size, shell)
         self.preordered = bool(np.array_equal(self.order, np.arange(self.count)))
         t, r, s = self._local(clip)
-        self.world = np.asarray(forward_kinematics(self.parents, r, t, s))
+        self.world: NDArray[np.float64] = np.asarray(forward_kinematics(self.parents, r, t, s),
+                                                     np.float64)
         self.weights = clip.sample_weights(self.t)
 
     def _local(self, clip: Union[Clip, CompressedClip]) -> List[NDArray[np.float64]]:
