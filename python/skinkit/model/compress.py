@@ -561,20 +561,26 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
 
     # each track's levels by cost (the first of equal in their order) and their errors, a row
     # each (padded with inf): a tolerance picks the first level of each row within it
-    by_cost = [sorted(c.cost, key=c.cost.__getitem__) for c in candidates]
-    width = max((len(lvs) for lvs in by_cost), default=0)
-    table = np.full((len(by_cost), width), np.inf)
-    names = np.full((len(by_cost), width), RAW)
-    for i, lvs in enumerate(by_cost):
-        table[i, :len(lvs)] = [errors[i][lv] for lv in lvs]
-        names[i, :len(lvs)] = lvs
+    levels = [list(c.cost) for c in candidates]
+    count = np.array([len(lvs) for lvs in levels], np.int64)
+    track = np.repeat(np.arange(count.size), count)
+    by = np.lexsort((np.array([v for c in candidates for v in c.cost.values()], np.int64),
+                     track))                  # stable: equal costs in their order
+    col = np.arange(by.size) - np.repeat(np.cumsum(count) - count, count)
+    shape = (count.size, int(count.max(initial=0)))
+    table, names = np.full(shape, np.inf), np.full(shape, RAW)
+    costs = np.full(shape, np.iinfo(np.int64).max)          # the padding: dearer than all
+    table[track, col] = np.array([errors[i][lv] for i, lvs in enumerate(levels) for lv in lvs],
+                                 np.float64)[by]
+    names[track, col] = np.array([lv for lvs in levels for lv in lvs], np.int64)[by]
+    costs[track, col] = np.array([v for c in candidates for v in c.cost.values()], np.int64)[by]
     weights = np.array([ch.path == WEIGHTS for ch in clip.channels], bool)
 
     def pick(tol: float) -> List[int]:
-        if not by_cost:                         # a clip without channels
+        if not levels:                          # a clip without channels
             return []
         ok = table <= np.where(weights, weights_precision, tol)[:, None]
-        first = names[np.arange(len(by_cost)), ok.argmax(axis=1)]
+        first = names[np.arange(len(levels)), ok.argmax(axis=1)]
         return np.where(ok.any(axis=1), first, RAW).tolist()  # type: ignore[no-any-return]
 
     lo, hi = 0.0, precision
@@ -592,22 +598,29 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
         poses.assemble(best)
         order = [i for i in sorted(range(len(best)), key=lambda k: -candidates[k].cost[best[k]])
                  if clip.channels[i].path != WEIGHTS]
-        cheaper = {}
+        # each track's first try: its dearest level below its choice's cost (the first of
+        # equal in their order; -1: none), decoded at once; the others (most tracks try one)
+        # listed once the first is kept, and decoded four at a time when reached
+        below = costs < np.array([c.cost[lv] for c, lv in zip(candidates, best)])[:, None]
+        top = costs[np.arange(len(best)), np.maximum(below.sum(axis=1) - 1, 0)]
+        first = np.where(below.any(axis=1),
+                         names[np.arange(len(best)), (costs == top[:, None]).argmax(axis=1)], -1)
+        poses.need([(i, int(first[i])) for i in order if first[i] >= 0])
         for i in order:
             cost = candidates[i].cost
-            cheaper[i] = [lv for lv in sorted(cost, key=cost.__getitem__, reverse=True)
-                          if cost[lv] < cost[best[i]]]
-        # the first level each track tries decoded at once, the others four at a time when
-        # reached (most tracks try one or two)
-        poses.need([(i, lv) for i in order for lv in cheaper[i][:1]])
-        for i in order:
-            for j, lv in enumerate(cheaper[i]):
+            bound, tries, j = cost[best[i]], [int(first[i])], 0
+            while j < len(tries) and tries[0] >= 0:
+                lv = tries[j]
                 if (i, lv) not in poses.samples:
-                    poses.need([(i, v) for v in cheaper[i][j:j + 4]])
+                    poses.need([(i, v) for v in tries[j:j + 4]])
                 if poses.try_level(i, lv, precision):
                     best[i] = lv
                 elif lv != KEYS24:    # the others' errors grow as their costs fall
                     break
+                if j == 0:
+                    tries = [v for v in sorted(cost, key=cost.__getitem__, reverse=True)
+                             if cost[v] < bound]
+                j += 1
     return best
 
 
