@@ -132,6 +132,13 @@ static PyMethodDef methods[] = {
      "start (-1: the row where the joints' errors are largest), round to row 0 after the last, "
      "until the first group of rows with an error above limit (> 0; 0: none); the start, the "
      "rows done and whether one was above."},
+    {"subtree_reach", py_subtree_reach, METH_VARARGS,
+     "subtree_reach(parents, size, world, shell) -> (reach, parent_scale)\n\nThe lever arms "
+     "of skinkit.model.compress's bounds: joints in depth-first preorder (parents int32 (J,), "
+     "each < its joint; size int64 (J,), each joint's subtree), world (T, J, 4, 4) float64 -> "
+     "reach (T, J), the largest distance from each joint to a vertex at shell of a joint of its "
+     "subtree (its distance plus shell times that joint's largest world axis scale), and "
+     "parent_scale (T, J), the parent's largest world axis scale (1 for a root)."},
     {"fill_rows", py_fill_rows, METH_VARARGS,
      "fill_rows(out, row, threads=None)\n\n"
      "Writes copies of row (1-d) side by side into out (1-d, the same float type; its length "

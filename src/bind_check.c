@@ -101,3 +101,39 @@ PyObject *py_shell_check(PyObject *self, PyObject *args)
     PyMem_Free(at);
     return Py_BuildValue("(nnO)", start, (Py_ssize_t)done, above ? Py_True : Py_False);
 }
+
+PyObject *py_subtree_reach(PyObject *self, PyObject *args)
+{
+    PyObject *parents, *size, *world;
+    double shell;
+    if (!PyArg_ParseTuple(args, "OOOd:subtree_reach", &parents, &size, &world, &shell))
+        return NULL;
+    if (check_nd(world, "world", NPY_DOUBLE, 4, (npy_intp[]){-1, -1, 4, 4}, 0) < 0)
+        return NULL;
+    npy_intp T = PyArray_DIM((PyArrayObject *)world, 0);
+    npy_intp J = PyArray_DIM((PyArrayObject *)world, 1);
+    if (check_nd(parents, "parents", NPY_INT32, 1, (npy_intp[]){J}, 0) < 0 ||
+        check_nd(size, "size", NPY_INT64, 1, (npy_intp[]){J}, 0) < 0)
+        return NULL;
+    const int32_t *par = PyArray_DATA((PyArrayObject *)parents);
+    const int64_t *sz = PyArray_DATA((PyArrayObject *)size);
+    for (npy_intp j = 0; j < J; j++)
+        if (par[j] < -1 || par[j] >= j || sz[j] < 1 || sz[j] > J - j) {
+            PyErr_Format(PyExc_ValueError, "subtree_reach: joint %zd has parent %d and subtree "
+                         "size %lld, want a parent -1 to %zd (depth-first preorder) and a size "
+                         "1 to %zd", (Py_ssize_t)j, (int)par[j], (long long)sz[j],
+                         (Py_ssize_t)(j - 1), (Py_ssize_t)(J - j));
+            return NULL;
+        }
+    npy_intp dims[2] = {T, J};
+    PyObject *reach = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    PyObject *scale = reach ? PyArray_SimpleNew(2, dims, NPY_DOUBLE) : NULL;
+    if (!scale) {
+        Py_XDECREF(reach);
+        return NULL;
+    }
+    sk_subtree_reach_d((size_t)T, (size_t)J, par, sz, PyArray_DATA((PyArrayObject *)world),
+                       shell, PyArray_DATA((PyArrayObject *)reach),
+                       PyArray_DATA((PyArrayObject *)scale));
+    return Py_BuildValue("(NN)", reach, scale);
+}

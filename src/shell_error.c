@@ -74,3 +74,35 @@ void FN(sk_shell_error_fk)(const FN(sk_shell_fk_job) *job)
     int above;
     FN(sk_shell_check)(job, &above);
 }
+
+void FN(sk_subtree_reach)(size_t n, size_t J, const int32_t *parents, const int64_t *size,
+                          const T *world, T shell, T *SK_RESTRICT reach,
+                          T *SK_RESTRICT parent_scale)
+{
+    for (size_t t = 0; t < n; t++) {
+        const T *w = world + t * J * 16;
+        T *r = reach + t * J, *ps = parent_scale + t * J;
+        for (size_t j = 0; j < J; j++) {     /* each joint's largest axis scale, in ps first */
+            const T *m = w + 16 * j;
+            T top = 0;
+            for (int c = 0; c < 3; c++) {
+                T a = SQRT((m[c] * m[c] + m[4 + c] * m[4 + c]) + m[8 + c] * m[8 + c]);
+                top = c == 0 || a > top || a != a ? a : top;          /* NaN kept, as np.max */
+            }
+            ps[j] = top;
+        }
+        for (size_t j = 0; j < J; j++) {     /* the subtree of j: joints j .. j + size - 1 */
+            const T *o = w + 16 * j;
+            T top = 0;
+            for (size_t i = j; i < j + (size_t)size[j]; i++) {
+                const T *p = w + 16 * i;
+                T dx = p[3] - o[3], dy = p[7] - o[7], dz = p[11] - o[11];
+                T v = SQRT((dx * dx + dy * dy) + dz * dz) + shell * ps[i];
+                top = i == j || v > top || v != v ? v : top;
+            }
+            r[j] = top;
+        }
+        for (size_t j = J; j-- > 0;)         /* parents come first: theirs not yet replaced */
+            ps[j] = parents[j] >= 0 ? ps[parents[j]] : 1;
+    }
+}

@@ -251,6 +251,17 @@ void sk_shell_error_fk_d(const sk_shell_fk_job_d *job);
    which fails at the first pose above the precision): the poses computed, poses[0..done-1] */
 size_t sk_shell_check_f(const sk_shell_fk_job_f *job, int *above);
 size_t sk_shell_check_d(const sk_shell_fk_job_d *job, int *above);
+/* n poses of J joints in depth-first preorder (parents[j] < j; size[j]: joint j's subtree,
+   joints j .. j + size[j] - 1), world n by J by 4 by 4: reach (n by J), the largest over the
+   joints i of j's subtree of |position_i - position_j| + shell * (i's largest world axis
+   scale), and parent_scale (n by J), the parent's largest world axis scale (1 for a root): the
+   lever arms of compress's bounds */
+void sk_subtree_reach_f(size_t n, size_t J, const int32_t *parents, const int64_t *size,
+                        const float *world, float shell, float *SK_RESTRICT reach,
+                        float *SK_RESTRICT parent_scale);
+void sk_subtree_reach_d(size_t n, size_t J, const int32_t *parents, const int64_t *size,
+                        const double *world, double shell, double *SK_RESTRICT reach,
+                        double *SK_RESTRICT parent_scale);
 /* n joints (sk_pose_delta_job): (|r_ref|^-1 r_ref)^-1 r, t - t_ref, s / s_ref */
 void sk_pose_delta_f(const sk_pose_delta_job_f *job);
 void sk_pose_delta_d(const sk_pose_delta_job_d *job);

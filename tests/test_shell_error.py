@@ -209,3 +209,27 @@ def test_shell_check_refuses_bad_arguments():
     with pytest.raises(TypeError, match="world"):
         _core.shell_check(parents, order, q, t, s, ref_world, shells, full.astype(np.float32),
                           err, 0, 4, 0.0)
+
+
+def test_subtree_reach_against_numpy():
+    """Each joint's reach (the farthest shell vertex of its subtree) and its parent's largest
+    axis scale: plain NumPy over every (joint, descendant) pair, the same bits."""
+    rng = np.random.default_rng(14)
+    parents = np.array([-1, 0, 1, 1, 0, 4, -1, 6], np.int32)       # preorder, two roots
+    size = np.array([6, 3, 1, 1, 2, 1, 2, 1], np.int64)
+    q, t, s = _case(rng, 5, 8)
+    world = _core.forward_kinematics(parents, q, t, s)
+    reach, scale = _core.subtree_reach(parents, size, world, 0.03)
+    axis = np.sqrt((world[..., 0, :3] ** 2 + world[..., 1, :3] ** 2) + world[..., 2, :3] ** 2
+                   ).max(axis=-1)                                   # (5, 8)
+    want = np.zeros((5, 8))
+    for j in range(8):
+        for i in range(j, j + size[j]):
+            d = world[:, i, :3, 3] - world[:, j, :3, 3]
+            dist = np.sqrt((d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2])
+            want[:, j] = np.maximum(want[:, j], dist + 0.03 * axis[:, i])
+    assert np.array_equal(reach, want)
+    assert np.array_equal(scale, np.where(parents >= 0, axis[:, np.maximum(parents, 0)], 1.0))
+    assert float(axis.max()) > 2.0 and float(reach.max()) > 0.5    # scales, distances seen
+    with pytest.raises(ValueError, match="preorder"):
+        _core.subtree_reach(parents[::-1].copy(), size, world, 0.03)

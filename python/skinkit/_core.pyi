@@ -42,6 +42,9 @@ def shell_check(parents: NDArray[np.int32], order: NDArray[np.int32],
                 shells: NDArray[np.float64], world: NDArray[np.float64],
                 errors: NDArray[np.float64], start: int, count: int, limit: float, /
                 ) -> Tuple[int, int, bool]: ...
+def subtree_reach(parents: NDArray[np.int32], size: NDArray[np.int64],
+                  world: NDArray[np.float64], shell: float, /
+                  ) -> Tuple[NDArray[np.float64], NDArray[np.float64]]: ...
 
 def fill_rows(out: NDArray[np.floating[Any]], row: NDArray[np.floating[Any]],
               threads: Optional[int] = None, /) -> None: ...

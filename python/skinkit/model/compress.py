@@ -303,28 +303,11 @@ class _Problem:
     def levers(self) -> Tuple[NDArray[Any], NDArray[Any]]:
         """Per joint (the skeleton's order) and time: the largest distance from the joint to a
         vertex of it or of a descendant (T, N), and its parent's largest world axis scale
-        (T, N)."""
-        w = self.world
-        # the sums of squares written out, in np.sum's and np.linalg.norm's order (the same
-        # bits), without their reductions over an axis of 3
-        col = w[..., :3, :3]
-        axis = np.sqrt((col[..., 0, :] ** 2 + col[..., 1, :] ** 2) + col[..., 2, :] ** 2
-                       ).max(axis=-1)                                             # (T, N)
-        # every (joint, joint of its subtree) pair at once, a joint's pairs side by side (its
-        # subtree is the range a..a + size in preorder), their largest reach per joint; joints
-        # first, for gathers of whole rows
-        pos = np.ascontiguousarray(w[..., :3, 3].transpose(2, 1, 0))             # (3, N, T)
-        size = self.size[self.order]
-        starts = np.cumsum(size) - size
-        first = np.repeat(np.arange(size.size), size)
-        inside = first + np.arange(first.size) - np.repeat(starts, size)
-        d = pos[:, inside] - pos[:, first]
-        dist = np.sqrt((d[0] * d[0] + d[1] * d[1]) + d[2] * d[2])
-        reach = np.maximum.reduceat(dist + self.shell * np.ascontiguousarray(axis.T)[inside],
-                                    starts, axis=0).T
-        parent_scale = np.ones_like(axis)
-        has = self.parents >= 0
-        parent_scale[:, has] = axis[:, self.parents[has]]
+        (T, N) (``_core.subtree_reach``, on the joints in preorder)."""
+        reach, parent_scale = _core.subtree_reach(self.parents, self.size[self.order],
+                                                  self.world, self.shell)
+        if self.preordered:
+            return reach, parent_scale
         return reach[:, self.pos], parent_scale[:, self.pos]
 
 
