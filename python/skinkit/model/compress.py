@@ -577,7 +577,7 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
             best, lo = trial, mid
         else:
             hi = mid
-    if refine:   # each track one level cheaper at a time, while its subtree stays within
+    if refine and best:    # each track one level cheaper at a time, while its subtree stays in
         poses.assemble(best)
         order = [i for i in sorted(range(len(best)), key=lambda k: -candidates[k].cost[best[k]])
                  if clip.channels[i].path != WEIGHTS]
