@@ -111,12 +111,13 @@ static PyMethodDef methods[] = {
      "unit (rows, C) float64 fractions of their segment's range, each rounded to its segment's "
      "widths (segments, C) uint8 bits and packed least significant bit first."},
     {"rate_bounds", py_rate_bounds, METH_VARARGS,
-     "rate_bounds(unit, widths, ranges, per, row0, step, src, lever, dropped, rotation) -> "
-     "bound\n\nThe bounds of the error a quantized track causes alone at each bit rate "
-     "(skinkit.model.compress): unit (rows, C) float64 fractions, widths (rates, segments, C) "
-     "uint8, ranges (segments, 2, C) float64, the keys rows row0::step, src (keys, C or C + 1) "
-     "float64, lever (keys,) float64, dropped (-1 or the restored component), rotation -> "
-     "(rates,) float64."},
+     "rate_bounds(unit, widths, ranges, per, row0, step, src, lever, dropped, rotation, want) "
+     "-> bound\n\nThe bounds of the error M quantized tracks of one layout cause alone at each "
+     "bit rate (skinkit.model.compress): unit (M, rows, C) float64 fractions, widths (M, rates, "
+     "segments, C) uint8, ranges (M, segments, 2, C) float64, the keys rows row0::step, src (M, "
+     "keys, C or C + 1) float64, lever (M, keys) float64, dropped (M,) int32 (-1 for all, or "
+     "each track's restored component), rotation, want (M, rates) uint8 (the rates computed) -> "
+     "(M, rates) float64, 0 where not wanted."},
     {"track_bounds", py_track_bounds, METH_VARARGS,
      "track_bounds(src, lossy, lever, rotation) -> bound\n\nThe bounds of the error M tracks "
      "cause alone (skinkit.model.compress): src, lossy (T, M, C) float64, lever (T, M) float64 "

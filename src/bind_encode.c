@@ -85,57 +85,69 @@ PyObject *py_track_bounds(PyObject *self, PyObject *args)
 
 PyObject *py_rate_bounds(PyObject *self, PyObject *args)
 {
-    PyObject *unit, *widths, *ranges, *src, *lever;
+    PyObject *unit, *widths, *ranges, *src, *lever, *dropped, *want;
     Py_ssize_t per, row0, step;
-    int dropped, rotation;
-    if (!PyArg_ParseTuple(args, "OOOnnnOOip:rate_bounds", &unit, &widths, &ranges, &per, &row0,
-                          &step, &src, &lever, &dropped, &rotation) ||
-        check_encode_array(unit, "rate_bounds", "unit", NPY_DOUBLE, 2) < 0 ||
-        check_encode_array(widths, "rate_bounds", "widths", NPY_UINT8, 3) < 0 ||
-        check_encode_array(ranges, "rate_bounds", "ranges", NPY_DOUBLE, 3) < 0 ||
-        check_encode_array(src, "rate_bounds", "src", NPY_DOUBLE, 2) < 0 ||
-        check_encode_array(lever, "rate_bounds", "lever", NPY_DOUBLE, 1) < 0)
+    int rotation;
+    if (!PyArg_ParseTuple(args, "OOOnnnOOOpO:rate_bounds", &unit, &widths, &ranges, &per, &row0,
+                          &step, &src, &lever, &dropped, &rotation, &want) ||
+        check_encode_array(unit, "rate_bounds", "unit", NPY_DOUBLE, 3) < 0 ||
+        check_encode_array(widths, "rate_bounds", "widths", NPY_UINT8, 4) < 0 ||
+        check_encode_array(ranges, "rate_bounds", "ranges", NPY_DOUBLE, 4) < 0 ||
+        check_encode_array(src, "rate_bounds", "src", NPY_DOUBLE, 3) < 0 ||
+        check_encode_array(lever, "rate_bounds", "lever", NPY_DOUBLE, 2) < 0 ||
+        check_encode_array(dropped, "rate_bounds", "dropped", NPY_INT32, 1) < 0 ||
+        check_encode_array(want, "rate_bounds", "want", NPY_UINT8, 2) < 0)
         return NULL;
     const npy_intp *ud = PyArray_DIMS((PyArrayObject *)unit);
     const npy_intp *wd = PyArray_DIMS((PyArrayObject *)widths);
     const npy_intp *rd = PyArray_DIMS((PyArrayObject *)ranges);
     const npy_intp *sd = PyArray_DIMS((PyArrayObject *)src);
     const npy_intp *ld = PyArray_DIMS((PyArrayObject *)lever);
-    if (per < 1 || step < 1 || row0 < 0 || ud[1] < 1 || ud[1] > 4 || dropped < -1 ||
-        dropped > ud[1]) {
+    const npy_intp *kd = PyArray_DIMS((PyArrayObject *)want);
+    const int32_t *drop = PyArray_DATA((PyArrayObject *)dropped);
+    npy_intp M = ud[0];
+    int same = PyArray_DIM((PyArrayObject *)dropped, 0) == M, d0 = same && M > 0 ? drop[0] : -1;
+    for (npy_intp m = 0; same && m < M; m++)
+        same = (drop[m] >= 0) == (d0 >= 0) && drop[m] >= -1 && drop[m] <= ud[2];
+    if (per < 1 || step < 1 || row0 < 0 || ud[2] < 1 || ud[2] > 4 || !same) {
         PyErr_Format(PyExc_ValueError, "rate_bounds: per and step must be >= 1, row0 >= 0, "
-                     "unit 1 to 4 components and dropped -1 to their count, got per %zd, step "
-                     "%zd, row0 %zd, %zd components, dropped %d", per, step, row0,
-                     (Py_ssize_t)ud[1], dropped);
+                     "unit 1 to 4 components, dropped (tracks,) -1 for every track or 0 to "
+                     "the components for every track; got per %zd, step %zd, row0 %zd, %zd "
+                     "components", per, step, row0, (Py_ssize_t)ud[2]);
         return NULL;
     }
-    size_t rows = (size_t)ud[0], c = (size_t)ud[1], segs = (rows + (size_t)per - 1) / per;
+    size_t rows = (size_t)ud[1], c = (size_t)ud[2], segs = (rows + (size_t)per - 1) / per;
     size_t keys = rows > (size_t)row0 ? (rows - (size_t)row0 + (size_t)step - 1) / step : 0;
-    size_t full = c + (dropped >= 0);
-    if ((size_t)wd[1] != segs || (size_t)wd[2] != c || (size_t)rd[0] != segs || rd[1] != 2 ||
-        (size_t)rd[2] != c || (size_t)sd[0] != keys || (size_t)sd[1] != full ||
-        (size_t)ld[0] != keys) {
-        PyErr_Format(PyExc_ValueError, "rate_bounds: want widths (rates, %zu, %zu), ranges "
-                     "(%zu, 2, %zu), src (%zu, %zu), lever (%zu,)", segs, c, segs, c, keys, full,
-                     keys);
+    size_t full = c + (d0 >= 0);
+    npy_intp R = wd[1];
+    if (wd[0] != M || (size_t)wd[2] != segs || (size_t)wd[3] != c || rd[0] != M ||
+        (size_t)rd[1] != segs || rd[2] != 2 || (size_t)rd[3] != c || sd[0] != M ||
+        (size_t)sd[1] != keys || (size_t)sd[2] != full || ld[0] != M || (size_t)ld[1] != keys ||
+        kd[0] != M || kd[1] != R) {
+        PyErr_Format(PyExc_ValueError, "rate_bounds: want widths (%zd, rates, %zu, %zu), "
+                     "ranges (%zd, %zu, 2, %zu), src (%zd, %zu, %zu), lever (%zd, %zu), want "
+                     "(%zd, rates)", (Py_ssize_t)M, segs, c, (Py_ssize_t)M, segs, c,
+                     (Py_ssize_t)M, keys, full, (Py_ssize_t)M, keys, (Py_ssize_t)M);
         return NULL;
     }
     const uint8_t *w = PyArray_DATA((PyArrayObject *)widths);
-    for (npy_intp k = 0; k < wd[0] * wd[1] * wd[2]; k++)
+    for (npy_intp k = 0; k < wd[0] * wd[1] * wd[2] * wd[3]; k++)
         if (w[k] > 32) {
             PyErr_Format(PyExc_ValueError, "rate_bounds: widths must be <= 32, got %d",
                          (int)w[k]);
             return NULL;
         }
-    npy_intp n = wd[0];
-    PyObject *res = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+    npy_intp dims[2] = {M, R};
+    PyObject *res = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     if (!res)
         return NULL;
-    sk_rate_bounds_job job = {(size_t)n, segs, c, (size_t)per, keys, (size_t)row0, (size_t)step,
-                              dropped, rotation, PyArray_DATA((PyArrayObject *)unit),
+    sk_rate_bounds_job job = {(size_t)M, (size_t)R, rows, segs, c, (size_t)per, keys,
+                              (size_t)row0, (size_t)step, rotation, drop,
+                              PyArray_DATA((PyArrayObject *)unit),
                               PyArray_DATA((PyArrayObject *)ranges),
                               PyArray_DATA((PyArrayObject *)src),
                               PyArray_DATA((PyArrayObject *)lever), w,
+                              PyArray_DATA((PyArrayObject *)want),
                               PyArray_DATA((PyArrayObject *)res)};
     sk_rate_bounds(&job);
     return res;

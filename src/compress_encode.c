@@ -82,42 +82,54 @@ void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, co
     }
 }
 
+/* track m of the job at rate k */
+static double rate_bound(const sk_rate_bounds_job *job, size_t m, size_t k)
+{
+    int dropped = job->dropped[m];
+    size_t c = job->ncomp, full = dropped >= 0 ? c + 1 : c;
+    const double *unit = job->unit + m * job->rows * c;
+    const double *ranges = job->ranges + m * job->segments * 2 * c;
+    const double *src = job->src + m * job->keys * full, *lever = job->lever + m * job->keys;
+    const uint8_t *widths = job->widths + m * job->rates * job->segments * c;
+    double worst = 0;
+    size_t i = 0;
+    for (size_t seg = 0; seg < job->segments; seg++) {
+        const uint8_t *w = widths + (k * job->segments + seg) * c;
+        const double *lo = ranges + seg * 2 * c, *ext = lo + c;
+        double scale[4];
+        for (size_t j = 0; j < c; j++)
+            scale[j] = (double)((UINT64_C(1) << w[j]) - 1);
+        /* the keys of this segment: rows row0 + i step below (seg + 1) per */
+        for (; i < job->keys && job->row0 + i * job->step < (seg + 1) * job->per; i++) {
+            const double *u = unit + (job->row0 + i * job->step) * c;
+            double v[5], sq = 0;
+            for (size_t j = 0; j < c; j++) {
+                /* rint(x) as (x + 2^52) - 2^52, inline (a call to rint otherwise): exact
+                   for 0 <= x < 2^52 (q above 1 is clipped anyway); a fraction below 0
+                   rounds to 0 either way */
+                double x = u[j] * scale[j];
+                x = x > 0 || x != x ? x : 0;     /* NaN kept */
+                double q = scale[j] > 0 ? ((x + 0x1p52) - 0x1p52) / scale[j] : 0;
+                q = q > 1 ? 1 : q;
+                v[j] = lo[j] + q * ext[j];
+                sq += v[j] * v[j];
+            }
+            if (dropped >= 0) {   /* the dropped component restored, >= 0 */
+                for (size_t j = c; j > (size_t)dropped; j--)
+                    v[j] = v[j - 1];
+                v[dropped] = sq < 1 ? sqrt(1 - sq) : 0;
+            }
+            double e = key_error(src + i * full, v, full, job->rotation) * lever[i];
+            worst = e > worst || e != e ? e : worst;    /* NaN kept, as np.max */
+        }
+    }
+    return worst;
+}
+
 void sk_rate_bounds(const sk_rate_bounds_job *job)
 {
-    size_t c = job->ncomp, full = job->dropped >= 0 ? c + 1 : c;
-    for (size_t k = 0; k < job->rates; k++) {
-        double worst = 0;
-        size_t i = 0;
-        for (size_t seg = 0; seg < job->segments; seg++) {
-            const uint8_t *w = job->widths + (k * job->segments + seg) * c;
-            const double *lo = job->ranges + seg * 2 * c, *ext = lo + c;
-            double scale[4];
-            for (size_t j = 0; j < c; j++)
-                scale[j] = (double)((UINT64_C(1) << w[j]) - 1);
-            /* the keys of this segment: rows row0 + i step below (seg + 1) per */
-            for (; i < job->keys && job->row0 + i * job->step < (seg + 1) * job->per; i++) {
-                const double *u = job->unit + (job->row0 + i * job->step) * c;
-                double v[5], sq = 0;
-                for (size_t j = 0; j < c; j++) {
-                    /* rint(x) as (x + 2^52) - 2^52, inline (a call to rint otherwise): exact
-                       for 0 <= x < 2^52 (q above 1 is clipped anyway); a fraction below 0
-                       rounds to 0 either way */
-                    double x = u[j] * scale[j];
-                    x = x > 0 || x != x ? x : 0;     /* NaN kept */
-                    double q = scale[j] > 0 ? ((x + 0x1p52) - 0x1p52) / scale[j] : 0;
-                    q = q > 1 ? 1 : q;
-                    v[j] = lo[j] + q * ext[j];
-                    sq += v[j] * v[j];
-                }
-                if (job->dropped >= 0) {   /* the dropped component restored, >= 0 */
-                    for (size_t j = c; j > (size_t)job->dropped; j--)
-                        v[j] = v[j - 1];
-                    v[job->dropped] = sq < 1 ? sqrt(1 - sq) : 0;
-                }
-                double e = key_error(job->src + i * full, v, full, job->rotation) * job->lever[i];
-                worst = e > worst || e != e ? e : worst;    /* NaN kept, as np.max */
-            }
-        }
-        job->bound[k] = worst;
-    }
+    for (size_t m = 0; m < job->tracks; m++)
+        for (size_t k = 0; k < job->rates; k++)
+            job->bound[m * job->rates + k] =
+                !job->want || job->want[m * job->rates + k] ? rate_bound(job, m, k) : 0;
 }

@@ -461,21 +461,24 @@ void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint
 void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
                      const double *lossy, const double *lever, double *SK_RESTRICT bound);
 
-/* The bounds of the error a quantized track causes alone at each of `rates` bit rates, its keys
-   decoded from their fractions in float64 (skinkit.model.compress, _Levels.bounds): the keys
-   are rows row0, row0 + step, ... (`keys` of them) of unit (rows x ncomp fractions of their
-   segment's range, segments of per rows); rate k's widths widths[(k * segments + s) * ncomp
-   + c]; segment s's minima ranges[s * 2 ncomp + c] and extents ranges[(s * 2 + 1) ncomp + c];
-   a key's value lo + min(max(rint(u (2^w - 1)) / (2^w - 1), 0), 1) extent (w = 0: lo), with
-   component `dropped` (>= 0) restored as sqrt(1 - the others' squares); bound[k] the largest
-   lever[i] times the error of src row i (keys x (ncomp + (dropped >= 0))) against key i (the
-   chord to the nearer of it and its negative with `rotation`, else the largest component
-   difference; NaN kept). */
+/* The bounds of the error each of `tracks` quantized tracks of one layout causes alone at each
+   of `rates` bit rates, its keys decoded from their fractions in float64 (skinkit.model.compress,
+   _Quantizer.bounds): the keys are rows row0, row0 + step, ... (`keys` of them) of a track's
+   unit (`rows` x ncomp fractions of their segment's range, segments of per rows); its rate k's
+   widths widths[(k * segments + s) * ncomp + c]; its segment s's minima ranges[s * 2 ncomp + c]
+   and extents ranges[(s * 2 + 1) ncomp + c]; a key's value lo + min(max(rint(u (2^w - 1)) /
+   (2^w - 1), 0), 1) extent (w = 0: lo), with component dropped[track] (>= 0 for every track
+   or for none) restored as sqrt(1 - the others' squares); bound[track * rates + k] the largest
+   lever[track * keys + i] times the error of src row i of the track (keys x (ncomp + (dropped
+   >= 0))) against key i (the chord to the nearer of it and its negative with `rotation`, else
+   the largest component difference; NaN kept), for the rates want gives (NULL: all; 0 for the
+   others).  Each track's arrays follow one another. */
 typedef struct {
-    size_t rates, segments, ncomp, per, keys, row0, step;
-    int dropped, rotation;
+    size_t tracks, rates, rows, segments, ncomp, per, keys, row0, step;
+    int rotation;
+    const int32_t *dropped;
     const double *unit, *ranges, *src, *lever;
-    const uint8_t *widths;
+    const uint8_t *widths, *want;
     double *bound;
 } sk_rate_bounds_job;
 void sk_rate_bounds(const sk_rate_bounds_job *job);

@@ -173,13 +173,15 @@ class _Quantizer:
         self.bits = np.zeros(seg_bits.shape[:2] + (count.size + 1,), np.int64)
         np.cumsum(seg_bits, axis=2, out=self.bits[:, :, 1:])
 
-    def bounds(self, m: int, ks: Sequence[int], row0: int, step: int, src: NDArray[np.float64],
-               lever: NDArray[np.float64], dropped: int, rotation: bool) -> NDArray[np.float64]:
-        """The bounds of the error of track m at the bit rates ``BIT_RATES[k]``, k in ``ks``,
-        at its keys rows row0::step (``_core.rate_bounds``: decoded in float64 from the
-        fractions, the decoder's float32 rounding left out)."""
-        return _core.rate_bounds(self.unit[m], self.widths[m, list(ks)], self.ranges[m],
-                                 self.per, row0, step, src, lever, dropped, rotation)
+    def bounds(self, row0: int, step: int, src: NDArray[np.float64], lever: NDArray[np.float64],
+               dropped: NDArray[np.int32], rotation: bool, want: NDArray[np.uint8]
+               ) -> NDArray[np.float64]:
+        """The bounds of the error of the tracks at the bit rates (M, rates), those ``want``
+        (M, rates) gives, at their keys rows row0::step against ``src`` (M, keys, C) with
+        ``lever`` (M, keys) (``_core.rate_bounds``: decoded in float64 from the fractions, the
+        decoder's float32 rounding left out)."""
+        return _core.rate_bounds(self.unit, self.widths, self.ranges, self.per, row0, step,
+                                 src, lever, dropped, rotation, want)
 
     def track(self, m: int, k: int) -> Track:
         """Track m at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
@@ -348,8 +350,8 @@ def _cost(tr: Optional[Track]) -> int:
 
 class _Levels:
     """The levels of channel ``ch`` that the search tries: their costs (``cost``), their tracks
-    (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and the bounds
-    of its bit rates (``rate_bounds``)."""
+    (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and where its
+    bit rates are (``rates``: their quantizer, the track's place in it, the rate's)."""
 
     def __init__(self, ch: Channel, base: Track, dtype: np.dtype[Any]):
         self.ch, self.cubic = ch, ch.interpolation == "CUBICSPLINE"
@@ -373,22 +375,6 @@ class _Levels:
             q, m, k = self.rates[lv]
             self.tracks[lv] = q.track(m, k)
         return self.tracks[lv]
-
-    def rate_bounds(self, src: NDArray[np.float64], lever: NDArray[np.float64]
-                    ) -> Dict[int, float]:
-        """The bound of the error at each bit rate (``_Quantizer.bounds``) against ``src``
-        (keys, ncomp) with ``lever`` (keys,)."""
-        bounds: Dict[int, float] = {}
-        layouts: Dict[int, List[int]] = {}
-        for lv, (q, _, _) in self.rates.items():
-            layouts.setdefault(id(q), []).append(lv)
-        for lvs in layouts.values():
-            q, m, _ = self.rates[lvs[0]]
-            got = q.bounds(m, [self.rates[lv][2] for lv in lvs], 1 if self.cubic else 0,
-                           3 if self.cubic else 1, src, lever,
-                           -1 if self.cubic else self.dropped, self.ch.path == "rotation")
-            bounds.update(zip(lvs, got.tolist()))
-        return bounds
 
 
 def _group_levels(levels: Sequence[_Levels]) -> None:
@@ -643,7 +629,7 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
             groups: Iterable[List[int]]) -> List[Dict[int, float]]:
     """Each track's bound of the error it causes alone at each of its levels, at its key times
     (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately:
-    ``_stored_keys``, ``_Levels.rate_bounds``), the tracks of a group (``_group_levels``)
+    ``_stored_keys``, ``_Quantizer.bounds``), the tracks of a group (``_group_levels``)
     at once; weights tracks: none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
     errors: List[Dict[int, float]] = [{} for _ in candidates]
@@ -674,8 +660,23 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
                             levers.reshape(k, m * n)).reshape(m, n).tolist()
         for j, i in enumerate(group):
             errors[i] = dict(zip(levels, got[j]))
-            errors[i].update(candidates[i].rate_bounds(np.ascontiguousarray(src[:, j]),
-                                                       np.ascontiguousarray(lever[:, j])))
+        # the bit rates: the tracks of a layout at once (a track's rates: the group's order)
+        members = [candidates[i] for i in group]
+        quantizers = {id(q): q for lv in members for q, _, _ in lv.rates.values()}
+        if quantizers:
+            per_track = np.ascontiguousarray(src.transpose(1, 0, 2))              # (M, K, C)
+            drop = np.array([-1 if first.cubic else lv.dropped for lv in members], np.int32)
+            for q in quantizers.values():
+                want = np.zeros((len(group), len(BIT_RATES)), np.uint8)
+                for lv in members:
+                    for qq, m, k in lv.rates.values():
+                        want[m, k] = qq is q
+                got = q.bounds(1 if first.cubic else 0, 3 if first.cubic else 1, per_track,
+                               np.ascontiguousarray(lever.T), drop, ch.path == "rotation",
+                               want).tolist()
+                for i, lv in zip(group, members):
+                    errors[i].update({level: got[m][k] for level, (qq, m, k) in lv.rates.items()
+                                      if qq is q})
     return errors
 
 
