@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "skinkit.h"
+#include "simd.h"
 
 size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t per)
 {
@@ -82,50 +83,68 @@ void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, co
     }
 }
 
+/* key i of a segment: lever times its error (the portable code; compress_encode_avx2.c does
+   four keys with the same operations in the same order) */
+static double key_bound(const sk_rate_keys *r, size_t i)
+{
+    size_t c = r->ncomp;
+    const double *u = r->unit + (r->row0 + i * r->step) * c;
+    double v[5], sq = 0;
+    for (size_t j = 0; j < c; j++) {
+        /* rint(x) as (x + 2^52) - 2^52, inline (a call to rint otherwise): exact for 0 <= x <
+           2^52 (q above 1 is clipped anyway); a fraction below 0 rounds to 0 either way */
+        double x = u[j] * r->scale[j];
+        x = x > 0 || x != x ? x : 0;     /* NaN kept */
+        double q = r->scale[j] > 0 ? ((x + 0x1p52) - 0x1p52) / r->scale[j] : 0;
+        q = q > 1 ? 1 : q;
+        v[j] = r->lo[j] + q * r->ext[j];
+        sq += v[j] * v[j];
+    }
+    if (r->dropped >= 0) {   /* the dropped component restored, >= 0 */
+        for (size_t j = c; j > (size_t)r->dropped; j--)
+            v[j] = v[j - 1];
+        v[r->dropped] = sq < 1 ? sqrt(1 - sq) : 0;
+    }
+    size_t full = r->dropped >= 0 ? c + 1 : c;
+    return key_error(r->src + i * full, v, full, r->rotation) * r->lever[i];
+}
+
 /* track m of the job at rate k */
 static double rate_bound(const sk_rate_bounds_job *job, size_t m, size_t k)
 {
     int dropped = job->dropped[m];
     size_t c = job->ncomp, full = dropped >= 0 ? c + 1 : c;
-    const double *unit = job->unit + m * job->rows * c;
     const double *ranges = job->ranges + m * job->segments * 2 * c;
-    const double *src = job->src + m * job->keys * full, *lever = job->lever + m * job->keys;
     const uint8_t *widths = job->widths + m * job->rates * job->segments * c;
-    double worst = 0;
+    double scale[4], worst = 0;
+    sk_rate_keys r = {job->unit + m * job->rows * c, NULL, NULL, scale,
+                      job->src + m * job->keys * full, job->lever + m * job->keys, c,
+                      job->row0, job->step, dropped, job->rotation};
     size_t i = 0;
     for (size_t seg = 0; seg < job->segments; seg++) {
         const uint8_t *w = widths + (k * job->segments + seg) * c;
-        const double *lo = ranges + seg * 2 * c, *ext = lo + c;
-        double scale[4];
+        r.lo = ranges + seg * 2 * c;
+        r.ext = r.lo + c;
         for (size_t j = 0; j < c; j++)
             scale[j] = (double)((UINT64_C(1) << w[j]) - 1);
         /* the keys of this segment: rows row0 + i step below (seg + 1) per */
-        for (; i < job->keys && job->row0 + i * job->step < (seg + 1) * job->per; i++) {
-            const double *u = unit + (job->row0 + i * job->step) * c;
-            double v[5], sq = 0;
-            for (size_t j = 0; j < c; j++) {
-                /* rint(x) as (x + 2^52) - 2^52, inline (a call to rint otherwise): exact
-                   for 0 <= x < 2^52 (q above 1 is clipped anyway); a fraction below 0
-                   rounds to 0 either way */
-                double x = u[j] * scale[j];
-                x = x > 0 || x != x ? x : 0;     /* NaN kept */
-                double q = scale[j] > 0 ? ((x + 0x1p52) - 0x1p52) / scale[j] : 0;
-                q = q > 1 ? 1 : q;
-                v[j] = lo[j] + q * ext[j];
-                sq += v[j] * v[j];
-            }
-            if (dropped >= 0) {   /* the dropped component restored, >= 0 */
-                for (size_t j = c; j > (size_t)dropped; j--)
-                    v[j] = v[j - 1];
-                v[dropped] = sq < 1 ? sqrt(1 - sq) : 0;
-            }
-            double e = key_error(src + i * full, v, full, job->rotation) * lever[i];
+        size_t end = i;
+        while (end < job->keys && job->row0 + end * job->step < (seg + 1) * job->per)
+            end++;
+#if defined(SK_HAVE_AVX2)
+        if (end - i >= 4 && sk_simd() >= SK_SIMD_AVX2) {
+            size_t n4 = (end - i) / 4;
+            worst = sk_rate_keys_avx2(&r, i, n4, worst);
+            i += 4 * n4;
+        }
+#endif
+        for (; i < end; i++) {
+            double e = key_bound(&r, i);
             worst = e > worst || e != e ? e : worst;    /* NaN kept, as np.max */
         }
     }
     return worst;
 }
-
 void sk_rate_bounds(const sk_rate_bounds_job *job)
 {
     for (size_t m = 0; m < job->tracks; m++)

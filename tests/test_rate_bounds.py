@@ -1,0 +1,114 @@
+"""_core.rate_bounds (src/compress_encode.c, four keys at a time with AVX2 in
+src/compress_encode_avx2.c), the bounds of the error a quantized track causes alone at each bit
+rate in skinkit.compress: against plain NumPy from its definition, the same bits at every SIMD
+level, and its refusals."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from skinkit import _core
+
+
+def _case(rng, tracks=3, rows=37, c=3, per=16, rates=5, dropped=True):
+    segs = -(-rows // per)
+    unit = rng.uniform(-0.05, 1.05, size=(tracks, rows, c))
+    widths = rng.integers(0, 14, size=(tracks, rates, segs, c)).astype(np.uint8)
+    lo = rng.uniform(-0.6, 0.1, size=(tracks, segs, 1, c))
+    ranges = np.concatenate([lo, rng.uniform(0, 0.5, size=(tracks, segs, 1, c))], axis=2)
+    full = c + dropped
+    src = rng.normal(size=(tracks, rows, full))
+    src /= np.linalg.norm(src, axis=-1, keepdims=True)
+    lever = rng.uniform(0.1, 2.0, size=(tracks, rows))
+    drop = rng.integers(0, c + 1, size=tracks).astype(np.int32) if dropped else \
+        np.full(tracks, -1, np.int32)
+    return unit, widths, ranges, per, src, lever, drop
+
+
+def _numpy(unit, widths, ranges, per, src, lever, drop, rotation, want):
+    """The bounds from their definition, key by key in float64."""
+    tracks, rows, c = unit.shape
+    out = np.zeros(want.shape)
+    for m in range(tracks):
+        for k in range(want.shape[1]):
+            if not want[m, k]:
+                continue
+            worst = 0.0
+            for i in range(rows):
+                seg = i // per
+                scale = (2.0 ** widths[m, k, seg].astype(np.float64)) - 1
+                q = np.where(scale > 0, np.rint(np.maximum(unit[m, i] * scale, 0)) /
+                             np.where(scale > 0, scale, 1), 0)
+                v = ranges[m, seg, 0] + np.minimum(q, 1) * ranges[m, seg, 1]
+                if drop[m] >= 0:
+                    s = float(np.sum(v * v))
+                    v = np.insert(v, drop[m], np.sqrt(1 - s) if s < 1 else 0.0)
+                a = src[m, i]
+                if rotation:
+                    e = np.linalg.norm(a - (1 if a @ v >= 0 else -1) * v)
+                else:
+                    e = np.abs(a - v).max()
+                worst = max(worst, e * lever[m, i])
+            out[m, k] = worst
+    return out
+
+
+@pytest.mark.parametrize("c,dropped,rotation", [(3, True, True), (4, False, True),
+                                                (3, False, False)])
+def test_against_numpy(c, dropped, rotation):
+    rng = np.random.default_rng(21 + c)
+    unit, widths, ranges, per, src, lever, drop = _case(rng, c=c, dropped=dropped)
+    want = (rng.random((3, 5)) < 0.8).astype(np.uint8)
+    got = _core.rate_bounds(unit, widths, ranges, per, 0, 1, src, lever, drop, rotation, want)
+    exp = _numpy(unit, widths, ranges, per, src, lever, drop, rotation, want)
+    np.testing.assert_allclose(got, exp, rtol=1e-12, atol=1e-15)
+    assert np.all(got[want == 0] == 0) and float(got.max()) > 1e-3
+
+
+LEVELS_SCRIPT = """
+import sys, numpy as np
+from skinkit import _core
+d = np.load(sys.argv[1])
+got = _core.rate_bounds(d["unit"], d["widths"], d["ranges"], 16, 1, 3, d["src"], d["lever"],
+                        d["drop"], True, d["want"])
+np.savez(sys.argv[2], got=got, simd=_core.simd())
+"""
+
+
+@pytest.mark.parametrize("cap", ["baseline", "avx2"])
+def test_bits_at_every_simd_level(tmp_path, cap):
+    """Four keys a register with AVX2: the portable code's bits, over keys rows row0::step, a
+    partial group of four in a segment, fractions outside [0, 1] and a NaN lever."""
+    rng = np.random.default_rng(22)
+    unit, widths, ranges, per, _, _, drop = _case(rng, tracks=4, rows=61)
+    keys = len(range(1, 61, 3))
+    src = rng.normal(size=(4, keys, 4))
+    lever = rng.uniform(0.1, 2.0, size=(4, keys))
+    lever[2, 5] = np.nan
+    d = {"unit": unit, "widths": widths, "ranges": ranges, "src": src, "lever": lever,
+         "drop": drop, "want": np.ones((4, 5), np.uint8)}
+    np.savez(tmp_path / "in.npz", **d)
+    subprocess.run([sys.executable, "-c", LEVELS_SCRIPT, str(tmp_path / "in.npz"),
+                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD=cap),
+                   check=True)
+    got = np.load(tmp_path / "out.npz")
+    assert str(got["simd"]) == cap or cap == "avx2" and str(got["simd"]) == "baseline"
+    here = _core.rate_bounds(unit, widths, ranges, 16, 1, 3, src, lever, drop, True, d["want"])
+    assert np.array_equal(here.view(np.uint64), got["got"].view(np.uint64))
+    assert np.all(np.isnan(here[2])) and np.isfinite(here[[0, 1, 3]]).all()
+
+
+def test_refusals_name_the_argument():
+    rng = np.random.default_rng(23)
+    unit, widths, ranges, per, src, lever, drop = _case(rng)
+    want = np.ones((3, 5), np.uint8)
+    with pytest.raises(ValueError, match="want"):
+        _core.rate_bounds(unit, widths, ranges, per, 0, 1, src, lever, drop, True, want[:2])
+    with pytest.raises(ValueError, match="dropped"):
+        _core.rate_bounds(unit, widths, ranges, per, 0, 1, src, lever,
+                          np.array([0, -1, 1], np.int32), True, want)
+    with pytest.raises(TypeError, match="unit"):
+        _core.rate_bounds(unit.astype(np.float32), widths, ranges, per, 0, 1, src, lever, drop,
+                          True, want)
