@@ -119,10 +119,12 @@ static PyMethodDef methods[] = {
      "each track's restored component), rotation, want (M, rates) uint8 (the rates computed) -> "
      "(M, rates) float64, 0 where not wanted."},
     {"track_bounds", py_track_bounds, METH_VARARGS,
-     "track_bounds(src, lossy, lever, rotation) -> bound\n\nThe bounds of the error M tracks "
-     "cause alone (skinkit.model.compress): src, lossy (T, M, C) float64, lever (T, M) float64 "
-     "-> (M,) float64, the largest over T of lever times the chord to the nearer of lossy and "
-     "-lossy (rotation: quaternions) or the largest component difference."},
+     "track_bounds(src, stored, lever, dropped, rotation) -> bound\n\nThe bounds of the error "
+     "M tracks cause alone at each of their levels (skinkit.model.compress): src (T, M, C), "
+     "stored (T, M, levels, C, or C - 1 with each track's component dropped (M,) int32 "
+     "restored as sqrt(max(1 - the others' squares, 0))), lever (T, M) float64 -> (M, levels) "
+     "float64, the largest over T of lever times the chord to the nearer of the level's value "
+     "and its negative (rotation: quaternions) or the largest component difference."},
     {"shell_check", py_shell_check, METH_VARARGS,
      "shell_check(parents, order, rot, trans, scale, reference, shells, world, errors, start, "
      "count, limit) -> (start, done, above)\n\nThe exact check of skinkit.model.compress: "

@@ -55,29 +55,41 @@ PyObject *py_quantize_codes(PyObject *self, PyObject *args)
 
 PyObject *py_track_bounds(PyObject *self, PyObject *args)
 {
-    PyObject *src, *lossy, *lever;
+    PyObject *src, *stored, *lever, *dropped;
     int rotation;
-    if (!PyArg_ParseTuple(args, "OOOp:track_bounds", &src, &lossy, &lever, &rotation) ||
+    if (!PyArg_ParseTuple(args, "OOOOp:track_bounds", &src, &stored, &lever, &dropped,
+                          &rotation) ||
         check_encode_array(src, "track_bounds", "src", NPY_DOUBLE, 3) < 0 ||
-        check_encode_array(lossy, "track_bounds", "lossy", NPY_DOUBLE, 3) < 0 ||
-        check_encode_array(lever, "track_bounds", "lever", NPY_DOUBLE, 2) < 0)
+        check_encode_array(stored, "track_bounds", "stored", NPY_DOUBLE, 4) < 0 ||
+        check_encode_array(lever, "track_bounds", "lever", NPY_DOUBLE, 2) < 0 ||
+        (dropped != Py_None &&
+         check_encode_array(dropped, "track_bounds", "dropped", NPY_INT32, 1) < 0))
         return NULL;
     const npy_intp *sd = PyArray_DIMS((PyArrayObject *)src);
-    const npy_intp *ld = PyArray_DIMS((PyArrayObject *)lossy);
-    const npy_intp *vd = PyArray_DIMS((PyArrayObject *)lever);
-    if (ld[0] != sd[0] || ld[1] != sd[1] || ld[2] != sd[2] || vd[0] != sd[0] || vd[1] != sd[1]) {
-        PyErr_Format(PyExc_ValueError, "track_bounds: lossy must be src's shape (%zd, %zd, %zd) "
-                     "and lever (%zd, %zd), got lossy (%zd, %zd, %zd), lever (%zd, %zd)",
-                     (Py_ssize_t)sd[0], (Py_ssize_t)sd[1], (Py_ssize_t)sd[2], (Py_ssize_t)sd[0],
-                     (Py_ssize_t)sd[1], (Py_ssize_t)ld[0], (Py_ssize_t)ld[1], (Py_ssize_t)ld[2],
-                     (Py_ssize_t)vd[0], (Py_ssize_t)vd[1]);
+    const npy_intp *vd = PyArray_DIMS((PyArrayObject *)stored);
+    const npy_intp *ld = PyArray_DIMS((PyArrayObject *)lever);
+    const int32_t *drop = dropped == Py_None ? NULL : PyArray_DATA((PyArrayObject *)dropped);
+    npy_intp full = vd[3] + (drop != NULL);
+    int ok = vd[0] == sd[0] && vd[1] == sd[1] && sd[2] == full && full <= 4 && vd[3] >= 1 &&
+             ld[0] == sd[0] && ld[1] == sd[1] &&
+             (!drop || PyArray_DIM((PyArrayObject *)dropped, 0) == sd[1]);
+    for (npy_intp m = 0; ok && drop && m < sd[1]; m++)
+        ok = drop[m] >= 0 && drop[m] < full;
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "track_bounds: want src (T, M, C), stored (T, M, levels, "
+                     "C or C - 1 with dropped), lever (T, M) and dropped None or (M,), each 0 to "
+                     "C - 1, C <= 4; got src (%zd, %zd, %zd), stored (%zd, %zd, %zd, %zd), lever "
+                     "(%zd, %zd)", (Py_ssize_t)sd[0], (Py_ssize_t)sd[1], (Py_ssize_t)sd[2],
+                     (Py_ssize_t)vd[0], (Py_ssize_t)vd[1], (Py_ssize_t)vd[2], (Py_ssize_t)vd[3],
+                     (Py_ssize_t)ld[0], (Py_ssize_t)ld[1]);
         return NULL;
     }
-    npy_intp m = sd[1];
-    PyObject *res = PyArray_SimpleNew(1, &m, NPY_DOUBLE);
+    npy_intp dims[2] = {sd[1], vd[2]};
+    PyObject *res = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     if (res)
-        sk_track_bounds((size_t)sd[0], (size_t)sd[1], (size_t)sd[2], rotation,
-                        PyArray_DATA((PyArrayObject *)src), PyArray_DATA((PyArrayObject *)lossy),
+        sk_track_bounds((size_t)sd[0], (size_t)sd[1], (size_t)vd[2], (size_t)vd[3], drop,
+                        rotation, PyArray_DATA((PyArrayObject *)src),
+                        PyArray_DATA((PyArrayObject *)stored),
                         PyArray_DATA((PyArrayObject *)lever),
                         PyArray_DATA((PyArrayObject *)res));
     return res;

@@ -68,17 +68,35 @@ static double key_error(const double *a, const double *b, size_t n, int rotation
     return e;
 }
 
-void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
-                     const double *lossy, const double *lever, double *SK_RESTRICT bound)
+void sk_track_bounds(size_t times, size_t tracks, size_t levels, size_t ncomp,
+                     const int32_t *dropped, int rotation, const double *src,
+                     const double *stored, const double *lever, double *SK_RESTRICT bound)
 {
-    for (size_t m = 0; m < tracks; m++)
-        bound[m] = 0;
+    size_t full = dropped ? ncomp + 1 : ncomp;
+    for (size_t k = 0; k < tracks * levels; k++)
+        bound[k] = 0;
     for (size_t t = 0; t < times; t++) {
         for (size_t m = 0; m < tracks; m++) {
-            size_t at = (t * tracks + m) * ncomp;
-            double e = key_error(src + at, lossy + at, ncomp, rotation);
-            e *= lever[t * tracks + m];
-            bound[m] = e > bound[m] || e != e ? e : bound[m];    /* NaN kept, as np.max */
+            const double *a = src + (t * tracks + m) * full;
+            for (size_t l = 0; l < levels; l++) {
+                const double *s = stored + ((t * tracks + m) * levels + l) * ncomp;
+                double v[5];
+                if (dropped) {     /* restored: sqrt(max(1 - the others' squares, 0)) */
+                    double sq = s[0] * s[0], w;
+                    for (size_t j = 1; j < ncomp; j++)
+                        sq += s[j] * s[j];
+                    w = 1 - sq;
+                    w = w >= 0 || w != w ? w : 0;                  /* as np.maximum */
+                    for (size_t j = 0, at = 0; j < full; j++)
+                        v[j] = j == (size_t)dropped[m] ? sqrt(w) : s[at++];
+                } else {
+                    for (size_t j = 0; j < full; j++)
+                        v[j] = s[j];
+                }
+                double e = key_error(a, v, full, rotation) * lever[t * tracks + m];
+                double *b = bound + m * levels + l;
+                *b = e > *b || e != e ? e : *b;                    /* NaN kept, as np.max */
+            }
         }
     }
 }

@@ -454,12 +454,16 @@ size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t pe
 void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint8_t *widths,
                        size_t per, uint8_t *SK_RESTRICT out);
 
-/* bound[m] = max over t < times of lever[t, m] e(t, m), the error of track m of lossy against
-   src ((times, tracks, ncomp) row-major each) at time t: with `rotation` the chord |a - b| to
-   the nearer of b and -b (quaternions), else the largest |a_c - b_c|; a NaN error makes
-   the bound NaN (skinkit.model.compress's bounds of the error a track causes alone at a level). */
-void sk_track_bounds(size_t times, size_t tracks, size_t ncomp, int rotation, const double *src,
-                     const double *lossy, const double *lever, double *SK_RESTRICT bound);
+/* bound[m * levels + l] = max over t < times of lever[t * tracks + m] e(t, m, l), the error
+   at time t of track m at level l against src (times x tracks x (ncomp + (dropped != NULL)));
+   its value stored[((t * tracks + m) * levels + l) * ncomp + c], with component dropped[m]
+   restored as sqrt(max(1 - the others' squares, 0)) where dropped is not NULL; the error with
+   `rotation` the chord |a - b| to the nearer of b and -b (quaternions), else the largest |a_c -
+   b_c|; a NaN error makes the bound NaN (skinkit.model.compress's bounds of the error a track
+   causes alone at a level). */
+void sk_track_bounds(size_t times, size_t tracks, size_t levels, size_t ncomp,
+                     const int32_t *dropped, int rotation, const double *src,
+                     const double *stored, const double *lever, double *SK_RESTRICT bound);
 
 /* The bounds of the error each of `tracks` quantized tracks of one layout causes alone at each
    of `rates` bit rates, its keys decoded from their fractions in float64 (skinkit.model.compress,

@@ -1,7 +1,7 @@
-"""_core.rate_bounds (src/compress_encode.c, four keys at a time with AVX2 in
-src/compress_encode_avx2.c), the bounds of the error a quantized track causes alone at each bit
-rate in skinkit.compress: against plain NumPy from its definition, the same bits at every SIMD
-level, and its refusals."""
+"""The bounds of skinkit.compress's search (src/compress_encode.c): _core.rate_bounds (four keys
+at a time with AVX2 in src/compress_encode_avx2.c), the error a quantized track causes alone at
+each bit rate, and _core.track_bounds, at the other levels: against plain NumPy from their
+definitions, the same bits at every SIMD level, and their refusals."""
 import os
 import subprocess
 import sys
@@ -112,3 +112,37 @@ def test_refusals_name_the_argument():
     with pytest.raises(TypeError, match="unit"):
         _core.rate_bounds(unit.astype(np.float32), widths, ranges, per, 0, 1, src, lever, drop,
                           True, want)
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+def test_track_bounds_against_numpy(dropped):
+    """_core.track_bounds: each track's bound at each level, a STEP/LINEAR rotation's dropped
+    component restored as sqrt(max(1 - the others' squares, 0)); NumPy from the definition."""
+    rng = np.random.default_rng(24 + dropped)
+    T, M, L = 9, 4, 3
+    src = rng.normal(size=(T, M, 4))
+    src /= np.linalg.norm(src, axis=-1, keepdims=True)
+    c = 3 if dropped else 4
+    stored = src[:, :, None, :c] + rng.normal(scale=1e-3, size=(T, M, L, c))
+    stored[0, 1, 2] = [0.9, 0.5, 0.4] if dropped else [0.9, 0.5, 0.4, 0.1]   # 1 - sq < 0
+    drop = rng.integers(0, 4, size=M).astype(np.int32)
+    if dropped:      # the source's dropped component >= 0 where it is restored
+        for m in range(M):
+            src[:, m] = np.where(src[:, m, drop[m]:drop[m] + 1] < 0, -src[:, m], src[:, m])
+            stored[:, m] = np.delete(src[:, m], drop[m], axis=-1)[:, None] + \
+                rng.normal(scale=1e-3, size=(T, L, 3))
+    lever = rng.uniform(0.5, 2.0, size=(T, M))
+    got = _core.track_bounds(src, stored, lever, drop if dropped else None, True)
+    want = np.zeros((M, L))
+    for t in range(T):
+        for m in range(M):
+            for k in range(L):
+                v = stored[t, m, k]
+                if dropped:
+                    v = np.insert(v, drop[m], np.sqrt(max(1 - float(v @ v), 0)))
+                e = np.linalg.norm(src[t, m] - (1 if src[t, m] @ v >= 0 else -1) * v)
+                want[m, k] = max(want[m, k], e * lever[t, m])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert float(got.min()) > 1e-4
+    with pytest.raises(ValueError, match="dropped"):
+        _core.track_bounds(src, stored, lever, np.zeros(M + 1, np.int32), True)

@@ -35,8 +35,9 @@ def rate_bounds(unit: NDArray[np.float64], widths: NDArray[np.uint8],
                 src: NDArray[np.float64], lever: NDArray[np.float64],
                 dropped: NDArray[np.int32], rotation: bool, want: NDArray[np.uint8], /
                 ) -> NDArray[np.float64]: ...
-def track_bounds(src: NDArray[np.float64], lossy: NDArray[np.float64],
-                 lever: NDArray[np.float64], rotation: bool, /) -> NDArray[np.float64]: ...
+def track_bounds(src: NDArray[np.float64], stored: NDArray[np.float64],
+                 lever: NDArray[np.float64], dropped: Optional[NDArray[np.int32]],
+                 rotation: bool, /) -> NDArray[np.float64]: ...
 def shell_check(parents: NDArray[np.int32], order: NDArray[np.int32],
                 rot: NDArray[np.float64], trans: NDArray[np.float64],
                 scale: NDArray[np.float64], reference: NDArray[np.float64],

@@ -313,17 +313,6 @@ class _Problem:
         return reach[:, self.pos], parent_scale[:, self.pos]
 
 
-def _track_errors(path: str, src: NDArray[Any], lossy: NDArray[Any],
-                  lever: NDArray[Any]) -> NDArray[np.float64]:
-    """Bounds of the object-space error each of M tracks of one path causes alone (T samples
-    of M tracks, (T, M, C) float64; ``lever`` (T, M): ``_levers``): (M,), the largest over the
-    times of the lever times the chord to the nearer of the lossy quaternion and its negative
-    (rotations) or the largest component difference (``_core.track_bounds``)."""
-    return _core.track_bounds(np.ascontiguousarray(src, np.float64),
-                              np.ascontiguousarray(lossy, np.float64),
-                              np.ascontiguousarray(lever, np.float64), path == "rotation")
-
-
 def _levers(path: str, src: NDArray[Any], reach: NDArray[Any],
             parent_scale: NDArray[Any]) -> NDArray[np.float64]:
     """What multiplies a track's own error to bound the object-space error it causes, (T, M):
@@ -593,28 +582,11 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
     return best
 
 
-def _restored(stored: NDArray[np.float64], dropped: Sequence[int]) -> NDArray[np.float64]:
-    """Rotations of M tracks (K, M, L, 3) with each track's dropped component (``dropped``,
-    M) restored as sqrt(1 - the others' squares): (K, M, L, 4)."""
-    with np.errstate(over="ignore"):                  # keys out of range: their bound inf
-        sq = stored * stored              # summed as np.sum sums, without its reduction
-        w = np.sqrt(np.maximum(1 - ((sq[..., 0] + sq[..., 1]) + sq[..., 2]), 0))
-    full = np.empty(stored.shape[:-1] + (4,))
-    ft, st, wt = (a.swapaxes(0, 1) for a in (full, stored, w))       # the tracks first
-    drop = np.asarray(dropped)
-    for d in np.unique(drop).tolist():
-        m = drop == d
-        ft[m, ..., d] = wt[m]
-        ft[m, ..., :d], ft[m, ..., d + 1:] = st[m, ..., :d], st[m, ..., d:]
-    return full
-
-
-def _stored_keys(levels: Sequence[_Levels], rows: slice, count: int) -> NDArray[np.float64]:
+def _stored_keys(levels: Sequence[_Levels], rows: slice) -> NDArray[np.float64]:
     """The ``rows`` of the keys of a group's channels (``_group_levels``) at RAW, CONSTANT,
-    CONSTANT24 and KEYS24 as they decode (then ``count`` - 4 levels of zeros: DEFAULT), stored
-    components: (keys, M, count, c)."""
+    CONSTANT24 and KEYS24 as they decode, stored components: (keys, M, 4, c)."""
     vals = np.stack([lv.vals[rows] for lv in levels], axis=1)                # (K, M, c)
-    out = np.zeros(vals.shape[:2] + (count, vals.shape[2]))
+    out = np.empty(vals.shape[:2] + (4, vals.shape[2]))
     out[:, :, 0] = vals
     for j, level in enumerate((CONSTANT, CONSTANT24, KEYS24), 1):
         tracks = [lv.tracks[level] for lv in levels]
@@ -628,7 +600,7 @@ def _stored_keys(levels: Sequence[_Levels], rows: slice, count: int) -> NDArray[
 def _bounds(prob: _Problem, candidates: List[_Levels],
             groups: Iterable[List[int]]) -> List[Dict[int, float]]:
     """Each track's bound of the error it causes alone at each of its levels, at its key times
-    (``prob``: the key rows; ``_track_errors``, on its keys as they decode approximately:
+    (``prob``: the key rows; ``_core.track_bounds``, on its keys as they decode approximately:
     ``_stored_keys``, ``_Quantizer.bounds``), the tracks of a group (``_group_levels``)
     at once; weights tracks: none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
@@ -644,36 +616,35 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
         src = np.stack([candidates[i].src[rows] for i in group], axis=1)         # (K, M, C)
         lever = np.ascontiguousarray(_levers(ch.path, src, reach[at][:, nodes],
                                              parent_scale[at][:, nodes]))        # (K, M)
-        levels = [RAW, *CONSTANTS, KEYS24] + ([DEFAULT] if ch.path in PATHS else [])
-        lossy = _stored_keys([candidates[i] for i in group], rows, len(levels))
-        if first.dropped >= 0 and not first.cubic:
-            lossy = _restored(lossy, [candidates[i].dropped for i in group])
-        if DEFAULT in levels:
-            rest = prob.rest[list(PATHS).index(ch.path)][nodes]                  # (M, C)
-            lossy[:, :, levels.index(DEFAULT)] = rest
-        wide = np.empty_like(lossy)
-        wide[:] = src[:, :, None]
-        levers = np.empty(lossy.shape[:3])
-        levers[:] = lever[:, :, None]
-        k, m, n, c = lossy.shape
-        got = _track_errors(ch.path, wide.reshape(k, m * n, c), lossy.reshape(k, m * n, c),
-                            levers.reshape(k, m * n)).reshape(m, n).tolist()
-        for j, i in enumerate(group):
-            errors[i] = dict(zip(levels, got[j]))
-        # the bit rates: the tracks of a layout at once (a track's rates: the group's order)
+        # the levels as they decode (a STEP or LINEAR rotation's dropped component restored
+        # in C), and DEFAULT: the rest pose (``_core.track_bounds``)
         members = [candidates[i] for i in group]
+        levels = [RAW, *CONSTANTS, KEYS24]
+        drop = (np.array([lv.dropped for lv in members], np.int32)
+                if first.dropped >= 0 and not first.cubic else None)
+        rotation = ch.path == "rotation"
+        got = _core.track_bounds(src, _stored_keys(members, rows), lever, drop, rotation)
+        if ch.path in PATHS:
+            rest = prob.rest[list(PATHS).index(ch.path)][nodes]                  # (M, C)
+            at_rest = np.ascontiguousarray(np.broadcast_to(rest[None, :, None], src.shape[:2] +
+                                                           (1, src.shape[2])))
+            levels.append(DEFAULT)
+            got = np.concatenate([got, _core.track_bounds(src, at_rest, lever, None, rotation)],
+                                 axis=1)
+        for i, row in zip(group, got.tolist()):
+            errors[i] = dict(zip(levels, row))
+        # the bit rates: the tracks of a layout at once (a track's rates: the group's order)
         quantizers = {id(q): q for lv in members for q, _, _ in lv.rates.values()}
         if quantizers:
             per_track = np.ascontiguousarray(src.transpose(1, 0, 2))              # (M, K, C)
-            drop = np.array([-1 if first.cubic else lv.dropped for lv in members], np.int32)
+            dropped = np.array([-1 if first.cubic else lv.dropped for lv in members], np.int32)
             for q in quantizers.values():
                 want = np.zeros((len(group), len(BIT_RATES)), np.uint8)
                 for lv in members:
                     for qq, m, k in lv.rates.values():
                         want[m, k] = qq is q
                 got = q.bounds(1 if first.cubic else 0, 3 if first.cubic else 1, per_track,
-                               np.ascontiguousarray(lever.T), drop, ch.path == "rotation",
-                               want).tolist()
+                               np.ascontiguousarray(lever.T), dropped, rotation, want).tolist()
                 for i, lv in zip(group, members):
                     errors[i].update({level: got[m][k] for level, (qq, m, k) in lv.rates.items()
                                       if qq is q})
