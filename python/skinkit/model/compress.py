@@ -57,13 +57,14 @@ SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
 CHECK_ROWS = 256                                # times a call of the final check (_Problem)
 
 
-def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], int]:
-    """Unit quaternions (K, 4) as three components and the one left out: the one whose smallest
-    magnitude over the keys is largest (so that restoring it is well conditioned), each key's
-    sign chosen to make it >= 0 (q and -q are one rotation; slerp takes the shortest path)."""
-    dropped = int(np.argmax(np.abs(q).min(axis=0)))
-    q = np.where(q[:, dropped:dropped + 1] < 0, -q, q)
-    return np.delete(q, dropped, axis=1), dropped
+def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], NDArray[np.int64]]:
+    """Unit quaternions of M tracks (M, K, 4): the keys with each key's sign chosen to make the
+    component a track leaves out >= 0 (q and -q are one rotation; slerp takes the shortest
+    path), and that component (M,): the one whose smallest magnitude over the track's keys is
+    largest (so that restoring it is well conditioned)."""
+    dropped = np.argmax(np.abs(q).min(axis=1), axis=1)
+    at = np.take_along_axis(q, dropped[:, None, None], axis=2)
+    return np.where(at < 0, -q, q), dropped
 
 
 def _with(track: Track, **changes: Any) -> Track:
@@ -342,16 +343,10 @@ class _Levels:
     (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and where its
     bit rates are (``rates``: their quantizer, the track's place in it, the rate's)."""
 
-    def __init__(self, ch: Channel, base: Track, dtype: np.dtype[Any]):
+    def __init__(self, ch: Channel, raw: Track, vals: NDArray[np.float64],
+                 src: NDArray[np.float64], dropped: int):
         self.ch, self.cubic = ch, ch.interpolation == "CUBICSPLINE"
-        vals = np.asarray(ch.values, np.float64)
-        self.src = vals                         # the keys compared (rows, ncomp)
-        if ch.path == "rotation" and not self.cubic:
-            unit = vals / np.maximum(np.linalg.norm(vals, axis=-1, keepdims=True), 1e-300)
-            vals, base.dropped = _drop(unit)
-            self.src = np.insert(vals, base.dropped, np.abs(unit[:, base.dropped]), axis=1)
-        self.vals, self.dropped = vals, base.dropped if ch.path == "rotation" else -1
-        raw = _with(base, payload=np.asarray(ch.values, dtype).tobytes())
+        self.vals, self.src, self.dropped = vals, src, dropped   # stored; compared (rows, C)
         self.raw = raw
         # the other levels: the group's (_group_levels)
         self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
@@ -366,14 +361,31 @@ class _Levels:
         return self.tracks[lv]
 
 
-def _group_levels(levels: Sequence[_Levels]) -> None:
-    """The levels other than RAW of channels of one key times, path, interpolation and
-    component count, made together: the constants and 24-bit keys (``_encodes``), DEFAULT, and
-    the bit rates (``_Quantizer``), each in the layout of fewer bytes (the first of equal),
-    none that the raw keys undercut."""
+def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np.dtype[Any]
+                  ) -> List[_Levels]:
+    """The levels of channels of one key times, path, interpolation and component count (their
+    tracks' fields ``bases``), made together: the raw keys; a STEP or LINEAR rotation's keys
+    made unit, with the component each track leaves out (``_drop``); the constants and 24-bit
+    keys (``_encodes``), DEFAULT, and the bit rates (``_Quantizer``), each in the layout of
+    fewer bytes (the first of equal), none that the raw keys undercut."""
+    ch = channels[0]
+    values = np.stack([np.asarray(c.values, np.float64) for c in channels])   # (M, rows, C)
+    src, dropped = values, np.full(len(channels), -1)
+    if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
+        unit = values / np.maximum(np.linalg.norm(values, axis=-1, keepdims=True), 1e-300)
+        src, dropped = _drop(unit)
+        keep = np.array([[c for c in range(4) if c != d] for d in dropped.tolist()])
+        values = np.take_along_axis(src, keep[:, None], axis=2)
+        np.put_along_axis(src, dropped[:, None, None],
+                          np.abs(np.take_along_axis(unit, dropped[:, None, None], axis=2)), 2)
+        bases = [_with(b, dropped=d) for b, d in zip(bases, dropped.tolist())]
+    elif ch.path == "rotation":
+        dropped = np.array([b.dropped for b in bases])
+    bases = [_with(b, payload=np.asarray(c.values, dtype).tobytes())
+             for b, c in zip(bases, channels)]
+    levels = [_Levels(c, b, values[m], src[m], int(dropped[m]))
+              for m, (c, b) in enumerate(zip(channels, bases))]
     first = levels[0]
-    values = np.stack([lv.vals for lv in levels])
-    bases = [lv.raw for lv in levels]
     for level, rows in ((CONSTANT, values[:, 1::3] if first.cubic else values),
                         (CONSTANT24, values[:, 1::3] if first.cubic else values),
                         (KEYS24, values)):
@@ -384,7 +396,7 @@ def _group_levels(levels: Sequence[_Levels]) -> None:
             lv.tracks[DEFAULT], lv.cost[DEFAULT] = None, 0
     # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
     if 3 + 9 * values.shape[2] + 1 >= first.cost[RAW]:
-        return
+        return levels
     quantizers = [_Quantizer(values, _layouts(values, bases, keys))
                   for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
     costs = np.array([q.costs for q in quantizers])                    # (layouts, M, rates)
@@ -393,6 +405,7 @@ def _group_levels(levels: Sequence[_Levels]) -> None:
         for k in np.flatnonzero(least[m] < lv.cost[RAW]).tolist():
             lv.rates[BIT_RATES[k]] = (quantizers[pick[m, k]], m, k)
             lv.cost[BIT_RATES[k]] = int(least[m, k])
+    return levels
 
 
 def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
@@ -457,7 +470,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     prob = _Problem(clip, skeleton, float(shell_distance))
     times: Dict[bytes, int] = {}
     time_arrays: List[NDArray[np.float64]] = []
-    candidates: List[_Levels] = []
+    bases: List[Track] = []
     groups: Dict[Tuple[int, int, int, int], List[int]] = {}
     for ch in clip.channels:
         kt = np.asarray(ch.times, np.float64)
@@ -465,13 +478,15 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         if len(time_arrays) < len(times):
             time_arrays.append(kt)
         path = PATH_NAMES.index(ch.path)
-        base = Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation), times[kt.tobytes()],
-                     int(np.shape(ch.values)[1]), RAW)
-        candidates.append(_Levels(ch, base, clip.dtype))
-        groups.setdefault((base.times, path, base.interp, base.ncomp), []).append(
-            len(candidates) - 1)
+        bases.append(Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation),
+                           times[kt.tobytes()], int(np.shape(ch.values)[1]), RAW))
+        groups.setdefault((bases[-1].times, path, bases[-1].interp, bases[-1].ncomp), []).append(
+            len(bases) - 1)
+    made: Dict[int, _Levels] = {}
     for group in groups.values():
-        _group_levels([candidates[i] for i in group])
+        made.update(zip(group, _group_levels([clip.channels[i] for i in group],
+                                             [bases[i] for i in group], clip.dtype)))
+    candidates = [made[i] for i in range(len(bases))]
     limit = {True: float(weights_precision), False: float(precision)}
     bounds = _bounds(prob.at(np.arange(prob.keys)), candidates, groups.values())
 
