@@ -50,7 +50,8 @@ from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, decoder_tables, from_float24, to_float24)
+                              CompressedClip, Track, decoder_tables, from_float24, segment_ranges,
+                              to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
@@ -149,7 +150,13 @@ class _Quantizer:
     def __init__(self, values: NDArray[np.float64], layouts: Sequence[Track]):
         self.layouts = layouts
         layout = layouts[0]
-        ranges = np.stack([tr.keep_segment_ranges() for tr in layouts]).astype(np.float64)
+        mins, exts = np.stack([tr.minimum for tr in layouts]), np.stack([tr.extent
+                                                                         for tr in layouts])
+        kept = (segment_ranges(mins, exts, np.stack([tr.seg_codes for tr in layouts]))
+                if layout.seg_keys else np.stack([mins, exts], axis=1)[:, None])
+        for tr, r in zip(layouts, kept):       # all at once, as each track computes its own
+            tr.keep_segment_ranges(r)
+        ranges = kept.astype(np.float64)
         self.ranges = ranges                                           # (M, segments, 2, c)
         self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[1]
         e64 = np.stack([tr.extent for tr in layouts]).astype(np.float64)           # (M, c)

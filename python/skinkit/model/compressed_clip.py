@@ -102,10 +102,12 @@ class Track:
     def _range_key(self) -> Tuple[int, int, int, int]:
         return id(self.minimum), id(self.extent), id(self.seg_codes), self.seg_keys
 
-    def keep_segment_ranges(self) -> NDArray[np.float32]:
-        """``segment_ranges``, kept (and shared by copies of this track's attributes)."""
+    def keep_segment_ranges(self, ranges: Optional[NDArray[np.float32]] = None
+                            ) -> NDArray[np.float32]:
+        """``segment_ranges`` (or ``ranges``, computed by the caller as ``segment_ranges``
+        computes them), kept (and shared by copies of this track's attributes)."""
         self.__dict__.pop("_ranges", None)
-        ranges = self.segment_ranges()
+        ranges = self.segment_ranges() if ranges is None else ranges
         ranges.flags.writeable = False
         self._ranges = (self._range_key(), ranges, (self.minimum, self.extent, self.seg_codes))
         return ranges
@@ -153,13 +155,15 @@ def from_float24(data: Union[bytes, memoryview]) -> NDArray[np.float32]:
 
 def segment_ranges(minimum: NDArray[np.float32], extent: NDArray[np.float32],
                    codes: NDArray[np.uint8]) -> NDArray[np.float32]:
-    """Segment ranges (segments, 2, c) float32 from the clip's range (c) and each segment's
-    minimum and extent in 255ths of it (codes (segments, 2 c)): the float32 minimum at or
-    below, the extent at or above (range reduction in two levels: N. Frechette, "Animation
-    Compression: Range Reduction", 2016, and ACL's segments)."""
-    c = minimum.size
-    lo64, ext64 = minimum.astype(np.float64), extent.astype(np.float64)
-    m, e = codes[:, :c].astype(np.float64), codes[:, c:].astype(np.float64)
+    """Segment ranges (..., segments, 2, c) float32 from the clip's range (..., c) and each
+    segment's minimum and extent in 255ths of it (codes (..., segments, 2 c)), of one track or
+    of several (the leading axes): the float32 minimum at or below, the extent at or above
+    (range reduction in two levels: N. Frechette, "Animation Compression: Range Reduction",
+    2016, and ACL's segments)."""
+    c = minimum.shape[-1]
+    lo64 = minimum.astype(np.float64)[..., None, :]
+    ext64 = extent.astype(np.float64)[..., None, :]
+    m, e = codes[..., :c].astype(np.float64), codes[..., c:].astype(np.float64)
     lo = lo64 + ext64 * (m / 255)
     hi = lo64 + ext64 * ((m + e) / 255)
     lo32 = lo.astype(np.float32)
@@ -168,7 +172,7 @@ def segment_ranges(minimum: NDArray[np.float32], extent: NDArray[np.float32],
     ext32 = np.maximum(span, 0).astype(np.float32)
     ext32 = np.where(ext32.astype(np.float64) < span, np.nextafter(ext32, np.float32(np.inf)),
                      ext32)
-    return np.stack([lo32, ext32], axis=1).astype(np.float32)
+    return np.stack([lo32, ext32], axis=-2).astype(np.float32)
 
 
 def decode_track(track: Track, nkeys: int, dtype: np.dtype[Any]) -> NDArray[Any]:
