@@ -1,6 +1,8 @@
 """skinkit.compress: every decoded sample within the precision of a dense evaluation of the
 source (plain NumPy: tests/reference.py's sampler and FK, the shell vertices transformed one by
 one), on random clips of every interpolation and on the Khronos and BVH fixtures."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -228,14 +230,14 @@ def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
     (from the source values, not the codec), the C decoder's keys those of decode_track, and the
     container gives the same track back."""
     from skinkit.io import skc as cf
-    from skinkit.model.compress import _cost, _layout, _Quantizer
+    from skinkit.model.compress import _cost, _Quantizer
     from skinkit.model.compressed_clip import CompressedClip, Track, decode_track
     rng = np.random.default_rng(4)
     keys = 45
     rows = keys * (3 if interp == "CUBICSPLINE" else 1)
     values = np.cumsum(rng.normal(0, 0.1, (rows, 3)), axis=0)
     base = Track(0, 0, ["STEP", "LINEAR", "CUBICSPLINE"].index(interp), 0, 3, RAW)
-    q = _Quantizer(values[None], [_layout(values, base, 16)])
+    q = _Quantizer(values[None], [base], 16)
     k = BIT_RATES.index(10)
     tr = q.track(0, k)
     assert q.costs[0][k] == _cost(tr)                    # counted as the packed track's
@@ -270,14 +272,15 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
     2^-16 relative, against the values themselves), the same in C and NumPy and through the
     container."""
     from skinkit.io import skc as cf
-    from skinkit.model.compress import _encode
+    from skinkit.model.compress import _encodes
     from skinkit.model.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
                                                 decode_track)
     rng = np.random.default_rng(5)
     values = rng.normal(0, 30, (7, 3))
     base = Track(0, 0, 1, 0, 3, RAW)
-    keys = _encode(values, base, KEYS24)
-    const = replace_node(_encode(values[:1], base, CONSTANT24), 1)
+    keys = replace(base, level=KEYS24, payload=_encodes(values[None], KEYS24, False)[0])
+    const = replace(base, node=1, level=CONSTANT24,
+                    payload=_encodes(values[None, :1], CONSTANT24, False)[0])
     got = decode_track(keys, 7, np.dtype(np.float64))
     assert np.all(np.abs(got - values) <= np.abs(values) * 2.0 ** -16)
     assert not np.array_equal(got, values.astype(np.float32))     # 8 bits fewer than float32
@@ -296,7 +299,6 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
 
 
 def replace_node(tr, node):
-    from dataclasses import replace
     return replace(tr, node=node)
 
 

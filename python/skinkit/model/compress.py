@@ -84,82 +84,65 @@ def _ends(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.
     return rows_last.min(axis=2), rows_last.max(axis=2)
 
 
-def _encode(values: NDArray[np.float64], base: Track, level: int) -> Track:
-    """``values`` (rows, stored components) as a constant or as 24-bit keys (KEYS24)."""
-    return _encodes(values[None], [base], level)[0]
-
-
-def _encodes(values: NDArray[np.float64], bases: Sequence[Track], level: int) -> List[Track]:
-    """``_encode`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
-    a track each (``bases``' fields)."""
+def _encodes(values: NDArray[np.float64], level: int, unit: bool) -> List[bytes]:
+    """The payloads of M tracks of one shape, ``values`` (M, rows, stored components), as a
+    constant (the mids of their ranges; ``unit``: a rotation's three components, scaled into
+    the unit ball) or as 24-bit keys (KEYS24)."""
     if level != KEYS24:
         low, high = _ends(values)
         values = 0.5 * (low + high)[:, None]                                      # the mids
-        if bases[0].stored_components() != bases[0].ncomp:
+        if unit:
             values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
     data = values.astype(np.float32).tobytes() if level == CONSTANT else to_float24(values)
-    n = len(data) // len(bases)
-    return [_with(base, level=level, payload=data[m * n:(m + 1) * n])
-            for m, base in enumerate(bases)]
+    n = len(data) // values.shape[0]
+    return [data[m * n:(m + 1) * n] for m in range(values.shape[0])]
 
 
-def _layout(values: NDArray[np.float64], base: Track, seg_keys: int) -> Track:
-    """The ranges of ``values`` (rows, stored components) in segments of ``seg_keys`` keys (0:
-    one segment): the clip's float32 range, outwards, and each segment's in 255ths of it."""
-    return _layouts(values[None], [base], seg_keys)[0]
-
-
-def _layouts(values: NDArray[np.float64], bases: Sequence[Track],
-             seg_keys: int) -> List[Track]:
-    """``_layout`` of M tracks of one shape at once: ``values`` (M, rows, stored components),
-    a track each (``bases``' fields)."""
+def _layouts(values: NDArray[np.float64], per: int
+             ) -> Tuple[NDArray[np.float32], NDArray[np.float32], Optional[NDArray[np.uint8]]]:
+    """The ranges of M tracks of one shape, ``values`` (M, rows, stored components), in
+    segments of ``per`` rows (0: one segment): each track's float32 range over the clip,
+    outwards (minimum, extent: (M, c)), and each segment's in 255ths of it (codes (M, segments,
+    2 c), None for one segment)."""
     low, high = _ends(values)
     lo = low.astype(np.float32)
     lo = np.where(lo.astype(np.float64) > low, np.nextafter(lo, np.float32(-np.inf)), lo)
     span = high - lo.astype(np.float64)
     ext = span.astype(np.float32)
     ext = np.where(ext.astype(np.float64) < span, np.nextafter(ext, np.float32(np.inf)), ext)
-    out = [_with(base, minimum=lo[m], extent=ext[m], seg_keys=seg_keys)
-           for m, base in enumerate(bases)]
-    if seg_keys:
-        per = out[0].rows(seg_keys)
-        starts = np.arange(0, values.shape[1], per)
-        e64 = ext.astype(np.float64)[:, None]
-        safe = np.where(e64 > 0, e64, 1.0)
-        lo64 = lo.astype(np.float64)[:, None]
-        m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0,
-                                                                                          255)
-        top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0,
-                                                                                            255)
-        e = np.maximum(top - m, 1)
-        m = np.minimum(m, 255 - e)
-        zero = e64 == 0
-        codes = np.concatenate([np.where(zero, 0, m), np.where(zero, 0, e)], axis=2
-                               ).astype(np.uint8)
-        for tr, c in zip(out, codes):
-            tr.seg_codes = c
-    return out
+    if not per:
+        return lo, ext, None
+    starts = np.arange(0, values.shape[1], per)
+    e64 = ext.astype(np.float64)[:, None]
+    safe = np.where(e64 > 0, e64, 1.0)
+    lo64 = lo.astype(np.float64)[:, None]
+    m = np.floor(255 * (np.minimum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0, 255)
+    top = np.ceil(255 * (np.maximum.reduceat(values, starts, axis=1) - lo64) / safe).clip(0, 255)
+    e = np.maximum(top - m, 1)
+    m = np.minimum(m, 255 - e)
+    zero = e64 == 0
+    codes = np.concatenate([np.where(zero, 0, m), np.where(zero, 0, e)], axis=2).astype(np.uint8)
+    return lo, ext, codes
 
 
 class _Quantizer:
     """M tracks' ``values`` (M, rows, stored components) at the bit rates (BIT_RATES) in the
-    ranges of their ``layouts`` (``_layouts``, of one shape): the bits of each component in
-    each segment at every rate (``widths``, all tracks and rates in one array operation), the
-    container bytes they cost (``costs``, (M, rates)), the tracks, their bounds."""
+    ranges of their layout (``_layouts``) in segments of ``seg_keys`` keys (0: one segment),
+    the tracks' other fields their ``bases``: the bits of each component in each segment at
+    every rate (``widths``, all tracks and rates in one array operation), the container bytes
+    they cost (``costs``, (M, rates)), the tracks, their bounds."""
 
-    def __init__(self, values: NDArray[np.float64], layouts: Sequence[Track]):
-        self.layouts = layouts
-        layout = layouts[0]
-        mins, exts = np.stack([tr.minimum for tr in layouts]), np.stack([tr.extent
-                                                                         for tr in layouts])
-        kept = (segment_ranges(mins, exts, np.stack([tr.seg_codes for tr in layouts]))
-                if layout.seg_keys else np.stack([mins, exts], axis=1)[:, None])
-        for tr, r in zip(layouts, kept):       # all at once, as each track computes its own
-            tr.keep_segment_ranges(r)
-        ranges = kept.astype(np.float64)
+    def __init__(self, values: NDArray[np.float64], bases: Sequence[Track], seg_keys: int):
+        self.bases, self.seg_keys = bases, seg_keys
+        self.per = bases[0].rows(seg_keys) if seg_keys else values.shape[1]
+        self.lo, self.ext, self.codes = _layouts(values, bases[0].rows(seg_keys))
+        # the segment ranges as the decoder reads them (Track.segment_ranges), float32
+        self.kept = (segment_ranges(self.lo, self.ext, self.codes) if self.codes is not None
+                     else np.stack([self.lo, self.ext], axis=1)[:, None])
+        self.kept.flags.writeable = False
+        ranges = self.kept.astype(np.float64)
         self.ranges = ranges                                           # (M, segments, 2, c)
-        self.per = layout.rows(layout.seg_keys) if layout.seg_keys else values.shape[1]
-        e64 = np.stack([tr.extent for tr in layouts]).astype(np.float64)           # (M, c)
+        e64 = self.ext.astype(np.float64)                                          # (M, c)
         # each component's step about the clip's widest one's: fewer bits for narrower ranges
         widest = np.max(e64, axis=1, initial=0.0)[:, None, None]
         seg_ext = ranges[:, :, 1]
@@ -170,7 +153,8 @@ class _Quantizer:
         safe = np.where(seg_ext > 0, seg_ext, 1.0)[:, rows]
         self.unit = (values - ranges[:, rows, 0]) / safe
         count = np.bincount(rows)                                          # rows a segment
-        fixed = 3 + 8 * layout.minimum.size + 1 + stored[0].size + layout.seg_codes.size
+        fixed = 3 + 8 * values.shape[2] + 1 + stored[0].size + (
+            0 if self.codes is None else self.codes[0].size)
         level = np.array(BIT_RATES, np.float64)[:, None, None]
         self.widths = np.where(stored[:, None], np.clip(level - fewer[:, None], 1, level),
                                0).astype(np.uint8)                   # (M, rates, segments, c)
@@ -195,8 +179,13 @@ class _Quantizer:
         """Track m at bit rate ``BIT_RATES[k]``: its codes rounded and packed in C
         (``_core.quantize_codes``)."""
         w8 = self.widths[m, k]
-        tr = _with(self.layouts[m], level=BIT_RATES[k], widths=w8.reshape(-1),
-                   payload=_core.quantize_codes(self.unit[m], w8, self.per))
+        layout: Dict[str, Any] = {"seg_keys": self.seg_keys}
+        if self.codes is not None:
+            layout["seg_codes"] = self.codes[m]
+        tr = _with(self.bases[m], minimum=self.lo[m], extent=self.ext[m], level=BIT_RATES[k],
+                   widths=w8.reshape(-1), payload=_core.quantize_codes(self.unit[m], w8,
+                                                                       self.per), **layout)
+        tr.keep_segment_ranges(self.kept[m])
         tr.keep_code_bits(self.unit.shape[1], self.per, self.bits[m, k])
         return tr
 
@@ -355,16 +344,20 @@ class _Levels:
         self.ch, self.cubic = ch, ch.interpolation == "CUBICSPLINE"
         self.vals, self.src, self.dropped = vals, src, dropped   # stored; compared (rows, C)
         self.raw = raw
-        # the other levels: the group's (_group_levels)
+        # the other levels: the group's (_group_levels), their tracks made when first asked for
         self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
+        self.payloads: Dict[int, bytes] = {}        # CONSTANT, CONSTANT24, KEYS24
         self.rates: Dict[int, Tuple[_Quantizer, int, int]] = {}     # (quantizer, track, rate)
         self.cost = {RAW: _cost(raw)}
 
     def track(self, lv: int) -> Optional[Track]:
         """The track at level ``lv`` (a bit rate's packed when first asked for)."""
         if lv not in self.tracks:
-            q, m, k = self.rates[lv]
-            self.tracks[lv] = q.track(m, k)
+            if lv in self.payloads:
+                self.tracks[lv] = _with(self.raw, level=lv, payload=self.payloads[lv])
+            else:
+                q, m, k = self.rates[lv]
+                self.tracks[lv] = q.track(m, k)
         return self.tracks[lv]
 
 
@@ -393,18 +386,19 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
     levels = [_Levels(c, b, values[m], src[m], int(dropped[m]))
               for m, (c, b) in enumerate(zip(channels, bases))]
     first = levels[0]
+    unit = first.dropped >= 0 and not first.cubic       # a rotation's three components
     for level, rows in ((CONSTANT, values[:, 1::3] if first.cubic else values),
                         (CONSTANT24, values[:, 1::3] if first.cubic else values),
                         (KEYS24, values)):
-        for lv, tr in zip(levels, _encodes(rows, bases, level)):
-            lv.tracks[level], lv.cost[level] = tr, _cost(tr)
+        for lv, data in zip(levels, _encodes(rows, level, unit)):
+            lv.payloads[level], lv.cost[level] = data, 3 + len(data)             # _cost's
     if first.ch.path in PATHS:
         for lv in levels:
             lv.tracks[DEFAULT], lv.cost[DEFAULT] = None, 0
     # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
     if 3 + 9 * values.shape[2] + 1 >= first.cost[RAW]:
         return levels
-    quantizers = [_Quantizer(values, _layouts(values, bases, keys))
+    quantizers = [_Quantizer(values, bases, keys)
                   for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
     costs = np.array([q.costs for q in quantizers])                    # (layouts, M, rates)
     pick, least = costs.argmin(axis=0), costs.min(axis=0)
@@ -611,8 +605,7 @@ def _stored_keys(levels: Sequence[_Levels], rows: slice) -> NDArray[np.float64]:
     out = np.empty(vals.shape[:2] + (4, vals.shape[2]))
     out[:, :, 0] = vals
     for j, level in enumerate((CONSTANT, CONSTANT24, KEYS24), 1):
-        tracks = [lv.tracks[level] for lv in levels]
-        data = b"".join(bytes(tr.payload) for tr in tracks if tr is not None)
+        data = b"".join(lv.payloads[level] for lv in levels)
         got = np.frombuffer(data, np.float32) if level == CONSTANT else from_float24(data)
         got = got.reshape(len(levels), -1, vals.shape[2])
         out[:, :, j] = got[:, rows].swapaxes(0, 1) if level == KEYS24 else got[:, 0]
