@@ -149,10 +149,9 @@ class _Quantizer:
         with np.errstate(divide="ignore"):
             fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
         stored = (seg_ext > 0) & (e64[:, None] > 0)                      # (M, segments, c)
-        rows = np.arange(values.shape[1]) // self.per
-        safe = np.where(seg_ext > 0, seg_ext, 1.0)[:, rows]
-        self.unit = (values - ranges[:, rows, 0]) / safe
-        count = np.bincount(rows)                                          # rows a segment
+        count = np.bincount(np.arange(values.shape[1]) // self.per)       # rows a segment
+        safe = np.repeat(np.where(seg_ext > 0, seg_ext, 1.0), count, axis=1)
+        self.unit = (values - np.repeat(ranges[:, :, 0], count, axis=1)) / safe
         fixed = 3 + 8 * values.shape[2] + 1 + stored[0].size + (
             0 if self.codes is None else self.codes[0].size)
         level = np.array(BIT_RATES, np.float64)[:, None, None]
@@ -160,7 +159,8 @@ class _Quantizer:
                                0).astype(np.uint8)                   # (M, rates, segments, c)
         # ``_cost`` of the tracks at each rate, without packing them; code_bits at each rate:
         # the first bit of each segment, and the bits of all
-        seg_bits = self.widths.sum(axis=3, dtype=np.int64) * count
+        seg_bits = sum(self.widths[..., j].astype(np.int64)              # (M, rates, segs)
+                       for j in range(values.shape[2])) * count
         self.costs = (fixed + (seg_bits.sum(axis=2) + 7) // 8).tolist()
         self.bits = np.zeros(seg_bits.shape[:2] + (count.size + 1,), np.int64)
         np.cumsum(seg_bits, axis=2, out=self.bits[:, :, 1:])
