@@ -54,6 +54,8 @@ from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24
                               to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
+LEVELS = (RAW, CONSTANT, CONSTANT24, KEYS24, DEFAULT) + BIT_RATES   # the search's columns
+RATES_AT = LEVELS.index(BIT_RATES[0])          # the column of the first bit rate
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
 CHECK_ROWS = 256                                # times a call of the final check (_Problem)
 
@@ -334,21 +336,35 @@ def _cost(tr: Optional[Track]) -> int:
     return 3 + len(tr.payload) + (ranges if tr.level in BIT_RATES else 0)
 
 
+class _Group:
+    """The levels of the M channels of a group (``_group_levels``): each track's cost at each
+    level (``costs`` (M, columns of LEVELS) int64 bytes, -1 where it has not that level), the
+    quantizers of its bit rates and, for each track and rate, the one it is in (``pick`` (M,
+    rates))."""
+
+    def __init__(self, count: int):
+        self.costs = np.full((count, len(LEVELS)), -1, np.int64)
+        self.quantizers: List[_Quantizer] = []
+        self.pick = np.zeros((count, len(BIT_RATES)), np.int64)
+
+
 class _Levels:
-    """The levels of channel ``ch`` that the search tries: their costs (``cost``), their tracks
-    (``track``: a bit rate's codes packed when first asked for; None: DEFAULT), and where its
-    bit rates are (``rates``: their quantizer, the track's place in it, the rate's)."""
+    """The levels of channel ``ch`` that the search tries: their costs (``costs``, its row of
+    its group's), their tracks (``track``: made when first asked for, a bit rate's codes packed
+    then; None: DEFAULT)."""
 
     def __init__(self, ch: Channel, raw: Track, vals: NDArray[np.float64],
-                 src: NDArray[np.float64], dropped: int):
+                 src: NDArray[np.float64], dropped: int, group: _Group, m: int):
         self.ch, self.cubic = ch, ch.interpolation == "CUBICSPLINE"
         self.vals, self.src, self.dropped = vals, src, dropped   # stored; compared (rows, C)
-        self.raw = raw
-        # the other levels: the group's (_group_levels), their tracks made when first asked for
+        self.raw, self.group, self.m = raw, group, m
+        self.costs = group.costs[m]
         self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
         self.payloads: Dict[int, bytes] = {}        # CONSTANT, CONSTANT24, KEYS24
-        self.rates: Dict[int, Tuple[_Quantizer, int, int]] = {}     # (quantizer, track, rate)
-        self.cost = {RAW: _cost(raw)}
+
+    def levels(self) -> List[int]:
+        """The levels it has, in the order of LEVELS."""
+        return [LEVELS[j] for j in np.flatnonzero(self.costs >= 0).tolist()]
 
     def track(self, lv: int) -> Optional[Track]:
         """The track at level ``lv`` (a bit rate's packed when first asked for)."""
@@ -356,8 +372,9 @@ class _Levels:
             if lv in self.payloads:
                 self.tracks[lv] = _with(self.raw, level=lv, payload=self.payloads[lv])
             else:
-                q, m, k = self.rates[lv]
-                self.tracks[lv] = q.track(m, k)
+                k = BIT_RATES.index(lv)
+                self.tracks[lv] = self.group.quantizers[self.group.pick[self.m, k]].track(
+                    self.m, k)
         return self.tracks[lv]
 
 
@@ -383,29 +400,31 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
         dropped = np.array([b.dropped for b in bases])
     bases = [_with(b, payload=np.asarray(c.values, dtype).tobytes())
              for b, c in zip(bases, channels)]
-    levels = [_Levels(c, b, values[m], src[m], int(dropped[m]))
+    group = _Group(len(channels))
+    levels = [_Levels(c, b, values[m], src[m], int(dropped[m]), group, m)
               for m, (c, b) in enumerate(zip(channels, bases))]
+    group.costs[:, 0] = [_cost(b) for b in bases]
     first = levels[0]
     unit = first.dropped >= 0 and not first.cubic       # a rotation's three components
     for level, rows in ((CONSTANT, values[:, 1::3] if first.cubic else values),
                         (CONSTANT24, values[:, 1::3] if first.cubic else values),
                         (KEYS24, values)):
-        for lv, data in zip(levels, _encodes(rows, level, unit)):
-            lv.payloads[level], lv.cost[level] = data, 3 + len(data)             # _cost's
+        payloads = _encodes(rows, level, unit)
+        for lv, data in zip(levels, payloads):
+            lv.payloads[level] = data
+        group.costs[:, LEVELS.index(level)] = 3 + len(payloads[0])              # _cost's
     if first.ch.path in PATHS:
         for lv in levels:
-            lv.tracks[DEFAULT], lv.cost[DEFAULT] = None, 0
+            lv.tracks[DEFAULT] = None
+        group.costs[:, LEVELS.index(DEFAULT)] = 0
     # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
-    if 3 + 9 * values.shape[2] + 1 >= first.cost[RAW]:
+    if 3 + 9 * values.shape[2] + 1 >= group.costs[0, 0]:
         return levels
-    quantizers = [_Quantizer(values, bases, keys)
-                  for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
-    costs = np.array([q.costs for q in quantizers])                    # (layouts, M, rates)
-    pick, least = costs.argmin(axis=0), costs.min(axis=0)
-    for m, lv in enumerate(levels):
-        for k in np.flatnonzero(least[m] < lv.cost[RAW]).tolist():
-            lv.rates[BIT_RATES[k]] = (quantizers[pick[m, k]], m, k)
-            lv.cost[BIT_RATES[k]] = int(least[m, k])
+    group.quantizers = [_Quantizer(values, bases, keys)
+                        for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
+    costs = np.array([q.costs for q in group.quantizers])               # (layouts, M, rates)
+    group.pick, least = costs.argmin(axis=0), costs.min(axis=0)
+    group.costs[:, RATES_AT:] = np.where(least < group.costs[:, :1], least, -1)
     return levels
 
 
@@ -518,7 +537,7 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
 
 
 def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
-            bounds: List[Dict[int, float]], time_arrays: List[NDArray[np.float64]],
+            bounds: NDArray[np.float64], time_arrays: List[NDArray[np.float64]],
             limit: Dict[bool, float], refine: bool) -> List[int]:
     """Each track's level under the exact check at the rows of ``prob``: the largest common
     tolerance of the bounds (``_bounds``; a weights track: its exact error) that passes, by
@@ -526,35 +545,31 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
     stays within the precision."""
     precision, weights_precision = limit[False], limit[True]
     poses = _Poses(prob, clip, candidates, time_arrays)
-    errors = list(bounds)
+    errors = bounds.copy()
     for i, ch in enumerate(clip.channels):
         if ch.path == WEIGHTS:
-            got = poses.need([(i, lv) for lv in candidates[i].cost])
-            errors[i] = {lv: float(np.abs(got[i, lv] - prob.weights[ch.node]).max(initial=0.0))
-                         for lv in candidates[i].cost}
+            lvs = candidates[i].levels()
+            got = poses.need([(i, lv) for lv in lvs])
+            errors[i, [LEVELS.index(lv) for lv in lvs]] = [
+                float(np.abs(got[i, lv] - prob.weights[ch.node]).max(initial=0.0)) for lv in lvs]
 
-    # each track's levels by cost (the first of equal in their order) and their errors, a row
-    # each (padded with inf): a tolerance picks the first level of each row within it
-    levels = [list(c.cost) for c in candidates]
-    count = np.array([len(lvs) for lvs in levels], np.int64)
-    track = np.repeat(np.arange(count.size), count)
-    by = np.lexsort((np.array([v for c in candidates for v in c.cost.values()], np.int64),
-                     track))                  # stable: equal costs in their order
-    col = np.arange(by.size) - np.repeat(np.cumsum(count) - count, count)
-    shape = (count.size, int(count.max(initial=0)))
-    table, names = np.full(shape, np.inf), np.full(shape, RAW)
-    costs = np.full(shape, np.iinfo(np.int64).max)          # the padding: dearer than all
-    table[track, col] = np.array([errors[i][lv] for i, lvs in enumerate(levels) for lv in lvs],
-                                 np.float64)[by]
-    names[track, col] = np.array([lv for lvs in levels for lv in lvs], np.int64)[by]
-    costs[track, col] = np.array([v for c in candidates for v in c.cost.values()], np.int64)[by]
+    # each track's levels by cost (the first of equal in the order of LEVELS) and their errors,
+    # a row each (those it has not: inf, dearer than all): a tolerance picks the first level of
+    # each row within it
+    every = np.stack([c.costs for c in candidates]) if candidates else np.zeros((0, len(LEVELS)),
+                                                                                np.int64)
+    every = np.where(every >= 0, every, np.iinfo(np.int64).max)
+    by = np.argsort(every, axis=1, kind="stable")
+    table = np.take_along_axis(errors, by, axis=1)
+    names = np.array(LEVELS)[by]
+    costs = np.take_along_axis(every, by, axis=1)
     weights = np.array([ch.path == WEIGHTS for ch in clip.channels], bool)
 
     def pick(tol: float) -> List[int]:
-        if not levels:                          # a clip without channels
+        if not candidates:                      # a clip without channels
             return []
         ok = table <= np.where(weights, weights_precision, tol)[:, None]
-        first = names[np.arange(len(levels)), ok.argmax(axis=1)]
+        first = names[np.arange(len(candidates)), ok.argmax(axis=1)]
         return np.where(ok.any(axis=1), first, RAW).tolist()  # type: ignore[no-any-return]
 
     lo, hi = 0.0, precision
@@ -570,20 +585,21 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
             hi = mid
     if refine and best:    # each track one level cheaper at a time, while its subtree stays in
         poses.assemble(best)
-        order = [i for i in sorted(range(len(best)), key=lambda k: -candidates[k].cost[best[k]])
-                 if clip.channels[i].path != WEIGHTS]
+        chosen = every[np.arange(len(best)), [LEVELS.index(lv) for lv in best]]
+        order = [i for i in np.argsort(-chosen, kind="stable").tolist() if not weights[i]]
         # each track's first try: its dearest level below its choice's cost (the first of
-        # equal in their order; -1: none), decoded at once; the others (most tracks try one)
-        # listed once the first is kept, and decoded four at a time when reached
-        below = costs < np.array([c.cost[lv] for c, lv in zip(candidates, best)])[:, None]
+        # equal in their order; for those that have one), decoded at once; the others (most
+        # tracks try one) listed once the first is kept, and decoded four at a time when reached
+        below = costs < chosen[:, None]
+        has: List[bool] = below.any(axis=1).tolist()
         top = costs[np.arange(len(best)), np.maximum(below.sum(axis=1) - 1, 0)]
-        first = np.where(below.any(axis=1),
-                         names[np.arange(len(best)), (costs == top[:, None]).argmax(axis=1)], -1)
-        poses.need([(i, int(first[i])) for i in order if first[i] >= 0])
+        first: List[int] = names[np.arange(len(best)),
+                                 (costs == top[:, None]).argmax(axis=1)].tolist()
+        order = [i for i in order if has[i]]
+        poses.need([(i, first[i]) for i in order])
         for i in order:
-            cost = candidates[i].cost
-            bound, tries, j = cost[best[i]], [int(first[i])], 0
-            while j < len(tries) and tries[0] >= 0:
+            tries, j = [first[i]], 0
+            while j < len(tries):
                 lv = tries[j]
                 if (i, lv) not in poses.samples:
                     poses.need([(i, v) for v in tries[j:j + 4]])
@@ -591,9 +607,10 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
                     best[i] = lv
                 elif lv != KEYS24:    # the others' errors grow as their costs fall
                     break
-                if j == 0:
-                    tries = [v for v in sorted(cost, key=cost.__getitem__, reverse=True)
-                             if cost[v] < bound]
+                if j == 0:            # dearest first (the first of equal in their order)
+                    cols = np.flatnonzero(every[i] < chosen[i])
+                    tries = [LEVELS[c] for c in cols[np.argsort(-every[i, cols],
+                                                                kind="stable")].tolist()]
                 j += 1
     return best
 
@@ -613,13 +630,14 @@ def _stored_keys(levels: Sequence[_Levels], rows: slice) -> NDArray[np.float64]:
 
 
 def _bounds(prob: _Problem, candidates: List[_Levels],
-            groups: Iterable[List[int]]) -> List[Dict[int, float]]:
-    """Each track's bound of the error it causes alone at each of its levels, at its key times
-    (``prob``: the key rows; ``_core.track_bounds``, on its keys as they decode approximately:
-    ``_stored_keys``, ``_Quantizer.bounds``), the tracks of a group (``_group_levels``)
-    at once; weights tracks: none (``_search`` measures theirs)."""
+            groups: Iterable[List[int]]) -> NDArray[np.float64]:
+    """Each track's bound of the error it causes alone at each of its levels (tracks, columns
+    of LEVELS; inf where it has not that level), at its key times (``prob``: the key rows;
+    ``_core.track_bounds``, on its keys as they decode approximately: ``_stored_keys``,
+    ``_Quantizer.bounds``), the tracks of a group (``_group_levels``) at once; weights tracks:
+    none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
-    errors: List[Dict[int, float]] = [{} for _ in candidates]
+    errors = np.full((len(candidates), len(LEVELS)), np.inf)
     for group in groups:
         first = candidates[group[0]]
         ch = first.ch
@@ -634,35 +652,28 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
         # the levels as they decode (a STEP or LINEAR rotation's dropped component restored
         # in C), and DEFAULT: the rest pose (``_core.track_bounds``)
         members = [candidates[i] for i in group]
-        levels = [RAW, *CONSTANTS, KEYS24]
         drop = (np.array([lv.dropped for lv in members], np.int32)
                 if first.dropped >= 0 and not first.cubic else None)
         rotation = ch.path == "rotation"
-        got = _core.track_bounds(src, _stored_keys(members, rows), lever, drop, rotation)
+        got = np.full((len(group), len(LEVELS)), np.inf)
+        got[:, :4] = _core.track_bounds(src, _stored_keys(members, rows), lever, drop, rotation)
         if ch.path in PATHS:
             rest = prob.rest[list(PATHS).index(ch.path)][nodes]                  # (M, C)
             at_rest = np.ascontiguousarray(np.broadcast_to(rest[None, :, None], src.shape[:2] +
                                                            (1, src.shape[2])))
-            levels.append(DEFAULT)
-            got = np.concatenate([got, _core.track_bounds(src, at_rest, lever, None, rotation)],
-                                 axis=1)
-        for i, row in zip(group, got.tolist()):
-            errors[i] = dict(zip(levels, row))
-        # the bit rates: the tracks of a layout at once (a track's rates: the group's order)
-        quantizers = {id(q): q for lv in members for q, _, _ in lv.rates.values()}
-        if quantizers:
+            got[:, 4:5] = _core.track_bounds(src, at_rest, lever, None, rotation)
+        # the bit rates: the tracks of a layout at once (those of its rates in that layout)
+        g = first.group
+        if g.quantizers:
             per_track = np.ascontiguousarray(src.transpose(1, 0, 2))              # (M, K, C)
             dropped = np.array([-1 if first.cubic else lv.dropped for lv in members], np.int32)
-            for q in quantizers.values():
-                want = np.zeros((len(group), len(BIT_RATES)), np.uint8)
-                for lv in members:
-                    for qq, m, k in lv.rates.values():
-                        want[m, k] = qq is q
-                got = q.bounds(1 if first.cubic else 0, 3 if first.cubic else 1, per_track,
-                               np.ascontiguousarray(lever.T), dropped, rotation, want).tolist()
-                for i, lv in zip(group, members):
-                    errors[i].update({level: got[m][k] for level, (qq, m, k) in lv.rates.items()
-                                      if qq is q})
+            for n, q in enumerate(g.quantizers):
+                want = (g.pick == n) & (g.costs[:, RATES_AT:] >= 0)
+                rates = q.bounds(1 if first.cubic else 0, 3 if first.cubic else 1, per_track,
+                                 np.ascontiguousarray(lever.T), dropped, rotation,
+                                 want.astype(np.uint8))
+                got[:, RATES_AT:] = np.where(want, rates, got[:, RATES_AT:])
+        errors[group] = got
     return errors
 
 
