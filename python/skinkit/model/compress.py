@@ -591,7 +591,7 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
         # equal in their order; for those that have one), decoded at once; the others (most
         # tracks try one) listed once the first is kept, and decoded four at a time when reached
         below = costs < chosen[:, None]
-        has: List[bool] = below.any(axis=1).tolist()
+        has = np.asarray(below.any(axis=1)).tolist()
         top = costs[np.arange(len(best)), np.maximum(below.sum(axis=1) - 1, 0)]
         first: List[int] = names[np.arange(len(best)),
                                  (costs == top[:, None]).argmax(axis=1)].tolist()
