@@ -28,6 +28,8 @@ CONSTANT24, KEYS24 = 1, 2                      # a constant, the keys: 24-bit fl
 CONSTANTS = (CONSTANT, CONSTANT24)
 BIT_RATES = tuple(range(3, 17)) + (18, 20, 23)
 TRACK_FIELDS = 15                              # int64 fields a track (sk_ctrack, src/skinkit.h)
+_ROTATION, _CUBIC = PATH_NAMES.index("rotation"), INTERPOLATIONS.index("CUBICSPLINE")
+_RATES = frozenset(BIT_RATES)
 Rest = Tuple[ArrayLike, ArrayLike, ArrayLike]
 
 
@@ -64,7 +66,7 @@ class Track:
 
     def seg_rows(self, nkeys: int) -> int:
         """Rows a segment (the last one: what is left)."""
-        return self.rows(self.seg_keys if self.seg_keys else nkeys)
+        return (self.seg_keys or nkeys) * (3 if self.interp == _CUBIC else 1)
 
     def segment_ranges(self) -> NDArray[np.float32]:
         """(segments, 2, c) float32: each segment's minima and extents as the decoder reads
@@ -126,11 +128,11 @@ class Track:
     def stored_components(self) -> int:
         """Components stored per key: a quantized or constant STEP or LINEAR rotation drops
         one."""
-        rotation = PATH_NAMES[self.path] == "rotation" and self.level != RAW
-        return 3 if rotation and INTERPOLATIONS[self.interp] != "CUBICSPLINE" else self.ncomp
+        rotation = self.path == _ROTATION and self.level != RAW
+        return 3 if rotation and self.interp != _CUBIC else self.ncomp
 
     def rows(self, nkeys: int) -> int:
-        return 3 * nkeys if INTERPOLATIONS[self.interp] == "CUBICSPLINE" else nkeys
+        return 3 * nkeys if self.interp == _CUBIC else nkeys
 
 
 def level_name(level: int) -> str:
@@ -221,7 +223,7 @@ def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype:
     buffer with 8 bytes of padding, widths, the segments' first bits), and the weights' width.
     Each track writes its node, or the node ``nodes`` gives it (the tracks left as they are);
     without ``nodes``, each track's payload is made a view of the buffer."""
-    starts = np.cumsum([0] + [t.size for t in times])
+    starts = np.cumsum([0] + [t.size for t in times]).tolist()
     key_times = np.concatenate(times + [np.zeros(0)]).astype(dtype)
     width = sum(t.ncomp for t in tracks if t.path == len(PATHS))
     rows, ranges, chunks, data, nrange, col = [], [], [], 0, 0, 0
@@ -233,13 +235,13 @@ def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype:
             offset, col = col, col + tr.ncomp
         else:
             offset = (tr.node if nodes is None else nodes[m]) * tr.ncomp
-        nkeys = times[tr.times].size
+        nkeys = starts[tr.times + 1] - starts[tr.times]
         rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
-                     tr.stored_components(), tr.path == 1, starts[tr.times], nkeys, data,
+                     tr.stored_components(), tr.path == _ROTATION, starts[tr.times], nkeys, data,
                      nrange, nwidth, tr.seg_rows(nkeys), nseg])
         chunks.append(bytes(tr.payload))
         data += len(chunks[-1])
-        if tr.level in BIT_RATES:
+        if tr.level in _RATES:
             ranges.append(tr.segment_ranges().reshape(-1))
             nrange += ranges[-1].size
             widths.append(tr.widths)
