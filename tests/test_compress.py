@@ -274,7 +274,7 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
     from skinkit.io import skc as cf
     from skinkit.model.compress import _encodes
     from skinkit.model.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
-                                                decode_track)
+                                                decode_track, round24)
     rng = np.random.default_rng(5)
     values = rng.normal(0, 30, (7, 3))
     base = Track(0, 0, 1, 0, 3, RAW)
@@ -283,6 +283,7 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
                     payload=_encodes(values[None, :1], CONSTANT24, False)[0])
     got = decode_track(keys, 7, np.dtype(np.float64))
     assert np.all(np.abs(got - values) <= np.abs(values) * 2.0 ** -16)
+    np.testing.assert_array_equal(round24(values), got)          # the round trip, at once
     assert not np.array_equal(got, values.astype(np.float32))     # 8 bits fewer than float32
     times = np.linspace(0, 1, 7)
     cc = cf.loads(cf.dumps(CompressedClip(None, np.float64, 2, [times], [keys, const])))

@@ -50,8 +50,8 @@ from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
 from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, decoder_tables, from_float24, segment_ranges,
-                              to_float24)
+                              CompressedClip, Track, decoder_tables, from_float24, round24,
+                              segment_ranges, to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 LEVELS = (RAW, CONSTANT, CONSTANT24, KEYS24, DEFAULT) + BIT_RATES   # the search's columns
@@ -621,11 +621,11 @@ def _stored_keys(levels: Sequence[_Levels], rows: slice) -> NDArray[np.float64]:
     vals = np.stack([lv.vals[rows] for lv in levels], axis=1)                # (K, M, c)
     out = np.empty(vals.shape[:2] + (4, vals.shape[2]))
     out[:, :, 0] = vals
-    for j, level in enumerate((CONSTANT, CONSTANT24, KEYS24), 1):
+    for j, level in enumerate(CONSTANTS, 1):
         data = b"".join(lv.payloads[level] for lv in levels)
         got = np.frombuffer(data, np.float32) if level == CONSTANT else from_float24(data)
-        got = got.reshape(len(levels), -1, vals.shape[2])
-        out[:, :, j] = got[:, rows].swapaxes(0, 1) if level == KEYS24 else got[:, 0]
+        out[:, :, j] = got.reshape(len(levels), vals.shape[2])
+    out[:, :, 3] = round24(vals)                # KEYS24: the keys' payloads, as they decode
     return out
 
 
