@@ -75,6 +75,13 @@ void sk_track_bounds(size_t times, size_t tracks, size_t levels, size_t ncomp,
     size_t full = dropped ? ncomp + 1 : ncomp;
     for (size_t k = 0; k < tracks * levels; k++)
         bound[k] = 0;
+#if defined(SK_HAVE_AVX2)
+    if (levels == 4 && sk_simd() >= SK_SIMD_AVX2) {  /* a level a lane, the same bits */
+        sk_track_bounds4_avx2(times, tracks, ncomp, dropped, rotation, src, stored, lever,
+                              bound);
+        return;
+    }
+#endif
     for (size_t t = 0; t < times; t++) {
         for (size_t m = 0; m < tracks; m++) {
             const double *a = src + (t * tracks + m) * full;

@@ -84,3 +84,61 @@ double sk_rate_keys_avx2(const sk_rate_keys *r, size_t i, size_t n4, double wors
     }
     return worst;
 }
+
+void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int32_t *dropped,
+                           int rotation, const double *src, const double *stored,
+                           const double *lever, double *bound)
+{
+    const size_t full = dropped ? ncomp + 1 : ncomp;
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1);
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    for (size_t t = 0; t < times; t++) {
+        for (size_t m = 0; m < tracks; m++) {
+            const double *a = src + (t * tracks + m) * full;
+            const double *s = stored + (t * tracks + m) * 4 * ncomp;   /* level l: s + l c */
+            __m256d v[5];
+            if (dropped) {   /* restored: sqrt(max(1 - the others' squares, 0)) */
+                __m256d sv[4], sq = zero;
+                for (size_t j = 0; j < ncomp; j++) {
+                    sv[j] = _mm256_setr_pd(s[j], s[ncomp + j], s[2 * ncomp + j],
+                                           s[3 * ncomp + j]);
+                    __m256d p = _mm256_mul_pd(sv[j], sv[j]);
+                    sq = j == 0 ? p : _mm256_add_pd(sq, p);
+                }
+                __m256d w = _mm256_sub_pd(one, sq);
+                __m256d keep = _mm256_or_pd(_mm256_cmp_pd(w, zero, _CMP_GE_OQ),
+                                            _mm256_cmp_pd(w, w, _CMP_UNORD_Q));
+                w = _mm256_sqrt_pd(_mm256_and_pd(w, keep));
+                for (size_t j = 0, at = 0; j < full; j++)
+                    v[j] = j == (size_t)dropped[m] ? w : sv[at++];
+            } else {
+                for (size_t j = 0; j < full; j++)
+                    v[j] = _mm256_setr_pd(s[j], s[ncomp + j], s[2 * ncomp + j],
+                                          s[3 * ncomp + j]);
+            }
+            __m256d e;
+            if (rotation) {      /* the chord to the nearer of v and -v */
+                __m256d dot = zero, d2 = zero;
+                for (size_t j = 0; j < full; j++)
+                    dot = _mm256_add_pd(dot, _mm256_mul_pd(_mm256_set1_pd(a[j]), v[j]));
+                __m256d sg = _mm256_blendv_pd(_mm256_set1_pd(-1), one,
+                                              _mm256_cmp_pd(dot, zero, _CMP_GE_OQ));
+                for (size_t j = 0; j < full; j++) {
+                    __m256d d = _mm256_sub_pd(_mm256_set1_pd(a[j]), _mm256_mul_pd(sg, v[j]));
+                    d2 = _mm256_add_pd(d2, _mm256_mul_pd(d, d));
+                }
+                e = _mm256_sqrt_pd(d2);
+            } else {             /* the largest component difference */
+                e = zero;
+                for (size_t j = 0; j < full; j++)
+                    e = pick_gt(_mm256_andnot_pd(sign, _mm256_sub_pd(_mm256_set1_pd(a[j]), v[j])),
+                                e);
+            }
+            e = _mm256_mul_pd(e, _mm256_set1_pd(lever[t * tracks + m]));
+            __m256d b = _mm256_loadu_pd(bound + 4 * m);
+            __m256d up = _mm256_or_pd(_mm256_cmp_pd(e, b, _CMP_GT_OQ),
+                                      _mm256_cmp_pd(e, e, _CMP_UNORD_Q));
+            _mm256_storeu_pd(bound + 4 * m, _mm256_blendv_pd(b, e, up));  /* NaN kept */
+        }
+    }
+}

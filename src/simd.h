@@ -90,6 +90,11 @@ void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float 
 /* compress_encode_avx2.c: keys i .. i + 4 n4 - 1 of r, four at a time, the portable code's
    bits: the largest of worst and their levers times their errors (NaN kept) */
 double sk_rate_keys_avx2(const sk_rate_keys *r, size_t i, size_t n4, double worst);
+/* compress_encode_avx2.c: sk_track_bounds of 4 levels, a level in each lane, the portable
+   code's bits */
+void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int32_t *dropped,
+                           int rotation, const double *src, const double *stored,
+                           const double *lever, double *bound);
 /* compress_avx2.c: a run of n constants v to rows rows of o, os apart (copy_run) */
 void sk_cclip_fill_avx2(float *o, ptrdiff_t os, size_t rows, const float *v, int64_t n);
 /* shell_error_avx2.c: the float64 sk_shell_check of the job's first n - n % 4 poses, four at

@@ -146,3 +146,37 @@ def test_track_bounds_against_numpy(dropped):
     assert float(got.min()) > 1e-4
     with pytest.raises(ValueError, match="dropped"):
         _core.track_bounds(src, stored, lever, np.zeros(M + 1, np.int32), True)
+
+
+TRACK_SCRIPT = """
+import sys, numpy as np
+from skinkit import _core
+d = np.load(sys.argv[1])
+got = [_core.track_bounds(d["src"], d["stored"], d["lever"], d["drop"], True),
+       _core.track_bounds(np.ascontiguousarray(d["src"][..., :3]), d["stored"], d["lever"],
+                          None, False)]
+np.savez(sys.argv[2], a=got[0], b=got[1], simd=_core.simd())
+"""
+
+
+@pytest.mark.parametrize("cap", ["baseline", "avx2"])
+def test_track_bounds_bits_at_every_simd_level(tmp_path, cap):
+    """Four levels a register with AVX2 (a level a lane): the portable code's bits, with a
+    restored component, 1 - the others' squares below 0, and a NaN lever."""
+    rng = np.random.default_rng(26)
+    src = rng.normal(size=(11, 5, 4))
+    stored = rng.normal(scale=0.6, size=(11, 5, 4, 3))
+    lever = rng.uniform(0.1, 2.0, size=(11, 5))
+    lever[3, 2] = np.nan
+    d = {"src": src, "stored": stored, "lever": lever,
+         "drop": rng.integers(0, 4, size=5).astype(np.int32)}
+    np.savez(tmp_path / "in.npz", **d)
+    subprocess.run([sys.executable, "-c", TRACK_SCRIPT, str(tmp_path / "in.npz"),
+                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD=cap),
+                   check=True)
+    got = np.load(tmp_path / "out.npz")
+    here = [_core.track_bounds(src, stored, lever, d["drop"], True),
+            _core.track_bounds(np.ascontiguousarray(src[..., :3]), stored, lever, None, False)]
+    for a, b in zip(here, (got["a"], got["b"])):
+        assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
+        assert np.all(np.isnan(a[2])) and np.isfinite(a[[0, 1, 3, 4]]).all()
