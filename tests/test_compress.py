@@ -274,11 +274,11 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
     from skinkit.io import skc as cf
     from skinkit.model.compress import _encodes
     from skinkit.model.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
-                                                decode_track, round24)
+                                                decode_track, round24, to_float24)
     rng = np.random.default_rng(5)
     values = rng.normal(0, 30, (7, 3))
     base = Track(0, 0, 1, 0, 3, RAW)
-    keys = replace(base, level=KEYS24, payload=_encodes(values[None], KEYS24, False)[0])
+    keys = replace(base, level=KEYS24, payload=to_float24(values))
     const = replace(base, node=1, level=CONSTANT24,
                     payload=_encodes(values[None, :1], CONSTANT24, False)[0])
     got = decode_track(keys, 7, np.dtype(np.float64))

@@ -88,13 +88,12 @@ def _ends(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.
 
 def _encodes(values: NDArray[np.float64], level: int, unit: bool) -> List[bytes]:
     """The payloads of M tracks of one shape, ``values`` (M, rows, stored components), as a
-    constant (the mids of their ranges; ``unit``: a rotation's three components, scaled into
-    the unit ball) or as 24-bit keys (KEYS24)."""
-    if level != KEYS24:
-        low, high = _ends(values)
-        values = 0.5 * (low + high)[:, None]                                      # the mids
-        if unit:
-            values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
+    constant (CONSTANT, CONSTANT24): the mids of their ranges (``unit``: a rotation's three
+    components, scaled into the unit ball)."""
+    low, high = _ends(values)
+    values = 0.5 * (low + high)[:, None]                                          # the mids
+    if unit:
+        values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
     data = values.astype(np.float32).tobytes() if level == CONSTANT else to_float24(values)
     n = len(data) // values.shape[0]
     return [data[m * n:(m + 1) * n] for m in range(values.shape[0])]
@@ -360,7 +359,7 @@ class _Levels:
         self.raw, self.group, self.m = raw, group, m
         self.costs = group.costs[m]
         self.tracks: Dict[int, Optional[Track]] = {RAW: raw}
-        self.payloads: Dict[int, bytes] = {}        # CONSTANT, CONSTANT24, KEYS24
+        self.payloads: Dict[int, bytes] = {}        # CONSTANT, CONSTANT24
 
     def levels(self) -> List[int]:
         """The levels it has, in the order of LEVELS."""
@@ -369,7 +368,9 @@ class _Levels:
     def track(self, lv: int) -> Optional[Track]:
         """The track at level ``lv`` (a bit rate's packed when first asked for)."""
         if lv not in self.tracks:
-            if lv in self.payloads:
+            if lv == KEYS24:
+                self.tracks[lv] = _with(self.raw, level=lv, payload=to_float24(self.vals))
+            elif lv in self.payloads:
                 self.tracks[lv] = _with(self.raw, level=lv, payload=self.payloads[lv])
             else:
                 k = BIT_RATES.index(lv)
@@ -381,7 +382,7 @@ class _Levels:
 def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np.dtype[Any]
                   ) -> List[_Levels]:
     """The levels of channels of one key times, path, interpolation and component count (their
-    tracks' fields ``bases``), made together: the raw keys; a STEP or LINEAR rotation's keys
+    tracks' fields ``bases``, made their raw tracks), made together: the raw keys; a STEP or LINEAR rotation's keys
     made unit, with the component each track leaves out (``_drop``); the constants and 24-bit
     keys (``_encodes``), DEFAULT, and the bit rates (``_Quantizer``), each in the layout of
     fewer bytes (the first of equal), none that the raw keys undercut."""
@@ -395,24 +396,24 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
         values = np.take_along_axis(src, keep[:, None], axis=2)
         np.put_along_axis(src, dropped[:, None, None],
                           np.abs(np.take_along_axis(unit, dropped[:, None, None], axis=2)), 2)
-        bases = [_with(b, dropped=d) for b, d in zip(bases, dropped.tolist())]
+        for b, d in zip(bases, dropped.tolist()):
+            b.dropped = d
     elif ch.path == "rotation":
         dropped = np.array([b.dropped for b in bases])
-    bases = [_with(b, payload=np.asarray(c.values, dtype).tobytes())
-             for b, c in zip(bases, channels)]
+    for b, c in zip(bases, channels):          # the raw tracks
+        b.payload = np.asarray(c.values, dtype).tobytes()
     group = _Group(len(channels))
     levels = [_Levels(c, b, values[m], src[m], int(dropped[m]), group, m)
               for m, (c, b) in enumerate(zip(channels, bases))]
     group.costs[:, 0] = [_cost(b) for b in bases]
     first = levels[0]
     unit = first.dropped >= 0 and not first.cubic       # a rotation's three components
-    for level, rows in ((CONSTANT, values[:, 1::3] if first.cubic else values),
-                        (CONSTANT24, values[:, 1::3] if first.cubic else values),
-                        (KEYS24, values)):
-        payloads = _encodes(rows, level, unit)
+    for level in CONSTANTS:
+        payloads = _encodes(values[:, 1::3] if first.cubic else values, level, unit)
         for lv, data in zip(levels, payloads):
             lv.payloads[level] = data
         group.costs[:, LEVELS.index(level)] = 3 + len(payloads[0])              # _cost's
+    group.costs[:, LEVELS.index(KEYS24)] = 3 + 3 * values[0].size      # packed when asked for
     if first.ch.path in PATHS:
         for lv in levels:
             lv.tracks[DEFAULT] = None
