@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple, Union
 
 import numpy as np
@@ -30,6 +31,9 @@ BIT_RATES = tuple(range(3, 17)) + (18, 20, 23)
 TRACK_FIELDS = 15                              # int64 fields a track (sk_ctrack, src/skinkit.h)
 _ROTATION, _CUBIC = PATH_NAMES.index("rotation"), INTERPOLATIONS.index("CUBICSPLINE")
 _RATES = frozenset(BIT_RATES)
+_NONE32: NDArray[np.float32] = np.zeros(0, np.float32)   # empty: no element to write
+_NONE8: NDArray[np.uint8] = np.zeros(0, np.uint8)
+_NONE64: NDArray[np.int64] = np.zeros(0, np.int64)
 Rest = Tuple[ArrayLike, ArrayLike, ArrayLike]
 
 
@@ -233,23 +237,26 @@ def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype:
     buffer with 8 bytes of padding, widths, the segments' first bits), and the weights' width.
     Each track writes its node, or the node ``nodes`` gives it (the tracks left as they are);
     without ``nodes``, each track's payload is made a view of the buffer."""
-    starts = np.cumsum([0] + [t.size for t in times]).tolist()
+    starts = [0, *accumulate(t.size for t in times)]
     key_times = np.concatenate(times + [np.zeros(0)]).astype(dtype)
-    width = sum(t.ncomp for t in tracks if t.path == len(PATHS))
-    rows, ranges, chunks, data, nrange, col = [], [], [], 0, 0, 0
+    rows: Tuple[List[List[int]], List[List[int]]] = ([], [])   # TRS tracks', weights tracks'
+    ranges: List[NDArray[np.float32]] = []
     widths: List[NDArray[np.uint8]] = []
     segs: List[NDArray[np.int64]] = []
-    nwidth = nseg = 0
+    chunks, views = [], []
+    data = nrange = nwidth = nseg = width = 0
     for m, tr in enumerate(tracks):
-        if tr.path == len(PATHS):
-            offset, col = col, col + tr.ncomp
+        weights = tr.path == len(PATHS)
+        if weights:
+            offset, width = width, width + tr.ncomp
         else:
             offset = (tr.node if nodes is None else nodes[m]) * tr.ncomp
         nkeys = starts[tr.times + 1] - starts[tr.times]
-        rows.append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
-                     tr.stored_components(), tr.path == _ROTATION, starts[tr.times], nkeys, data,
-                     nrange, nwidth, tr.seg_rows(nkeys), nseg])
+        rows[weights].append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
+                              tr.stored_components(), tr.path == _ROTATION, starts[tr.times],
+                              nkeys, data, nrange, nwidth, tr.seg_rows(nkeys), nseg])
         chunks.append(bytes(tr.payload))
+        views.append(data)
         data += len(chunks[-1])
         if tr.level in _RATES:
             ranges.append(tr.segment_ranges().reshape(-1))
@@ -259,15 +266,12 @@ def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype:
             segs.append(tr.code_bits(nkeys)[:-1])
             nseg += segs[-1].size
     buf = np.frombuffer(b"".join(chunks) + bytes(8), np.uint8)
-    for tr, row in zip(tracks, rows if nodes is None else ()):   # payloads: views of buf
-        tr.payload = buf.data[row[10]:row[10] + len(tr.payload)]
-    table = np.array(rows, np.int64).reshape(-1, TRACK_FIELDS)
-    is_weights = table[:, 0] == len(PATHS)
-    tables = (np.ascontiguousarray(table[~is_weights]).reshape(-1),
-              np.ascontiguousarray(table[is_weights]).reshape(-1))
-    arrays = (key_times, np.concatenate(ranges + [np.zeros(0, np.float32)]).astype(np.float32),
-              buf, np.concatenate(widths + [np.zeros(0, np.uint8)]).astype(np.uint8),
-              np.concatenate(segs + [np.zeros(0, np.int64)]).astype(np.int64))
+    for tr, at, chunk in zip(tracks if nodes is None else (), views, chunks):  # views of buf
+        tr.payload = buf.data[at:at + len(chunk)]
+    tables = (np.array(rows[0], np.int64).reshape(-1), np.array(rows[1], np.int64).reshape(-1))
+    arrays = (key_times, np.concatenate(ranges).astype(np.float32) if ranges else _NONE32,
+              buf, np.concatenate(widths).astype(np.uint8) if widths else _NONE8,
+              np.concatenate(segs).astype(np.int64) if segs else _NONE64)
     return tables, arrays, width
 
 
