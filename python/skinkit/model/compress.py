@@ -336,12 +336,15 @@ def _cost(tr: Optional[Track]) -> int:
 
 
 class _Group:
-    """The levels of the M channels of a group (``_group_levels``): each track's cost at each
+    """The levels of the M channels of a group (``_group_levels``): their keys as stored and
+    as compared with the decoded ones (``values``, ``src``), each track's cost at each
     level (``costs`` (M, columns of LEVELS) int64 bytes, -1 where it has not that level), the
     quantizers of its bit rates and, for each track and rate, the one it is in (``pick`` (M,
     rates))."""
 
-    def __init__(self, count: int):
+    def __init__(self, values: NDArray[np.float64], src: NDArray[np.float64]):
+        self.values, self.src = values, src      # stored, compared: (M, rows, c), (M, rows, C)
+        count = values.shape[0]
         self.costs = np.full((count, len(LEVELS)), -1, np.int64)
         self.quantizers: List[_Quantizer] = []
         self.pick = np.zeros((count, len(BIT_RATES)), np.int64)
@@ -402,7 +405,7 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
         dropped = np.array([b.dropped for b in bases])
     for b, c in zip(bases, channels):          # the raw tracks
         b.payload = np.asarray(c.values, dtype).tobytes()
-    group = _Group(len(channels))
+    group = _Group(values, src)
     levels = [_Levels(c, b, values[m], src[m], int(dropped[m]), group, m)
               for m, (c, b) in enumerate(zip(channels, bases))]
     group.costs[:, 0] = [_cost(b) for b in bases]
@@ -619,7 +622,7 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
 def _stored_keys(levels: Sequence[_Levels], rows: slice) -> NDArray[np.float64]:
     """The ``rows`` of the keys of a group's channels (``_group_levels``) at RAW, CONSTANT,
     CONSTANT24 and KEYS24 as they decode, stored components: (keys, M, 4, c)."""
-    vals = np.stack([lv.vals[rows] for lv in levels], axis=1)                # (K, M, c)
+    vals = levels[0].group.values[:, rows].transpose(1, 0, 2)               # (K, M, c)
     out = np.empty(vals.shape[:2] + (4, vals.shape[2]))
     out[:, :, 0] = vals
     for j, level in enumerate(CONSTANTS, 1):
@@ -647,7 +650,8 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
         at = np.searchsorted(prob.t, np.asarray(ch.times, np.float64))
         nodes = [candidates[i].ch.node for i in group]
         rows = slice(1, None, 3) if first.cubic else slice(None)
-        src = np.stack([candidates[i].src[rows] for i in group], axis=1)         # (K, M, C)
+        per_track = np.ascontiguousarray(first.group.src[:, rows])              # (M, K, C)
+        src = np.ascontiguousarray(per_track.transpose(1, 0, 2))                 # (K, M, C)
         lever = np.ascontiguousarray(_levers(ch.path, src, reach[at][:, nodes],
                                              parent_scale[at][:, nodes]))        # (K, M)
         # the levels as they decode (a STEP or LINEAR rotation's dropped component restored
@@ -666,7 +670,6 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
         # the bit rates: the tracks of a layout at once (those of its rates in that layout)
         g = first.group
         if g.quantizers:
-            per_track = np.ascontiguousarray(src.transpose(1, 0, 2))              # (M, K, C)
             dropped = np.array([-1 if first.cubic else lv.dropped for lv in members], np.int32)
             for n, q in enumerate(g.quantizers):
                 want = (g.pick == n) & (g.costs[:, RATES_AT:] >= 0)
@@ -700,14 +703,14 @@ class _Poses:
         self.joints = np.arange(n, dtype=np.int32)
         # the rest pose, under the tracks' joints (written by every assemble and try_level)
         self.local = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
-        self.slots = [(i, list(PATHS).index(ch.path), self.pos[ch.node])
-                      for i, ch in enumerate(clip.channels) if ch.path != WEIGHTS]
-        # each track's path, joint and the end of its subtree (preorder)
-        self.subtrees = {i: (k, int(a), int(a + self.size[self.order[a]]))
-                         for i, k, a in self.slots}
-        # the level each track's samples in local are at: assemble writes the changed ones
-        # (one track a joint's path: CompressedClip refuses two)
-        self.levels: Dict[int, int] = {}
+        # each track's path, joint and the end of its subtree (preorder), the weights' none
+        self.subtrees = {i: (list(PATHS).index(ch.path), int(self.pos[ch.node]),
+                             int(self.pos[ch.node] + self.size[ch.node]))
+                         for i, ch in enumerate(clip.channels) if ch.path != WEIGHTS}
+        # the level each track's samples in local are at (-2: none yet): assemble writes the
+        # changed ones (one track a joint's path: CompressedClip refuses two)
+        self.trs = np.array([ch.path != WEIGHTS for ch in clip.channels], bool)
+        self.levels = np.full(len(clip.channels), -2)
 
     def _check(self, first: int, end: int, precision: float, start: int = -1,
                count: int = -1) -> Tuple[int, int, bool]:
@@ -766,9 +769,10 @@ class _Poses:
     def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:
         """The poses of the levels ``chosen``; whether they are within ``precision`` (above it
         the rows after the first failing ones are left stale)."""
-        changed = [(i, k, a) for i, k, a in self.slots if self.levels.get(i) != chosen[i]]
-        self.need([(i, chosen[i]) for i, _, _ in changed])
-        for i, k, a in changed:
+        changed = np.flatnonzero((self.levels != chosen) & self.trs).tolist()
+        self.need([(i, chosen[i]) for i in changed])
+        for i in changed:
+            k, a, _ = self.subtrees[i]
             self.local[k][:, a] = self.samples[i, chosen[i]]
             self.levels[i] = chosen[i]
         return not self._check(0, self.parents.size, precision)[2]
@@ -782,7 +786,7 @@ class _Poses:
         if not above:
             self.levels[i] = level
         else:
-            self.local[k][:, a] = self.samples[i, self.levels[i]]
+            self.local[k][:, a] = self.samples[i, int(self.levels[i])]
             self._check(a, b, math.inf, start, done)
         return not above
 
