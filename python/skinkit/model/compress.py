@@ -264,25 +264,34 @@ class _Problem:
 
     def at(self, rows: NDArray[np.int64]) -> _Problem:
         """The problem at the rows ``rows`` (sorted, distinct) of its dense times alone (views
-        where they are the first rows: the key rows)."""
+        where they follow one another: the key rows, the others)."""
         sub = object.__new__(_Problem)
         sub.__dict__.update(self.__dict__)
         at: Union[slice, NDArray[np.int64]] = rows
-        if rows.size and rows[-1] == rows.size - 1:
-            at = slice(0, rows.size)
+        if rows.size and rows[-1] - rows[0] == rows.size - 1:
+            at = slice(int(rows[0]), int(rows[-1]) + 1)
         sub.t, sub.shells, sub.world = self.t[at], self.shells[at], self.world[at]
         sub.keys = int(np.count_nonzero(rows < self.keys))
         sub.weights = {k: v[at] for k, v in self.weights.items()}
         return sub
 
-    def failing(self, decoded: CompressedClip, limit: Dict[bool, float]) -> NDArray[np.int64]:
+    def failing(self, decoded: CompressedClip, limit: Dict[bool, float],
+                passed: Optional[NDArray[np.int64]] = None) -> NDArray[np.int64]:
         """The rows at which the decoder's own samples of ``decoded`` exceed the precision at a
-        joint (``limit[False]``) or a morph weight (``limit[True]``)."""
-        bad = np.max(self.pose_error(decoded), axis=1, initial=0.0) > limit[False]
-        w = decoded.sample_weights(self.t)
-        for k, v in self.weights.items():
+        joint (``limit[False]``) or a morph weight (``limit[True]``), of those not in
+        ``passed`` (rows where they are known to be within it)."""
+        rows: NDArray[np.int64] = np.arange(self.t.size)
+        if passed is not None:
+            rows = np.setdiff1d(rows, passed)
+        if not rows.size:
+            return rows
+        sub = self.at(rows)
+        bad = np.max(sub.pose_error(decoded), axis=1, initial=0.0) > limit[False]
+        w = decoded.sample_weights(sub.t)
+        for k, v in sub.weights.items():
             bad |= np.max(np.abs(w.get(k, 0) - v), axis=1, initial=0.0) > limit[True]
-        return np.flatnonzero(bad)
+        failing: NDArray[np.int64] = rows[bad]
+        return failing
 
     def pose_error(self, clip: Union[Clip, CompressedClip]) -> NDArray[np.float64]:
         """(T, N) object-space error of ``clip`` against the source at the dense times: ACL's
@@ -526,9 +535,10 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     # row (or the rows stop growing: the keys as they are)
     rows: NDArray[Any] = np.arange(prob.keys)
     while True:
-        best = _search(prob.at(rows), clip, candidates, bounds, time_arrays, limit, refine)
+        best, checked = _search(prob.at(rows), clip, candidates, bounds, time_arrays, limit,
+                                refine)
         decoded = build(tracks_of(best))
-        failing = prob.failing(decoded, limit)
+        failing = prob.failing(decoded, limit, rows if checked else None)
         grown = np.union1d(rows, failing)
         if not failing.size or grown.size == rows.size:
             break
@@ -542,11 +552,12 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
 
 def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
             bounds: NDArray[np.float64], time_arrays: List[NDArray[np.float64]],
-            limit: Dict[bool, float], refine: bool) -> List[int]:
+            limit: Dict[bool, float], refine: bool) -> Tuple[List[int], bool]:
     """Each track's level under the exact check at the rows of ``prob``: the largest common
     tolerance of the bounds (``_bounds``; a weights track: its exact error) that passes, by
     bisection, then with ``refine`` each track one level cheaper at a time while its subtree
-    stays within the precision."""
+    stays within the precision; and whether the choice passed (a bisection whose every try
+    failed: the levels of tolerance 0, unchecked)."""
     precision, weights_precision = limit[False], limit[True]
     poses = _Poses(prob, clip, candidates, time_arrays)
     errors = bounds.copy()
@@ -577,14 +588,14 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
         return np.where(ok.any(axis=1), first, RAW).tolist()  # type: ignore[no-any-return]
 
     lo, hi = 0.0, precision
-    best, trial = pick(0.0), pick(hi)
+    best, trial, checked = pick(0.0), pick(hi), False
     if poses.assemble(trial, precision):
-        best, lo, hi = trial, hi, 64.0 * hi
+        best, lo, hi, checked = trial, hi, 64.0 * hi, True
     for _ in range(10):
         mid = 0.5 * (lo + hi)
         trial = pick(mid)
         if poses.assemble(trial, precision):
-            best, lo = trial, mid
+            best, lo, checked = trial, mid, True
         else:
             hi = mid
     if refine and best:    # each track one level cheaper at a time, while its subtree stays in
@@ -616,7 +627,7 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
                     tries = [LEVELS[c] for c in cols[np.argsort(-every[i, cols],
                                                                 kind="stable")].tolist()]
                 j += 1
-    return best
+    return best, checked
 
 
 def _stored_keys(levels: Sequence[_Levels], rows: slice) -> NDArray[np.float64]:
