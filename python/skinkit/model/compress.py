@@ -505,16 +505,18 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
     time_arrays: List[NDArray[np.float64]] = []
     bases: List[Track] = []
     groups: Dict[Tuple[int, int, int, int], List[int]] = {}
+    seen: Dict[int, int] = {}                   # channels' key-time arrays by identity
     for ch in clip.channels:
-        kt = np.asarray(ch.times, np.float64)
-        times.setdefault(kt.tobytes(), len(times))
-        if len(time_arrays) < len(times):
-            time_arrays.append(kt)
-        path = PATH_NAMES.index(ch.path)
-        bases.append(Track(ch.node, path, INTERPOLATIONS.index(ch.interpolation),
-                           times[kt.tobytes()], int(np.shape(ch.values)[1]), RAW))
-        groups.setdefault((bases[-1].times, path, bases[-1].interp, bases[-1].ncomp), []).append(
-            len(bases) - 1)
+        at = seen.get(id(ch.times))
+        if at is None:
+            kt = np.asarray(ch.times, np.float64)
+            at = seen[id(ch.times)] = times.setdefault(kt.tobytes(), len(times))
+            if at == len(time_arrays):
+                time_arrays.append(kt)
+        key = (at, PATH_NAMES.index(ch.path), INTERPOLATIONS.index(ch.interpolation),
+               int(np.shape(ch.values)[1]))
+        bases.append(Track(ch.node, key[1], key[2], at, key[3], RAW))
+        groups.setdefault(key, []).append(len(bases) - 1)
     made: Dict[int, _Levels] = {}
     for group in groups.values():
         made.update(zip(group, _group_levels([clip.channels[i] for i in group],
