@@ -135,6 +135,16 @@ static PyMethodDef methods[] = {
      "start (-1: the row where the joints' errors are largest), round to row 0 after the last, "
      "until the first group of rows with an error above limit (> 0; 0: none); the start, the "
      "rows done and whether one was above."},
+    {"shell_refine", py_shell_refine, METH_VARARGS,
+     "shell_refine(parents, order, rot, trans, scale, reference, shells, world, errors, limit, "
+     "tries) -> (index, passed)\n\nshell_check's arrays, then tries in turn, each (path 0 to "
+     "2: trans, rot, scale; first, end: joints order[first .. end - 1], a subtree in depth-first "
+     "preorder, joint order[first] the track's; its values and its kept values, float64 (T, C) "
+     "or (C,); last): the track's values written into its joint's column, the subtree checked "
+     "(from the row where it erred most, stopping above limit); above it, the kept values "
+     "written back and the rows reached computed again.  Stops at the first try that passes, "
+     "or that fails with last set: its index and whether it passed ((len(tries), False) when "
+     "every try failed)."},
     {"subtree_reach", py_subtree_reach, METH_VARARGS,
      "subtree_reach(parents, size, world, shell) -> (reach, parent_scale)\n\nThe lever arms "
      "of skinkit.model.compress's bounds: joints in depth-first preorder (parents int32 (J,), "

@@ -179,6 +179,7 @@ PyObject *py_rate_bounds(PyObject *self, PyObject *args);
 
 /* bind_check.c */
 PyObject *py_shell_check(PyObject *self, PyObject *args);
+PyObject *py_shell_refine(PyObject *self, PyObject *args);
 PyObject *py_subtree_reach(PyObject *self, PyObject *args);
 
 /* ---------------------------------------------------------------- FBX (bind_fbx.c) */

@@ -7,8 +7,8 @@ converts (arrays, sequences, ``__array__``, the buffer protocol) and objects wit
 arrays of float32 or float64 (see ``skinkit.kernels`` for the conventions).
 """
 from os import PathLike
-from typing import (Any, Callable, Dict, Literal, Optional, Tuple, Type, TypeVar, Union,
-                    overload)
+from typing import (Any, Callable, Dict, Literal, Optional, Sequence, Tuple, Type, TypeVar,
+                    Union, overload)
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,6 +44,13 @@ def shell_check(parents: NDArray[np.int32], order: NDArray[np.int32],
                 shells: NDArray[np.float64], world: NDArray[np.float64],
                 errors: NDArray[np.float64], start: int, count: int, limit: float, /
                 ) -> Tuple[int, int, bool]: ...
+def shell_refine(parents: NDArray[np.int32], order: NDArray[np.int32],
+                 rot: NDArray[np.float64], trans: NDArray[np.float64],
+                 scale: NDArray[np.float64], reference: NDArray[np.float64],
+                 shells: NDArray[np.float64], world: NDArray[np.float64],
+                 errors: NDArray[np.float64], limit: float,
+                 tries: Sequence[Tuple[int, int, int, NDArray[np.float64], NDArray[np.float64],
+                                       bool]], /) -> Tuple[int, bool]: ...
 def subtree_reach(parents: NDArray[np.int32], size: NDArray[np.int64],
                   world: NDArray[np.float64], shell: float, /
                   ) -> Tuple[NDArray[np.float64], NDArray[np.float64]]: ...

@@ -614,21 +614,28 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
                                  (costs == top[:, None]).argmax(axis=1)].tolist()
         order = [i for i in order if has[i]]
         poses.need([(i, first[i]) for i in order])
-        for i in order:
-            tries, j = [first[i]], 0
-            while j < len(tries):
+        done = 0
+        while done < len(order):
+            # the first tries in C up to the first kept (or a KEYS24 refused, whose track tries
+            # on: the others' errors grow as their costs fall, not KEYS24's), then that track's
+            # other levels, dearest first (the first of equal in their order)
+            t, kept = poses.try_firsts([(i, first[i]) for i in order[done:]], precision)
+            done += t + 1
+            if done > len(order):
+                break
+            i = order[done - 1]
+            if kept:
+                best[i] = first[i]
+            cols = np.flatnonzero(every[i] < chosen[i])
+            tries = [LEVELS[c] for c in cols[np.argsort(-every[i, cols], kind="stable")].tolist()]
+            for j in range(1, len(tries)):
                 lv = tries[j]
                 if (i, lv) not in poses.samples:
                     poses.need([(i, v) for v in tries[j:j + 4]])
                 if poses.try_level(i, lv, precision):
                     best[i] = lv
-                elif lv != KEYS24:    # the others' errors grow as their costs fall
+                elif lv != KEYS24:
                     break
-                if j == 0:            # dearest first (the first of equal in their order)
-                    cols = np.flatnonzero(every[i] < chosen[i])
-                    tries = [LEVELS[c] for c in cols[np.argsort(-every[i, cols],
-                                                                kind="stable")].tolist()]
-                j += 1
     return best, checked
 
 
@@ -789,6 +796,22 @@ class _Poses:
             self.local[k][:, a] = self.samples[i, chosen[i]]
             self.levels[i] = chosen[i]
         return not self._check(0, self.parents.size, precision)[2]
+
+    def try_firsts(self, tries: Sequence[Tuple[int, int]], precision: float
+                   ) -> Tuple[int, bool]:
+        """``try_level`` of the (track, level) ``tries`` in turn, in C (``_core.shell_refine``),
+        up to the first that keeps its level or refuses a KEYS24 one: its index and whether it
+        kept it ((len(tries), False) when all refused)."""
+        tr, rot, sc = self.local
+        prob = self.prob
+        t, kept = _core.shell_refine(
+            self.parents, self.joints, rot, tr, sc, prob.world, prob.shells, self.world,
+            self.errors, precision,
+            [self.subtrees[i] + (self.samples[i, lv], self.samples[i, int(self.levels[i])],
+                                 lv == KEYS24) for i, lv in tries])
+        if kept:
+            self.levels[tries[t][0]] = tries[t][1]
+        return t, kept
 
     def try_level(self, i: int, level: int, precision: float) -> bool:
         """Track i at ``level`` if the subtree it moves stays within precision (kept then;
