@@ -233,3 +233,58 @@ def test_subtree_reach_against_numpy():
     assert float(axis.max()) > 2.0 and float(reach.max()) > 0.5    # scales, distances seen
     with pytest.raises(ValueError, match="preorder"):
         _core.subtree_reach(parents[::-1].copy(), size, world, 0.03)
+
+
+def test_shell_refine_is_shell_check_try_by_try():
+    """shell_refine's tries: each track's values written into its joint's column, its subtree
+    checked, refused ones written back and their rows computed again -- the bits of the same
+    steps through shell_check, stopping at the first kept try (or a refused one marked last)."""
+    rng = np.random.default_rng(15)
+    parents, q, t, s, ref_world, shells, full = _check_args(rng)
+    order = np.arange(6, dtype=np.int32)
+    base = [t.copy(), q.copy(), s.copy()]
+
+    def state():
+        world, err = full.copy(), np.zeros((13, 6))
+        _core.shell_check(parents, order, base[1].copy(), base[0].copy(), base[2].copy(),
+                          ref_world, shells, world, err, 0, 13, 0.0)
+        return [a.copy() for a in base], world, err
+
+    limit = 1.01 * float(state()[2].max())       # the pose as it is: within the limit
+
+    near = q[:, 2] + 1e-6                      # joint 2: a rotation nearly the same (kept)
+    far = np.tile([0.0, 0.0, 1.0, 0.0], (13, 1))       # a rotation far off (refused)
+    tries = [(1, 4, 6, far[:, :], q[:, 4].copy(), False),       # joint 4's subtree: 4, 5
+             (0, 1, 4, np.array([5.0, 0.0, 0.0]), t[:, 1].copy(), False),
+             (1, 2, 3, near / np.linalg.norm(near, axis=-1, keepdims=True), q[:, 2].copy(),
+              False)]
+    local, world, err = state()
+    got = _core.shell_refine(parents, order, local[1], local[0], local[2], ref_world, shells,
+                             world, err, limit, tries)
+    want_local, want_world, want_err = state()
+    for n, (k, a, b, new, kept, _) in enumerate(tries):
+        want_local[k][:, a] = new
+        start, done, above = _core.shell_check(parents, order[a:b], want_local[1],
+                                               want_local[0], want_local[2], ref_world,
+                                               shells, want_world, want_err, -1, 13, limit)
+        if above:
+            want_local[k][:, a] = kept
+            _core.shell_check(parents, order[a:b], want_local[1], want_local[0],
+                              want_local[2], ref_world, shells, want_world, want_err, start,
+                              done, 0.0)
+        else:
+            assert got == (n, True)
+            break
+    else:
+        assert got == (len(tries), False)
+    assert got == (2, True)                   # the two far ones refused, the near one kept
+    for x, y in zip(local + [world, err], want_local + [want_world, want_err]):
+        assert np.array_equal(x.view(np.uint64), y.view(np.uint64))
+    # a refused try marked last stops there
+    local, world, err = state()
+    assert _core.shell_refine(parents, order, local[1], local[0], local[2], ref_world, shells,
+                              world, err, limit, [tries[0][:5] + (True,)] + tries[1:]) == (0,
+                                                                                         False)
+    with pytest.raises(ValueError, match="try 0"):
+        _core.shell_refine(parents, order, local[1], local[0], local[2], ref_world, shells,
+                           world, err, limit, [(1, 4, 7, far, far, False)])
