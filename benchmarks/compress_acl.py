@@ -335,9 +335,15 @@ def run(args: argparse.Namespace, scratch: str) -> None:
                    None, total("", "decode_us_64")))
     print("totals: one pose of every clip ACL's file times (total64: its 64/call times); "
           "targets: 1/call x > 1, 64/call x >= 4 (against ACL's 1/call)")
+    def overall(mbps: List[float]) -> float:     # all the clips' raw bytes over their seconds
+        return sum(r["raw"] for r in rows) / sum(r["raw"] / v for r, v in zip(rows, mbps))
+
+    acl_mbps = [peers_.get(r["clip"], {}).get("mb_per_s") for r in rows]
     print(f"compression: median of {max(1, args.rounds)} interleaved rounds, "
-          f"{min(r['mb_per_s'] for r in rows):.3f}-{max(r['mb_per_s'] for r in rows):.3f} MB/s"
-          + ("" if any("mb_per_s" in p for p in peers_.values()) else
+          f"{min(r['mb_per_s'] for r in rows):.3f}-{max(r['mb_per_s'] for r in rows):.3f} MB/s, "
+          f"{overall([r['mb_per_s'] for r in rows]):.2f} MB/s in total"
+          + (f" (ACL's file: {overall(acl_mbps):.2f} MB/s in total)"
+             if rows and all(v for v in acl_mbps) else
              "; the ACL file gives no compression MB/s per clip"))
     over = [r["clip"] for r in rows if r["max_error"] > r["precision"]]
     print(f"clips above their precision: {len(over)} {over}")
