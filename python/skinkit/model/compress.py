@@ -400,7 +400,8 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
     fewer bytes (the first of equal), none that the raw keys undercut."""
     ch = channels[0]
     values = np.stack([np.asarray(c.values, np.float64) for c in channels])   # (M, rows, C)
-    src, dropped = values, np.full(len(channels), -1)
+    src = values
+    dropped: NDArray[np.int64] = np.full(len(channels), -1, np.int64)
     if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
         unit = values / np.maximum(np.linalg.norm(values, axis=-1, keepdims=True), 1e-300)
         src, dropped = _drop(unit)
@@ -411,7 +412,7 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
         for b, d in zip(bases, dropped.tolist()):
             b.dropped = d
     elif ch.path == "rotation":
-        dropped = np.array([b.dropped for b in bases])
+        dropped = np.array([b.dropped for b in bases], np.int64)
     for b, c in zip(bases, channels):          # the raw tracks
         b.payload = np.asarray(c.values, dtype).tobytes()
     group = _Group(values, src)
