@@ -202,3 +202,15 @@ def no_vmap_fallback():
 def usd_files() -> Path:
     """The USD oracle files (``../shared/usd/files``, provenance in its README.md)."""
     return need_shared(SHARED / "usd" / "files")
+
+
+def at_simd_level(script: str, inputs: dict, cap: str, folder: Path):
+    """The arrays ``script`` saves (its argv: an input .npz of ``inputs``, an output .npz) when
+    run in a fresh interpreter at SIMD level ``cap`` (SKINKIT_SIMD): the bits each level gives."""
+    import subprocess
+    import sys
+    import numpy as np
+    np.savez(folder / "in.npz", **inputs)
+    subprocess.run([sys.executable, "-c", script, str(folder / "in.npz"),
+                    str(folder / "out.npz")], env=dict(os.environ, SKINKIT_SIMD=cap), check=True)
+    return np.load(folder / "out.npz")

@@ -2,14 +2,12 @@
 at a time with AVX2 in src/compress_encode_avx2.c), the error a quantized track causes alone at
 each bit rate, and _core.track_bounds, at the other levels: against plain NumPy from their
 definitions, the same bits at every SIMD level, and their refusals."""
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from skinkit import _core
+
+from conftest import at_simd_level
 
 
 def _case(rng, tracks=3, rows=37, c=3, per=16, rates=5, dropped=True):
@@ -89,11 +87,7 @@ def test_bits_at_every_simd_level(tmp_path, cap):
     lever[2, 5] = np.nan
     d = {"unit": unit, "widths": widths, "ranges": ranges, "src": src, "lever": lever,
          "drop": drop, "want": np.ones((4, 5), np.uint8)}
-    np.savez(tmp_path / "in.npz", **d)
-    subprocess.run([sys.executable, "-c", LEVELS_SCRIPT, str(tmp_path / "in.npz"),
-                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD=cap),
-                   check=True)
-    got = np.load(tmp_path / "out.npz")
+    got = at_simd_level(LEVELS_SCRIPT, d, cap, tmp_path)
     assert str(got["simd"]) == cap or cap == "avx2" and str(got["simd"]) == "baseline"
     here = _core.rate_bounds(unit, widths, ranges, 16, 1, 3, src, lever, drop, True, d["want"])
     assert np.array_equal(here.view(np.uint64), got["got"].view(np.uint64))
@@ -170,11 +164,7 @@ def test_track_bounds_bits_at_every_simd_level(tmp_path, cap):
     lever[3, 2] = np.nan
     d = {"src": src, "stored": stored, "lever": lever,
          "drop": rng.integers(0, 4, size=5).astype(np.int32)}
-    np.savez(tmp_path / "in.npz", **d)
-    subprocess.run([sys.executable, "-c", TRACK_SCRIPT, str(tmp_path / "in.npz"),
-                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD=cap),
-                   check=True)
-    got = np.load(tmp_path / "out.npz")
+    got = at_simd_level(TRACK_SCRIPT, d, cap, tmp_path)
     here = [_core.track_bounds(src, stored, lever, d["drop"], True),
             _core.track_bounds(np.ascontiguousarray(src[..., :3]), stored, lever, None, False)]
     for a, b in zip(here, (got["a"], got["b"])):

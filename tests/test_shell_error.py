@@ -2,16 +2,13 @@
 of a mask (the others' world matrices read from out=, zero without it) and each one's error on
 its three shell vertices, against plain NumPy (tests/reference.py's FK, the vertices transformed
 one by one)."""
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from skinkit import _core
 
 import reference as ref
+from conftest import at_simd_level
 
 
 def _case(rng, poses, n):
@@ -120,11 +117,7 @@ def test_float64_bits_at_every_simd_level(tmp_path, cap):
     d = {"parents": parents, "q": q, "t": t, "s": s, "shell": rng.uniform(0.01, 0.1, 11),
          "ref": full + rng.normal(scale=1e-3, size=full.shape), "world": full,
          "mask": np.array([0, 1, 1, 1, 0, 1.0])}
-    np.savez(tmp_path / "in.npz", **d)
-    subprocess.run([sys.executable, "-c", LEVELS_SCRIPT, str(tmp_path / "in.npz"),
-                    str(tmp_path / "out.npz")], env=dict(os.environ, SKINKIT_SIMD=cap),
-                   check=True)
-    got = np.load(tmp_path / "out.npz")
+    got = at_simd_level(LEVELS_SCRIPT, d, cap, tmp_path)
     assert str(got["simd"]) == cap or cap == "avx2" and str(got["simd"]) == "baseline"
     world, err = _core._shell_error_fk(parents, q, t, s, d["ref"], d["shell"], d["mask"],
                                        (full.copy(), np.zeros((11, 6))))
