@@ -722,6 +722,7 @@ class _Poses:
         self.world = np.zeros((t, n, 4, 4))
         self.errors = np.zeros((t, n))
         self.joints = np.arange(n, dtype=np.int32)
+        self.times = prob.t.astype(clip.dtype)          # the rows' times, as need decodes them
         # the rest pose, under the tracks' joints (written by every assemble and try_level)
         self.local = [np.repeat(r[self.order][None], t, axis=0) for r in prob.rest]
         # each track's path, joint and the end of its subtree (preorder), the weights' none
@@ -770,7 +771,7 @@ class _Poses:
         if tracks:      # decoded as CompressedClip.sample decodes, without its checks
             dtype = self.clip.dtype
             tables, arrays, width = decoder_tables(tracks, self.time_arrays, dtype, nodes)
-            n, t = max(count), self.prob.t.astype(dtype)
+            n, t = max(count), self.times
             out = [np.empty((t.size, n, k), dtype) for k in PATHS.values()]
             out.append(np.empty((t.size, width), dtype))
             strides = np.array([3 * n, 4 * n, 3 * n, width], np.int64)
