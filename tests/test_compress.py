@@ -230,14 +230,14 @@ def test_segments_hold_their_own_ranges_and_decode_as_numpy(interp):
     (from the source values, not the codec), the C decoder's keys those of decode_track, and the
     container gives the same track back."""
     from skinkit.io import skc as cf
-    from skinkit.model.compress import _cost, _Quantizer
+    from skinkit.model.compress import _cost, _ends, _Quantizer
     from skinkit.model.compressed_clip import CompressedClip, Track, decode_track
     rng = np.random.default_rng(4)
     keys = 45
     rows = keys * (3 if interp == "CUBICSPLINE" else 1)
     values = np.cumsum(rng.normal(0, 0.1, (rows, 3)), axis=0)
     base = Track(0, 0, ["STEP", "LINEAR", "CUBICSPLINE"].index(interp), 0, 3, RAW)
-    q = _Quantizer(values[None], [base], 16)
+    q = _Quantizer(values[None], [base], 16, _ends(values[None]))
     k = BIT_RATES.index(10)
     tr = q.track(0, k)
     assert q.costs[0][k] == _cost(tr)                    # counted as the packed track's
@@ -272,7 +272,7 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
     2^-16 relative, against the values themselves), the same in C and NumPy and through the
     container."""
     from skinkit.io import skc as cf
-    from skinkit.model.compress import _encodes
+    from skinkit.model.compress import _constants, _ends
     from skinkit.model.compressed_clip import (CONSTANT24, KEYS24, CompressedClip, Track,
                                                 decode_track, round24, to_float24)
     rng = np.random.default_rng(5)
@@ -280,7 +280,7 @@ def test_24_bit_levels_round_to_nearest_and_decode_in_c():
     base = Track(0, 0, 1, 0, 3, RAW)
     keys = replace(base, level=KEYS24, payload=to_float24(values))
     const = replace(base, node=1, level=CONSTANT24,
-                    payload=_encodes(values[None, :1], CONSTANT24, False)[0])
+                    payload=_constants(*_ends(values[None, :1]), False)[CONSTANT24][0])
     got = decode_track(keys, 7, np.dtype(np.float64))
     assert np.all(np.abs(got - values) <= np.abs(values) * 2.0 ** -16)
     np.testing.assert_array_equal(round24(values), got)          # the round trip, at once

@@ -86,26 +86,31 @@ def _ends(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.
     return rows_last.min(axis=2), rows_last.max(axis=2)
 
 
-def _encodes(values: NDArray[np.float64], level: int, unit: bool) -> List[bytes]:
-    """The payloads of M tracks of one shape, ``values`` (M, rows, stored components), as a
-    constant (CONSTANT, CONSTANT24): the mids of their ranges (``unit``: a rotation's three
-    components, scaled into the unit ball)."""
-    low, high = _ends(values)
-    values = 0.5 * (low + high)[:, None]                                          # the mids
+def _constants(low: NDArray[np.float64], high: NDArray[np.float64], unit: bool
+               ) -> Dict[int, List[bytes]]:
+    """The payloads of M tracks of one shape as a constant at CONSTANT and CONSTANT24, from
+    their keys' least and greatest stored components (``_ends``, (M, c) each): the mids of
+    their ranges (``unit``: a rotation's three components, scaled into the unit ball)."""
+    mids = 0.5 * (low + high)
     if unit:
-        values = values / np.maximum(1.0, np.linalg.norm(values, axis=-1, keepdims=True))
-    data = values.astype(np.float32).tobytes() if level == CONSTANT else to_float24(values)
-    n = len(data) // values.shape[0]
-    return [data[m * n:(m + 1) * n] for m in range(values.shape[0])]
+        mids = mids / np.maximum(1.0, np.linalg.norm(mids, axis=-1, keepdims=True))
+    n = mids.shape[0]
+    out: Dict[int, List[bytes]] = {}
+    for level, data in ((CONSTANT, mids.astype(np.float32).tobytes()),
+                        (CONSTANT24, to_float24(mids))):
+        size = len(data) // n
+        out[level] = [data[m * size:(m + 1) * size] for m in range(n)]
+    return out
 
 
-def _layouts(values: NDArray[np.float64], per: int
+def _layouts(values: NDArray[np.float64], per: int,
+             ends: Tuple[NDArray[np.float64], NDArray[np.float64]]
              ) -> Tuple[NDArray[np.float32], NDArray[np.float32], Optional[NDArray[np.uint8]]]:
     """The ranges of M tracks of one shape, ``values`` (M, rows, stored components), in
     segments of ``per`` rows (0: one segment): each track's float32 range over the clip,
     outwards (minimum, extent: (M, c)), and each segment's in 255ths of it (codes (M, segments,
-    2 c), None for one segment)."""
-    low, high = _ends(values)
+    2 c), None for one segment); ``ends``: the values' least and greatest (``_ends``)."""
+    low, high = ends
     lo = low.astype(np.float32)
     lo = np.where(lo.astype(np.float64) > low, np.nextafter(lo, np.float32(-np.inf)), lo)
     span = high - lo.astype(np.float64)
@@ -129,14 +134,16 @@ def _layouts(values: NDArray[np.float64], per: int
 class _Quantizer:
     """M tracks' ``values`` (M, rows, stored components) at the bit rates (BIT_RATES) in the
     ranges of their layout (``_layouts``) in segments of ``seg_keys`` keys (0: one segment),
-    the tracks' other fields their ``bases``: the bits of each component in each segment at
+    the tracks' other fields their ``bases``, ``ends`` the values' least and greatest
+    (``_ends``): the bits of each component in each segment at
     every rate (``widths``, all tracks and rates in one array operation), the container bytes
     they cost (``costs``, (M, rates)), the tracks, their bounds."""
 
-    def __init__(self, values: NDArray[np.float64], bases: Sequence[Track], seg_keys: int):
+    def __init__(self, values: NDArray[np.float64], bases: Sequence[Track], seg_keys: int,
+                 ends: Tuple[NDArray[np.float64], NDArray[np.float64]]):
         self.bases, self.seg_keys = bases, seg_keys
         self.per = bases[0].rows(seg_keys) if seg_keys else values.shape[1]
-        self.lo, self.ext, self.codes = _layouts(values, bases[0].rows(seg_keys))
+        self.lo, self.ext, self.codes = _layouts(values, bases[0].rows(seg_keys), ends)
         # the segment ranges as the decoder reads them (Track.segment_ranges), float32
         self.kept = (segment_ranges(self.lo, self.ext, self.codes) if self.codes is not None
                      else np.stack([self.lo, self.ext], axis=1)[:, None])
@@ -396,7 +403,7 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
     """The levels of channels of one key times, path, interpolation and component count (their
     tracks' fields ``bases``, made their raw tracks), made together: the raw keys; a STEP or LINEAR rotation's keys
     made unit, with the component each track leaves out (``_drop``); the constants and 24-bit
-    keys (``_encodes``), DEFAULT, and the bit rates (``_Quantizer``), each in the layout of
+    keys (``_constants``), DEFAULT, and the bit rates (``_Quantizer``), each in the layout of
     fewer bytes (the first of equal), none that the raw keys undercut."""
     ch = channels[0]
     values = np.stack([np.asarray(c.values, np.float64) for c in channels])   # (M, rows, C)
@@ -421,8 +428,9 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
     group.costs[:, 0] = [_cost(b) for b in bases]
     first = levels[0]
     unit = first.dropped >= 0 and not first.cubic       # a rotation's three components
-    for level in CONSTANTS:
-        payloads = _encodes(values[:, 1::3] if first.cubic else values, level, unit)
+    ends = _ends(values)
+    for level, payloads in _constants(*(_ends(values[:, 1::3]) if first.cubic else ends),
+                                      unit).items():
         for lv, data in zip(levels, payloads):
             lv.payloads[level] = data
         group.costs[:, LEVELS.index(level)] = 3 + len(payloads[0])              # _cost's
@@ -434,7 +442,7 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
     # a bit rate costs its ranges (8 bytes, a width and more a component) and its codes
     if 3 + 9 * values.shape[2] + 1 >= group.costs[0, 0]:
         return levels
-    group.quantizers = [_Quantizer(values, bases, keys)
+    group.quantizers = [_Quantizer(values, bases, keys, ends)
                         for keys in (0, SEGMENT_KEYS) if keys < len(first.ch.times)]
     costs = np.array([q.costs for q in group.quantizers])               # (layouts, M, rates)
     group.pick, least = costs.argmin(axis=0), costs.min(axis=0)
@@ -590,14 +598,22 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
         first = names[np.arange(len(candidates)), ok.argmax(axis=1)]
         return np.where(ok.any(axis=1), first, RAW).tolist()  # type: ignore[no-any-return]
 
+    passes: Dict[Tuple[int, ...], bool] = {}     # the choices checked (a tolerance's repeat)
+
+    def check(chosen: List[int]) -> bool:
+        key = tuple(chosen)
+        if key not in passes:
+            passes[key] = poses.assemble(chosen, precision)
+        return passes[key]
+
     lo, hi = 0.0, precision
     best, trial, checked = pick(0.0), pick(hi), False
-    if poses.assemble(trial, precision):
+    if check(trial):
         best, lo, hi, checked = trial, hi, 64.0 * hi, True
     for _ in range(10):
         mid = 0.5 * (lo + hi)
         trial = pick(mid)
-        if poses.assemble(trial, precision):
+        if check(trial):
             best, lo, checked = trial, mid, True
         else:
             hi = mid
@@ -733,18 +749,19 @@ class _Poses:
         # changed ones (one track a joint's path: CompressedClip refuses two)
         self.trs = np.array([ch.path != WEIGHTS for ch in clip.channels], bool)
         self.levels = np.full(len(clip.channels), -2)
+        self.stale = np.ones(n, bool)       # joints whose rows assemble computes again
 
-    def _check(self, first: int, end: int, precision: float, start: int = -1,
+    def _check(self, joints: NDArray[np.int32], precision: float, start: int = -1,
                count: int = -1) -> Tuple[int, int, bool]:
-        """FK of joints first..end-1 (preorder) into world at ``count`` rows (-1: all) from
-        row ``start`` (-1: the row where they erred most when last checked, where a change of
-        their levels most likely fails, and likely its neighbours) on, round to row 0 after
-        the last, until the first group of rows above ``precision`` (inf: none): the start,
-        the rows done, and whether one was above."""
+        """FK of ``joints`` (preorder; every other joint's world matrices as they are) into
+        world at ``count`` rows (-1: all) from row ``start`` (-1: the row where they erred most
+        when last checked, where a change of their levels most likely fails, and likely its
+        neighbours) on, round to row 0 after the last, until the first group of rows above
+        ``precision`` (inf: none): the start, the rows done, and whether one was above."""
         tr, rot, sc = self.local
         prob = self.prob
         start, done, above = _core.shell_check(
-            self.parents, self.joints[first:end], rot, tr, sc, prob.world, prob.shells,
+            self.parents, joints, rot, tr, sc, prob.world, prob.shells,
             self.world, self.errors, start, self.errors.shape[0] if count < 0 else count,
             precision if precision < math.inf else 0.0)
         return start, done, above
@@ -789,15 +806,22 @@ class _Poses:
         return self.samples
 
     def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:
-        """The poses of the levels ``chosen``; whether they are within ``precision`` (above it
-        the rows after the first failing ones are left stale)."""
+        """The poses of the levels ``chosen``; whether they are within ``precision``.  The
+        subtrees of the tracks changed are computed, and those left stale by the last assemble
+        (above the precision, the rows after the first failing ones): the other joints'
+        matrices and errors are those of the same levels."""
         changed = np.flatnonzero((self.levels != chosen) & self.trs).tolist()
         self.need([(i, chosen[i]) for i in changed])
+        redo = self.stale.copy()
         for i in changed:
-            k, a, _ = self.subtrees[i]
+            k, a, b = self.subtrees[i]
             self.local[k][:, a] = self.samples[i, chosen[i]]
             self.levels[i] = chosen[i]
-        return not self._check(0, self.parents.size, precision)[2]
+            redo[a:b] = True
+        above = bool(redo.any()) and self._check(self.joints[redo], precision)[2]
+        self.stale = redo if above else np.zeros_like(redo)
+        return not above and not (precision < math.inf and bool(
+            np.max(self.errors[:, ~redo], initial=0.0) > precision))
 
     def try_firsts(self, tries: Sequence[Tuple[int, int]], precision: float
                    ) -> Tuple[int, bool]:
@@ -820,12 +844,12 @@ class _Poses:
         otherwise the rows it reached are computed back from the kept level's samples)."""
         k, a, b = self.subtrees[i]
         self.local[k][:, a] = self.samples[i, level]
-        start, done, above = self._check(a, b, precision)
+        start, done, above = self._check(self.joints[a:b], precision)
         if not above:
             self.levels[i] = level
         else:
             self.local[k][:, a] = self.samples[i, int(self.levels[i])]
-            self._check(a, b, math.inf, start, done)
+            self._check(self.joints[a:b], math.inf, start, done)
         return not above
 
 

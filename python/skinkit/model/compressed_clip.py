@@ -146,22 +146,27 @@ def level_name(level: int) -> str:
 
 
 def _top24(values: NDArray[Any]) -> NDArray[np.uint32]:
-    """The top 24 bits of each value's float32, rounded to nearest (the low 24 bits kept)."""
-    u = np.asarray(values, np.float32).view(np.uint32).astype(np.uint64)
-    return (((u + 0x80) >> 8) & 0xFFFFFF).astype(np.uint32)
+    """The top 24 bits of each value's float32, rounded to nearest (the low 24 bits kept; a
+    carry out of the top bit, only past the largest NaN, wraps to 0)."""
+    u = np.array(values, np.float32).view(np.uint32)
+    u += np.uint32(0x80)
+    u >>= np.uint32(8)
+    return u
 
 
 def to_float24(values: NDArray[Any]) -> bytes:
     """Values as the top 24 bits of their float32s (rounded to nearest), 3 bytes each, little
     endian: a float with a 15-bit mantissa."""
-    top = _top24(np.asarray(values).reshape(-1))
-    return bytes(np.stack([top & 0xFF, top >> 8 & 0xFF, top >> 16 & 0xFF], -1)
-                 .astype(np.uint8).reshape(-1))
+    top = _top24(np.asarray(values).reshape(-1)).astype("<u4", copy=False)
+    return top.view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
 
 
 def round24(values: NDArray[Any]) -> NDArray[np.float32]:
     """``values`` as ``from_float24(to_float24(values))`` gives them back, in their shape."""
-    return (_top24(values) << 8).view(np.float32)
+    u = np.array(values, np.float32).view(np.uint32)
+    u += np.uint32(0x80)
+    u &= np.uint32(0xFFFFFF00)
+    return u.view(np.float32)
 
 
 def from_float24(data: Union[bytes, memoryview]) -> NDArray[np.float32]:
