@@ -201,8 +201,9 @@ class _Quantizer:
 def dense_times(clip: Clip, per_interval: int = 4) -> NDArray[np.float64]:
     """Every key time of ``clip`` and ``per_interval - 1`` times evenly between each pair of
     consecutive ones: the times at which ``compress`` bounds the error (4x the sample rate)."""
+    distinct = {id(ch.times): ch.times for ch in clip.channels}     # channels share arrays
     keys: NDArray[np.float64] = np.unique(np.concatenate(
-        [np.asarray(ch.times, np.float64) for ch in clip.channels] or [np.zeros(1)]))
+        [np.asarray(t, np.float64) for t in distinct.values()] or [np.zeros(1)]))
     if keys.size < 2:
         return keys
     f = np.arange(per_interval) / per_interval
@@ -287,9 +288,10 @@ class _Problem:
         """The rows at which the decoder's own samples of ``decoded`` exceed the precision at a
         joint (``limit[False]``) or a morph weight (``limit[True]``), of those not in
         ``passed`` (rows where they are known to be within it)."""
-        rows: NDArray[np.int64] = np.arange(self.t.size)
+        todo = np.ones(self.t.size, bool)
         if passed is not None:
-            rows = np.setdiff1d(rows, passed)
+            todo[passed] = False
+        rows: NDArray[np.int64] = np.flatnonzero(todo)
         if not rows.size:
             return rows
         sub = self.at(rows)
@@ -778,8 +780,7 @@ class _Poses:
                 continue
             tr = self.candidates[i].track(lv)
             if tr is None:          # DEFAULT: the rest pose as the sampler writes it (a row)
-                ch = self.clip.channels[i]
-                self.samples[i, lv] = rest[list(PATHS).index(ch.path)][ch.node]
+                self.samples[i, lv] = rest[self.subtrees[i][0]][self.clip.channels[i].node]
                 continue
             tracks.append(tr)
             where.append((i, lv))

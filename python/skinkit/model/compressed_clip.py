@@ -34,6 +34,9 @@ _RATES = frozenset(BIT_RATES)
 _NONE32: NDArray[np.float32] = np.zeros(0, np.float32)   # empty: no element to write
 _NONE8: NDArray[np.uint8] = np.zeros(0, np.uint8)
 _NONE64: NDArray[np.int64] = np.zeros(0, np.int64)
+_NO_CODES: NDArray[np.uint8] = np.zeros((0, 0), np.uint8)
+for _empty in (_NONE32, _NONE8, _NONE64, _NO_CODES):  # shared by every track without them
+    _empty.flags.writeable = False
 Rest = Tuple[ArrayLike, ArrayLike, ArrayLike]
 
 
@@ -61,12 +64,12 @@ class Track:
     ncomp: int
     level: int
     dropped: int = 3
-    minimum: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
-    extent: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
-    widths: NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
+    minimum: NDArray[np.float32] = field(default_factory=lambda: _NONE32)
+    extent: NDArray[np.float32] = field(default_factory=lambda: _NONE32)
+    widths: NDArray[np.uint8] = field(default_factory=lambda: _NONE8)
     payload: Union[bytes, memoryview] = b""
     seg_keys: int = 0
-    seg_codes: NDArray[np.uint8] = field(default_factory=lambda: np.zeros((0, 0), np.uint8))
+    seg_codes: NDArray[np.uint8] = field(default_factory=lambda: _NO_CODES)
 
     def seg_rows(self, nkeys: int) -> int:
         """Rows a segment (the last one: what is left)."""
