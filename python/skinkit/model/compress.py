@@ -712,6 +712,8 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
             dropped = np.array([-1 if first.cubic else lv.dropped for lv in members], np.int32)
             for n, q in enumerate(g.quantizers):
                 want = (g.pick == n) & (g.costs[:, RATES_AT:] >= 0)
+                if not want.any():
+                    continue
                 rates = q.bounds(1 if first.cubic else 0, 3 if first.cubic else 1, per_track,
                                  np.ascontiguousarray(lever.T), dropped, rotation,
                                  want.astype(np.uint8))
@@ -787,23 +789,28 @@ class _Poses:
             nodes.append(count[tr.path])
             count[tr.path] += 1
         if tracks:      # decoded as CompressedClip.sample decodes, without its checks
-            dtype = self.clip.dtype
-            tables, arrays, width = decoder_tables(tracks, self.time_arrays, dtype, nodes)
-            n, t = max(count), self.times
-            out = [np.empty((t.size, n, k), dtype) for k in PATHS.values()]
+            # each TRS track's rows one block (its node's offset T rows on: out[path] (n, T, k),
+            # converted at once), the weights' columns in the order of tracks
+            dtype, t = self.clip.dtype, self.times
+            tables, arrays, width = decoder_tables(tracks, self.time_arrays, dtype,
+                                                   [k * t.size for k in nodes])
+            n = max(count)
+            out = [np.empty((n, t.size, k), dtype) for k in PATHS.values()]
             out.append(np.empty((t.size, width), dtype))
-            strides = np.array([3 * n, 4 * n, 3 * n, width], np.int64)
+            strides = np.array([3, 4, 3, width], np.int64)
             for table in tables:
                 if table.size:
                     _core.CompressedDecoder(table, *arrays).decode(
                         strides, t, tuple(o.reshape(-1) for o in out))
+            got = [o[:c].astype(np.float64) for o, c in zip(out, count)]   # the blocks written
+            got[-1] = out[-1].astype(np.float64)
             col = 0
             for key, tr, node in zip(where, tracks, nodes):
-                if tr.path == len(PATHS):  # weights: their columns in the order of tracks
-                    self.samples[key] = out[-1][:, col:col + tr.ncomp].astype(np.float64)
+                if tr.path == len(PATHS):
+                    self.samples[key] = np.ascontiguousarray(got[-1][:, col:col + tr.ncomp])
                     col += tr.ncomp
                 else:
-                    self.samples[key] = out[tr.path][:, node].astype(np.float64)
+                    self.samples[key] = got[tr.path][node]
         return self.samples
 
     def assemble(self, chosen: Sequence[int], precision: float = math.inf) -> bool:
