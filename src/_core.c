@@ -118,6 +118,15 @@ static PyMethodDef methods[] = {
      "keys, C or C + 1) float64, lever (M, keys) float64, dropped (M,) int32 (-1 for all, or "
      "each track's restored component), rotation, want (M, rates) uint8 (the rates computed) -> "
      "(M, rates) float64, 0 where not wanted."},
+    {"rate_layout", py_rate_layout, METH_VARARGS,
+     "rate_layout(values, ranges, extent, per, rates) -> (unit, widths, bits)\n\nThe layout of "
+     "M quantized tracks of one shape at bit rates (skinkit.model.compress): values (M, rows, "
+     "C) float64 in segments of per rows, ranges (M, segments, 2, C) float64 (each segment's "
+     "minima, extents), extent (M, C) float64 (the clip's), rates (R,) uint8 -> unit (M, "
+     "rows, C) float64 fractions of the segments' ranges, widths (M, R, segments, C) uint8 "
+     "(the rate less floor(log2(the widest clip extent / the segment's)), 1 to the rate, 0 "
+     "for an extent of 0) and bits (M, R, segments + 1) int64 (each segment's first bit, and "
+     "all the bits)."},
     {"track_bounds", py_track_bounds, METH_VARARGS,
      "track_bounds(src, stored, lever, dropped, rotation) -> bound\n\nThe bounds of the error "
      "M tracks cause alone at each of their levels (skinkit.model.compress): src (T, M, C), "

@@ -53,6 +53,57 @@ PyObject *py_quantize_codes(PyObject *self, PyObject *args)
     return res;
 }
 
+PyObject *py_rate_layout(PyObject *self, PyObject *args)
+{
+    PyObject *values, *ranges, *extent, *rates;
+    Py_ssize_t per;
+    if (!PyArg_ParseTuple(args, "OOOnO:rate_layout", &values, &ranges, &extent, &per, &rates) ||
+        check_encode_array(values, "rate_layout", "values", NPY_DOUBLE, 3) < 0 ||
+        check_encode_array(ranges, "rate_layout", "ranges", NPY_DOUBLE, 4) < 0 ||
+        check_encode_array(extent, "rate_layout", "extent", NPY_DOUBLE, 2) < 0 ||
+        check_encode_array(rates, "rate_layout", "rates", NPY_UINT8, 1) < 0)
+        return NULL;
+    const npy_intp *vd = PyArray_DIMS((PyArrayObject *)values);
+    const npy_intp *rd = PyArray_DIMS((PyArrayObject *)ranges);
+    const npy_intp *ed = PyArray_DIMS((PyArrayObject *)extent);
+    npy_intp R = PyArray_DIM((PyArrayObject *)rates, 0);
+    const uint8_t *rate = PyArray_DATA((PyArrayObject *)rates);
+    int ok = per >= 1 && vd[1] >= 1 && rd[0] == vd[0] && rd[1] == (vd[1] + per - 1) / per &&
+             rd[2] == 2 && rd[3] == vd[2] && ed[0] == vd[0] && ed[1] == vd[2];
+    for (npy_intp k = 0; ok && k < R; k++)
+        ok = rate[k] >= 1 && rate[k] <= 32;
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "rate_layout: want values (M, rows >= 1, C), ranges (M, "
+                     "ceil(rows / per), 2, C), extent (M, C), per >= 1 and rates 1 to 32; got "
+                     "values (%zd, %zd, %zd), ranges (%zd, %zd, %zd, %zd), extent (%zd, %zd), "
+                     "per %zd", (Py_ssize_t)vd[0], (Py_ssize_t)vd[1], (Py_ssize_t)vd[2],
+                     (Py_ssize_t)rd[0], (Py_ssize_t)rd[1], (Py_ssize_t)rd[2], (Py_ssize_t)rd[3],
+                     (Py_ssize_t)ed[0], (Py_ssize_t)ed[1], per);
+        return NULL;
+    }
+    npy_intp S = rd[1];
+    npy_intp wdims[4] = {vd[0], R, S, vd[2]}, bdims[3] = {vd[0], R, S + 1};
+    PyObject *unit = PyArray_SimpleNew(3, (npy_intp *)vd, NPY_DOUBLE);
+    PyObject *widths = unit ? PyArray_SimpleNew(4, wdims, NPY_UINT8) : NULL;
+    PyObject *bits = widths ? PyArray_SimpleNew(3, bdims, NPY_INT64) : NULL;
+    if (!bits) {
+        Py_XDECREF(unit);
+        Py_XDECREF(widths);
+        return NULL;
+    }
+    sk_rate_layout_job job = {
+        .tracks = (size_t)vd[0], .rates = (size_t)R, .rows = (size_t)vd[1],
+        .segments = (size_t)S, .ncomp = (size_t)vd[2], .per = (size_t)per, .rate = rate,
+        .values = PyArray_DATA((PyArrayObject *)values),
+        .ranges = PyArray_DATA((PyArrayObject *)ranges),
+        .extent = PyArray_DATA((PyArrayObject *)extent),
+        .unit = PyArray_DATA((PyArrayObject *)unit),
+        .widths = PyArray_DATA((PyArrayObject *)widths),
+        .bits = PyArray_DATA((PyArrayObject *)bits)};
+    sk_rate_layout(&job);
+    return Py_BuildValue("(NNN)", unit, widths, bits);
+}
+
 PyObject *py_track_bounds(PyObject *self, PyObject *args)
 {
     PyObject *src, *stored, *lever, *dropped;

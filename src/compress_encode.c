@@ -1,4 +1,5 @@
-/* compress_encode.c -- the encoder's inner loops (skinkit.model.compress): a track's keys, each
+/* compress_encode.c -- the encoder's inner loops (skinkit.model.compress): the fractions and
+ * widths of a range layout at every bit rate (_Quantizer), a track's keys, each
  * component a fraction of its segment's range, rounded to its bits and packed as the decoder
  * reads them (compress_decode.c; _Quantizer.track), and the bound of the object-space error
  * tracks cause alone at a level (_track_errors), a track's bit rates straight from its
@@ -43,6 +44,48 @@ void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint
     }
     if (held)
         *out = (uint8_t)acc;
+}
+
+void sk_rate_layout(const sk_rate_layout_job *job)
+{
+    size_t R = job->rates, S = job->segments, C = job->ncomp, N = job->rows;
+    for (size_t m = 0; m < job->tracks; m++) {
+        const double *v = job->values + m * N * C, *rg = job->ranges + m * S * 2 * C;
+        const double *ext = job->extent + m * C;
+        double *u = job->unit + m * N * C;
+        uint8_t *w = job->widths + m * R * S * C;
+        int64_t *bits = job->bits + m * R * (S + 1);
+        double widest = 0;
+        for (size_t c = 0; c < C; c++)
+            widest = ext[c] > widest ? ext[c] : widest;
+        for (size_t k = 0; k < R; k++)
+            bits[k * (S + 1)] = 0;
+        for (size_t s = 0; s < S; s++) {
+            const double *lo = rg + s * 2 * C, *se = lo + C;
+            size_t r0 = s * job->per, r1 = r0 + job->per < N ? r0 + job->per : N;
+            for (size_t r = r0; r < r1; r++)
+                for (size_t c = 0; c < C; c++)
+                    u[r * C + c] = (v[r * C + c] - lo[c]) / (se[c] > 0 ? se[c] : 1.0);
+            for (size_t k = 0; k < R; k++) {
+                int64_t seg = 0;
+                for (size_t c = 0; c < C; c++) {
+                    int width = 0;
+                    if (se[c] > 0 && ext[c] > 0) {
+                        /* floor(log2(ratio)): frexp's exponent less one (exact) */
+                        double ratio = widest / se[c];
+                        int e = 0, level = job->rate[k];
+                        if (isfinite(ratio))
+                            frexp(ratio, &e);
+                        width = isfinite(ratio) ? level - (e - 1) : 1;
+                        width = width < 1 ? 1 : width > level ? level : width;
+                    }
+                    w[(k * S + s) * C + c] = (uint8_t)width;
+                    seg += width;
+                }
+                bits[k * (S + 1) + s + 1] = bits[k * (S + 1) + s] + seg * (int64_t)(r1 - r0);
+            }
+        }
+    }
 }
 
 /* the error of a against b (n components each): the chord to the nearer of b and -b

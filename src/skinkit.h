@@ -454,6 +454,26 @@ size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t pe
 void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint8_t *widths,
                        size_t per, uint8_t *SK_RESTRICT out);
 
+/* The layout of `tracks` quantized tracks of one shape at `rates` bit rates (skinkit.model.
+   compress, _Quantizer): each track's rows x ncomp values, in segments of per rows (the last:
+   what is left), with each segment's range (ranges: segments x 2 x ncomp, minima then extents)
+   and the track's extent over the clip (extent: ncomp); unit (rows x ncomp): each value's
+   fraction of its segment's range, (v - minimum) / extent (an extent of 0: v - minimum);
+   widths (rates x segments x ncomp): the bits of each component in each segment at rate k,
+   rate[k] less floor(log2(widest / the segment's extent)) (widest: the track's largest
+   extent), at least 1 and at most rate[k], 0 where the segment's or the clip's extent is 0;
+   bits (rates x (segments + 1)): the first bit of each segment's codes, and the bits of all.
+   Each track's arrays follow one another. */
+typedef struct {
+    size_t tracks, rates, rows, segments, ncomp, per;
+    const uint8_t *rate;
+    const double *values, *ranges, *extent;
+    double *unit;
+    uint8_t *widths;
+    int64_t *bits;
+} sk_rate_layout_job;
+void sk_rate_layout(const sk_rate_layout_job *job);
+
 /* bound[m * levels + l] = max over t < times of lever[t * tracks + m] e(t, m, l), the error
    at time t of track m at level l against src (times x tracks x (ncomp + (dropped != NULL)));
    its value stored[((t * tracks + m) * levels + l) * ncomp + c], with component dropped[m]

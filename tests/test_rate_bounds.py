@@ -1,7 +1,8 @@
 """The bounds of skinkit.compress's search (src/compress_encode.c): _core.rate_bounds (four keys
 at a time with AVX2 in src/compress_encode_avx2.c), the error a quantized track causes alone at
-each bit rate, and _core.track_bounds, at the other levels: against plain NumPy from their
-definitions, the same bits at every SIMD level, and their refusals."""
+each bit rate, and _core.track_bounds, at the other levels, and _core.rate_layout, the widths
+they are bounded at: against plain NumPy from their definitions, the same bits at every SIMD
+level, and their refusals."""
 import numpy as np
 import pytest
 
@@ -170,3 +171,42 @@ def test_track_bounds_bits_at_every_simd_level(tmp_path, cap):
     for a, b in zip(here, (got["a"], got["b"])):
         assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
         assert np.all(np.isnan(a[2])) and np.isfinite(a[[0, 1, 3, 4]]).all()
+
+
+def test_rate_layout_against_numpy():
+    """_core.rate_layout (the fractions, widths and code bits of _Quantizer) against NumPy from
+    its definition: fewer bits by floor(log2) of the widest clip extent over a segment's, 1 to
+    the rate, none where an extent is 0 (a zero component, a zero segment), the last segment
+    what is left; and its refusals."""
+    rng = np.random.default_rng(7)
+    tracks, rows, c, per = 4, 37, 3, 16
+    segs = -(-rows // per)
+    values = rng.normal(size=(tracks, rows, c))
+    ext = rng.uniform(0.01, 2.0, size=(tracks, c))
+    ext[1, 2] = 0.0                                   # a component constant over the clip
+    seg_ext = ext[:, None] * rng.uniform(0.001, 1.0, size=(tracks, segs, c))
+    seg_ext[2, 1] = 0.0                               # a segment constant in every component
+    seg_ext[3, 0, 0] = ext[3].max() / 4               # a power of two below the widest
+    ranges = np.stack([rng.normal(size=(tracks, segs, c)), seg_ext], axis=2)
+    rates = np.array([3, 8, 23], np.uint8)
+    unit, widths, bits = _core.rate_layout(values, ranges, ext, per, rates)
+    seg = np.arange(rows) // per
+    safe = np.where(seg_ext > 0, seg_ext, 1.0)
+    np.testing.assert_array_equal(unit, (values - ranges[:, seg, 0]) / safe[:, seg])
+    widest = ext.max(axis=1)[:, None, None]
+    fewer = np.floor(np.log2(widest / safe))
+    level = rates.astype(np.float64)[:, None, None]
+    want = np.where(((seg_ext > 0) & (ext[:, None] > 0))[:, None],
+                    np.clip(level - fewer[:, None], 1, level), 0)
+    np.testing.assert_array_equal(widths, want)
+    assert widths[3, 1, 0, 0] == 8 - 2 and widths[1, 0, :, 2].max() == 0
+    count = np.bincount(seg)
+    per_seg = (want.sum(axis=3) * count).astype(np.int64)
+    np.testing.assert_array_equal(bits[:, :, 1:], np.cumsum(per_seg, axis=2))
+    assert np.all(bits[:, :, 0] == 0)
+    with pytest.raises(ValueError, match="ranges"):
+        _core.rate_layout(values, ranges[:, :2].copy(), ext, per, rates)
+    with pytest.raises(ValueError, match="rates 1 to 32"):
+        _core.rate_layout(values, ranges, ext, per, np.array([0], np.uint8))
+    with pytest.raises(TypeError, match="values"):
+        _core.rate_layout(values.astype(np.float32), ranges, ext, per, rates)

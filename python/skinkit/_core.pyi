@@ -35,6 +35,9 @@ def rate_bounds(unit: NDArray[np.float64], widths: NDArray[np.uint8],
                 src: NDArray[np.float64], lever: NDArray[np.float64],
                 dropped: NDArray[np.int32], rotation: bool, want: NDArray[np.uint8], /
                 ) -> NDArray[np.float64]: ...
+def rate_layout(values: NDArray[np.float64], ranges: NDArray[np.float64],
+                extent: NDArray[np.float64], per: int, rates: NDArray[np.uint8], /
+                ) -> Tuple[NDArray[np.float64], NDArray[np.uint8], NDArray[np.int64]]: ...
 def track_bounds(src: NDArray[np.float64], stored: NDArray[np.float64],
                  lever: NDArray[np.float64], dropped: Optional[NDArray[np.int32]],
                  rotation: bool, /) -> NDArray[np.float64]: ...

@@ -57,6 +57,7 @@ DEFAULT = -1                                   # a level of the search only: the
 LEVELS = (RAW, CONSTANT, CONSTANT24, KEYS24, DEFAULT) + BIT_RATES   # the search's columns
 RATES_AT = LEVELS.index(BIT_RATES[0])          # the column of the first bit rate
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
+_RATE_CODES = np.array(BIT_RATES, np.uint8)
 CHECK_ROWS = 256                                # times a call of the final check (_Problem)
 
 
@@ -148,30 +149,15 @@ class _Quantizer:
         self.kept = (segment_ranges(self.lo, self.ext, self.codes) if self.codes is not None
                      else np.stack([self.lo, self.ext], axis=1)[:, None])
         self.kept.flags.writeable = False
-        ranges = self.kept.astype(np.float64)
-        self.ranges = ranges                                           # (M, segments, 2, c)
-        e64 = self.ext.astype(np.float64)                                          # (M, c)
-        # each component's step about the clip's widest one's: fewer bits for narrower ranges
-        widest = np.max(e64, axis=1, initial=0.0)[:, None, None]
-        seg_ext = ranges[:, :, 1]
-        with np.errstate(divide="ignore"):
-            fewer = np.floor(np.log2(widest / np.where(seg_ext > 0, seg_ext, 1.0)))
-        stored = (seg_ext > 0) & (e64[:, None] > 0)                      # (M, segments, c)
-        count = np.bincount(np.arange(values.shape[1]) // self.per)       # rows a segment
-        safe = np.repeat(np.where(seg_ext > 0, seg_ext, 1.0), count, axis=1)
-        self.unit = (values - np.repeat(ranges[:, :, 0], count, axis=1)) / safe
-        fixed = 3 + 8 * values.shape[2] + 1 + stored[0].size + (
+        self.ranges = self.kept.astype(np.float64)                    # (M, segments, 2, c)
+        # the fractions, each component's bits in each segment at each rate (fewer for ranges
+        # narrower than the clip's widest), the first bit of each segment and the bits of all
+        self.unit, self.widths, self.bits = _core.rate_layout(
+            values, self.ranges, self.ext.astype(np.float64), self.per, _RATE_CODES)
+        # ``_cost`` of the tracks at each rate, without packing them
+        fixed = 3 + 8 * values.shape[2] + 1 + self.widths[0, 0].size + (
             0 if self.codes is None else self.codes[0].size)
-        level = np.array(BIT_RATES, np.float64)[:, None, None]
-        self.widths = np.where(stored[:, None], np.clip(level - fewer[:, None], 1, level),
-                               0).astype(np.uint8)                   # (M, rates, segments, c)
-        # ``_cost`` of the tracks at each rate, without packing them; code_bits at each rate:
-        # the first bit of each segment, and the bits of all
-        seg_bits = sum(self.widths[..., j].astype(np.int64)              # (M, rates, segs)
-                       for j in range(values.shape[2])) * count
-        self.costs = (fixed + (seg_bits.sum(axis=2) + 7) // 8).tolist()
-        self.bits = np.zeros(seg_bits.shape[:2] + (count.size + 1,), np.int64)
-        np.cumsum(seg_bits, axis=2, out=self.bits[:, :, 1:])
+        self.costs = (fixed + (self.bits[:, :, -1] + 7) // 8).tolist()
 
     def bounds(self, row0: int, step: int, src: NDArray[np.float64], lever: NDArray[np.float64],
                dropped: NDArray[np.int32], rotation: bool, want: NDArray[np.uint8]
