@@ -118,6 +118,12 @@ static PyMethodDef methods[] = {
      "keys, C or C + 1) float64, lever (M, keys) float64, dropped (M,) int32 (-1 for all, or "
      "each track's restored component), rotation, want (M, rates) uint8 (the rates computed) -> "
      "(M, rates) float64, 0 where not wanted."},
+    {"unit_rotations", py_unit_rotations, METH_VARARGS,
+     "unit_rotations(values) -> (src, stored, dropped)\n\nM STEP or LINEAR rotation tracks' "
+     "keys as skinkit.model.compress stores them: values (M, keys, 4) float64 -> src (M, keys, "
+     "4) float64 (unit, each key's sign making the dropped component >= 0), stored (M, keys, 3) "
+     "(the other three components) and dropped (M,) int64 (the component whose smallest "
+     "magnitude over the keys is largest, the first of equal)."},
     {"rate_layout", py_rate_layout, METH_VARARGS,
      "rate_layout(values, ranges, extent, per, rates) -> (unit, widths, bits)\n\nThe layout of "
      "M quantized tracks of one shape at bit rates (skinkit.model.compress): values (M, rows, "

@@ -53,6 +53,33 @@ PyObject *py_quantize_codes(PyObject *self, PyObject *args)
     return res;
 }
 
+PyObject *py_unit_rotations(PyObject *self, PyObject *args)
+{
+    PyObject *values;
+    if (!PyArg_ParseTuple(args, "O:unit_rotations", &values) ||
+        check_encode_array(values, "unit_rotations", "values", NPY_DOUBLE, 3) < 0)
+        return NULL;
+    const npy_intp *vd = PyArray_DIMS((PyArrayObject *)values);
+    if (vd[2] != 4) {
+        PyErr_Format(PyExc_ValueError, "unit_rotations: want values (M, keys, 4), got (%zd, "
+                     "%zd, %zd)", (Py_ssize_t)vd[0], (Py_ssize_t)vd[1], (Py_ssize_t)vd[2]);
+        return NULL;
+    }
+    npy_intp sdims[3] = {vd[0], vd[1], 3};
+    PyObject *src = PyArray_SimpleNew(3, (npy_intp *)vd, NPY_DOUBLE);
+    PyObject *stored = src ? PyArray_SimpleNew(3, sdims, NPY_DOUBLE) : NULL;
+    PyObject *dropped = stored ? PyArray_SimpleNew(1, (npy_intp *)vd, NPY_INT64) : NULL;
+    if (!dropped) {
+        Py_XDECREF(src);
+        Py_XDECREF(stored);
+        return NULL;
+    }
+    sk_unit_rotations((size_t)vd[0], (size_t)vd[1], PyArray_DATA((PyArrayObject *)values),
+                      PyArray_DATA((PyArrayObject *)src), PyArray_DATA((PyArrayObject *)stored),
+                      PyArray_DATA((PyArrayObject *)dropped));
+    return Py_BuildValue("(NNN)", src, stored, dropped);
+}
+
 PyObject *py_rate_layout(PyObject *self, PyObject *args)
 {
     PyObject *values, *ranges, *extent, *rates;

@@ -174,6 +174,7 @@ int check_array(PyObject *obj, const char *what, const char *name, int type, int
 
 /* bind_encode.c */
 PyObject *py_quantize_codes(PyObject *self, PyObject *args);
+PyObject *py_unit_rotations(PyObject *self, PyObject *args);
 PyObject *py_rate_layout(PyObject *self, PyObject *args);
 PyObject *py_track_bounds(PyObject *self, PyObject *args);
 PyObject *py_rate_bounds(PyObject *self, PyObject *args);

@@ -1,5 +1,6 @@
 /* compress_encode.c -- the encoder's inner loops (skinkit.model.compress): the fractions and
- * widths of a range layout at every bit rate (_Quantizer), a track's keys, each
+ * widths of a range layout at every bit rate (_Quantizer), a rotation track's unit keys and
+ * the component it leaves out (_group_levels), a track's keys, each
  * component a fraction of its segment's range, rounded to its bits and packed as the decoder
  * reads them (compress_decode.c; _Quantizer.track), and the bound of the object-space error
  * tracks cause alone at a level (_track_errors), a track's bit rates straight from its
@@ -44,6 +45,41 @@ void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint
     }
     if (held)
         *out = (uint8_t)acc;
+}
+
+void sk_unit_rotations(size_t tracks, size_t keys, const double *values,
+                       double *SK_RESTRICT src, double *SK_RESTRICT stored,
+                       int64_t *SK_RESTRICT dropped)
+{
+    for (size_t m = 0; m < tracks; m++) {
+        const double *v = values + m * keys * 4;
+        double *u = src + m * keys * 4, least[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
+        for (size_t i = 0; i < keys; i++) {
+            const double *q = v + 4 * i;
+            double n = sqrt(((q[0] * q[0] + q[1] * q[1]) + q[2] * q[2]) + q[3] * q[3]);
+            n = n >= 1e-300 || n != n ? n : 1e-300;                     /* as np.maximum */
+            for (int c = 0; c < 4; c++) {
+                double a = q[c] / n;
+                u[4 * i + c] = a;
+                a = fabs(a);
+                least[c] = a < least[c] || a != a ? a : least[c];       /* as np.minimum */
+            }
+        }
+        int d = 0;                              /* as np.argmax: the first largest, or NaN */
+        for (int c = 1; c < 4 && least[d] == least[d]; c++)
+            d = least[c] > least[d] || least[c] != least[c] ? c : d;
+        dropped[m] = d;
+        for (size_t i = 0; i < keys; i++) {
+            double *q = u + 4 * i, *out = stored + (m * keys + i) * 3;
+            if (q[d] < 0)
+                for (int c = 0; c < 4; c++)
+                    q[c] = -q[c];
+            q[d] = fabs(q[d]);
+            for (int c = 0, k = 0; c < 4; c++)
+                if (c != d)
+                    out[k++] = q[c];
+        }
+    }
 }
 
 void sk_rate_layout(const sk_rate_layout_job *job)

@@ -454,6 +454,17 @@ size_t sk_code_bytes(size_t rows, size_t ncomp, const uint8_t *widths, size_t pe
 void sk_quantize_codes(size_t rows, size_t ncomp, const double *unit, const uint8_t *widths,
                        size_t per, uint8_t *SK_RESTRICT out);
 
+/* The keys of `tracks` STEP or LINEAR rotation tracks (values: keys x 4 each) as the encoder
+   stores them (skinkit.model.compress): each key made unit (over max(|q|, 1e-300), |q| summed
+   in component order), the component the track leaves out (dropped: the one whose smallest
+   magnitude over its keys is largest, the first of equal; restoring it is well conditioned),
+   each key's sign chosen to make that component >= 0 (q and -q are one rotation), src (keys x
+   4, that component's magnitude) and stored (keys x 3, the other three).  A NaN propagates as
+   NumPy's minimum and argmax propagate it. */
+void sk_unit_rotations(size_t tracks, size_t keys, const double *values,
+                       double *SK_RESTRICT src, double *SK_RESTRICT stored,
+                       int64_t *SK_RESTRICT dropped);
+
 /* The layout of `tracks` quantized tracks of one shape at `rates` bit rates (skinkit.model.
    compress, _Quantizer): each track's rows x ncomp values, in segments of per rows (the last:
    what is left), with each segment's range (ranges: segments x 2 x ncomp, minima then extents)

@@ -1,7 +1,8 @@
 """The bounds of skinkit.compress's search (src/compress_encode.c): _core.rate_bounds (four keys
 at a time with AVX2 in src/compress_encode_avx2.c), the error a quantized track causes alone at
-each bit rate, and _core.track_bounds, at the other levels, and _core.rate_layout, the widths
-they are bounded at: against plain NumPy from their definitions, the same bits at every SIMD
+each bit rate, and _core.track_bounds, at the other levels, and the encoder's other C helpers
+(_core.rate_layout, the widths they are bounded at; _core.unit_rotations, a rotation track's
+stored keys): against plain NumPy from their definitions, the same bits at every SIMD
 level, and their refusals."""
 import numpy as np
 import pytest
@@ -210,3 +211,30 @@ def test_rate_layout_against_numpy():
         _core.rate_layout(values, ranges, ext, per, np.array([0], np.uint8))
     with pytest.raises(TypeError, match="values"):
         _core.rate_layout(values.astype(np.float32), ranges, ext, per, rates)
+
+
+def test_unit_rotations_against_numpy():
+    """_core.unit_rotations against NumPy from its definition: the keys made unit, the dropped
+    component the one whose smallest magnitude is largest (the first of equal), each key's
+    sign making it >= 0 (a -0.0 made 0.0), the other three stored in order; and a refusal."""
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(5, 9, 4)) * rng.uniform(0.5, 2.0, size=(5, 9, 1))
+    values[1, :, 2] = np.where(values[1, :, 2] < 0, -3.0, 3.0)   # component 2 largest, signs
+    values[2] = [0.5, 0.5, 0.5, 0.5]                            # all equal: the first, 0
+    values[3, 0] = 0.0                                          # |q| = 0: over 1e-300
+    values[4, :, 0] = -0.0
+    src, stored, dropped = _core.unit_rotations(values)
+    n = np.linalg.norm(values, axis=-1, keepdims=True)
+    unit = values / np.maximum(n, 1e-300)
+    d = np.argmax(np.abs(unit).min(axis=1), axis=1)
+    np.testing.assert_array_equal(dropped, d)
+    assert dropped[1] == 2 and dropped[2] == 0
+    at = np.take_along_axis(unit, d[:, None, None], axis=2)
+    want = np.where(at < 0, -unit, unit)
+    np.put_along_axis(want, d[:, None, None], np.abs(at), 2)
+    np.testing.assert_array_equal(src, want)
+    assert not np.signbit(np.take_along_axis(src, d[:, None, None], axis=2)).any()
+    keep = np.array([[c for c in range(4) if c != k] for k in d.tolist()])
+    np.testing.assert_array_equal(stored, np.take_along_axis(want, keep[:, None], axis=2))
+    with pytest.raises(ValueError, match=r"\(M, keys, 4\)"):
+        _core.unit_rotations(values[..., :3].copy())

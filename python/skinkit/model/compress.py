@@ -61,16 +61,6 @@ _RATE_CODES = np.array(BIT_RATES, np.uint8)
 CHECK_ROWS = 256                                # times a call of the final check (_Problem)
 
 
-def _drop(q: NDArray[Any]) -> Tuple[NDArray[Any], NDArray[np.int64]]:
-    """Unit quaternions of M tracks (M, K, 4): the keys with each key's sign chosen to make the
-    component a track leaves out >= 0 (q and -q are one rotation; slerp takes the shortest
-    path), and that component (M,): the one whose smallest magnitude over the track's keys is
-    largest (so that restoring it is well conditioned)."""
-    dropped = np.argmax(np.abs(q).min(axis=1), axis=1)
-    at = np.take_along_axis(q, dropped[:, None, None], axis=2)
-    return np.where(at < 0, -q, q), dropped
-
-
 def _with(track: Track, **changes: Any) -> Track:
     """``dataclasses.replace(track, **changes)`` as a copy of its attributes (a few times
     faster; Track has no ``__post_init__``), keeping what it has kept
@@ -390,7 +380,7 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
                   ) -> List[_Levels]:
     """The levels of channels of one key times, path, interpolation and component count (their
     tracks' fields ``bases``, made their raw tracks), made together: the raw keys; a STEP or LINEAR rotation's keys
-    made unit, with the component each track leaves out (``_drop``); the constants and 24-bit
+    made unit, with the component each track leaves out (``_core.unit_rotations``); the constants and 24-bit
     keys (``_constants``), DEFAULT, and the bit rates (``_Quantizer``), each in the layout of
     fewer bytes (the first of equal), none that the raw keys undercut."""
     ch = channels[0]
@@ -398,12 +388,7 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
     src = values
     dropped: NDArray[np.int64] = np.full(len(channels), -1, np.int64)
     if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
-        unit = values / np.maximum(np.linalg.norm(values, axis=-1, keepdims=True), 1e-300)
-        src, dropped = _drop(unit)
-        keep = np.array([[c for c in range(4) if c != d] for d in dropped.tolist()])
-        values = np.take_along_axis(src, keep[:, None], axis=2)
-        np.put_along_axis(src, dropped[:, None, None],
-                          np.abs(np.take_along_axis(unit, dropped[:, None, None], axis=2)), 2)
+        src, values, dropped = _core.unit_rotations(values)
         for b, d in zip(bases, dropped.tolist()):
             b.dropped = d
     elif ch.path == "rotation":
