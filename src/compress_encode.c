@@ -187,8 +187,18 @@ void sk_track_bounds(size_t times, size_t tracks, size_t levels, size_t ncomp,
     }
 }
 
+/* the keys of one segment of one quantized track at one bit rate (sk_rate_bounds): key i's
+   fractions are row row0 + i step of unit (ncomp a row), its value lo + min(max(rint(u scale),
+   0) / scale, 1) ext per component (0 where scale is 0), with component dropped (>= 0)
+   restored; src (keys x (ncomp + (dropped >= 0))), lever (keys) */
+typedef struct {
+    const double *unit, *lo, *ext, *scale, *src, *lever;
+    size_t ncomp, row0, step;
+    int dropped, rotation;
+} sk_rate_keys;
+
 /* key i of a segment: lever times its error (the portable code; compress_encode_avx2.c does
-   four keys with the same operations in the same order) */
+   four rates with the same operations in the same order) */
 static double key_bound(const sk_rate_keys *r, size_t i)
 {
     size_t c = r->ncomp;
@@ -232,16 +242,7 @@ static double rate_bound(const sk_rate_bounds_job *job, size_t m, size_t k)
         for (size_t j = 0; j < c; j++)
             scale[j] = (double)((UINT64_C(1) << w[j]) - 1);
         /* the keys of this segment: rows row0 + i step below (seg + 1) per */
-        size_t end = i;
-        while (end < job->keys && job->row0 + end * job->step < (seg + 1) * job->per)
-            end++;
-#if defined(SK_HAVE_AVX2)
-        if (end - i >= 4 && sk_simd() >= SK_SIMD_AVX2) {
-            size_t n4 = (end - i) / 4;
-            worst = sk_rate_keys_avx2(&r, i, n4, worst);
-            i += 4 * n4;
-        }
-#endif
+        size_t end = sk_segment_keys(job, i, seg);
         for (; i < end; i++) {
             double e = key_bound(&r, i);
             worst = e > worst || e != e ? e : worst;    /* NaN kept, as np.max */
@@ -249,10 +250,35 @@ static double rate_bound(const sk_rate_bounds_job *job, size_t m, size_t k)
     }
     return worst;
 }
+size_t sk_segment_keys(const sk_rate_bounds_job *job, size_t i, size_t seg)
+{
+    while (i < job->keys && job->row0 + i * job->step < (seg + 1) * job->per)
+        i++;
+    return i;
+}
+
 void sk_rate_bounds(const sk_rate_bounds_job *job)
 {
-    for (size_t m = 0; m < job->tracks; m++)
-        for (size_t k = 0; k < job->rates; k++)
-            job->bound[m * job->rates + k] =
-                !job->want || job->want[m * job->rates + k] ? rate_bound(job, m, k) : 0;
+    const size_t R = job->rates;
+    for (size_t m = 0; m < job->tracks; m++) {
+        const uint8_t *want = job->want ? job->want + m * R : NULL;
+        double *bound = job->bound + m * R;
+        size_t k = 0;
+#if defined(SK_HAVE_AVX2)
+        if (sk_simd() >= SK_SIMD_AVX2)     /* four rates a register */
+            for (; k < R; k += 4) {
+                size_t lanes = R - k < 4 ? R - k : 4;
+                int any = !want;
+                for (size_t l = 0; l < lanes; l++)
+                    any |= want && want[k + l];
+                double b[4] = {0, 0, 0, 0};
+                if (any)
+                    sk_rate_bounds4_avx2(job, m, k, lanes, b);
+                for (size_t l = 0; l < lanes; l++)
+                    bound[k + l] = !want || want[k + l] ? b[l] : 0;
+            }
+#endif
+        for (; k < R; k++)
+            bound[k] = !want || want[k] ? rate_bound(job, m, k) : 0;
+    }
 }

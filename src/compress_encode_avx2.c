@@ -1,8 +1,9 @@
-/* compress_encode_avx2.c -- the keys of sk_rate_bounds (compress_encode.c's key_bound) with
- * AVX2, at the AVX2 and AVX-512 levels: four keys of a segment at once, one in each lane of a
- * register, each lane taking the portable code's operations in its order (explicit operations,
- * no FMAs: the file is compiled with -ffp-contract=off; division and square root correctly
- * rounded in both), so every level gives the same bounds. */
+/* compress_encode_avx2.c -- sk_rate_bounds (compress_encode.c's key_bound) with AVX2, at the
+ * AVX2 and AVX-512 levels: four bit rates of a track at once, one in each lane of a register
+ * (a key's fractions, ranges and source values broadcast: the same for every rate), each lane
+ * taking the portable code's operations in its order (explicit operations, no FMAs: the file
+ * is compiled with -ffp-contract=off; division and square root correctly rounded in both), so
+ * every level gives the same bounds. */
 #include <immintrin.h>
 #include <math.h>
 
@@ -14,75 +15,82 @@ static inline __m256d pick_gt(__m256d a, __m256d b)
     return _mm256_blendv_pd(b, a, _mm256_cmp_pd(a, b, _CMP_GT_OQ));
 }
 
-double sk_rate_keys_avx2(const sk_rate_keys *r, size_t i, size_t n4, double worst)
+void sk_rate_bounds4_avx2(const sk_rate_bounds_job *job, size_t m, size_t k0, size_t lanes,
+                          double out[4])
 {
-    const size_t c = r->ncomp, full = r->dropped >= 0 ? c + 1 : c;
+    const size_t c = job->ncomp, S = job->segments, R = job->rates;
+    const int dropped = job->dropped[m];
+    const size_t full = dropped >= 0 ? c + 1 : c;
+    const double *unit = job->unit + m * job->rows * c;
+    const double *ranges = job->ranges + m * S * 2 * c;
+    const uint8_t *widths = job->widths + m * R * S * c;
+    const double *src = job->src + m * job->keys * full, *lever = job->lever + m * job->keys;
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1);
     const __m256d big = _mm256_set1_pd(0x1p52), sign = _mm256_set1_pd(-0.0);
     __m256d top = zero, nan = zero;          /* the lanes' largest; their NaNs */
-    for (size_t g = 0; g < n4; g++, i += 4) {
-        const double *u[4], *a[4];
-        for (int l = 0; l < 4; l++) {
-            u[l] = r->unit + (r->row0 + (i + (size_t)l) * r->step) * c;
-            a[l] = r->src + (i + (size_t)l) * full;
-        }
-        __m256d v[5], sq = zero;
+    size_t i = 0;
+    for (size_t seg = 0; seg < S; seg++) {
+        __m256d scale[4], stored[4], lo[4], ext[4];
         for (size_t j = 0; j < c; j++) {
-            __m256d q = zero;
-            if (r->scale[j] > 0) {
-                __m256d s = _mm256_set1_pd(r->scale[j]);
-                __m256d x = _mm256_mul_pd(_mm256_setr_pd(u[0][j], u[1][j], u[2][j], u[3][j]),
-                                          s);
+            double s[4] = {0, 0, 0, 0};      /* a lane past the rates: 0, not stored */
+            for (size_t l = 0; l < lanes; l++)
+                s[l] = (double)((UINT64_C(1) << widths[((k0 + l) * S + seg) * c + j]) - 1);
+            scale[j] = _mm256_loadu_pd(s);
+            stored[j] = _mm256_cmp_pd(scale[j], zero, _CMP_GT_OQ);
+            lo[j] = _mm256_set1_pd(ranges[seg * 2 * c + j]);
+            ext[j] = _mm256_set1_pd(ranges[(seg * 2 + 1) * c + j]);
+        }
+        for (size_t end = sk_segment_keys(job, i, seg); i < end; i++) {
+            const double *u = unit + (job->row0 + i * job->step) * c, *a = src + i * full;
+            __m256d v[5], sq = zero;
+            for (size_t j = 0; j < c; j++) {
+                __m256d x = _mm256_mul_pd(_mm256_set1_pd(u[j]), scale[j]);
                 __m256d keep = _mm256_or_pd(_mm256_cmp_pd(x, zero, _CMP_GT_OQ),
                                             _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
                 x = _mm256_and_pd(x, keep);                          /* x > 0 || NaN: x, else 0 */
-                q = _mm256_div_pd(_mm256_sub_pd(_mm256_add_pd(x, big), big), s);
+                __m256d q = _mm256_div_pd(_mm256_sub_pd(_mm256_add_pd(x, big), big), scale[j]);
                 q = _mm256_blendv_pd(q, one, _mm256_cmp_pd(q, one, _CMP_GT_OQ));
+                q = _mm256_and_pd(q, stored[j]);                     /* scale 0: 0 */
+                v[j] = _mm256_add_pd(lo[j], _mm256_mul_pd(q, ext[j]));
+                sq = _mm256_add_pd(sq, _mm256_mul_pd(v[j], v[j]));
             }
-            v[j] = _mm256_add_pd(_mm256_set1_pd(r->lo[j]),
-                                 _mm256_mul_pd(q, _mm256_set1_pd(r->ext[j])));
-            sq = _mm256_add_pd(sq, _mm256_mul_pd(v[j], v[j]));
+            if (dropped >= 0) {
+                for (size_t j = c; j > (size_t)dropped; j--)
+                    v[j] = v[j - 1];
+                __m256d w = _mm256_sqrt_pd(_mm256_sub_pd(one, sq));
+                v[dropped] = _mm256_and_pd(w, _mm256_cmp_pd(sq, one, _CMP_LT_OQ));
+            }
+            __m256d e;
+            if (job->rotation) {         /* the chord to the nearer of v and -v */
+                __m256d s[5], dot = zero, d2 = zero;
+                for (size_t j = 0; j < full; j++) {
+                    s[j] = _mm256_set1_pd(a[j]);
+                    dot = _mm256_add_pd(dot, _mm256_mul_pd(s[j], v[j]));
+                }
+                __m256d sg = _mm256_blendv_pd(_mm256_set1_pd(-1), one,
+                                              _mm256_cmp_pd(dot, zero, _CMP_GE_OQ));
+                for (size_t j = 0; j < full; j++) {
+                    __m256d d = _mm256_sub_pd(s[j], _mm256_mul_pd(sg, v[j]));
+                    d2 = _mm256_add_pd(d2, _mm256_mul_pd(d, d));
+                }
+                e = _mm256_sqrt_pd(d2);
+            } else {                     /* the largest component difference */
+                e = zero;
+                for (size_t j = 0; j < full; j++) {
+                    __m256d d = _mm256_sub_pd(_mm256_set1_pd(a[j]), v[j]);
+                    e = pick_gt(_mm256_andnot_pd(sign, d), e);
+                }
+            }
+            e = _mm256_mul_pd(e, _mm256_set1_pd(lever[i]));
+            nan = _mm256_or_pd(nan, _mm256_cmp_pd(e, e, _CMP_UNORD_Q));
+            top = pick_gt(e, top);
         }
-        if (r->dropped >= 0) {
-            for (size_t j = c; j > (size_t)r->dropped; j--)
-                v[j] = v[j - 1];
-            __m256d w = _mm256_sqrt_pd(_mm256_sub_pd(one, sq));
-            v[r->dropped] = _mm256_and_pd(w, _mm256_cmp_pd(sq, one, _CMP_LT_OQ));
-        }
-        __m256d e;
-        if (r->rotation) {       /* the chord to the nearer of v and -v */
-            __m256d src[5], dot = zero, d2 = zero;
-            for (size_t j = 0; j < full; j++) {
-                src[j] = _mm256_setr_pd(a[0][j], a[1][j], a[2][j], a[3][j]);
-                dot = _mm256_add_pd(dot, _mm256_mul_pd(src[j], v[j]));
-            }
-            __m256d sg = _mm256_blendv_pd(_mm256_set1_pd(-1), one,
-                                          _mm256_cmp_pd(dot, zero, _CMP_GE_OQ));
-            for (size_t j = 0; j < full; j++) {
-                __m256d d = _mm256_sub_pd(src[j], _mm256_mul_pd(sg, v[j]));
-                d2 = _mm256_add_pd(d2, _mm256_mul_pd(d, d));
-            }
-            e = _mm256_sqrt_pd(d2);
-        } else {                 /* the largest component difference */
-            e = zero;
-            for (size_t j = 0; j < full; j++) {
-                __m256d d = _mm256_sub_pd(_mm256_setr_pd(a[0][j], a[1][j], a[2][j], a[3][j]),
-                                          v[j]);
-                e = pick_gt(_mm256_andnot_pd(sign, d), e);
-            }
-        }
-        e = _mm256_mul_pd(e, _mm256_loadu_pd(r->lever + i));
-        nan = _mm256_or_pd(nan, _mm256_cmp_pd(e, e, _CMP_UNORD_Q));
-        top = pick_gt(e, top);
     }
     double t[4];
     _mm256_storeu_pd(t, top);
     int nans = _mm256_movemask_pd(nan);
-    for (int l = 0; l < 4; l++) {
-        double e = nans >> l & 1 ? (double)NAN : t[l];
-        worst = e > worst || e != e ? e : worst;        /* NaN kept, as np.max */
-    }
-    return worst;
+    for (size_t l = 0; l < lanes; l++)
+        out[l] = nans >> l & 1 ? (double)NAN : t[l];    /* NaN kept, as np.max */
 }
 
 void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int32_t *dropped,

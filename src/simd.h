@@ -6,15 +6,6 @@
 /* the lanes of a compressed clip's lane group (compress_decode.c, compress_avx2.c) */
 #define SK_CLANES 32
 
-/* the keys of one segment of one quantized track at one bit rate (sk_rate_bounds,
-   compress_encode.c): key i's fractions are row row0 + i step of unit (ncomp a row), its value
-   lo + min(max(rint(u scale), 0) / scale, 1) ext per component (0 where scale is 0), with
-   component dropped (>= 0) restored; src (keys x (ncomp + (dropped >= 0))), lever (keys) */
-typedef struct {
-    const double *unit, *lo, *ext, *scale, *src, *lever;
-    size_t ncomp, row0, step;
-    int dropped, rotation;
-} sk_rate_keys;
 
 #if defined(SK_HAVE_AVX2)
 /* lbs_avx2.c / lbs_avx512.c: one float32 pose of linear blend skinning, J <= SK_AVX2_MAX_JOINTS
@@ -87,9 +78,13 @@ typedef struct {
     float lo[3][SK_CLANES], ext[3][SK_CLANES], inv[3][SK_CLANES];
 } sk_cclip_codes;
 void sk_cclip_rows_avx2(const sk_cclip_codes *codes, const int32_t *drop, float *q, int n);
-/* compress_encode_avx2.c: keys i .. i + 4 n4 - 1 of r, four at a time, the portable code's
-   bits: the largest of worst and their levers times their errors (NaN kept) */
-double sk_rate_keys_avx2(const sk_rate_keys *r, size_t i, size_t n4, double worst);
+/* compress_encode.c: the end of segment seg's keys from key i (the keys of rows row0 + i step
+   below (seg + 1) per) */
+size_t sk_segment_keys(const sk_rate_bounds_job *job, size_t i, size_t seg);
+/* compress_encode_avx2.c: the bounds of track m of the job at rates k0 .. k0 + lanes - 1
+   (lanes <= 4), a rate in each lane, into out: the portable code's bits */
+void sk_rate_bounds4_avx2(const sk_rate_bounds_job *job, size_t m, size_t k0, size_t lanes,
+                          double out[4]);
 /* compress_encode_avx2.c: sk_track_bounds of 4 levels, a level in each lane, the portable
    code's bits */
 void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int32_t *dropped,

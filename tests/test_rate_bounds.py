@@ -1,4 +1,4 @@
-"""The bounds of skinkit.compress's search (src/compress_encode.c): _core.rate_bounds (four keys
+"""The bounds of skinkit.compress's search (src/compress_encode.c): _core.rate_bounds (four rates
 at a time with AVX2 in src/compress_encode_avx2.c), the error a quantized track causes alone at
 each bit rate, and _core.track_bounds, at the other levels, and the encoder's other C helpers
 (_core.rate_layout, the widths they are bounded at; _core.unit_rotations, a rotation track's
@@ -79,8 +79,9 @@ np.savez(sys.argv[2], got=got, simd=_core.simd())
 
 @pytest.mark.parametrize("cap", ["baseline", "avx2"])
 def test_bits_at_every_simd_level(tmp_path, cap):
-    """Four keys a register with AVX2: the portable code's bits, over keys rows row0::step, a
-    partial group of four in a segment, fractions outside [0, 1] and a NaN lever."""
+    """Four rates a register with AVX2: the portable code's bits, over keys rows row0::step,
+    five rates (a partial group of four), rates not wanted, fractions outside [0, 1] and a NaN
+    lever."""
     rng = np.random.default_rng(22)
     unit, widths, ranges, per, _, _, drop = _case(rng, tracks=4, rows=61)
     keys = len(range(1, 61, 3))
@@ -89,11 +90,14 @@ def test_bits_at_every_simd_level(tmp_path, cap):
     lever[2, 5] = np.nan
     d = {"unit": unit, "widths": widths, "ranges": ranges, "src": src, "lever": lever,
          "drop": drop, "want": np.ones((4, 5), np.uint8)}
+    d["want"][0, [1, 4]] = 0
+    d["want"][3, :4] = 0
     got = at_simd_level(LEVELS_SCRIPT, d, cap, tmp_path)
     assert str(got["simd"]) == cap or cap == "avx2" and str(got["simd"]) == "baseline"
     here = _core.rate_bounds(unit, widths, ranges, 16, 1, 3, src, lever, drop, True, d["want"])
     assert np.array_equal(here.view(np.uint64), got["got"].view(np.uint64))
     assert np.all(np.isnan(here[2])) and np.isfinite(here[[0, 1, 3]]).all()
+    assert np.all(here[d["want"] == 0] == 0) and np.all(here[0, [0, 2, 3]] > 0)
 
 
 def test_refusals_name_the_argument():
