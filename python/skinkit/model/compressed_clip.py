@@ -254,19 +254,22 @@ def decoder_tables(tracks: List[Track], times: List[NDArray[np.float64]], dtype:
     chunks, views = [], []
     data = nrange = nwidth = nseg = width = 0
     for m, tr in enumerate(tracks):
-        weights = tr.path == len(PATHS)
+        path, ncomp, level = tr.path, tr.ncomp, tr.level
+        weights = path == len(PATHS)
         if weights:
-            offset, width = width, width + tr.ncomp
+            offset, width = width, width + ncomp
         else:
-            offset = (tr.node if nodes is None else nodes[m]) * tr.ncomp
-        nkeys = starts[tr.times + 1] - starts[tr.times]
-        rows[weights].append([tr.path, offset, tr.interp, tr.level, tr.dropped, tr.ncomp,
-                              tr.stored_components(), tr.path == _ROTATION, starts[tr.times],
-                              nkeys, data, nrange, nwidth, tr.seg_rows(nkeys), nseg])
-        chunks.append(bytes(tr.payload))
+            offset = (tr.node if nodes is None else nodes[m]) * ncomp
+        first = starts[tr.times]
+        nkeys = starts[tr.times + 1] - first
+        rows[weights].append([path, offset, tr.interp, level, tr.dropped, ncomp,
+                              tr.stored_components(), path == _ROTATION, first, nkeys, data,
+                              nrange, nwidth, tr.seg_rows(nkeys), nseg])
+        chunk = bytes(tr.payload)
+        chunks.append(chunk)
         views.append(data)
-        data += len(chunks[-1])
-        if tr.level in _RATES:
+        data += len(chunk)
+        if level in _RATES:
             ranges.append(tr.segment_ranges().reshape(-1))
             nrange += ranges[-1].size
             widths.append(tr.widths)
