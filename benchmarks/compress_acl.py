@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import peers   # benchmarks/peers.py, beside this script: the STREAM triad
 import skinkit
 from skinkit.io.acl_sjson import load_acl_sjson
-from skinkit.model.compress import CONSTANTS
+from skinkit.model.compressed_clip import CONSTANTS
 from skinkit.io.skc import dumps
 
 DEFAULT_DATA = "/work/shared/acl-test-data/acl-test-data-47bfa3c-cmu18.tar.xz"

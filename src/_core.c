@@ -134,12 +134,14 @@ static PyMethodDef methods[] = {
      "for an extent of 0) and bits (M, R, segments + 1) int64 (each segment's first bit, and "
      "all the bits)."},
     {"track_bounds", py_track_bounds, METH_VARARGS,
-     "track_bounds(src, stored, lever, dropped, rotation) -> bound\n\nThe bounds of the error "
-     "M tracks cause alone at each of their levels (skinkit.model.compress): src (T, M, C), "
-     "stored (T, M, levels, C, or C - 1 with each track's component dropped (M,) int32 "
-     "restored as sqrt(max(1 - the others' squares, 0))), lever (T, M) float64 -> (M, levels) "
-     "float64, the largest over T of lever times the chord to the nearer of the level's value "
-     "and its negative (rotation: quaternions) or the largest component difference."},
+     "track_bounds(src, keys, constants, rest, lever, dropped, rotation) -> bound\n\nThe "
+     "bounds of the error M tracks cause alone at the levels RAW, CONSTANT, CONSTANT24, KEYS24 "
+     "and DEFAULT (skinkit.model.compress): src (T, M, C), keys (M, T, C, or C - 1 with each "
+     "track's component dropped (M,) int32 restored as sqrt(max(1 - the others' squares, 0))), "
+     "constants (M, 2, as keys), rest (M, C), lever (T, M) float64 -> (M, 5) float64, the "
+     "largest over T of lever times the chord to the nearer of the level's value and its "
+     "negative (rotation: quaternions) or the largest component difference; KEYS24: the keys' "
+     "float32s to their top 24 bits."},
     {"shell_check", py_shell_check, METH_VARARGS,
      "shell_check(parents, order, rot, trans, scale, reference, shells, world, errors, start, "
      "count, limit) -> (start, done, above)\n\nThe exact check of skinkit.model.compress: "

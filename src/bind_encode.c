@@ -133,43 +133,55 @@ PyObject *py_rate_layout(PyObject *self, PyObject *args)
 
 PyObject *py_track_bounds(PyObject *self, PyObject *args)
 {
-    PyObject *src, *stored, *lever, *dropped;
+    PyObject *src, *keys, *constants, *rest, *lever, *dropped;
     int rotation;
-    if (!PyArg_ParseTuple(args, "OOOOp:track_bounds", &src, &stored, &lever, &dropped,
-                          &rotation) ||
+    if (!PyArg_ParseTuple(args, "OOOOOOp:track_bounds", &src, &keys, &constants, &rest, &lever,
+                          &dropped, &rotation) ||
         check_encode_array(src, "track_bounds", "src", NPY_DOUBLE, 3) < 0 ||
-        check_encode_array(stored, "track_bounds", "stored", NPY_DOUBLE, 4) < 0 ||
+        check_encode_array(keys, "track_bounds", "keys", NPY_DOUBLE, 3) < 0 ||
+        check_encode_array(constants, "track_bounds", "constants", NPY_DOUBLE, 3) < 0 ||
+        check_encode_array(rest, "track_bounds", "rest", NPY_DOUBLE, 2) < 0 ||
         check_encode_array(lever, "track_bounds", "lever", NPY_DOUBLE, 2) < 0 ||
         (dropped != Py_None &&
          check_encode_array(dropped, "track_bounds", "dropped", NPY_INT32, 1) < 0))
         return NULL;
     const npy_intp *sd = PyArray_DIMS((PyArrayObject *)src);
-    const npy_intp *vd = PyArray_DIMS((PyArrayObject *)stored);
+    const npy_intp *kd = PyArray_DIMS((PyArrayObject *)keys);
+    const npy_intp *cd = PyArray_DIMS((PyArrayObject *)constants);
+    const npy_intp *rd = PyArray_DIMS((PyArrayObject *)rest);
     const npy_intp *ld = PyArray_DIMS((PyArrayObject *)lever);
     const int32_t *drop = dropped == Py_None ? NULL : PyArray_DATA((PyArrayObject *)dropped);
-    npy_intp full = vd[3] + (drop != NULL);
-    int ok = vd[0] == sd[0] && vd[1] == sd[1] && sd[2] == full && full <= 4 && vd[3] >= 1 &&
-             ld[0] == sd[0] && ld[1] == sd[1] &&
-             (!drop || PyArray_DIM((PyArrayObject *)dropped, 0) == sd[1]);
-    for (npy_intp m = 0; ok && drop && m < sd[1]; m++)
+    npy_intp T = sd[0], M = sd[1], c = kd[2], full = c + (drop != NULL);
+    int ok = kd[0] == M && kd[1] == T && c >= 1 && sd[2] == full && full <= 4 &&
+             cd[0] == M && cd[1] == 2 && cd[2] == c && rd[0] == M && rd[1] == full &&
+             ld[0] == T && ld[1] == M &&
+             (!drop || PyArray_DIM((PyArrayObject *)dropped, 0) == M);
+    for (npy_intp m = 0; ok && drop && m < M; m++)
         ok = drop[m] >= 0 && drop[m] < full;
     if (!ok) {
-        PyErr_Format(PyExc_ValueError, "track_bounds: want src (T, M, C), stored (T, M, levels, "
-                     "C or C - 1 with dropped), lever (T, M) and dropped None or (M,), each 0 to "
-                     "C - 1, C <= 4; got src (%zd, %zd, %zd), stored (%zd, %zd, %zd, %zd), lever "
-                     "(%zd, %zd)", (Py_ssize_t)sd[0], (Py_ssize_t)sd[1], (Py_ssize_t)sd[2],
-                     (Py_ssize_t)vd[0], (Py_ssize_t)vd[1], (Py_ssize_t)vd[2], (Py_ssize_t)vd[3],
+        PyErr_Format(PyExc_ValueError, "track_bounds: want src (T, M, C), keys (M, T, C or C - "
+                     "1 with dropped), constants (M, 2, as keys), rest (M, C), lever (T, M) and "
+                     "dropped None or (M,), each 0 to C - 1, C <= 4; got src (%zd, %zd, %zd), "
+                     "keys (%zd, %zd, %zd), constants (%zd, %zd, %zd), rest (%zd, %zd), lever "
+                     "(%zd, %zd)", (Py_ssize_t)T, (Py_ssize_t)M, (Py_ssize_t)sd[2],
+                     (Py_ssize_t)kd[0], (Py_ssize_t)kd[1], (Py_ssize_t)kd[2], (Py_ssize_t)cd[0],
+                     (Py_ssize_t)cd[1], (Py_ssize_t)cd[2], (Py_ssize_t)rd[0], (Py_ssize_t)rd[1],
                      (Py_ssize_t)ld[0], (Py_ssize_t)ld[1]);
         return NULL;
     }
-    npy_intp dims[2] = {sd[1], vd[2]};
+    npy_intp dims[2] = {M, SK_TRACK_LEVELS};
     PyObject *res = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (res)
-        sk_track_bounds((size_t)sd[0], (size_t)sd[1], (size_t)vd[2], (size_t)vd[3], drop,
-                        rotation, PyArray_DATA((PyArrayObject *)src),
-                        PyArray_DATA((PyArrayObject *)stored),
-                        PyArray_DATA((PyArrayObject *)lever),
-                        PyArray_DATA((PyArrayObject *)res));
+    if (res) {
+        sk_track_bounds_job job = {
+            .times = (size_t)T, .tracks = (size_t)M, .ncomp = (size_t)c, .dropped = drop,
+            .rotation = rotation, .src = PyArray_DATA((PyArrayObject *)src),
+            .keys = PyArray_DATA((PyArrayObject *)keys),
+            .constants = PyArray_DATA((PyArrayObject *)constants),
+            .rest = PyArray_DATA((PyArrayObject *)rest),
+            .lever = PyArray_DATA((PyArrayObject *)lever),
+            .bound = PyArray_DATA((PyArrayObject *)res)};
+        sk_track_bounds(&job);
+    }
     return res;
 }
 

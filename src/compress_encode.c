@@ -147,41 +147,63 @@ static double key_error(const double *a, const double *b, size_t n, int rotation
     return e;
 }
 
-void sk_track_bounds(size_t times, size_t tracks, size_t levels, size_t ncomp,
-                     const int32_t *dropped, int rotation, const double *src,
-                     const double *stored, const double *lever, double *SK_RESTRICT bound)
+double sk_round24(double x)
 {
-    size_t full = dropped ? ncomp + 1 : ncomp;
-    for (size_t k = 0; k < tracks * levels; k++)
-        bound[k] = 0;
-#if defined(SK_HAVE_AVX2)
-    if (levels == 4 && sk_simd() >= SK_SIMD_AVX2) {  /* a level a lane, the same bits */
-        sk_track_bounds4_avx2(times, tracks, ncomp, dropped, rotation, src, stored, lever,
-                              bound);
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u = (u + 0x80u) & 0xFFFFFF00u;           /* a carry out of the top bit wraps, as NumPy's */
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* v (full components): stored (ncomp) with component dropped restored, >= 0, where dropped >=
+   0 (sqrt(max(1 - the others' squares, 0)), as np.maximum) */
+static void restored(const double *stored, size_t ncomp, int dropped, double *v)
+{
+    if (dropped < 0) {
+        for (size_t j = 0; j < ncomp; j++)
+            v[j] = stored[j];
         return;
     }
+    double sq = stored[0] * stored[0], w;
+    for (size_t j = 1; j < ncomp; j++)
+        sq += stored[j] * stored[j];
+    w = 1 - sq;
+    w = w >= 0 || w != w ? w : 0;
+    for (size_t j = 0, at = 0; j <= ncomp; j++)
+        v[j] = j == (size_t)dropped ? sqrt(w) : stored[at++];
+}
+
+void sk_track_bounds(const sk_track_bounds_job *job)
+{
+    const size_t T = job->times, M = job->tracks, c = job->ncomp, L = SK_TRACK_LEVELS;
+    const size_t full = job->dropped ? c + 1 : c;
+    for (size_t k = 0; k < M * L; k++)
+        job->bound[k] = 0;
+    int four = 0;
+#if defined(SK_HAVE_AVX2)
+    four = sk_simd() >= SK_SIMD_AVX2;        /* the first four levels a level a lane */
+    if (four)
+        sk_track_bounds4_avx2(job);
 #endif
-    for (size_t t = 0; t < times; t++) {
-        for (size_t m = 0; m < tracks; m++) {
-            const double *a = src + (t * tracks + m) * full;
-            for (size_t l = 0; l < levels; l++) {
-                const double *s = stored + ((t * tracks + m) * levels + l) * ncomp;
-                double v[5];
-                if (dropped) {     /* restored: sqrt(max(1 - the others' squares, 0)) */
-                    double sq = s[0] * s[0], w;
-                    for (size_t j = 1; j < ncomp; j++)
-                        sq += s[j] * s[j];
-                    w = 1 - sq;
-                    w = w >= 0 || w != w ? w : 0;                  /* as np.maximum */
-                    for (size_t j = 0, at = 0; j < full; j++)
-                        v[j] = j == (size_t)dropped[m] ? sqrt(w) : s[at++];
-                } else {
+    for (size_t t = 0; t < T; t++) {
+        for (size_t m = 0; m < M; m++) {
+            const double *a = job->src + (t * M + m) * full, *key = job->keys + (m * T + t) * c;
+            const double *cst = job->constants + m * 2 * c;
+            double lever = job->lever[t * M + m], *b = job->bound + m * L;
+            for (size_t l = four ? 4 : 0; l < L; l++) {
+                double s[4], v[5];
+                for (size_t j = 0; j < c; j++)
+                    s[j] = l == 0 ? key[j] : l == 1 ? cst[j] : l == 2 ? cst[c + j]
+                                                               : sk_round24(key[j]);
+                if (l < 4)
+                    restored(s, c, job->dropped ? job->dropped[m] : -1, v);
+                else                                   /* DEFAULT: the rest pose as it is */
                     for (size_t j = 0; j < full; j++)
-                        v[j] = s[j];
-                }
-                double e = key_error(a, v, full, rotation) * lever[t * tracks + m];
-                double *b = bound + m * levels + l;
-                *b = e > *b || e != e ? e : *b;                    /* NaN kept, as np.max */
+                        v[j] = job->rest[m * full + j];
+                double e = key_error(a, v, full, job->rotation) * lever;
+                b[l] = e > b[l] || e != e ? e : b[l];          /* NaN kept, as np.max */
             }
         }
     }

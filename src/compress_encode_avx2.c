@@ -93,23 +93,23 @@ void sk_rate_bounds4_avx2(const sk_rate_bounds_job *job, size_t m, size_t k0, si
         out[l] = nans >> l & 1 ? (double)NAN : t[l];    /* NaN kept, as np.max */
 }
 
-void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int32_t *dropped,
-                           int rotation, const double *src, const double *stored,
-                           const double *lever, double *bound)
+void sk_track_bounds4_avx2(const sk_track_bounds_job *job)
 {
-    const size_t full = dropped ? ncomp + 1 : ncomp;
+    const size_t T = job->times, M = job->tracks, ncomp = job->ncomp, L = SK_TRACK_LEVELS;
+    const size_t full = job->dropped ? ncomp + 1 : ncomp;
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1);
     const __m256d sign = _mm256_set1_pd(-0.0);
-    for (size_t t = 0; t < times; t++) {
-        for (size_t m = 0; m < tracks; m++) {
-            const double *a = src + (t * tracks + m) * full;
-            const double *s = stored + (t * tracks + m) * 4 * ncomp;   /* level l: s + l c */
-            __m256d v[5];
-            if (dropped) {   /* restored: sqrt(max(1 - the others' squares, 0)) */
-                __m256d sv[4], sq = zero;
+    for (size_t t = 0; t < T; t++) {
+        for (size_t m = 0; m < M; m++) {
+            const double *a = job->src + (t * M + m) * full;
+            const double *key = job->keys + (m * T + t) * ncomp;
+            const double *cst = job->constants + m * 2 * ncomp;
+            __m256d v[5], sv[4];                /* lanes: the keys, the constants, 24-bit keys */
+            for (size_t j = 0; j < ncomp; j++)
+                sv[j] = _mm256_setr_pd(key[j], cst[j], cst[ncomp + j], sk_round24(key[j]));
+            if (job->dropped) {   /* restored: sqrt(max(1 - the others' squares, 0)) */
+                __m256d sq = zero;
                 for (size_t j = 0; j < ncomp; j++) {
-                    sv[j] = _mm256_setr_pd(s[j], s[ncomp + j], s[2 * ncomp + j],
-                                           s[3 * ncomp + j]);
                     __m256d p = _mm256_mul_pd(sv[j], sv[j]);
                     sq = j == 0 ? p : _mm256_add_pd(sq, p);
                 }
@@ -118,14 +118,13 @@ void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int3
                                             _mm256_cmp_pd(w, w, _CMP_UNORD_Q));
                 w = _mm256_sqrt_pd(_mm256_and_pd(w, keep));
                 for (size_t j = 0, at = 0; j < full; j++)
-                    v[j] = j == (size_t)dropped[m] ? w : sv[at++];
+                    v[j] = j == (size_t)job->dropped[m] ? w : sv[at++];
             } else {
                 for (size_t j = 0; j < full; j++)
-                    v[j] = _mm256_setr_pd(s[j], s[ncomp + j], s[2 * ncomp + j],
-                                          s[3 * ncomp + j]);
+                    v[j] = sv[j];
             }
             __m256d e;
-            if (rotation) {      /* the chord to the nearer of v and -v */
+            if (job->rotation) {      /* the chord to the nearer of v and -v */
                 __m256d dot = zero, d2 = zero;
                 for (size_t j = 0; j < full; j++)
                     dot = _mm256_add_pd(dot, _mm256_mul_pd(_mm256_set1_pd(a[j]), v[j]));
@@ -136,17 +135,18 @@ void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int3
                     d2 = _mm256_add_pd(d2, _mm256_mul_pd(d, d));
                 }
                 e = _mm256_sqrt_pd(d2);
-            } else {             /* the largest component difference */
+            } else {                  /* the largest component difference */
                 e = zero;
                 for (size_t j = 0; j < full; j++)
                     e = pick_gt(_mm256_andnot_pd(sign, _mm256_sub_pd(_mm256_set1_pd(a[j]), v[j])),
                                 e);
             }
-            e = _mm256_mul_pd(e, _mm256_set1_pd(lever[t * tracks + m]));
-            __m256d b = _mm256_loadu_pd(bound + 4 * m);
+            e = _mm256_mul_pd(e, _mm256_set1_pd(job->lever[t * M + m]));
+            double *bound = job->bound + m * L;
+            __m256d b = _mm256_loadu_pd(bound);
             __m256d up = _mm256_or_pd(_mm256_cmp_pd(e, b, _CMP_GT_OQ),
                                       _mm256_cmp_pd(e, e, _CMP_UNORD_Q));
-            _mm256_storeu_pd(bound + 4 * m, _mm256_blendv_pd(b, e, up));  /* NaN kept */
+            _mm256_storeu_pd(bound, _mm256_blendv_pd(b, e, up));  /* NaN kept */
         }
     }
 }

@@ -85,11 +85,12 @@ size_t sk_segment_keys(const sk_rate_bounds_job *job, size_t i, size_t seg);
    (lanes <= 4), a rate in each lane, into out: the portable code's bits */
 void sk_rate_bounds4_avx2(const sk_rate_bounds_job *job, size_t m, size_t k0, size_t lanes,
                           double out[4]);
-/* compress_encode_avx2.c: sk_track_bounds of 4 levels, a level in each lane, the portable
+/* compress_encode_avx2.c: sk_track_bounds of the first 4 levels, a level in each lane, the portable
    code's bits */
-void sk_track_bounds4_avx2(size_t times, size_t tracks, size_t ncomp, const int32_t *dropped,
-                           int rotation, const double *src, const double *stored,
-                           const double *lever, double *bound);
+void sk_track_bounds4_avx2(const sk_track_bounds_job *job);
+/* compress_encode.c: x as a float32 with its low 8 bits rounded away (the decoder's 24-bit
+   float, compressed_clip.round24) */
+double sk_round24(double x);
 /* compress_avx2.c: a run of n constants v to rows rows of o, os apart (copy_run) */
 void sk_cclip_fill_avx2(float *o, ptrdiff_t os, size_t rows, const float *v, int64_t n);
 /* shell_error_avx2.c: the float64 sk_shell_check of the job's first n - n % 4 poses, four at

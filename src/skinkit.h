@@ -485,16 +485,25 @@ typedef struct {
 } sk_rate_layout_job;
 void sk_rate_layout(const sk_rate_layout_job *job);
 
-/* bound[m * levels + l] = max over t < times of lever[t * tracks + m] e(t, m, l), the error
-   at time t of track m at level l against src (times x tracks x (ncomp + (dropped != NULL)));
-   its value stored[((t * tracks + m) * levels + l) * ncomp + c], with component dropped[m]
-   restored as sqrt(max(1 - the others' squares, 0)) where dropped is not NULL; the error with
-   `rotation` the chord |a - b| to the nearer of b and -b (quaternions), else the largest |a_c -
-   b_c|; a NaN error makes the bound NaN (skinkit.model.compress's bounds of the error a track
-   causes alone at a level). */
-void sk_track_bounds(size_t times, size_t tracks, size_t levels, size_t ncomp,
-                     const int32_t *dropped, int rotation, const double *src,
-                     const double *stored, const double *lever, double *SK_RESTRICT bound);
+/* The bounds of the error each of `tracks` tracks causes alone at each of the levels RAW,
+   CONSTANT, CONSTANT24, KEYS24 and DEFAULT (skinkit.model.compress's LEVELS[:5]):
+   bound[m * SK_TRACK_LEVELS + l], the largest over t < times of lever[t * tracks + m] times
+   the error of src (times x tracks x full, full = ncomp + (dropped != NULL)) against the
+   level's value: its keys (keys: tracks x times x ncomp), its two constants (constants:
+   tracks x 2 x ncomp), its keys with each float32's top 24 bits (rounded to nearest: the
+   decoder's 24-bit floats), each with component dropped[m] restored as sqrt(max(1 - the
+   others' squares, 0)) where dropped is not NULL, and the rest pose (rest: tracks x full);
+   the error with `rotation` the chord |a - b| to the nearer of b and -b (quaternions), else
+   the largest |a_c - b_c|; a NaN error makes the bound NaN. */
+#define SK_TRACK_LEVELS 5
+typedef struct {
+    size_t times, tracks, ncomp;
+    const int32_t *dropped;
+    int rotation;
+    const double *src, *keys, *constants, *rest, *lever;
+    double *bound;
+} sk_track_bounds_job;
+void sk_track_bounds(const sk_track_bounds_job *job);
 
 /* The bounds of the error each of `tracks` quantized tracks of one layout causes alone at each
    of `rates` bit rates, its keys decoded from their fractions in float64 (skinkit.model.compress,

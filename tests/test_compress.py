@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import skinkit
-from skinkit.model.compress import BIT_RATES, CONSTANTS, RAW, compress
+from skinkit.model.compress import compress
+from skinkit.model.compressed_clip import BIT_RATES, CONSTANTS, RAW
 from skinkit.io.skc import dumps
 
 import reference as ref

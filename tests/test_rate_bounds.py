@@ -114,65 +114,86 @@ def test_refusals_name_the_argument():
                           True, want)
 
 
-@pytest.mark.parametrize("dropped", [False, True])
-def test_track_bounds_against_numpy(dropped):
-    """_core.track_bounds: each track's bound at each level, a STEP/LINEAR rotation's dropped
-    component restored as sqrt(max(1 - the others' squares, 0)); NumPy from the definition."""
-    rng = np.random.default_rng(24 + dropped)
-    T, M, L = 9, 4, 3
+def _round24(x):
+    """A float32's top 24 bits, rounded to nearest (compressed_clip's 24-bit floats)."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return (((u + 0x80) >> 8) << 8).astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def _track_case(rng, dropped, T=9, M=4):
     src = rng.normal(size=(T, M, 4))
     src /= np.linalg.norm(src, axis=-1, keepdims=True)
     c = 3 if dropped else 4
-    stored = src[:, :, None, :c] + rng.normal(scale=1e-3, size=(T, M, L, c))
-    stored[0, 1, 2] = [0.9, 0.5, 0.4] if dropped else [0.9, 0.5, 0.4, 0.1]   # 1 - sq < 0
     drop = rng.integers(0, 4, size=M).astype(np.int32)
     if dropped:      # the source's dropped component >= 0 where it is restored
         for m in range(M):
             src[:, m] = np.where(src[:, m, drop[m]:drop[m] + 1] < 0, -src[:, m], src[:, m])
-            stored[:, m] = np.delete(src[:, m], drop[m], axis=-1)[:, None] + \
-                rng.normal(scale=1e-3, size=(T, L, 3))
+    near = np.stack([np.delete(src[:, m], drop[m], axis=-1) if dropped else src[:, m]
+                     for m in range(M)])                                        # (M, T, c)
+    keys = near + rng.normal(scale=1e-3, size=near.shape)
+    keys[1, 0] = [0.9, 0.5, 0.4] if dropped else [0.9, 0.5, 0.4, 0.1]          # 1 - sq < 0
+    constants = near[:, :2] + rng.normal(scale=1e-2, size=(M, 2, c))
+    rest = rng.normal(size=(M, 4))
+    rest /= np.linalg.norm(rest, axis=-1, keepdims=True)
     lever = rng.uniform(0.5, 2.0, size=(T, M))
-    got = _core.track_bounds(src, stored, lever, drop if dropped else None, True)
-    want = np.zeros((M, L))
+    return src, keys, constants, rest, lever, drop if dropped else None
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+def test_track_bounds_against_numpy(dropped):
+    """_core.track_bounds: each track's bound at RAW, CONSTANT, CONSTANT24, KEYS24 (the keys'
+    float32s to their top 24 bits) and DEFAULT (the rest pose), a STEP/LINEAR rotation's
+    dropped component restored as sqrt(max(1 - the others' squares, 0)); NumPy from the
+    definition."""
+    rng = np.random.default_rng(24 + dropped)
+    src, keys, constants, rest, lever, drop = _track_case(rng, dropped)
+    T, M = lever.shape
+    got = _core.track_bounds(src, keys, constants, rest, lever, drop, True)
+    want = np.zeros((M, 5))
     for t in range(T):
         for m in range(M):
-            for k in range(L):
-                v = stored[t, m, k]
-                if dropped:
+            for k, v in enumerate([keys[m, t], constants[m, 0], constants[m, 1],
+                                   _round24(keys[m, t]), rest[m]]):
+                if dropped and k < 4:
                     v = np.insert(v, drop[m], np.sqrt(max(1 - float(v @ v), 0)))
                 e = np.linalg.norm(src[t, m] - (1 if src[t, m] @ v >= 0 else -1) * v)
                 want[m, k] = max(want[m, k], e * lever[t, m])
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    assert float(got.min()) > 1e-4
+    assert float(got.min()) > 1e-4 and not np.array_equal(got[:, 0], got[:, 3])
     with pytest.raises(ValueError, match="dropped"):
-        _core.track_bounds(src, stored, lever, np.zeros(M + 1, np.int32), True)
+        _core.track_bounds(src, keys, constants, rest, lever, np.zeros(M + 1, np.int32), True)
+    with pytest.raises(ValueError, match="constants"):
+        _core.track_bounds(src, keys, constants[:, :1].copy(), rest, lever, drop, True)
 
 
 TRACK_SCRIPT = """
 import sys, numpy as np
 from skinkit import _core
 d = np.load(sys.argv[1])
-got = [_core.track_bounds(d["src"], d["stored"], d["lever"], d["drop"], True),
-       _core.track_bounds(np.ascontiguousarray(d["src"][..., :3]), d["stored"], d["lever"],
-                          None, False)]
+got = [_core.track_bounds(d["src"], d["keys"], d["constants"], d["rest"], d["lever"], d["drop"],
+                          True),
+       _core.track_bounds(np.ascontiguousarray(d["src"][..., :3]), d["keys"], d["constants"],
+                          np.ascontiguousarray(d["rest"][:, :3]), d["lever"], None, False)]
 np.savez(sys.argv[2], a=got[0], b=got[1], simd=_core.simd())
 """
 
 
 @pytest.mark.parametrize("cap", ["baseline", "avx2"])
 def test_track_bounds_bits_at_every_simd_level(tmp_path, cap):
-    """Four levels a register with AVX2 (a level a lane): the portable code's bits, with a
-    restored component, 1 - the others' squares below 0, and a NaN lever."""
+    """The first four levels a register with AVX2 (a level a lane): the portable code's bits,
+    with a restored component, 1 - the others' squares below 0, and a NaN lever."""
     rng = np.random.default_rng(26)
     src = rng.normal(size=(11, 5, 4))
-    stored = rng.normal(scale=0.6, size=(11, 5, 4, 3))
+    keys = rng.normal(scale=0.6, size=(5, 11, 3))
     lever = rng.uniform(0.1, 2.0, size=(11, 5))
     lever[3, 2] = np.nan
-    d = {"src": src, "stored": stored, "lever": lever,
+    d = {"src": src, "keys": keys, "constants": rng.normal(scale=0.6, size=(5, 2, 3)),
+         "rest": rng.normal(size=(5, 4)), "lever": lever,
          "drop": rng.integers(0, 4, size=5).astype(np.int32)}
     got = at_simd_level(TRACK_SCRIPT, d, cap, tmp_path)
-    here = [_core.track_bounds(src, stored, lever, d["drop"], True),
-            _core.track_bounds(np.ascontiguousarray(src[..., :3]), stored, lever, None, False)]
+    here = [_core.track_bounds(src, keys, d["constants"], d["rest"], lever, d["drop"], True),
+            _core.track_bounds(np.ascontiguousarray(src[..., :3]), keys, d["constants"],
+                               np.ascontiguousarray(d["rest"][:, :3]), lever, None, False)]
     for a, b in zip(here, (got["a"], got["b"])):
         assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
         assert np.all(np.isnan(a[2])) and np.isfinite(a[[0, 1, 3, 4]]).all()

@@ -40,7 +40,8 @@ def unit_rotations(values: NDArray[np.float64], /
 def rate_layout(values: NDArray[np.float64], ranges: NDArray[np.float64],
                 extent: NDArray[np.float64], per: int, rates: NDArray[np.uint8], /
                 ) -> Tuple[NDArray[np.float64], NDArray[np.uint8], NDArray[np.int64]]: ...
-def track_bounds(src: NDArray[np.float64], stored: NDArray[np.float64],
+def track_bounds(src: NDArray[np.float64], keys: NDArray[np.float64],
+                 constants: NDArray[np.float64], rest: NDArray[np.float64],
                  lever: NDArray[np.float64], dropped: Optional[NDArray[np.int32]],
                  rotation: bool, /) -> NDArray[np.float64]: ...
 def shell_check(parents: NDArray[np.int32], order: NDArray[np.int32],

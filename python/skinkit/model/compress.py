@@ -49,9 +49,9 @@ from .. import _core
 from ..kernels.wrappers import forward_kinematics
 from ..model.clip import INTERPOLATIONS, PATHS, WEIGHTS, Channel, Clip
 from ..model.records import Skeleton
-from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, CONSTANTS, KEYS24, PATH_NAMES, RAW,
-                              CompressedClip, Track, decoder_tables, from_float24, round24,
-                              segment_ranges, to_float24)
+from .compressed_clip import (BIT_RATES, CONSTANT, CONSTANT24, KEYS24, PATH_NAMES, RAW,
+                              CompressedClip, Track, decoder_tables, from_float24, segment_ranges,
+                              to_float24)
 
 DEFAULT = -1                                   # a level of the search only: the track is dropped
 LEVELS = (RAW, CONSTANT, CONSTANT24, KEYS24, DEFAULT) + BIT_RATES   # the search's columns
@@ -629,26 +629,20 @@ def _search(prob: _Problem, clip: Clip, candidates: List[_Levels],
     return best, checked
 
 
-def _stored_keys(levels: Sequence[_Levels], rows: slice) -> NDArray[np.float64]:
-    """The ``rows`` of the keys of a group's channels (``_group_levels``) at RAW, CONSTANT,
-    CONSTANT24 and KEYS24 as they decode, stored components: (keys, M, 4, c)."""
-    vals = levels[0].group.values[:, rows].transpose(1, 0, 2)               # (K, M, c)
-    out = np.empty(vals.shape[:2] + (4, vals.shape[2]))
-    out[:, :, 0] = vals
-    for j, level in enumerate(CONSTANTS, 1):
-        data = b"".join(lv.payloads[level] for lv in levels)
-        got = np.frombuffer(data, np.float32) if level == CONSTANT else from_float24(data)
-        out[:, :, j] = got.reshape(len(levels), vals.shape[2])
-    out[:, :, 3] = round24(vals)                # KEYS24: the keys' payloads, as they decode
-    return out
+def _constants_decoded(levels: Sequence[_Levels]) -> NDArray[np.float64]:
+    """The constants of a group's channels (``_group_levels``) at CONSTANT and CONSTANT24 as
+    they decode, stored components: (M, 2, c)."""
+    got = [np.frombuffer(b"".join(lv.payloads[CONSTANT] for lv in levels), np.float32),
+           from_float24(b"".join(lv.payloads[CONSTANT24] for lv in levels))]
+    return np.stack([g.reshape(len(levels), -1) for g in got], axis=1).astype(np.float64)
 
 
 def _bounds(prob: _Problem, candidates: List[_Levels],
             groups: Iterable[List[int]]) -> NDArray[np.float64]:
     """Each track's bound of the error it causes alone at each of its levels (tracks, columns
     of LEVELS; inf where it has not that level), at its key times (``prob``: the key rows;
-    ``_core.track_bounds``, on its keys as they decode approximately: ``_stored_keys``,
-    ``_Quantizer.bounds``), the tracks of a group (``_group_levels``) at once; weights tracks:
+    ``_core.track_bounds``, on its keys as they decode approximately: the keys, the
+    constants (``_constants_decoded``), their 24-bit floats, the rest pose; ``_Quantizer.bounds``), the tracks of a group (``_group_levels``) at once; weights tracks:
     none (``_search`` measures theirs)."""
     reach, parent_scale = prob.levers()
     errors = np.full((len(candidates), len(LEVELS)), np.inf)
@@ -664,19 +658,17 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
         src = np.ascontiguousarray(per_track.transpose(1, 0, 2))                 # (K, M, C)
         lever = np.ascontiguousarray(_levers(ch.path, src, reach[at][:, nodes],
                                              parent_scale[at][:, nodes]))        # (K, M)
-        # the levels as they decode (a STEP or LINEAR rotation's dropped component restored
-        # in C), and DEFAULT: the rest pose (``_core.track_bounds``)
+        # RAW, CONSTANT, CONSTANT24, KEYS24 as they decode (a STEP or LINEAR rotation's
+        # dropped component restored in C), and DEFAULT: the rest pose (``_core.track_bounds``)
         members = [candidates[i] for i in group]
         drop = (np.array([lv.dropped for lv in members], np.int32)
                 if first.dropped >= 0 and not first.cubic else None)
         rotation = ch.path == "rotation"
         got = np.full((len(group), len(LEVELS)), np.inf)
-        got[:, :4] = _core.track_bounds(src, _stored_keys(members, rows), lever, drop, rotation)
-        if ch.path in PATHS:
-            rest = prob.rest[list(PATHS).index(ch.path)][nodes]                  # (M, C)
-            at_rest = np.ascontiguousarray(np.broadcast_to(rest[None, :, None], src.shape[:2] +
-                                                           (1, src.shape[2])))
-            got[:, 4:5] = _core.track_bounds(src, at_rest, lever, None, rotation)
+        rest = prob.rest[list(PATHS).index(ch.path)][nodes]                      # (M, C)
+        got[:, :RATES_AT] = _core.track_bounds(
+            src, np.ascontiguousarray(first.group.values[:, rows]), _constants_decoded(members),
+            rest, lever, drop, rotation)
         # the bit rates: the tracks of a layout at once (those of its rates in that layout)
         g = first.group
         if g.quantizers:
