@@ -57,7 +57,7 @@ DEFAULT = -1                                   # a level of the search only: the
 LEVELS = (RAW, CONSTANT, CONSTANT24, KEYS24, DEFAULT) + BIT_RATES   # the search's columns
 RATES_AT = LEVELS.index(BIT_RATES[0])          # the column of the first bit rate
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
-_RATE_CODES = np.array(BIT_RATES, np.uint8)
+_RATE_CODES = np.array(BIT_RATES, np.uint8)    # the bit rates as _core.rate_layout reads them
 CHECK_ROWS = 256                                # times a call of the final check (_Problem)
 
 
@@ -126,9 +126,10 @@ class _Quantizer:
     """M tracks' ``values`` (M, rows, stored components) at the bit rates (BIT_RATES) in the
     ranges of their layout (``_layouts``) in segments of ``seg_keys`` keys (0: one segment),
     the tracks' other fields their ``bases``, ``ends`` the values' least and greatest
-    (``_ends``): the bits of each component in each segment at
-    every rate (``widths``, all tracks and rates in one array operation), the container bytes
-    they cost (``costs``, (M, rates)), the tracks, their bounds."""
+    (``_ends``): the fractions of their segments' ranges (``unit``), the bits of each component
+    in each segment at every rate (``widths``) and of each segment's codes (``bits``), all
+    tracks and rates in one C call (``_core.rate_layout``), the container bytes they cost
+    (``costs``, (M, rates)), the tracks, their bounds."""
 
     def __init__(self, values: NDArray[np.float64], bases: Sequence[Track], seg_keys: int,
                  ends: Tuple[NDArray[np.float64], NDArray[np.float64]]):
@@ -379,10 +380,11 @@ class _Levels:
 def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np.dtype[Any]
                   ) -> List[_Levels]:
     """The levels of channels of one key times, path, interpolation and component count (their
-    tracks' fields ``bases``, made their raw tracks), made together: the raw keys; a STEP or LINEAR rotation's keys
-    made unit, with the component each track leaves out (``_core.unit_rotations``); the constants and 24-bit
-    keys (``_constants``), DEFAULT, and the bit rates (``_Quantizer``), each in the layout of
-    fewer bytes (the first of equal), none that the raw keys undercut."""
+    tracks' fields ``bases``, made their raw tracks), made together: the raw keys; a STEP or
+    LINEAR rotation's keys made unit, with the component each track leaves out
+    (``_core.unit_rotations``); the constants and 24-bit keys (``_constants``), DEFAULT, and the
+    bit rates (``_Quantizer``), each in the layout of fewer bytes (the first of equal), none that
+    the raw keys undercut."""
     ch = channels[0]
     values = np.stack([np.asarray(c.values, np.float64) for c in channels])   # (M, rows, C)
     src = values
@@ -641,9 +643,10 @@ def _bounds(prob: _Problem, candidates: List[_Levels],
             groups: Iterable[List[int]]) -> NDArray[np.float64]:
     """Each track's bound of the error it causes alone at each of its levels (tracks, columns
     of LEVELS; inf where it has not that level), at its key times (``prob``: the key rows;
-    ``_core.track_bounds``, on its keys as they decode approximately: the keys, the
-    constants (``_constants_decoded``), their 24-bit floats, the rest pose; ``_Quantizer.bounds``), the tracks of a group (``_group_levels``) at once; weights tracks:
-    none (``_search`` measures theirs)."""
+    ``_core.track_bounds``, on its keys as they decode approximately: the keys, the constants
+    (``_constants_decoded``), the keys' 24-bit floats, the rest pose; ``_Quantizer.bounds``), the
+    tracks of a group (``_group_levels``) at once; weights tracks: none (``_search`` measures
+    theirs)."""
     reach, parent_scale = prob.levers()
     errors = np.full((len(candidates), len(LEVELS)), np.inf)
     for group in groups:
