@@ -193,15 +193,16 @@ void sk_track_bounds(const sk_track_bounds_job *job)
             const double *cst = job->constants + m * 2 * c;
             double lever = job->lever[t * M + m], *b = job->bound + m * L;
             for (size_t l = four ? 4 : 0; l < L; l++) {
-                double s[4], v[5];
-                for (size_t j = 0; j < c; j++)
-                    s[j] = l == 0 ? key[j] : l == 1 ? cst[j] : l == 2 ? cst[c + j]
-                                                               : sk_round24(key[j]);
-                if (l < 4)
+                double s[4] = {0, 0, 0, 0}, v[5];
+                if (l < 4) {             /* RAW, CONSTANT, CONSTANT24, KEYS24, restored */
+                    for (size_t j = 0; j < c; j++)
+                        s[j] = l == 0 ? key[j] : l == 1 ? cst[j] : l == 2 ? cst[c + j]
+                                                                   : sk_round24(key[j]);
                     restored(s, c, job->dropped ? job->dropped[m] : -1, v);
-                else                                   /* DEFAULT: the rest pose as it is */
+                } else {                 /* DEFAULT: the rest pose as it is */
                     for (size_t j = 0; j < full; j++)
                         v[j] = job->rest[m * full + j];
+                }
                 double e = key_error(a, v, full, job->rotation) * lever;
                 b[l] = e > b[l] || e != e ? e : b[l];          /* NaN kept, as np.max */
             }
@@ -272,6 +273,7 @@ static double rate_bound(const sk_rate_bounds_job *job, size_t m, size_t k)
     }
     return worst;
 }
+
 size_t sk_segment_keys(const sk_rate_bounds_job *job, size_t i, size_t seg)
 {
     while (i < job->keys && job->row0 + i * job->step < (seg + 1) * job->per)
