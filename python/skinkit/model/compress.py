@@ -636,7 +636,9 @@ def _constants_decoded(levels: Sequence[_Levels]) -> NDArray[np.float64]:
     they decode, stored components: (M, 2, c)."""
     got = [np.frombuffer(b"".join(lv.payloads[CONSTANT] for lv in levels), np.float32),
            from_float24(b"".join(lv.payloads[CONSTANT24] for lv in levels))]
-    return np.stack([g.reshape(len(levels), -1) for g in got], axis=1).astype(np.float64)
+    out: NDArray[np.float64] = np.stack([g.reshape(len(levels), -1) for g in got],
+                                        axis=1).astype(np.float64)
+    return out
 
 
 def _bounds(prob: _Problem, candidates: List[_Levels],
