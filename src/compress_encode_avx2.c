@@ -15,6 +15,31 @@ static inline __m256d pick_gt(__m256d a, __m256d b)
     return _mm256_blendv_pd(b, a, _mm256_cmp_pd(a, b, _CMP_GT_OQ));
 }
 
+/* the error of a (full components, the same in every lane) against v per lane, key_error's
+   operations: the chord to the nearer of v and -v (rotation), else the largest component
+   difference */
+static inline __m256d lane_error(const double *a, const __m256d *v, size_t full, int rotation)
+{
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1);
+    if (rotation) {
+        __m256d dot = zero, d2 = zero;
+        for (size_t j = 0; j < full; j++)
+            dot = _mm256_add_pd(dot, _mm256_mul_pd(_mm256_set1_pd(a[j]), v[j]));
+        __m256d sg = _mm256_blendv_pd(_mm256_set1_pd(-1), one,
+                                      _mm256_cmp_pd(dot, zero, _CMP_GE_OQ));
+        for (size_t j = 0; j < full; j++) {
+            __m256d d = _mm256_sub_pd(_mm256_set1_pd(a[j]), _mm256_mul_pd(sg, v[j]));
+            d2 = _mm256_add_pd(d2, _mm256_mul_pd(d, d));
+        }
+        return _mm256_sqrt_pd(d2);
+    }
+    __m256d e = zero;
+    for (size_t j = 0; j < full; j++)
+        e = pick_gt(_mm256_andnot_pd(_mm256_set1_pd(-0.0),
+                                     _mm256_sub_pd(_mm256_set1_pd(a[j]), v[j])), e);
+    return e;
+}
+
 void sk_rate_bounds4_avx2(const sk_rate_bounds_job *job, size_t m, size_t k0, size_t lanes,
                           double out[4])
 {
@@ -26,7 +51,7 @@ void sk_rate_bounds4_avx2(const sk_rate_bounds_job *job, size_t m, size_t k0, si
     const uint8_t *widths = job->widths + m * R * S * c;
     const double *src = job->src + m * job->keys * full, *lever = job->lever + m * job->keys;
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1);
-    const __m256d big = _mm256_set1_pd(0x1p52), sign = _mm256_set1_pd(-0.0);
+    const __m256d big = _mm256_set1_pd(0x1p52);
     __m256d top = zero, nan = zero;          /* the lanes' largest; their NaNs */
     size_t i = 0;
     for (size_t seg = 0; seg < S; seg++) {
@@ -60,28 +85,8 @@ void sk_rate_bounds4_avx2(const sk_rate_bounds_job *job, size_t m, size_t k0, si
                 __m256d w = _mm256_sqrt_pd(_mm256_sub_pd(one, sq));
                 v[dropped] = _mm256_and_pd(w, _mm256_cmp_pd(sq, one, _CMP_LT_OQ));
             }
-            __m256d e;
-            if (job->rotation) {         /* the chord to the nearer of v and -v */
-                __m256d s[5], dot = zero, d2 = zero;
-                for (size_t j = 0; j < full; j++) {
-                    s[j] = _mm256_set1_pd(a[j]);
-                    dot = _mm256_add_pd(dot, _mm256_mul_pd(s[j], v[j]));
-                }
-                __m256d sg = _mm256_blendv_pd(_mm256_set1_pd(-1), one,
-                                              _mm256_cmp_pd(dot, zero, _CMP_GE_OQ));
-                for (size_t j = 0; j < full; j++) {
-                    __m256d d = _mm256_sub_pd(s[j], _mm256_mul_pd(sg, v[j]));
-                    d2 = _mm256_add_pd(d2, _mm256_mul_pd(d, d));
-                }
-                e = _mm256_sqrt_pd(d2);
-            } else {                     /* the largest component difference */
-                e = zero;
-                for (size_t j = 0; j < full; j++) {
-                    __m256d d = _mm256_sub_pd(_mm256_set1_pd(a[j]), v[j]);
-                    e = pick_gt(_mm256_andnot_pd(sign, d), e);
-                }
-            }
-            e = _mm256_mul_pd(e, _mm256_set1_pd(lever[i]));
+            __m256d e = _mm256_mul_pd(lane_error(a, v, full, job->rotation),
+                                      _mm256_set1_pd(lever[i]));
             nan = _mm256_or_pd(nan, _mm256_cmp_pd(e, e, _CMP_UNORD_Q));
             top = pick_gt(e, top);
         }
@@ -98,7 +103,6 @@ void sk_track_bounds4_avx2(const sk_track_bounds_job *job)
     const size_t T = job->times, M = job->tracks, ncomp = job->ncomp, L = SK_TRACK_LEVELS;
     const size_t full = job->dropped ? ncomp + 1 : ncomp;
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1);
-    const __m256d sign = _mm256_set1_pd(-0.0);
     for (size_t t = 0; t < T; t++) {
         for (size_t m = 0; m < M; m++) {
             const double *a = job->src + (t * M + m) * full;
@@ -123,25 +127,8 @@ void sk_track_bounds4_avx2(const sk_track_bounds_job *job)
                 for (size_t j = 0; j < full; j++)
                     v[j] = sv[j];
             }
-            __m256d e;
-            if (job->rotation) {      /* the chord to the nearer of v and -v */
-                __m256d dot = zero, d2 = zero;
-                for (size_t j = 0; j < full; j++)
-                    dot = _mm256_add_pd(dot, _mm256_mul_pd(_mm256_set1_pd(a[j]), v[j]));
-                __m256d sg = _mm256_blendv_pd(_mm256_set1_pd(-1), one,
-                                              _mm256_cmp_pd(dot, zero, _CMP_GE_OQ));
-                for (size_t j = 0; j < full; j++) {
-                    __m256d d = _mm256_sub_pd(_mm256_set1_pd(a[j]), _mm256_mul_pd(sg, v[j]));
-                    d2 = _mm256_add_pd(d2, _mm256_mul_pd(d, d));
-                }
-                e = _mm256_sqrt_pd(d2);
-            } else {                  /* the largest component difference */
-                e = zero;
-                for (size_t j = 0; j < full; j++)
-                    e = pick_gt(_mm256_andnot_pd(sign, _mm256_sub_pd(_mm256_set1_pd(a[j]), v[j])),
-                                e);
-            }
-            e = _mm256_mul_pd(e, _mm256_set1_pd(job->lever[t * M + m]));
+            __m256d e = _mm256_mul_pd(lane_error(a, v, full, job->rotation),
+                                      _mm256_set1_pd(job->lever[t * M + m]));
             double *bound = job->bound + m * L;
             __m256d b = _mm256_loadu_pd(bound);
             __m256d up = _mm256_or_pd(_mm256_cmp_pd(e, b, _CMP_GT_OQ),

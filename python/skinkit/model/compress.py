@@ -770,8 +770,8 @@ class _Poses:
                 if table.size:
                     _core.CompressedDecoder(table, *arrays).decode(
                         strides, t, tuple(o.reshape(-1) for o in out))
-            got = [o[:c].astype(np.float64) for o, c in zip(out, count)]   # the blocks written
-            got[-1] = out[-1].astype(np.float64)
+            got = [o[:c].astype(np.float64) for o, c in zip(out[:-1], count)]  # blocks written
+            got.append(out[-1].astype(np.float64))
             col = 0
             for key, tr, node in zip(where, tracks, nodes):
                 if tr.path == len(PATHS):

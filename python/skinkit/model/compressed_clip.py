@@ -166,10 +166,9 @@ def to_float24(values: NDArray[Any]) -> bytes:
 
 def round24(values: NDArray[Any]) -> NDArray[np.float32]:
     """``values`` as ``from_float24(to_float24(values))`` gives them back, in their shape."""
-    u = np.array(values, np.float32).view(np.uint32)
-    u += np.uint32(0x80)
-    u &= np.uint32(0xFFFFFF00)
-    return u.view(np.float32)
+    top = _top24(values)
+    top <<= np.uint32(8)
+    return top.view(np.float32)
 
 
 def from_float24(data: Union[bytes, memoryview]) -> NDArray[np.float32]:
