@@ -9,7 +9,8 @@
 #include "simd.h"
 
 /* the largest distance between the images of the vertices shell e_x, shell e_y, shell e_z of
- * a joint under the world matrices a and b (rows 0..2) */
+ * a joint under the world matrices a and b (rows 0..2); NaN if one is (an overflowed decode
+ * fails every check) */
 static T FN(vertex_error)(const T *a, const T *b, T shell)
 {
     T d[12], worst = 0;
@@ -18,7 +19,7 @@ static T FN(vertex_error)(const T *a, const T *b, T shell)
     for (int c = 0; c < 3; c++) {
         T x = shell * d[c] + d[3], y = shell * d[4 + c] + d[7], z = shell * d[8 + c] + d[11];
         T len = SQRT(x * x + y * y + z * z);
-        worst = len > worst ? len : worst;
+        worst = len > worst || len != len ? len : worst;
     }
     return worst;
 }

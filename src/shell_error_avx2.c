@@ -140,7 +140,9 @@ size_t sk_shell_error_fk4_avx2(const sk_shell_fk_job_d *job, int *above)
                 __m256d z = _mm256_add_pd(_mm256_mul_pd(sh, d[8 + c]), d[11]);
                 __m256d len = _mm256_sqrt_pd(_mm256_add_pd(
                     _mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)), _mm256_mul_pd(z, z)));
-                worst = _mm256_max_pd(len, worst); /* len > worst ? len : worst */
+                __m256d take = _mm256_or_pd(_mm256_cmp_pd(len, worst, _CMP_GT_OQ),
+                                            _mm256_cmp_pd(len, len, _CMP_UNORD_Q));
+                worst = _mm256_blendv_pd(worst, len, take); /* len > worst || len != len */
             }
             double e4[4];
             _mm256_storeu_pd(e4, worst);

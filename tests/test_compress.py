@@ -310,3 +310,52 @@ def test_two_channels_of_one_target_are_refused():
     twice = skinkit.Clip(clip.name, list(clip.channels) + [ch], clip.dtype)
     with pytest.raises(ValueError, match=f"rotation of node {ch.node}, which an earlier track"):
         compress(twice, skel, precision=1e-3, shell_distance=0.05)
+
+
+def chain(n):
+    """A skeleton of n joints, each 1 along y from its parent, at rest."""
+    return skinkit.Skeleton([f"j{i}" for i in range(n)], np.arange(n) - 1,
+                            np.tile([0, 1.0, 0], (n, 1)), np.tile([0, 0, 0, 1.0], (n, 1)),
+                            np.ones((n, 3)))
+
+
+@pytest.mark.parametrize("path, bad", [("translation", np.nan), ("weights", np.inf),
+                                       ("scale", 1e300), ("rotation", -np.inf)])
+def test_keys_not_finite_or_beyond_float32_are_refused(path, bad):
+    """A key compress cannot bound (NaN, infinite, or past the float32 ranges of its levels)
+    is refused, naming the channel, before it could be dropped or quantized into NaNs."""
+    width = {"rotation": 4, "weights": 2}.get(path, 3)
+    values = np.tile([0, 0, 0, 1.0][:width], (5, 1)) + 0.1
+    values[3, 0] = bad
+    clip = skinkit.Clip("c", [skinkit.Channel(1, path, np.linspace(0, 1, 5), values)], np.float64)
+    with pytest.raises(ValueError, match=f"the {path} keys of node 1 must be finite and within"):
+        compress(clip, chain(3))
+
+
+def test_a_zero_rotation_key_compresses_as_the_identity():
+    """A LINEAR rotation key of length 0 samples as the identity (Clip's sampler): the decoded
+    rotations are those rotations, unit, at every dense time."""
+    rng = np.random.default_rng(4)
+    q = ref.quat_normalize(rng.normal(size=(12, 4)))
+    q[5] = 0
+    t = np.linspace(0, 1, 12)
+    clip = skinkit.Clip("c", [skinkit.Channel(1, "rotation", t, q)], np.float64)
+    skel = chain(3)
+    rest = (skel.translations, skel.rotations, skel.scales)
+    for precision in (1e-12, 1e-3):
+        cc = compress(clip, skel, precision=precision, shell_distance=0.05)
+        td = dense([t])
+        a, b = clip.sample(td, rest)[1][:, 1], cc.sample(td, rest)[1][:, 1]
+        np.testing.assert_allclose(np.linalg.norm(b, axis=1), 1, atol=1e-6)
+        np.testing.assert_allclose(np.abs(np.sum(a * b, axis=1)), 1, atol=1e-5)   # q ~ -q
+
+
+def test_a_hierarchy_past_float64_keeps_its_raw_keys():
+    """World matrices that overflow (scales 1e30 down a chain of 30) make every error NaN:
+    the checks count NaN as above the precision, so every track keeps its raw keys."""
+    n = 30
+    t = np.linspace(0, 1, 10)
+    clip = skinkit.Clip("c", [skinkit.Channel(j, "scale", t, 1e30 * np.tile(
+        np.linspace(1, 2, 10)[:, None], (1, 3))) for j in range(n)], np.float64)
+    cc = compress(clip, chain(n))
+    assert {tr.level for tr in cc.tracks} == {RAW}

@@ -59,6 +59,7 @@ RATES_AT = LEVELS.index(BIT_RATES[0])          # the column of the first bit rat
 SEGMENT_KEYS = 16                              # keys a segment (ACL's default)
 _RATE_CODES = np.array(BIT_RATES, np.uint8)    # the bit rates as _core.rate_layout reads them
 CHECK_ROWS = 256                                # times a call of the final check (_Problem)
+_KEY_LIMIT = float(np.finfo(np.float32).max) / 2   # |key|: a range's float32 extent finite
 
 
 def _with(track: Track, **changes: Any) -> Track:
@@ -272,10 +273,10 @@ class _Problem:
         if not rows.size:
             return rows
         sub = self.at(rows)
-        bad = np.max(sub.pose_error(decoded), axis=1, initial=0.0) > limit[False]
+        bad = ~(np.max(sub.pose_error(decoded), axis=1, initial=0.0) <= limit[False])  # NaN
         w = decoded.sample_weights(sub.t)
         for k, v in sub.weights.items():
-            bad |= np.max(np.abs(w.get(k, 0) - v), axis=1, initial=0.0) > limit[True]
+            bad |= ~(np.max(np.abs(w.get(k, 0) - v), axis=1, initial=0.0) <= limit[True])
         failing: NDArray[np.int64] = rows[bad]
         return failing
 
@@ -387,6 +388,17 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
     the raw keys undercut."""
     ch = channels[0]
     values = np.stack([np.asarray(c.values, np.float64) for c in channels])   # (M, rows, C)
+    if not (values.min(initial=0.0) >= -_KEY_LIMIT and values.max(initial=0.0) <= _KEY_LIMIT):
+        m, row = np.argwhere(~(np.abs(values) <= _KEY_LIMIT))[0, :2].tolist()     # NaN too
+        raise ValueError(f"clip: the {channels[m].path} keys of node {channels[m].node} must be "
+                         f"finite and within +-{_KEY_LIMIT:.3g} (the float32 ranges of the "
+                         f"compressed levels), got {values[m, row].tolist()} at row {row} of "
+                         f"its values")
+    if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
+        # a key of length 0 (its squares' sum, as _sampler_values) samples as the identity
+        values[np.einsum("mrc,mrc->mr", values, values) == 0] = (0.0, 0.0, 0.0, 1.0)
+    for m, b in enumerate(bases):          # the raw tracks
+        b.payload = values[m].astype(dtype).tobytes()
     src = values
     dropped: NDArray[np.int64] = np.full(len(channels), -1, np.int64)
     if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
@@ -395,8 +407,6 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
             b.dropped = d
     elif ch.path == "rotation":
         dropped = np.array([b.dropped for b in bases], np.int64)
-    for b, c in zip(bases, channels):          # the raw tracks
-        b.payload = np.asarray(c.values, dtype).tobytes()
     group = _Group(values, src)
     levels = [_Levels(c, b, values[m], src[m], int(dropped[m]), group, m)
               for m, (c, b) in enumerate(zip(channels, bases))]
@@ -461,15 +471,18 @@ def compress(clip: Clip, skeleton: Skeleton, precision: float = 1e-4,
         ``clip`` is not a Clip, or ``skeleton`` not a Skeleton.
     ValueError
         ``precision``, ``shell_distance`` or ``weights_precision`` not finite and > 0, a
-        channel targets a node the skeleton does not have, or two channels animate one path of
-        one node (``CompressedClip``).
+        channel targets a node the skeleton does not have, a key is not finite or beyond half
+        float32's largest (the compressed levels' ranges are float32), or two channels animate
+        one path of one node (``CompressedClip``).
 
     Notes
     -----
     Error metric: ACL's ``qvvf_transform_error_metric`` in object space (nfrechette/acl,
     docs/error_metrics.md); range reduction and per-track bit rates: N. Frechette, "Animation
     Compression: Range Reduction" (2016) and ACL's variable bit rates.  Keys are kept at the
-    source's key times (no key reduction).
+    source's key times (no key reduction).  A STEP or LINEAR rotation key of length 0 is the
+    identity, as the sampler reads it.  An error that is NaN (world matrices past float64's
+    range) counts as above the precision: such tracks keep their raw keys.
     """
     if not isinstance(clip, Clip):
         raise TypeError(f"clip must be a skinkit.Clip, got {type(clip).__name__}")
@@ -796,8 +809,8 @@ class _Poses:
             redo[a:b] = True
         above = bool(redo.any()) and self._check(self.joints[redo], precision)[2]
         self.stale = redo if above else np.zeros_like(redo)
-        return not above and not (precision < math.inf and bool(
-            np.max(self.errors[:, ~redo], initial=0.0) > precision))
+        return not above and not (precision < math.inf and not bool(   # NaN: above
+            np.max(self.errors[:, ~redo], initial=0.0) <= precision))
 
     def try_firsts(self, tries: Sequence[Tuple[int, int]], precision: float
                    ) -> Tuple[int, bool]:
