@@ -560,8 +560,9 @@ def test_clip_sample_empty_sizes(dtype, T):
 
 
 @pytest.mark.parametrize("layout", ["misaligned", "byteswapped", "strided", "fortran",
-                                    "readonly"])
+                                    "readonly", "list"])
 def test_clip_inputs_in_any_layout(layout):
+    """Channels, times and rest poses in any layout, or as nested lists, sample as arrays."""
     rng = helpers.rng_for("cliplayout")
     keys = np.array([0.0, 0.4, 1.0])
     values = rng.normal(size=(3, 3))
@@ -570,6 +571,8 @@ def test_clip_inputs_in_any_layout(layout):
     times = rng.uniform(-0.5, 1.5, size=(4, 2))
 
     def lay(a):
+        if layout == "list":
+            return a.tolist()
         return misaligned(a) if layout == "misaligned" else helpers.layouts(a).get(layout, a)
 
     def clip(f):

@@ -85,6 +85,7 @@ class Channel:
         if values.shape != expected:
             raise ValueError(f"{self.path} channel values must have shape {expected} for "
                              f"{times.size} {self.interpolation} keys, got {values.shape}")
+        self.times, self.values = times, values     # arrays (a list given is converted)
 
     def __repr__(self) -> str:
         times = np.asarray(self.times)
@@ -101,9 +102,10 @@ def as_times(times: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
     t = np.asarray(times)
     if t.dtype.kind not in "iuf":
         raise TypeError(f"times must be real numbers, got dtype {t.dtype}")
-    t = np.require(t.reshape(-1), dtype, ["C", "A"])
+    with np.errstate(over="ignore"):            # past the dtype's range: inf, refused
+        t = np.require(t.reshape(-1), dtype, ["C", "A"])
     if not np.isfinite(t).all():
-        raise ValueError("times must be finite")
+        raise ValueError(f"times must be finite {t.dtype} numbers")
     return t
 
 
