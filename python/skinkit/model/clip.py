@@ -88,7 +88,7 @@ class Channel:
         self.times, self.values = times, values     # arrays (a list given is converted)
 
     def __repr__(self) -> str:
-        times = np.asarray(self.times)
+        times = self.times
         span = f"{float(times[0]):g}-{float(times[-1]):g} s" if times.size else "no keys"
         return (f"Channel(node={self.node}, path={self.path!r}, {plural(times.size, 'key')}, "
                 f"{self.interpolation}, {span})")

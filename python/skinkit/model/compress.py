@@ -398,7 +398,7 @@ def _group_levels(channels: Sequence[Channel], bases: Sequence[Track], dtype: np
         # a key of length 0 (its squares' sum, as _sampler_values) samples as the identity
         values[np.einsum("mrc,mrc->mr", values, values) == 0] = (0.0, 0.0, 0.0, 1.0)
     for m, b in enumerate(bases):          # the raw tracks
-        b.payload = values[m].astype(dtype).tobytes()
+        b.payload = values[m].astype(dtype, copy=False).tobytes()
     src = values
     dropped: NDArray[np.int64] = np.full(len(channels), -1, np.int64)
     if ch.path == "rotation" and ch.interpolation != "CUBICSPLINE":
